@@ -1,0 +1,86 @@
+import { BadResponseError } from './errors.js';
+
+/**
+ * Records as the server hands them on. Parsing is lenient: unknown fields are dropped, a field of an
+ * unexpected type is kept in a readable form (numbers and booleans as text, objects as compact
+ * JSON), a missing field becomes null, and no record is ever dropped.
+ */
+export interface Client {
+  id: string | null;
+  displayName: string | null;
+  email: string | null;
+  status: string | null;
+}
+
+export interface RequestRecord {
+  id: string | null;
+  title: string | null;
+  status: string | null;
+  dueDate: string | null;
+  createdAt: string | null;
+  clientName: string | null;
+  totalItems: number | null;
+  completedItems: number | null;
+}
+
+const MAX_FIELD = 2_000;
+
+function asText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value.length > MAX_FIELD ? value.slice(0, MAX_FIELD) : value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  try {
+    return JSON.stringify(value).slice(0, MAX_FIELD);
+  } catch {
+    return null;
+  }
+}
+
+function asCount(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return null;
+}
+
+function fields(raw: unknown): Record<string, unknown> {
+  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+}
+
+export function toClient(raw: unknown): Client {
+  const r = fields(raw);
+  return { id: asText(r.id), displayName: asText(r.displayName), email: asText(r.email), status: asText(r.status) };
+}
+
+export function toRequest(raw: unknown): RequestRecord {
+  const r = fields(raw);
+  return {
+    id: asText(r.id),
+    title: asText(r.title),
+    status: asText(r.status),
+    dueDate: asText(r.dueDate),
+    createdAt: asText(r.createdAt),
+    clientName: asText(r.clientName),
+    totalItems: asCount(r.totalItems),
+    completedItems: asCount(r.completedItems),
+  };
+}
+
+/** `{ "data": [...] }` is the only list shape the API document gives. */
+export function listData(body: unknown, what: string): unknown[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw new BadResponseError(`The service's ${what} list is not a JSON object with a "data" array (got ${Array.isArray(body) ? 'an array' : typeof body}).`);
+  }
+  const data = (body as Record<string, unknown>).data;
+  if (!Array.isArray(data)) {
+    throw new BadResponseError(`The service's ${what} list has no "data" array (data is ${data === undefined ? 'missing' : typeof data}).`);
+  }
+  return data;
+}
+
+/** A creation answer: the record bare, as `{ data: record }`, or an empty body (undefined). */
+export function createdRecord(body: unknown): Record<string, unknown> | null {
+  if (body === undefined || body === null) return null;
+  const b = fields(body);
+  const inner = b.data && typeof b.data === 'object' && !Array.isArray(b.data) ? (b.data as Record<string, unknown>) : b;
+  return Object.keys(inner).length > 0 ? inner : null;
+}

@@ -1,0 +1,190 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+/** What a tool call needs to reach the service; absent while the configuration is incomplete. */
+export interface ApiSettings {
+  apiKey: string;
+  baseUrl: string;
+}
+
+export interface Config {
+  api: ApiSettings | undefined;
+  readOnly: boolean;
+  confirmSend: 'auto' | 'always' | 'never';
+  timeoutMs: number;
+  logLevel: LogLevel;
+  /** Each one names the variable to set and how; empty when the configuration is usable. */
+  problems: string[];
+}
+
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const booleanText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', '']))
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+/**
+ * Every setting, its environment twin and its flag. The README's configuration table is checked
+ * against this list by a test, so documentation and code cannot drift apart.
+ */
+export const SETTINGS = {
+  apiKey: {
+    env: 'DOCREQ_API_KEY',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "the firm's bearer key; DOCREQ_API_KEY_FILE may name a file holding it instead",
+  },
+  apiKeyFile: {
+    env: 'DOCREQ_API_KEY_FILE',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'a file holding the key (used when DOCREQ_API_KEY is unset)',
+  },
+  baseUrl: {
+    env: 'DOCREQ_BASE_URL',
+    flag: '--base-url',
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "the service's base URL; https required unless the host is loopback",
+  },
+  readOnly: {
+    env: 'DOCREQ_READ_ONLY',
+    flag: '--read-only',
+    default: 'off',
+    schema: booleanText,
+    help: 'create_request is not offered at all',
+  },
+  confirmSend: {
+    env: 'DOCREQ_CONFIRM_SEND',
+    flag: '--confirm-send',
+    default: 'auto',
+    schema: z.string().trim().toLowerCase().pipe(z.enum(['auto', 'always', 'never'])),
+    help: 'auto: ask through MCP elicitation when the host supports it; always: refuse unless confirmed; never: do not ask',
+  },
+  timeoutMs: {
+    env: 'DOCREQ_TIMEOUT_MS',
+    flag: '--timeout-ms',
+    default: '30000',
+    schema: z.coerce.number().int().min(100).max(600_000),
+    help: 'bound on one API call, connection to last byte (retries included)',
+  },
+  logLevel: {
+    env: 'DOCREQ_LOG_LEVEL',
+    flag: '--log-level',
+    default: 'info',
+    schema: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
+    help: 'error, warn, info, debug; logs go to stderr and MCP logging, never stdout',
+  },
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+export type FlagValues = Partial<Record<SettingName, string | boolean | undefined>>;
+
+const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost')) return true;
+  return isIP(host) === 4 && host.startsWith('127.');
+}
+
+/** Checks a base URL against the contract; returns the URL without a trailing slash, or a reason. */
+export function checkBaseUrl(text: string): { ok: true; url: string } | { ok: false; reason: string } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, reason: 'is not a URL (expected e.g. https://docs.example.com)' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: `uses ${url.protocol} (expected https://)` };
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    return { ok: false, reason: 'must use https:// (plain http is allowed only for localhost, 127.0.0.0/8 and ::1)' };
+  }
+  if (url.username || url.password) return { ok: false, reason: 'must not carry a user name or password' };
+  if (url.search || text.includes('?')) return { ok: false, reason: 'must not carry a query (?...)' };
+  if (url.hash || text.includes('#')) return { ok: false, reason: 'must not carry a fragment (#...)' };
+  return { ok: true, url: url.origin + url.pathname.replace(/\/+$/, '') };
+}
+
+function readKeyFile(path: string): { key?: string; problem?: string } {
+  try {
+    const key = readFileSync(path, 'utf8').trim();
+    return key ? { key } : { problem: `DOCREQ_API_KEY_FILE names ${path}, which is empty.` };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { problem: `DOCREQ_API_KEY_FILE names ${path}, which cannot be read (${code}).` };
+  }
+}
+
+function issueText(error: z.ZodError): string {
+  return error.issues.map((i) => i.message).join('; ');
+}
+
+/**
+ * Reads the configuration from flags and environment (the flag wins). Never throws: what is wrong
+ * is collected in `problems`, each naming the variable to set, and the rest takes its default.
+ */
+export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const raw = (name: SettingName): string | undefined => {
+    const setting = SETTINGS[name];
+    const fromFlag = flags[name];
+    if (fromFlag !== undefined) return typeof fromFlag === 'boolean' ? String(fromFlag) : fromFlag;
+    const fromEnv = env[setting.env];
+    return fromEnv === undefined || fromEnv === '' ? setting.default : fromEnv;
+  };
+  function read<N extends SettingName>(name: N, fallback: z.output<(typeof SETTINGS)[N]['schema']>) {
+    const setting = SETTINGS[name];
+    const text = raw(name);
+    if (text === undefined) return fallback;
+    const parsed = setting.schema.safeParse(text);
+    if (parsed.success) return parsed.data as z.output<(typeof SETTINGS)[N]['schema']>;
+    const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
+    problems.push(`${where} ${issueText(parsed.error)}: got "${name === 'apiKey' ? '(hidden)' : text}".`);
+    return fallback;
+  }
+
+  const readOnly = read('readOnly', false);
+  const confirmSend = read('confirmSend', 'auto');
+  const timeoutMs = read('timeoutMs', 30_000);
+  const logLevel = read('logLevel', 'info');
+
+  let apiKey: string | undefined = env.DOCREQ_API_KEY?.trim() || undefined;
+  if (!apiKey && env.DOCREQ_API_KEY_FILE) {
+    const fromFile = readKeyFile(env.DOCREQ_API_KEY_FILE);
+    apiKey = fromFile.key;
+    if (fromFile.problem) problems.push(fromFile.problem);
+  } else if (!apiKey) {
+    problems.push("DOCREQ_API_KEY is not set: set it to the firm's API key (or DOCREQ_API_KEY_FILE to a file holding it).");
+  }
+  if (apiKey && /\s/.test(apiKey)) {
+    problems.push('DOCREQ_API_KEY contains white space: set it to the key alone.');
+    apiKey = undefined;
+  }
+
+  let baseUrl: string | undefined;
+  const baseText = raw('baseUrl');
+  if (baseText === undefined) {
+    problems.push('DOCREQ_BASE_URL is not set: set it (or --base-url) to the service address, e.g. https://docs.example.com.');
+  } else {
+    const checked = checkBaseUrl(baseText.trim());
+    if (checked.ok) baseUrl = checked.url;
+    else problems.push(`DOCREQ_BASE_URL (or --base-url) ${checked.reason}.`);
+  }
+
+  return {
+    api: apiKey && baseUrl ? { apiKey, baseUrl } : undefined,
+    readOnly,
+    confirmSend,
+    timeoutMs,
+    logLevel,
+    problems,
+  };
+}

@@ -1,0 +1,54 @@
+import type { LogLevel } from './config.js';
+
+const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
+
+export type LogSink = (level: LogLevel, message: string) => void;
+
+export interface Logger {
+  error(message: string): void;
+  warn(message: string): void;
+  info(message: string): void;
+  debug(message: string): void;
+  /** Adds a destination (e.g. MCP logging once a client is connected); returns its remover. */
+  addSink(sink: LogSink): () => void;
+}
+
+/**
+ * Logs go to stderr (never stdout, which belongs to the protocol) and to any added sink. Every
+ * secret given is replaced by "[redacted]" before a line leaves, whoever wrote it.
+ */
+export function createLogger(level: LogLevel, secrets: readonly string[] = [], stderr: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+  const sinks = new Set<LogSink>();
+  const hidden = secrets.filter((s) => s.length >= 4);
+  const redact = (text: string) => hidden.reduce((t, s) => t.split(s).join('[redacted]'), text);
+  const emit = (at: LogLevel, message: string) => {
+    if (RANK[at] > RANK[level]) return;
+    const clean = redact(message);
+    stderr(`docreq-mcp ${at}: ${clean}\n`);
+    for (const sink of sinks) {
+      try {
+        sink(at, clean);
+      } catch {
+        // a failing sink must not take logging (or the call that logged) down
+      }
+    }
+  };
+  return {
+    error: (m) => emit('error', m),
+    warn: (m) => emit('warn', m),
+    info: (m) => emit('info', m),
+    debug: (m) => emit('debug', m),
+    addSink(sink) {
+      sinks.add(sink);
+      return () => sinks.delete(sink);
+    },
+  };
+}
+
+export const silentLogger: Logger = {
+  error() {},
+  warn() {},
+  info() {},
+  debug() {},
+  addSink: () => () => undefined,
+};

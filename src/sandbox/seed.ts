@@ -1,0 +1,275 @@
+/** Deterministic seed data for the sandbox: realistic firms, clients and requests. */
+
+export const ITEM_TYPES = ['file', 'text', 'date', 'number', 'boolean'] as const;
+export const CORRECTNESS_MODES = ['off', 'advisory', 'soft', 'hard'] as const;
+export type ItemType = (typeof ITEM_TYPES)[number];
+
+export interface SandboxClient {
+  id: string;
+  displayName: string;
+  email: string;
+  status: string;
+  [extra: string]: unknown;
+}
+
+export interface SandboxItem {
+  name: string;
+  required: boolean;
+  type: ItemType;
+}
+
+export interface SandboxRequest {
+  id: string;
+  title: string;
+  status: string;
+  dueDate: string | null;
+  createdAt: string;
+  clientId: string;
+  clientName: string;
+  totalItems: number;
+  completedItems: number;
+  items: SandboxItem[];
+  correctnessMode: string;
+}
+
+export interface SandboxFirm {
+  id: string;
+  name: string;
+  plan: string;
+  activeRequestLimit: number;
+  monthlyRequestLimit: number;
+  createdThisMonth: number;
+  clients: SandboxClient[];
+  /** Newest first, as the list endpoint returns them. */
+  requests: SandboxRequest[];
+}
+
+export interface SeedOptions {
+  /** Clients of the demo firm (default 36). */
+  clients?: number;
+  /** Requests of the demo firm (default 90). */
+  requests?: number;
+  /** The day data is laid out around (default: now). */
+  now?: Date;
+  seed?: number;
+}
+
+export interface SandboxKeys {
+  /** The demo firm's active key. */
+  demo: string;
+  /** A second firm whose active-request limit is reached. */
+  harbor: string;
+  /** A third firm whose monthly billing limit is reached. */
+  northwind: string;
+  /** A revoked key of the demo firm. */
+  revoked: string;
+}
+
+export const SANDBOX_KEYS: SandboxKeys = {
+  demo: 'drk_sandbox_demo_4f9a1c7e2b8d4e6f',
+  harbor: 'drk_sandbox_harbor_8c2e5a9d1f3b7a40',
+  northwind: 'drk_sandbox_northwind_b71d3e95c0a2f86e',
+  revoked: 'drk_sandbox_revoked_0e6b2d8f4a1c9e35',
+};
+
+/** mulberry32: small, fast, deterministic. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function uuidFrom(rand: () => number): string {
+  const hex = Array.from({ length: 32 }, () => Math.floor(rand() * 16).toString(16));
+  hex[12] = '4';
+  hex[16] = '89ab'[Math.floor(rand() * 4)]!;
+  const h = hex.join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+
+const FIRST = ['Olivia', 'Liam', 'Amelia', 'Noah', 'José', 'Zoë', 'Siobhán', 'François', 'Priya', 'Mateo', 'Chloé', 'Björn', 'Aisha', 'Hiroshi', 'Renée', 'Ewan', 'Lucía', 'Tomasz', 'Nadia', 'Grace'];
+const LAST = ['Álvarez', 'Müller', "O'Brien", 'Dupont', 'Patel', 'Nguyen', 'Kowalski', 'Okafor', 'Lindqvist', 'Fernández', 'Smith', 'Tanaka', 'Rossi', 'MacLeod', 'Haddad', 'Brennan'];
+const BUSINESSES = ['Bluebird Bakery Ltd', 'Acme Widgets LLC', 'Northgate Dental Practice', 'Riverside Plumbing & Heating', 'Kestrel Logistics Inc', 'Café Lumière SARL', 'Summit Yoga Studio', 'Ironbridge Builders', 'Pixel Forge Studios', 'Greenleaf Landscaping', 'Harbourview Physio', 'Atlas Freight Co'];
+const TRUSTS = ['The Hartley Family Trust', 'Okafor Education Trust', 'The Lindqvist Charitable Trust', 'Brennan Irrevocable Trust', 'The Rossi Living Trust'];
+
+interface Template {
+  title: string;
+  items: [string, ItemType, boolean][];
+}
+
+const TEMPLATES: Template[] = [
+  {
+    title: '2025 individual tax return',
+    items: [['W-2 forms', 'file', true], ['1099 forms', 'file', false], ['Prior year return', 'file', true], ['Did you move in 2025?', 'boolean', true], ['Charitable donations total', 'number', false], ['Dependents (names and dates of birth)', 'text', false]],
+  },
+  {
+    title: 'Bookkeeping onboarding',
+    items: [['Last 3 months of bank statements', 'file', true], ['Chart of accounts', 'file', false], ['Fiscal year end', 'date', true], ['Accounting software used', 'text', true], ['Do you run payroll?', 'boolean', true]],
+  },
+  {
+    title: 'Mortgage pre-approval documents',
+    items: [['Two most recent pay stubs', 'file', true], ['W-2s for the last two years', 'file', true], ['Bank statements (60 days)', 'file', true], ['Photo ID', 'file', true], ['Gift letter', 'file', false], ['Intended purchase price', 'number', true]],
+  },
+  {
+    title: 'Estate planning intake',
+    items: [['Existing will', 'file', false], ['Beneficiaries', 'text', true], ['Date of birth', 'date', true], ['Property deeds', 'file', false], ['Minor children?', 'boolean', true]],
+  },
+  {
+    title: 'Q3 payroll reconciliation',
+    items: [['Payroll register', 'file', true], ['941 filing', 'file', true], ['Headcount at quarter end', 'number', true]],
+  },
+  {
+    title: 'Trust annual accounting',
+    items: [['Brokerage statements', 'file', true], ['Distributions made', 'text', true], ['Trustee fees paid', 'number', false], ['Valuation date', 'date', true]],
+  },
+  {
+    title: 'Business tax return (Form 1120-S)',
+    items: [['Profit and loss statement', 'file', true], ['Balance sheet', 'file', true], ['Fixed asset additions', 'file', false], ['Shareholder distributions', 'number', true], ['Vehicle used for business?', 'boolean', false]],
+  },
+  {
+    title: 'KYC identity verification',
+    items: [['Passport or driving licence', 'file', true], ['Proof of address', 'file', true], ['Nationality', 'text', true]],
+  },
+  {
+    title: 'Litigation hold documents',
+    items: [['Relevant e-mails (export)', 'file', true], ['Contracts with the counterparty', 'file', true], ['Date the dispute began', 'date', true], ['Summary of events', 'text', true]],
+  },
+];
+
+const STATUS_WEIGHTS: [string, number][] = [
+  ['sent', 0.34],
+  ['in_progress', 0.3],
+  ['completed', 0.24],
+  ['cancelled', 0.06],
+  ['archived', 0.06],
+];
+
+const DAY = 86_400_000;
+export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function weighted(rand: () => number): string {
+  let r = rand();
+  for (const [status, w] of STATUS_WEIGHTS) {
+    if ((r -= w) < 0) return status;
+  }
+  return 'sent';
+}
+
+function slug(name: string): string {
+  return name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '.')
+    .replace(/^\.|\.$/g, '');
+}
+
+function makeClients(rand: () => number, count: number, domain: string): SandboxClient[] {
+  const clients: SandboxClient[] = [];
+  const seen = new Map<string, number>();
+  for (let i = 0; i < count; i++) {
+    const kind = i % 7 === 3 ? 'business' : i % 11 === 5 ? 'trust' : 'individual';
+    let name = kind === 'business' ? pick(rand, BUSINESSES) : kind === 'trust' ? pick(rand, TRUSTS) : `${pick(rand, FIRST)} ${pick(rand, LAST)}`;
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    if (n > 1) name = kind === 'individual' ? `${name} ${String.fromCharCode(64 + Math.min(n, 26))}.` : `${name} (${n})`;
+    const client: SandboxClient = {
+      id: uuidFrom(rand),
+      displayName: name,
+      email: `${slug(name)}${n > 1 ? n : ''}@${kind === 'individual' ? 'mail.example' : domain}`,
+      status: i % 13 === 12 ? 'inactive' : i % 17 === 16 ? 'invited' : 'active',
+    };
+    // Real records carry metadata beyond the documented fields; consumers must ignore it.
+    if (i % 3 === 0) client.phone = `+1-555-${String(1000 + i).slice(-4)}`;
+    if (i % 4 === 1) client.tags = kind === 'trust' ? ['trust', 'annual'] : ['priority'];
+    if (i % 5 === 2) client.metadata = { source: 'import', externalRef: `CRM-${10000 + i}` };
+    clients.push(client);
+  }
+  return clients;
+}
+
+function makeRequests(rand: () => number, clients: SandboxClient[], count: number, now: number): SandboxRequest[] {
+  const requests: SandboxRequest[] = [];
+  const spanDays = Math.max(120, Math.ceil(count / 20));
+  for (let i = 0; i < count; i++) {
+    const client = clients[Math.floor(rand() * clients.length)]!;
+    const template = pick(rand, TEMPLATES);
+    const created = now - Math.floor((i / count) * spanDays * DAY) - Math.floor(rand() * 8 * 3_600_000);
+    const status = weighted(rand);
+    const items = template.items.map(([name, type, required]) => ({ name, type, required }));
+    const total = items.length;
+    const completed = status === 'completed' ? total : status === 'in_progress' ? 1 + Math.floor(rand() * (total - 1)) : status === 'sent' ? 0 : Math.floor(rand() * total);
+    const due = created + (10 + Math.floor(rand() * 40)) * DAY;
+    const dueDate = i % 9 === 4 ? null : i % 10 === 7 ? `${isoDay(due)}T17:00:00.000Z` : isoDay(due);
+    requests.push({
+      id: uuidFrom(rand),
+      title: template.title,
+      status,
+      dueDate,
+      createdAt: new Date(created).toISOString(),
+      clientId: client.id,
+      clientName: client.displayName,
+      totalItems: total,
+      completedItems: completed,
+      items,
+      correctnessMode: pick(rand, CORRECTNESS_MODES),
+    });
+  }
+  return requests;
+}
+
+export function seedFirms(options: SeedOptions = {}): Map<string, SandboxFirm> {
+  const rand = prng(options.seed ?? 20261122);
+  const now = (options.now ?? new Date()).getTime();
+  const demoClients = makeClients(rand, options.clients ?? 36, 'clients.example');
+  // Two clients share a display name, so resolving by name must ask which one.
+  if (demoClients.length > 10) {
+    demoClients[9] = { ...demoClients[9]!, displayName: 'Sam Taylor', email: 'sam.taylor@mail.example' };
+    demoClients[10] = { ...demoClients[10]!, displayName: 'Sam Taylor', email: 'samuel.taylor@work.example', status: 'active' };
+  }
+  const demo: SandboxFirm = {
+    id: 'firm_maple_finch',
+    name: 'Maple & Finch Accounting',
+    plan: 'Professional',
+    activeRequestLimit: 1_000_000,
+    monthlyRequestLimit: 500,
+    createdThisMonth: 12,
+    clients: demoClients,
+    requests: makeRequests(rand, demoClients, options.requests ?? 90, now),
+  };
+  const harborClients = makeClients(rand, 6, 'harborlegal.example');
+  const harborRequests = makeRequests(rand, harborClients, 5, now).map((r) => ({ ...r, status: 'sent', completedItems: 0 }));
+  const harbor: SandboxFirm = {
+    id: 'firm_harbor_legal',
+    name: 'Harbor Legal LLP',
+    plan: 'Starter',
+    activeRequestLimit: harborRequests.length,
+    monthlyRequestLimit: 50,
+    createdThisMonth: 5,
+    clients: harborClients,
+    requests: harborRequests,
+  };
+  const northwindClients = makeClients(rand, 4, 'northwind.example');
+  const northwind: SandboxFirm = {
+    id: 'firm_northwind',
+    name: 'Northwind Bookkeeping',
+    plan: 'Free',
+    activeRequestLimit: 25,
+    monthlyRequestLimit: 10,
+    createdThisMonth: 10,
+    clients: northwindClients,
+    requests: makeRequests(rand, northwindClients, 3, now),
+  };
+  return new Map([
+    [SANDBOX_KEYS.demo, demo],
+    [SANDBOX_KEYS.harbor, harbor],
+    [SANDBOX_KEYS.northwind, northwind],
+  ]);
+}

@@ -338,13 +338,25 @@ export class Sandbox {
           const n = Math.min(chunk.length, fault.bytes - 2 - sent);
           const ok = res.write(n === chunk.length ? chunk : chunk.subarray(0, n));
           sent += n;
-          if (!ok) await new Promise((r) => res.once('drain', r).once('close', r));
+          if (!ok) await drained(res);
         }
         res.end(']}');
         return;
       }
     }
   }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function send(res: ServerResponse, answer: Answer): void {

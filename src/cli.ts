@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { DocReqApi } from './api/client.js';
+import { loadConfig, SETTINGS, type Config, type FlagValues } from './config.js';
+import { createLogger } from './log.js';
+import { startSandbox, type Sandbox } from './sandbox/server.js';
+import { createServer } from './server.js';
+import { VERSION } from './version.js';
+
+const HELP = `docreq-mcp ${VERSION}: an MCP server for a firm's Document Request Service.
+
+Usage:
+  docreq-mcp [options]              serve MCP over stdio (what an assistant host runs)
+  docreq-mcp --sandbox [options]    serve MCP against the embedded sandbox API (no account needed)
+  docreq-mcp sandbox [--port N] [--clients N] [--requests N]
+                                    run only the sandbox API; prints its base URL and demo keys
+  docreq-mcp check                  check the configuration by calling the API once
+
+Options (each has an environment twin; the flag wins):
+${Object.values(SETTINGS)
+  .map((s) => `  ${(s.flag ?? '').padEnd(16)} ${s.env.padEnd(20)} ${s.help}${s.default !== undefined ? ` (default ${s.default})` : ''}`)
+  .join('\n')}
+  --help, --version
+
+The key is read from DOCREQ_API_KEY or DOCREQ_API_KEY_FILE only, never from the command line.
+Logs go to stderr; stdout carries only the MCP protocol.`;
+
+function fail(message: string): never {
+  process.stderr.write(`docreq-mcp: ${message}\nRun docreq-mcp --help for usage.\n`);
+  process.exit(2);
+}
+
+function parse(argv: string[]) {
+  if (argv.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
+    fail('the key is never taken from the command line (it would show in process lists); set DOCREQ_API_KEY or DOCREQ_API_KEY_FILE.');
+  }
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'base-url': { type: 'string' },
+        'read-only': { type: 'boolean' },
+        'confirm-send': { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'log-level': { type: 'string' },
+        sandbox: { type: 'boolean' },
+        port: { type: 'string' },
+        clients: { type: 'string' },
+        requests: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+
+function count(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) fail(`--${name} must be a whole number, got "${text}".`);
+  return n;
+}
+
+async function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
+  const logger = createLogger(config.logLevel, config.api ? [config.api.apiKey] : []);
+  for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
+  if (config.problems.length) logger.warn('every tool call will answer with what to set; start with --sandbox to try without an account.');
+  const mcp = createServer(config, { logger });
+  const transport = new StdioServerTransport();
+  let closing = false;
+  const shutdown = (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.debug(`shutting down: ${why}`);
+    // Never wait long on an in-flight call: a POST is not re-sent, and the host wants us gone.
+    setTimeout(() => process.exit(0), 1_500).unref();
+    void Promise.allSettled([mcp.close(), sandbox?.close()]).then(() => process.exit(0));
+  };
+  process.stdin.on('end', () => shutdown('stdin ended'));
+  process.stdin.on('close', () => shutdown('stdin closed'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  await mcp.connect(transport);
+  logger.info(`docreq-mcp ${VERSION} serving on stdio${config.api ? ` for ${new URL(config.api.baseUrl).origin}` : ' (not configured)'}${config.readOnly ? ', read-only' : ''}`);
+}
+
+async function check(config: Config): Promise<number> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(`docreq-mcp ${VERSION} check`);
+  for (const problem of config.problems) out(`✗ ${problem}`);
+  if (!config.api) {
+    out('Fix the above, or try docreq-mcp --sandbox to run without an account.');
+    return 1;
+  }
+  out(`✓ base URL ${config.api.baseUrl}`);
+  out(`✓ key set (${config.api.apiKey.length} characters; not shown)`);
+  const api = new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs });
+  try {
+    const clients = await api.listClients();
+    out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
+    out(config.readOnly ? '✓ read-only: create_request is not offered' : `✓ create_request is offered; confirmation before sending: ${config.confirmSend}`);
+    return config.problems.length ? 1 : 0;
+  } catch (error) {
+    out(`✗ ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await api.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parse(process.argv.slice(2));
+  if (values.help) return void process.stdout.write(`${HELP}\n`);
+  if (values.version) return void process.stdout.write(`${VERSION}\n`);
+  const command = positionals[0];
+  if (positionals.length > 1 || (command && command !== 'sandbox' && command !== 'check')) fail(`unknown command "${positionals.join(' ')}".`);
+
+  const flags: FlagValues = {
+    baseUrl: values['base-url'],
+    readOnly: values['read-only'],
+    confirmSend: values['confirm-send'],
+    timeoutMs: values['timeout-ms'],
+    logLevel: values['log-level'],
+  };
+  const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
+
+  if (command === 'sandbox') {
+    const sandbox = await startSandbox({ port: count(values.port, 'port'), ...seed });
+    const firm = sandbox.demoFirm;
+    process.stdout.write(
+      `Sandbox Document Request Service on ${sandbox.url}\n` +
+        `  DOCREQ_BASE_URL=${sandbox.url}\n` +
+        `  DOCREQ_API_KEY=${sandbox.keys.demo}   (${firm.name}: ${firm.clients.length} clients, ${firm.requests.length} requests)\n` +
+        `  other keys: ${sandbox.keys.harbor} (active-request limit reached), ${sandbox.keys.northwind} (billing limit reached), ${sandbox.keys.revoked} (revoked)\n` +
+        'Ctrl-C stops it.\n',
+    );
+    const stop = () => void sandbox.close().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    return;
+  }
+  if (command === 'check') {
+    process.exitCode = await check(loadConfig(flags));
+    return;
+  }
+  if (values.sandbox) {
+    const sandbox = await startSandbox(seed);
+    const config = loadConfig(flags, { ...process.env, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
+    process.stderr.write(`docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n`);
+    return serveStdio({ ...config, api: config.api }, sandbox);
+  }
+  return serveStdio(loadConfig(flags));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`docreq-mcp: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

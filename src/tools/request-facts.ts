@@ -1,0 +1,33 @@
+import type { RequestRecord } from '../api/records.js';
+
+/** Statuses that end a request (case-insensitive); any other status is open. */
+export const CLOSED_STATUSES = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
+
+/** Open: not in a closing status and not every checklist item complete. */
+export function isOpen(r: RequestRecord): boolean {
+  if (r.status && CLOSED_STATUSES.has(r.status.toLowerCase())) return false;
+  const allDone = r.totalItems !== null && r.completedItems !== null && r.totalItems > 0 && r.completedItems >= r.totalItems;
+  return !allDone;
+}
+
+/** The due day as YYYY-MM-DD from a date or an ISO date-time; null when absent or unreadable. */
+export function dueDay(r: RequestRecord): string | null {
+  const d = r.dueDate;
+  if (!d || !/^\d{4}-\d{2}-\d{2}/.test(d)) return null;
+  return d.slice(0, 10);
+}
+
+export function isOverdue(r: RequestRecord, asOf: string): boolean {
+  const day = dueDay(r);
+  return day !== null && day < asOf && isOpen(r);
+}
+
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Today on this machine's calendar, YYYY-MM-DD. */
+export function localToday(now = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}

@@ -123,7 +123,7 @@ function describeIssues(error: z.ZodError, tool: ToolDefinition): string {
     }
     return `- ${path}: ${issue.message}`;
   });
-  const fields = Object.keys(tool.inputSchema.shape).join(', ');
+  const fields = Object.keys(tool.inputSchema.shape as Record<string, unknown>).join(', ');
   return `Invalid arguments for ${tool.name}; nothing was called or sent:\n${lines.join('\n')}${error.issues.length > 12 ? `\n…${error.issues.length - 12} more` : ''}\nFields: ${fields}.`;
 }
 
@@ -209,7 +209,7 @@ export function createServer(config: Config, options: ServerOptions = {}): McpSe
       };
       const result = await tool.handler(parsed.data, ctx);
       logger.debug(`${tool.name} answered in ${Date.now() - started} ms`);
-      return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured as Record<string, unknown> };
+      return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured };
     } catch (error) {
       if (error instanceof UserInputError || error instanceof ConfigurationError || error instanceof ApiError) {
         logger.info(`${tool.name}: ${error.message.split('\n')[0]}`);

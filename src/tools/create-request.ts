@@ -3,7 +3,7 @@ import type { CreatePayload } from '../api/client.js';
 import { toRequest, type Client } from '../api/records.js';
 import { defineTool, UserInputError, type ToolContext } from './define.js';
 import { clientLine } from './list-clients.js';
-import { fold, oneLine, quoted } from './render.js';
+import { dayText, fold, oneLine, quoted } from './render.js';
 import { isOpen } from './request-facts.js';
 import { clientOut, isoDate } from './schemas.js';
 
@@ -161,7 +161,7 @@ export const createRequest = defineTool({
       (r) => isOpen(r) && fold(r.title?.trim()) === sameTitle && fold(r.clientName?.trim()) === sameName,
     );
     if (existing) {
-      const which = `${quoted(existing.title, 80)} (id ${oneLine(existing.id, 40)}, status ${oneLine(existing.status, 20)}, created ${oneLine(existing.createdAt, 10)})`;
+      const which = `${quoted(existing.title, 80)} (id ${oneLine(existing.id, 40)}, status ${oneLine(existing.status, 20)}, created ${dayText(existing.createdAt)})`;
       if (!input.allowDuplicate) {
         throw new UserInputError(
           `${quoted(client.displayName, 48)} already has an open request ${which}; nothing was sent. ` +

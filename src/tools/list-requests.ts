@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RequestRecord } from '../api/records.js';
 import { defineTool, UserInputError } from './define.js';
-import { bump, countsText, fold, newCounts, oneLine, pageText, quoted, range } from './render.js';
+import { bump, countsText, dayText, fold, newCounts, oneLine, pageText, quoted, range } from './render.js';
 import { addDays, dueDay, isOpen } from './request-facts.js';
 import { isoDate, limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
 
@@ -32,14 +32,14 @@ interface Row {
 
 export function requestLine(r: RequestOut): string {
   const items = r.totalItems === null ? 'items ?' : `${r.completedItems ?? '?'}/${r.totalItems} items`;
-  const due = r.dueDate ? `due ${oneLine(r.dueDate, 10)}${r.overdue ? ' OVERDUE' : ''}` : 'no due date';
-  return `- ${quoted(r.title, 70)} · ${quoted(r.clientName, 40)} · ${oneLine(r.status, 20) || 'no status'} · ${items} · ${due} · created ${oneLine(r.createdAt, 10)} · id ${oneLine(r.id, 40)}`;
+  const due = r.dueDate ? `due ${dayText(r.dueDate)}${r.overdue ? ' OVERDUE' : ''}` : 'no due date';
+  return `- ${quoted(r.title, 70)} · ${quoted(r.clientName, 40)} · ${oneLine(r.status, 20) || 'no status'} · ${items} · ${due} · created ${dayText(r.createdAt)} · id ${oneLine(r.id, 40)}`;
 }
 
 const COMPARE: Record<(typeof SORTS)[number], (a: Row, b: Row) => number> = {
   newest: (a, b) => b.created - a.created || a.index - b.index,
   oldest: (a, b) => a.created - b.created || b.index - a.index,
-  due_soonest: (a, b) => (a.due ?? '9999') .localeCompare(b.due ?? '9999') || a.index - b.index,
+  due_soonest: (a, b) => (a.due ?? '9999').localeCompare(b.due ?? '9999') || a.index - b.index,
   least_complete: (a, b) => a.ratio - b.ratio || (a.due ?? '9999').localeCompare(b.due ?? '9999') || a.index - b.index,
 };
 

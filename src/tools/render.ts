@@ -10,6 +10,12 @@ export function oneLine(value: string | null | undefined, max = 80): string {
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
+/** A date or date-time shown as its day (YYYY-MM-DD); anything else shown as it came, capped. */
+export function dayText(value: string | null | undefined): string {
+  if (value && /^\d{4}-\d{2}-\d{2}/.test(value)) return value.slice(0, 10);
+  return oneLine(value, 30);
+}
+
 /** A free-text field shown quoted, so it cannot pass for our own words. */
 export function quoted(value: string | null | undefined, max = 80): string {
   return JSON.stringify(oneLine(value, max));

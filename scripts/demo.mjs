@@ -1,0 +1,54 @@
+// npm run demo: a readable session with the built server on the embedded sandbox, through the
+// official SDK's stdio client, the way an assistant host drives it.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const bin = new URL('../dist/cli.js', import.meta.url).pathname;
+const say = (text = '') => process.stdout.write(`${text}\n`);
+const rule = (title) => say(`\n── ${title} ${'─'.repeat(Math.max(0, 70 - title.length))}`);
+
+const transport = new StdioClientTransport({ command: process.execPath, args: [bin, '--sandbox', '--log-level', 'warn'], stderr: 'inherit' });
+const client = new Client({ name: 'docreq-demo', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+client.setRequestHandler(ElicitRequestSchema, (request) => {
+  rule('The host asks the person (MCP elicitation)');
+  say(request.params.message);
+  say('→ the person clicks "Send it" (the demo answers yes)');
+  return { action: 'accept', content: { confirm: true } };
+});
+
+async function call(name, args = {}) {
+  rule(`${name} ${JSON.stringify(args)}`);
+  const result = await client.callTool({ name, arguments: args });
+  say(result.content.map((c) => c.text).join('\n'));
+  if (result.isError) say('(isError: true)');
+  return result;
+}
+
+await client.connect(transport);
+rule('Server');
+say(`${client.getServerVersion()?.name} ${client.getServerVersion()?.version}`);
+say(client.getInstructions());
+const { tools } = await client.listTools();
+rule('Tools');
+for (const t of tools) say(`${t.name.padEnd(15)} ${t.title}  (readOnly: ${t.annotations?.readOnlyHint})`);
+
+await call('list_clients', { limit: 5 });
+await call('list_clients', { search: 'muller' });
+await call('list_requests', { overdue: true, sort: 'due_soonest', limit: 5 });
+const clients = (await client.callTool({ name: 'list_clients', arguments: { status: 'active', limit: 1 } })).structuredContent.clients;
+const target = clients[0];
+const request = {
+  client: target.email,
+  title: 'Demo: 2025 tax documents',
+  items: [{ name: 'W-2 forms' }, { name: 'Did you move in 2025?', type: 'boolean' }, { name: 'Charitable donations total', type: 'number', required: false }],
+  correctnessMode: 'advisory',
+};
+await call('create_request', { client: 'sam taylor', title: request.title, items: request.items, dryRun: true });
+await call('create_request', { ...request, dryRun: true });
+const sent = await call('create_request', request);
+await call('create_request', request);
+await call('list_requests', { client: target.displayName, limit: 3 });
+await client.close();
+rule('Done');
+say(sent.structuredContent?.sent ? 'One request sent on the sandbox; the repeat was refused as a duplicate. Nothing left this machine.' : 'The send did not happen: see above.');

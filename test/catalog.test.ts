@@ -1,0 +1,58 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect, sandbox } from './helpers.js';
+
+const sb = await sandbox();
+const mcp = await connect(sb);
+afterAll(() => mcp.close());
+const { tools } = await mcp.client.listTools();
+
+function walk(schema: unknown, visit: (node: Record<string, unknown>, path: string) => void, path = '$'): void {
+  if (!schema || typeof schema !== 'object') return;
+  visit(schema as Record<string, unknown>, path);
+  for (const [key, value] of Object.entries(schema)) {
+    if (Array.isArray(value)) value.forEach((v, i) => walk(v, visit, `${path}.${key}[${i}]`));
+    else if (value && typeof value === 'object') walk(value, visit, `${path}.${key}`);
+  }
+}
+
+describe('tool catalogue', () => {
+  it('lists exactly the three tools', () => {
+    expect(tools.map((t) => t.name)).toEqual(['list_clients', 'list_requests', 'create_request']);
+  });
+
+  it.each(tools.map((t) => [t.name, t]))('%s has a title, all four annotations and a description under 1,024 characters', (_, tool) => {
+    expect(tool.title).toBeTruthy();
+    expect(tool.description!.length).toBeGreaterThan(80);
+    expect(tool.description!.length).toBeLessThan(1024);
+    for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+      expect(typeof tool.annotations?.[hint], hint).toBe('boolean');
+    }
+  });
+
+  it('marks reads as read-only and idempotent, and the send as neither', () => {
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations!]));
+    expect(byName.list_clients).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(byName.list_requests).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(byName.create_request).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: false });
+  });
+
+  it.each(tools.map((t) => [t.name, t]))('%s lists portable schemas: object root, no $schema, no root unions, no huge patterns', (_, tool) => {
+    for (const schema of [tool.inputSchema, tool.outputSchema!]) {
+      expect(schema.type).toBe('object');
+      for (const key of ['anyOf', 'oneOf', 'allOf', 'not', '$ref', '$defs']) expect(schema).not.toHaveProperty(key);
+      walk(schema, (node, path) => {
+        expect(node, path).not.toHaveProperty('$schema');
+        if (typeof node.pattern === 'string') expect(node.pattern.length, path).toBeLessThan(40);
+      });
+    }
+  });
+
+  it.each(tools.map((t) => [t.name, t]))('%s describes every input field', (_, tool) => {
+    const props = tool.inputSchema.properties as Record<string, { description?: string }>;
+    for (const [name, prop] of Object.entries(props)) expect(prop.description, name).toBeTruthy();
+  });
+
+  it('lists the same schemas as the snapshot (a schema change is a visible diff)', async () => {
+    await expect(JSON.stringify(tools, null, 2)).toMatchFileSnapshot('__toolsnaps__/tools.json');
+  });
+});

@@ -1,0 +1,66 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkBaseUrl, loadConfig } from '../src/config.js';
+
+const KEY = 'drk_test_key_1234567890';
+const base = { DOCREQ_API_KEY: KEY, DOCREQ_BASE_URL: 'https://docs.example.com' };
+
+describe('configuration', () => {
+  it('applies the contract defaults', () => {
+    const c = loadConfig({}, base);
+    expect(c).toMatchObject({ readOnly: false, confirmSend: 'auto', timeoutMs: 30_000, logLevel: 'info', problems: [] });
+    expect(c.api).toEqual({ apiKey: KEY, baseUrl: 'https://docs.example.com' });
+  });
+
+  it('lets the flag win over its environment twin', () => {
+    const c = loadConfig({ timeoutMs: '5000', readOnly: true, baseUrl: 'https://flag.example.com' }, { ...base, DOCREQ_TIMEOUT_MS: '9000', DOCREQ_READ_ONLY: 'false' });
+    expect(c.timeoutMs).toBe(5000);
+    expect(c.readOnly).toBe(true);
+    expect(c.api?.baseUrl).toBe('https://flag.example.com');
+  });
+
+  it('reads the key from DOCREQ_API_KEY_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docreq-'));
+    writeFileSync(join(dir, 'key'), `${KEY}\n`);
+    const c = loadConfig({}, { DOCREQ_API_KEY_FILE: join(dir, 'key'), DOCREQ_BASE_URL: base.DOCREQ_BASE_URL });
+    expect(c.api?.apiKey).toBe(KEY);
+    const missing = loadConfig({}, { DOCREQ_API_KEY_FILE: join(dir, 'nope'), DOCREQ_BASE_URL: base.DOCREQ_BASE_URL });
+    expect(missing.api).toBeUndefined();
+    expect(missing.problems[0]).toContain('cannot be read (ENOENT)');
+  });
+
+  it('names the variable for each bad setting and never throws', () => {
+    const c = loadConfig({}, { DOCREQ_TIMEOUT_MS: 'soon', DOCREQ_CONFIRM_SEND: 'maybe', DOCREQ_LOG_LEVEL: 'loud', DOCREQ_READ_ONLY: 'perhaps' });
+    const text = c.problems.join('\n');
+    for (const name of ['DOCREQ_API_KEY is not set', 'DOCREQ_BASE_URL is not set', 'DOCREQ_TIMEOUT_MS', 'DOCREQ_CONFIRM_SEND', 'DOCREQ_LOG_LEVEL', 'DOCREQ_READ_ONLY']) {
+      expect(text).toContain(name);
+    }
+    expect(c).toMatchObject({ api: undefined, timeoutMs: 30_000, confirmSend: 'auto', logLevel: 'info', readOnly: false });
+  });
+
+  it.each([
+    ['https://docs.example.com/', 'https://docs.example.com'],
+    ['https://docs.example.com/tenant/a/', 'https://docs.example.com/tenant/a'],
+    ['http://localhost:8080', 'http://localhost:8080'],
+    ['http://127.0.0.5:9', 'http://127.0.0.5:9'],
+    ['http://[::1]:3000', 'http://[::1]:3000'],
+  ])('accepts %s as %s', (input, url) => {
+    expect(checkBaseUrl(input)).toEqual({ ok: true, url });
+  });
+
+  it.each([
+    ['http://docs.example.com', 'https://'],
+    ['http://127.example.com', 'https://'],
+    ['https://user:pw@docs.example.com', 'user name or password'],
+    ['https://docs.example.com/?tenant=1', 'query'],
+    ['https://docs.example.com/#x', 'fragment'],
+    ['ftp://docs.example.com', 'ftp:'],
+    ['docs.example.com', 'not a URL'],
+  ])('refuses %s', (input, reason) => {
+    const checked = checkBaseUrl(input);
+    expect(checked.ok).toBe(false);
+    expect(!checked.ok && checked.reason).toContain(reason);
+  });
+});

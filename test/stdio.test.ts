@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ALL_KEYS, captured, sandbox } from './helpers.js';
+
+const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+const sb = await sandbox();
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
+});
+
+describe('the built binary over stdio', () => {
+  it('writes only JSON-RPC to stdout, keeps the key out of stdout and stderr, and exits when stdin closes', async () => {
+    const child = spawn(process.execPath, [BIN, '--log-level', 'debug'], {
+      env: { ...process.env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    const waitFor = async (id: number) => {
+      while (!stdout.split('\n').some((l) => l.includes(`"id":${id}`))) await new Promise((r) => setTimeout(r, 20));
+    };
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    await waitFor(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_requests', arguments: { overdue: true } } });
+    await waitFor(2);
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_clients', arguments: { limit: 'not a number' } } });
+    await waitFor(3);
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    captured.push(stdout, stderr);
+
+    expect(code).toBe(0);
+    const lines = stdout.split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    for (const key of ALL_KEYS) {
+      expect(stdout).not.toContain(key);
+      expect(stderr).not.toContain(key);
+    }
+    expect(stderr).toContain('serving on stdio');
+    expect(stderr).toContain('GET /api/v1/requests');
+  });
+
+  it('exits on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN], { env: { ...process.env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    await once(child.stderr, 'data');
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+
+  it('serves the SDK stdio client on the embedded sandbox with --sandbox', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--sandbox'], stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(transport);
+    const result = await client.callTool({ name: 'list_clients', arguments: { search: 'sam taylor' } });
+    await client.close();
+    expect((result.structuredContent as { matched: number }).matched).toBe(2);
+  });
+
+  it('starts unconfigured without crashing and says what to set', async () => {
+    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    while (!stderr.includes('serving on stdio')) await new Promise((r) => setTimeout(r, 20));
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(stderr).toContain('DOCREQ_API_KEY is not set');
+    expect(stderr).toContain('--sandbox');
+  });
+
+  it('check exits 0 against a working setup and 1 with a revoked key, without printing the key', async () => {
+    const run = async (key: string) => {
+      const child = spawn(process.execPath, [BIN, 'check'], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: key, DOCREQ_BASE_URL: sb.url } });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const [code] = (await once(child, 'exit')) as [number];
+      captured.push(out);
+      expect(out).not.toContain(key);
+      return { code, out };
+    };
+    const good = await run(sb.keys.demo);
+    expect(good.code).toBe(0);
+    expect(good.out).toContain(`the firm has ${sb.demoFirm.clients.length} clients`);
+    const revoked = await run(sb.keys.revoked);
+    expect(revoked.code).toBe(1);
+    expect(revoked.out).toContain('rejected the API key');
+  });
+});

@@ -53,6 +53,15 @@ function portable(schema: unknown, isInput: boolean): unknown {
     if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) continue;
     // Inputs are checked strictly by us; a listed `additionalProperties: false` trips some hosts.
     if (isInput && key === 'additionalProperties') continue;
+    if (key === 'type' && Array.isArray(value)) {
+      // `type: ["string", "null"]` is legal but single-type dialects (Gemini's) reject it.
+      out.anyOf = value.map((t) => ({ type: t as string }));
+      continue;
+    }
+    if (key === 'additionalProperties' && value && typeof value === 'object' && Object.keys(value).length === 0) {
+      out[key] = true; // `{}` constrains nothing: say "any value" plainly
+      continue;
+    }
     if (key === 'properties' && value && typeof value === 'object') {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, portable(v, isInput)]));
     } else if (key === 'enum' || key === 'required' || key === 'default') {

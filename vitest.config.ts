@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    setupFiles: ['test/setup.ts'],
+    globalSetup: ['test/global-setup.ts'],
   },
 });

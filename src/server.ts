@@ -117,7 +117,9 @@ export function decodeArguments(value: unknown, schema: z.ZodType): unknown {
     for (const [key, v] of Object.entries(value)) {
       const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
       if (v === null && field instanceof z.ZodOptional) continue;
-      out[key] = field ? decodeArguments(v, field) : v;
+      // defineProperty, not assignment: a "__proto__" key must stay an (unknown, refused) own field
+      // rather than replace the prototype that validation would then read fields through.
+      Object.defineProperty(out, key, { value: field ? decodeArguments(v, field) : v, enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

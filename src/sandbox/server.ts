@@ -54,6 +54,8 @@ export interface LoggedCall {
   userAgent: string | undefined;
   accept: string | undefined;
   contentType: string | undefined;
+  /** The body of a POST, as received. */
+  body?: string;
 }
 
 export interface SandboxOptions extends SeedOptions {
@@ -158,8 +160,21 @@ export class Sandbox {
   }
 
   async close(): Promise<void> {
+    await this.pause();
+  }
+
+  /** Stops accepting connections (callers see "connection refused") until resume(). */
+  async pause(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  async resume(): Promise<void> {
+    const port = Number(new URL(this.baseUrl).port);
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, this.options.host ?? '127.0.0.1', () => resolve());
+    });
   }
 
   inject(route: Route, fault: Fault, options: InjectOptions = {}): void {
@@ -172,6 +187,10 @@ export class Sandbox {
 
   revoke(key: string): void {
     this.revoked.add(key);
+  }
+
+  restore(key: string): void {
+    this.revoked.delete(key);
   }
 
   callsTo(method: string, path: string): LoggedCall[] {
@@ -199,6 +218,7 @@ export class Sandbox {
     this.calls.push(entry);
     const rule = this.takeRule(route);
     const body = req.method === 'POST' ? await readBody(req) : '';
+    if (req.method === 'POST') entry.body = body ?? undefined;
 
     if (rule && !rule.after) {
       if (rule.fault.kind === 'latency') await sleep(rule.fault.ms);

@@ -34,7 +34,7 @@ const FAULTS: Record<string, Setup> = {
   '"data" not an array': { fault: { kind: 'raw', body: '{"data":{"id":1}}' } },
   'records of wrong types': { fault: { kind: 'raw', body: '{"data":[1,"x",null,{"id":{"a":1},"displayName":7,"totalItems":"many","dueDate":false}]}' } },
   'a body over the size cap': { fault: { kind: 'huge', bytes: 50 * 1024 * 1024 } },
-  'the key revoked mid-session': { before: async () => sb.revoke(sb.keys.demo), after: async () => sb.restore(sb.keys.demo) },
+  'the key revoked mid-session': { before: () => Promise.resolve(sb.revoke(sb.keys.demo)), after: () => Promise.resolve(sb.restore(sb.keys.demo)) },
 };
 
 let counter = 0;

@@ -57,7 +57,7 @@ describe('fuzzing tool input', () => {
         const valid = isValid(name, args);
         // create_request only dry-runs here: sending is fuzzed below with valid input
         const call = name === 'create_request' && valid ? { ...(args as object), dryRun: true } : args;
-        const result = await mcp.client.callTool({ name, arguments: call as Record<string, unknown> });
+        const result = await mcp.client.callTool({ name, arguments: call });
         const text = JSON.stringify(result);
         for (const key of ALL_KEYS) expect(text).not.toContain(key);
         if (!valid) {

@@ -15,7 +15,7 @@ export function setup(): () => void {
     for (const file of files) {
       const text = readFileSync(join(CAPTURE_DIR, file), 'utf8');
       bytes += text.length;
-      for (const [name, key] of Object.entries(SANDBOX_KEYS)) if (text.includes(key)) leaks.push(`${name} key in ${file}`);
+      for (const [name, key] of Object.entries(SANDBOX_KEYS) as [string, string][]) if (text.includes(key)) leaks.push(`${name} key in ${file}`);
     }
     // A throw here is only printed by vitest; the exit code is what fails the run.
     const fail = (message: string) => {

@@ -97,3 +97,34 @@ describe('the built binary over stdio', () => {
     expect(revoked.out).toContain('rejected the API key');
   });
 });
+
+describe('shutdown during an in-flight send', () => {
+  it.each(['stdin close', 'SIGTERM'])('ends promptly on %s, and the POST in flight is sent once, never again', async (how) => {
+    sb.clearFaults();
+    sb.calls.length = 0;
+    const emails = sb.emails.length;
+    sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 2_000 }, { times: 1 });
+    const child = spawn(process.execPath, [BIN, '--confirm-send', 'never'], {
+      env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const client = sb.demoFirm.clients[4]!;
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_request', arguments: { client: client.id, title: `Shutdown ${how}`, items: [{ name: 'a' }] } } });
+    while (sb.callsTo('POST', '/api/v1/requests').length === 0) await new Promise((r) => setTimeout(r, 10));
+
+    if (how === 'SIGTERM') child.kill('SIGTERM');
+    else child.stdin.end();
+    const [code] = (await exited) as [number | null];
+    // It exited while the service was still holding the POST: nothing created yet.
+    expect(code).toBe(0);
+    expect(sb.emails.length).toBe(emails);
+    // Once the service finishes, exactly one request exists and no second POST ever came.
+    while (sb.emails.length === emails) await new Promise((r) => setTimeout(r, 50));
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
+    expect(sb.emails.length).toBe(emails + 1);
+  });
+});

@@ -119,8 +119,9 @@ export class DocReqApi {
     return new URL(this.options.baseUrl).origin;
   }
 
+  /** Ends at once: an in-flight call fails rather than holding up shutdown (a POST is never re-sent). */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsDispatcher) await this.dispatcher.destroy();
   }
 
   /** Forgets cached data, e.g. after a send. */

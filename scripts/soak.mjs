@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startSandbox } from '../dist/sandbox/server.js';
+import { startSandbox } from '../dist/index.js';
 
 const TOTAL = Number(process.env.SOAK_CALLS ?? 10_000);
 const CONCURRENCY = 8;

@@ -349,3 +349,12 @@ describe('modes and configuration', () => {
     await bare.close();
   });
 });
+
+describe('progress', () => {
+  it('reports progress when the caller asks for it', async () => {
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    await mcp.client.callTool({ name: 'list_requests', arguments: {} }, undefined, { onprogress: (p) => seen.push(p) });
+    expect(seen.map((p) => p.progress)).toEqual([0, 1]);
+    expect(seen[1]!.message).toMatch(/^Filtering \d+ requests$/);
+  });
+});

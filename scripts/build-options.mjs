@@ -8,8 +8,7 @@ export const esbuildOptions = {
   platform: 'node',
   format: 'esm',
   target: 'node20.18',
-  minifyWhitespace: true,
-  minifySyntax: true,
+  minify: true,
   legalComments: 'none',
   define: { __DOCREQ_VERSION__: JSON.stringify(pkg.version) },
   // undici and the SDK's dependencies require() Node built-ins; ESM output needs a require.

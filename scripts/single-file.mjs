@@ -3,5 +3,5 @@ import { build } from 'esbuild';
 import { esbuildOptions } from './build-options.mjs';
 
 export async function buildSingleFile(outfile) {
-  await build({ ...esbuildOptions, entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname], outfile, minify: true });
+  await build({ ...esbuildOptions, entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname], outfile });
 }

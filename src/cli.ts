@@ -4,7 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { DocReqApi } from './api/client.js';
 import { loadConfig, SETTINGS, type Config, type FlagValues } from './config.js';
 import { createLogger } from './log.js';
-import { startSandbox, type Sandbox } from './sandbox/server.js';
+import type { Sandbox } from './sandbox/server.js';
 import { createServer } from './server.js';
 import { VERSION } from './version.js';
 
@@ -128,6 +128,8 @@ async function main(): Promise<void> {
   };
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
 
+  // The sandbox is loaded only when asked for.
+  const startSandbox = async (options: Parameters<typeof import('./sandbox/server.js').startSandbox>[0]) => (await import('./sandbox/server.js')).startSandbox(options);
   if (command === 'sandbox') {
     const sandbox = await startSandbox({ port: count(values.port, 'port'), ...seed });
     const firm = sandbox.demoFirm;

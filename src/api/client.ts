@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { USER_AGENT } from '../version.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -27,7 +26,6 @@ export interface ApiClientOptions {
   /** How long the client list is reused for resolving a client by name. */
   clientsCacheMs?: number;
   logger?: Logger;
-  dispatcher?: Dispatcher;
 }
 
 /** The create body, with the field names contract section 4 decides. */
@@ -56,6 +54,10 @@ const DEFAULT_MAX_BYTES = 128 * 1024 * 1024;
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 // Errors where the connection never opened, so a POST cannot have reached the service.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+// undici is loaded on the first call, not at start-up: listing tools never needs it.
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
 
 interface RawAnswer {
   status: number;
@@ -92,9 +94,8 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
  */
 export class DocReqApi {
   readonly stats: ApiStats = { get: 0, post: 0 };
-  private readonly options: Required<Omit<ApiClientOptions, 'dispatcher' | 'logger'>>;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly options: Required<Omit<ApiClientOptions, 'logger'>>;
+  private dispatcher: Promise<Dispatcher> | undefined;
   private readonly logger: Logger;
   private readonly inflight = new Map<string, Promise<unknown[]>>();
   private clientsCache: { at: number; clients: Client[] } | undefined;
@@ -111,8 +112,11 @@ export class DocReqApi {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
     this.logger = options.logger ?? silentLogger;
-    this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 4_000, connections: 16 });
+  }
+
+  /** One keep-alive pool per API client (so per key), made on first use. */
+  private pool(): Promise<Dispatcher> {
+    return (this.dispatcher ??= loadUndici().then(({ Agent }) => new Agent({ keepAliveTimeout: 4_000, connections: 16 })));
   }
 
   get origin(): string {
@@ -121,7 +125,9 @@ export class DocReqApi {
 
   /** Ends at once: an in-flight call fails rather than holding up shutdown (a POST is never re-sent). */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.destroy();
+    const pool = this.dispatcher;
+    this.dispatcher = undefined;
+    if (pool) await (await pool).destroy();
   }
 
   /** Forgets cached data, e.g. after a send. */
@@ -282,12 +288,13 @@ export class DocReqApi {
     if (method === 'GET') this.stats.get++;
     else this.stats.post++;
     try {
+      const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);
       const res = await request(`${this.options.baseUrl}${path}`, {
         method,
         headers,
         body,
         signal: combined,
-        dispatcher: this.dispatcher,
+        dispatcher,
         headersTimeout: budgetMs,
         bodyTimeout: budgetMs,
       });

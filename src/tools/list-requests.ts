@@ -23,10 +23,10 @@ type RequestOut = z.output<typeof requestOut>;
 
 interface Row {
   record: RequestRecord;
+  /** Position in the API's answer, which is newest first. */
   index: number;
   due: string | null;
   overdue: boolean;
-  created: number;
   ratio: number;
 }
 
@@ -37,8 +37,9 @@ export function requestLine(r: RequestOut): string {
 }
 
 const COMPARE: Record<(typeof SORTS)[number], (a: Row, b: Row) => number> = {
-  newest: (a, b) => b.created - a.created || a.index - b.index,
-  oldest: (a, b) => a.created - b.created || b.index - a.index,
+  // The API document says the list comes newest first: its order is the creation order.
+  newest: (a, b) => a.index - b.index,
+  oldest: (a, b) => b.index - a.index,
   due_soonest: (a, b) => (a.due ?? '9999').localeCompare(b.due ?? '9999') || a.index - b.index,
   least_complete: (a, b) => a.ratio - b.ratio || (a.due ?? '9999').localeCompare(b.due ?? '9999') || a.index - b.index,
 };
@@ -114,17 +115,9 @@ export const listRequests = defineTool({
       if (open && due !== null && due >= asOf && due <= weekEnd) dueSoon++;
       totalItems += record.totalItems ?? 0;
       completedItems += record.completedItems ?? 0;
-      const created = record.createdAt ? Date.parse(record.createdAt) : Number.NaN;
-      rows.push({
-        record,
-        index,
-        due,
-        overdue,
-        created: Number.isNaN(created) ? -index : created,
-        ratio: record.totalItems ? (record.completedItems ?? 0) / record.totalItems : 1,
-      });
+      rows.push({ record, index, due, overdue, ratio: record.totalItems ? (record.completedItems ?? 0) / record.totalItems : 1 });
     });
-    if (sort !== 'newest' || rows.some((r, i) => i > 0 && COMPARE.newest(rows[i - 1]!, r) > 0)) rows.sort(COMPARE[sort]);
+    if (sort !== 'newest') rows.sort(COMPARE[sort]);
     const { slice, nextOffset } = page(rows, offset, limit);
     const requests: RequestOut[] = slice.map(({ record, overdue }) => ({ ...record, overdue }));
 

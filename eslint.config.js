@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '*.mcpb', 'bundle/**', 'test/.generated/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '*.mcpb', 'bundle/**', 'test/.generated/**', '.bench/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -21,6 +21,6 @@ export default tseslint.config(
   {
     files: ['scripts/**/*.mjs', '*.js'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', performance: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', performance: 'readonly', Buffer: 'readonly' } },
   },
 );

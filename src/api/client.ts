@@ -56,8 +56,10 @@ const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 // undici is loaded on the first call, not at start-up: listing tools never needs it.
-let undici: Promise<typeof import('undici')> | undefined;
-const loadUndici = () => (undici ??= import('undici'));
+type Undici = typeof import('undici');
+let undici: Promise<Undici> | undefined;
+// undici is CommonJS: bundled, its namespace has only `default` (module.exports); Node's own import has both.
+const loadUndici = () => (undici ??= import('undici').then((m) => (m as Undici & { default?: Undici }).default ?? m));
 
 interface RawAnswer {
   status: number;

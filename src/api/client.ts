@@ -12,7 +12,8 @@ import {
   UnreachableError,
   errorFromStatus,
 } from './errors.js';
-import { createdRecord, listData, toClient, toRequest, type Client, type RequestRecord } from './records.js';
+import { ListStreamParser } from './list-stream.js';
+import { createdRecord, toClient, toRequest, type Client, type RequestRecord } from './records.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -61,10 +62,12 @@ let undici: Promise<Undici> | undefined;
 // undici is CommonJS: bundled, its namespace has only `default` (module.exports); Node's own import has both.
 const loadUndici = () => (undici ??= import('undici').then((m) => (m as Undici & { default?: Undici }).default ?? m));
 
-interface RawAnswer {
+interface RawAnswer<T = never> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** The body, unless it was a successful list, which streams into `records` instead. */
   bytes: Buffer;
+  records?: T[];
 }
 
 function header(headers: RawAnswer['headers'], name: string): string | undefined {
@@ -99,7 +102,7 @@ export class DocReqApi {
   private readonly options: Required<Omit<ApiClientOptions, 'logger'>>;
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly logger: Logger;
-  private readonly inflight = new Map<string, Promise<unknown[]>>();
+  private readonly inflight = new Map<string, Promise<unknown>>();
   private clientsCache: { at: number; clients: Client[] } | undefined;
   private generation = 0;
 
@@ -144,13 +147,13 @@ export class DocReqApi {
       return cached.clients;
     }
     const generation = this.generation;
-    const clients = (await this.sharedList('/api/v1/clients', 'clients', options.signal)).map(toClient);
+    const clients = await this.sharedList('/api/v1/clients', 'clients', toClient, options.signal);
     if (generation === this.generation) this.clientsCache = { at: Date.now(), clients };
     return clients;
   }
 
   async listRequests(options: { signal?: AbortSignal } = {}): Promise<RequestRecord[]> {
-    return (await this.sharedList('/api/v1/requests', 'requests', options.signal)).map(toRequest);
+    return this.sharedList('/api/v1/requests', 'requests', toRequest, options.signal);
   }
 
   /** POSTs once. Never retried: an unclear outcome is an error with `outcomeUnknown` set. */
@@ -199,21 +202,23 @@ export class DocReqApi {
     return error instanceof ApiError ? error : new UnreachableError(`Sending failed unexpectedly.${mayHaveBeenSent}`, { outcomeUnknown: true });
   }
 
-  private sharedList(path: string, what: string, signal: AbortSignal | undefined): Promise<unknown[]> {
-    let shared = this.inflight.get(path);
+  /** Identical concurrent calls share one upstream GET and its records (which nobody mutates). */
+  private sharedList<T>(path: string, what: string, toRecord: (raw: unknown) => T, signal: AbortSignal | undefined): Promise<T[]> {
+    let shared = this.inflight.get(path) as Promise<T[]> | undefined;
     if (!shared) {
-      shared = this.getJson(path).then((body) => listData(body, what));
+      const fresh = this.getList(path, what, toRecord);
       const settled = () => {
-        if (this.inflight.get(path) === shared) this.inflight.delete(path);
+        if (this.inflight.get(path) === fresh) this.inflight.delete(path);
       };
-      shared.then(settled, settled);
-      this.inflight.set(path, shared);
+      fresh.then(settled, settled);
+      this.inflight.set(path, fresh);
+      shared = fresh;
     }
     return signal ? raceAbort(shared, signal) : shared;
   }
 
-  /** GET with retries inside one deadline. */
-  private async getJson(path: string): Promise<unknown> {
+  /** GET a list with retries inside one deadline; the body streams into records. */
+  private async getList<T>(path: string, what: string, toRecord: (raw: unknown) => T): Promise<T[]> {
     const deadline = Date.now() + this.options.timeoutMs;
     const { maxRetries, retryBaseDelayMs, maxRetryAfterMs } = this.options;
     for (let attempt = 0; ; attempt++) {
@@ -222,9 +227,9 @@ export class DocReqApi {
       let failure: ApiError;
       try {
         const started = Date.now();
-        const answer = await this.once('GET', path, remaining, undefined);
+        const answer = await this.once('GET', path, remaining, undefined, undefined, () => new ListStreamParser(what, toRecord));
         this.logger.debug(`GET ${path} → ${answer.status} in ${Date.now() - started} ms (attempt ${attempt + 1})`);
-        if (answer.status >= 200 && answer.status <= 299) return this.parseJson(answer);
+        if (answer.records) return answer.records;
         failure = this.statusError(answer);
         if (!RETRY_STATUSES.has(answer.status)) throw failure;
         if (answer.status === 429 && failure.retryAfterMs !== undefined) {
@@ -243,20 +248,7 @@ export class DocReqApi {
     }
   }
 
-  private parseJson(answer: RawAnswer): unknown {
-    const text = answer.bytes.toString('utf8');
-    try {
-      return JSON.parse(text);
-    } catch {
-      const type = header(answer.headers, 'content-type')?.split(';')[0];
-      throw new BadResponseError(
-        `The service answered ${answer.status} with a body that is not valid JSON${type ? ` (${type})` : ''}, ${answer.bytes.length} bytes.`,
-        { status: answer.status },
-      );
-    }
-  }
-
-  private statusError(answer: RawAnswer): ApiError {
+  private statusError(answer: RawAnswer<unknown>): ApiError {
     let parsed: unknown;
     let isJson = false;
     if (answer.bytes.length > 0) {
@@ -273,7 +265,14 @@ export class DocReqApi {
   }
 
   /** One HTTP exchange, bounded by `budgetMs` from connecting to the last byte, body size capped. */
-  private async once(method: 'GET' | 'POST', path: string, budgetMs: number, signal: AbortSignal | undefined, body?: string): Promise<RawAnswer> {
+  private async once<T = never>(
+    method: 'GET' | 'POST',
+    path: string,
+    budgetMs: number,
+    signal: AbortSignal | undefined,
+    body?: string,
+    listParser?: () => ListStreamParser<T>,
+  ): Promise<RawAnswer<T>> {
     const isPost = method === 'POST';
     if (budgetMs <= 0) throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`);
     const timeout = AbortSignal.timeout(budgetMs);
@@ -305,6 +304,8 @@ export class DocReqApi {
         res.body.destroy();
         throw this.tooLarge(res.statusCode, declared);
       }
+      // A successful list streams into records; anything else is read whole (it is small or refused).
+      const parser = listParser && res.statusCode >= 200 && res.statusCode <= 299 ? listParser() : undefined;
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
@@ -313,7 +314,16 @@ export class DocReqApi {
           res.body.destroy();
           throw this.tooLarge(res.statusCode, size);
         }
-        chunks.push(chunk);
+        if (parser) parser.write(chunk);
+        else chunks.push(chunk);
+      }
+      if (parser) {
+        try {
+          return { status: res.statusCode, headers: res.headers, bytes: Buffer.alloc(0), records: parser.end() };
+        } catch (error) {
+          const type = header(res.headers, 'content-type')?.split(';')[0];
+          throw new BadResponseError(`${(error as Error).message} It answered ${res.statusCode}${type ? ` (${type})` : ''}, ${size} bytes.`, { status: res.statusCode });
+        }
       }
       return { status: res.statusCode, headers: res.headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) };
     } catch (error) {

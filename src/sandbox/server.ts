@@ -177,6 +177,13 @@ export class Sandbox {
     });
   }
 
+  /** Replaces the demo firm's clients and requests with a fresh seed of the given sizes (benchmarks). */
+  reseed(options: Pick<SeedOptions, 'clients' | 'requests'>): void {
+    const fresh = seedFirms({ ...this.options, ...options }).get(SANDBOX_KEYS.demo)!;
+    Object.assign(this.demoFirm, { clients: fresh.clients, requests: fresh.requests });
+    this.bodies.delete(this.demoFirm);
+  }
+
   inject(route: Route, fault: Fault, options: InjectOptions = {}): void {
     this.rules.push({ route, fault, remaining: options.times ?? Number.POSITIVE_INFINITY, after: options.after ?? false });
   }

@@ -170,17 +170,18 @@ export function createServer(config: Config, options: ServerOptions = {}): McpSe
 
   async function confirm(message: string, extra: Extra): Promise<Confirmation> {
     if (!server.getClientCapabilities()?.elicitation) return 'unsupported';
-    const result = await server.elicitInput(
-      {
-        message,
-        requestedSchema: {
-          type: 'object',
-          properties: { confirm: { type: 'boolean', title: 'Send it', description: 'Yes: send the request and e-mail the client.' } },
-          required: ['confirm'],
-        },
+    const request = {
+      message,
+      requestedSchema: {
+        type: 'object' as const,
+        properties: { confirm: { type: 'boolean' as const, title: 'Send it', description: 'Yes: send the request and e-mail the client.' } },
+        required: ['confirm'],
       },
-      { signal: extra.signal, timeout: 10 * 60_000 },
-    );
+    };
+    const result = await server.elicitInput(request, { signal: extra.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new UserInputError(`Nothing was sent: asking the person to confirm failed (${why}). Ask them in the chat, then call again.`);
+    });
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 

@@ -358,3 +358,18 @@ describe('progress', () => {
     expect(seen[1]!.message).toMatch(/^Filtering \d+ requests$/);
   });
 });
+
+describe('confirmation failures', () => {
+  it('sends nothing and says so when the host fails to ask the person', async () => {
+    const host = await connect(sb, {
+      elicit: () => {
+        throw new Error('the dialog crashed');
+      },
+    });
+    const result = await host.call('create_request', { client: firm.clients[2]!.id, title: 'Elicitation fails', items: [{ name: 'x' }] });
+    await host.close();
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^Nothing was sent: asking the person to confirm failed/);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+});

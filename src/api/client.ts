@@ -45,12 +45,6 @@ export interface CreateOutcome {
   warnings: string[];
 }
 
-export interface ApiStats {
-  /** Upstream HTTP attempts by method, retries included. */
-  get: number;
-  post: number;
-}
-
 const DEFAULT_MAX_BYTES = 128 * 1024 * 1024;
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 // Errors where the connection never opened, so a POST cannot have reached the service.
@@ -98,7 +92,6 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
  * upstream call) and retried on transient failures; a POST is sent exactly once, whatever happens.
  */
 export class DocReqApi {
-  readonly stats: ApiStats = { get: 0, post: 0 };
   private readonly options: Required<Omit<ApiClientOptions, 'logger'>>;
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly logger: Logger;
@@ -286,8 +279,6 @@ export class DocReqApi {
       headers['content-type'] = 'application/json';
       headers['idempotency-key'] = randomUUID();
     }
-    if (method === 'GET') this.stats.get++;
-    else this.stats.post++;
     try {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);
       const res = await request(`${this.options.baseUrl}${path}`, {

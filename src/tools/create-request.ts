@@ -140,6 +140,9 @@ export const createRequest = defineTool({
     }
     const warnings: string[] = [];
     await ctx.progress(0, 3, 'Resolving the client');
+    // The duplicate guard's GET runs while the client is resolved (both are reads; nothing is sent).
+    const requests = ctx.api.listRequests({ signal: ctx.signal });
+    requests.catch(() => undefined); // awaited below; if resolution fails first, its outcome is moot
     const client = await findClient(ctx, input.client);
     if (!client.id) throw new UserInputError(`The client ${quoted(client.displayName, 60)} has no id in the service's answer, so no request can be created for it.`);
     if (client.status && client.status.toLowerCase() !== 'active') {
@@ -157,7 +160,7 @@ export const createRequest = defineTool({
     await ctx.progress(1, 3, "Checking the client's open requests");
     const sameTitle = fold(title);
     const sameName = fold(client.displayName?.trim());
-    const existing = (await ctx.api.listRequests({ signal: ctx.signal })).find(
+    const existing = (await requests).find(
       (r) => isOpen(r) && fold(r.title?.trim()) === sameTitle && fold(r.clientName?.trim()) === sameName,
     );
     if (existing) {

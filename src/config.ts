@@ -140,14 +140,14 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     const fromEnv = env[setting.env];
     return fromEnv === undefined || fromEnv === '' ? setting.default : fromEnv;
   };
-  function read<N extends SettingName>(name: N, fallback: z.output<(typeof SETTINGS)[N]['schema']>) {
+  function read<N extends SettingName, F>(name: N, fallback: F): z.output<(typeof SETTINGS)[N]['schema']> | F {
     const setting = SETTINGS[name];
     const text = raw(name);
     if (text === undefined) return fallback;
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as z.output<(typeof SETTINGS)[N]['schema']>;
     const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
-    problems.push(`${where} ${issueText(parsed.error)}: got "${name === 'apiKey' ? '(hidden)' : text}".`);
+    problems.push(`${where} ${issueText(parsed.error)}${name === 'apiKey' ? '' : `: got "${text}"`}.`);
     return fallback;
   }
 
@@ -156,12 +156,13 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   const timeoutMs = read('timeoutMs', 30_000);
   const logLevel = read('logLevel', 'info');
 
-  let apiKey: string | undefined = env.DOCREQ_API_KEY?.trim() || undefined;
-  if (!apiKey && env.DOCREQ_API_KEY_FILE) {
-    const fromFile = readKeyFile(env.DOCREQ_API_KEY_FILE);
+  let apiKey = read('apiKey', undefined);
+  const keyFile = read('apiKeyFile', undefined);
+  if (apiKey === undefined && keyFile !== undefined) {
+    const fromFile = readKeyFile(keyFile);
     apiKey = fromFile.key;
     if (fromFile.problem) problems.push(fromFile.problem);
-  } else if (!apiKey) {
+  } else if (apiKey === undefined && raw('apiKey') === undefined) {
     problems.push("DOCREQ_API_KEY is not set: set it to the firm's API key (or DOCREQ_API_KEY_FILE to a file holding it).");
   }
   if (apiKey && /\s/.test(apiKey)) {
@@ -170,13 +171,13 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   }
 
   let baseUrl: string | undefined;
-  const baseText = raw('baseUrl');
-  if (baseText === undefined) {
-    problems.push('DOCREQ_BASE_URL is not set: set it (or --base-url) to the service address, e.g. https://docs.example.com.');
-  } else {
-    const checked = checkBaseUrl(baseText.trim());
+  const baseText = read('baseUrl', undefined);
+  if (baseText !== undefined) {
+    const checked = checkBaseUrl(baseText);
     if (checked.ok) baseUrl = checked.url;
     else problems.push(`DOCREQ_BASE_URL (or --base-url) ${checked.reason}.`);
+  } else if (raw('baseUrl') === undefined) {
+    problems.push('DOCREQ_BASE_URL is not set: set it (or --base-url) to the service address, e.g. https://docs.example.com.');
   }
 
   return {

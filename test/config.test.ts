@@ -41,6 +41,16 @@ describe('configuration', () => {
   });
 
   it.each([
+    ['blank', '   ', 'DOCREQ_API_KEY is empty'],
+    ['with white space inside', 'drk_abc def_123456', 'DOCREQ_API_KEY contains white space'],
+  ])('refuses a key that is %s, without echoing it', (_, key, problem) => {
+    const c = loadConfig({}, { ...base, DOCREQ_API_KEY: key });
+    expect(c.api).toBeUndefined();
+    expect(c.problems.join('\n')).toContain(problem);
+    if (key.trim()) expect(c.problems.join('\n')).not.toContain(key);
+  });
+
+  it.each([
     ['https://docs.example.com/', 'https://docs.example.com'],
     ['https://docs.example.com/tenant/a/', 'https://docs.example.com/tenant/a'],
     ['http://localhost:8080', 'http://localhost:8080'],

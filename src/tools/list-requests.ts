@@ -36,12 +36,19 @@ export function requestLine(r: RequestOut): string {
   return `- ${quoted(r.title, 70)} · ${quoted(r.clientName, 40)} · ${oneLine(r.status, 20) || 'no status'} · ${items} · ${due} · created ${dayText(r.createdAt)} · id ${oneLine(r.id, 40)}`;
 }
 
+/** YYYY-MM-DD days order as plain strings (no locale collation); no due date sorts last. */
+function byDue(a: Row, b: Row): number {
+  const x = a.due ?? '9999';
+  const y = b.due ?? '9999';
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 const COMPARE: Record<(typeof SORTS)[number], (a: Row, b: Row) => number> = {
   // The API document says the list comes newest first: its order is the creation order.
   newest: (a, b) => a.index - b.index,
   oldest: (a, b) => b.index - a.index,
-  due_soonest: (a, b) => (a.due ?? '9999').localeCompare(b.due ?? '9999') || a.index - b.index,
-  least_complete: (a, b) => a.ratio - b.ratio || (a.due ?? '9999').localeCompare(b.due ?? '9999') || a.index - b.index,
+  due_soonest: (a, b) => byDue(a, b) || a.index - b.index,
+  least_complete: (a, b) => a.ratio - b.ratio || byDue(a, b) || a.index - b.index,
 };
 
 export const listRequests = defineTool({

@@ -240,6 +240,9 @@ describe('time and size bounds', () => {
     const error = await failure(api({ maxResponseBytes: 8 * 1024 * 1024 }).listRequests());
     expect(error).toBeInstanceOf(BadResponseError);
     expect(error.message).toContain('larger than the 8.0 MB cap');
+    // The connection was dropped at the cap: the service wrote a small part of the 200 MB, never all of it.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sb.calls[0]!.bytesWritten).toBeLessThan(40 * 1024 * 1024);
     // and the client still works afterwards
     sb.clearFaults();
     expect((await api().listRequests()).length).toBe(demo().requests.length);

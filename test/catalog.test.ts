@@ -42,6 +42,7 @@ describe('tool catalogue', () => {
       for (const key of ['anyOf', 'oneOf', 'allOf', 'not', '$ref', '$defs']) expect(schema).not.toHaveProperty(key);
       walk(schema, (node, path) => {
         expect(node, path).not.toHaveProperty('$schema');
+        expect(Array.isArray(node.type), `${path}.type is an array`).toBe(false);
         if (typeof node.pattern === 'string') expect(node.pattern.length, path).toBeLessThan(40);
       });
     }

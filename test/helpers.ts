@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll } from 'vitest';
 import type { ApiClientOptions } from '../src/api/client.js';
 import { loadConfig } from '../src/config.js';
@@ -56,7 +56,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     const answer = options.elicit;
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
   }
-  client.setNotificationHandler((await import('@modelcontextprotocol/sdk/types.js')).LoggingMessageNotificationSchema, (n) => {
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     captured.push(JSON.stringify(n.params));
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

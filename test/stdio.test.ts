@@ -7,6 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_KEYS, captured, sandbox } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const sb = await sandbox();
 
 beforeAll(() => {
@@ -27,9 +29,9 @@ describe('the built binary over stdio', () => {
     const waitFor = async (id: number) => {
       while (!stdout.split('\n').some((l) => l.includes(`"id":${id}`))) await new Promise((r) => setTimeout(r, 20));
     };
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send(INITIALIZE);
     await waitFor(1);
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send(INITIALIZED);
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_requests', arguments: { overdue: true } } });
     await waitFor(2);
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_clients', arguments: { limit: 'not a number' } } });
@@ -110,8 +112,8 @@ describe('shutdown during an in-flight send', () => {
     });
     const exited = once(child, 'exit');
     const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send(INITIALIZE);
+    send(INITIALIZED);
     const client = sb.demoFirm.clients[4]!;
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_request', arguments: { client: client.id, title: `Shutdown ${how}`, items: [{ name: 'a' }] } } });
     while (sb.callsTo('POST', '/api/v1/requests').length === 0) await new Promise((r) => setTimeout(r, 10));

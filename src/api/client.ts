@@ -181,10 +181,8 @@ export class DocReqApi {
   /** Says whether a failed POST can have reached the service; never suggests sending again blindly. */
   private postFailure(error: unknown): ApiError {
     const mayHaveBeenSent = ' The request may have been sent: check with list_requests before sending again.';
-    if (error instanceof TimedOutError || error instanceof CancelledError) {
-      const Kind = error.constructor as typeof TimedOutError;
-      return new Kind(`${error.message}${mayHaveBeenSent}`, { outcomeUnknown: true });
-    }
+    if (error instanceof TimedOutError) return new TimedOutError(`${error.message}${mayHaveBeenSent}`, { outcomeUnknown: true });
+    if (error instanceof CancelledError) return new CancelledError(`${error.message}${mayHaveBeenSent}`, { outcomeUnknown: true });
     if (error instanceof UnreachableError) {
       if (error.code && NOT_SENT_CODES.has(error.code)) return new UnreachableError(`${error.message} Nothing was sent.`, { code: error.code });
       return new UnreachableError(`The connection to ${this.origin} failed (${error.code ?? 'network error'}) while sending.${mayHaveBeenSent}`, {

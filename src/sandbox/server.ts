@@ -56,6 +56,8 @@ export interface LoggedCall {
   contentType: string | undefined;
   /** The body of a POST, as received. */
   body?: string;
+  /** For an injected huge body: how many bytes were written before the client stopped reading. */
+  bytesWritten?: number;
 }
 
 export interface SandboxOptions extends SeedOptions {
@@ -227,16 +229,20 @@ export class Sandbox {
     const body = req.method === 'POST' ? await readBody(req) : '';
     if (req.method === 'POST') entry.body = body ?? undefined;
 
-    if (rule && !rule.after) {
-      if (rule.fault.kind === 'latency') await sleep(rule.fault.ms);
-      else if (REPLACING.has(rule.fault.kind)) return this.deliverFault(res, rule.fault, entry);
+    const fault = rule?.fault;
+    const after = rule?.after ?? false;
+    if (fault?.kind === 'latency') {
+      // Wait before handling (the client sees slow headers) or after (a POST is created, then the answer is late).
+      if (!after) await sleep(fault.ms);
+      const answer = this.route(req, path, body);
+      entry.status = answer.status;
+      if (after) await sleep(fault.ms);
+      return send(res, answer);
     }
+    if (fault && !after && REPLACING.has(fault.kind)) return this.deliverFault(res, fault, entry);
     const answer = this.route(req, path, body);
     entry.status = answer.status;
-    if (rule && (rule.after || DELIVERY.has(rule.fault.kind))) {
-      if (rule.fault.kind === 'latency') await sleep(rule.fault.ms);
-      else return this.deliverFault(res, rule.fault, entry, answer);
-    }
+    if (fault && (after || DELIVERY.has(fault.kind))) return this.deliverFault(res, fault, entry, answer);
     send(res, answer);
   }
 
@@ -308,11 +314,9 @@ export class Sandbox {
     return answer;
   }
 
-  private async deliverFault(res: ServerResponse, fault: Fault, entry: LoggedCall, answer?: Answer): Promise<void> {
+  private async deliverFault(res: ServerResponse, fault: Exclude<Fault, { kind: 'latency' }>, entry: LoggedCall, answer?: Answer): Promise<void> {
     const real = answer?.body ?? '{"data":[]}';
     switch (fault.kind) {
-      case 'latency':
-        return send(res, answer ?? json(200, { data: [] }));
       case 'status':
         entry.status = fault.status;
         return send(res, {
@@ -365,6 +369,7 @@ export class Sandbox {
           const n = Math.min(chunk.length, fault.bytes - 2 - sent);
           const ok = res.write(n === chunk.length ? chunk : chunk.subarray(0, n));
           sent += n;
+          entry.bytesWritten = sent;
           if (!ok) await drained(res);
         }
         res.end(']}');

@@ -17,11 +17,6 @@ export function dueDay(r: RequestRecord): string | null {
   return d.slice(0, 10);
 }
 
-export function isOverdue(r: RequestRecord, asOf: string): boolean {
-  const day = dueDay(r);
-  return day !== null && day < asOf && isOpen(r);
-}
-
 export function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }

@@ -18,7 +18,7 @@ export interface Config {
   problems: string[];
 }
 
-export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const booleanText = z
@@ -84,12 +84,32 @@ export const SETTINGS = {
   },
 } as const;
 
-export type SettingName = keyof typeof SETTINGS;
+type SettingName = keyof typeof SETTINGS;
 export type FlagValues = Partial<Record<SettingName, string | boolean | undefined>>;
+
+type FlagOption = { type: 'string' } | { type: 'boolean' };
+
+/** `parseArgs` options for every setting with a flag; a setting read as a boolean takes a bare flag. */
+export function settingFlagOptions(): Record<string, FlagOption> {
+  const options: Record<string, FlagOption> = {};
+  for (const setting of Object.values(SETTINGS)) {
+    if (setting.flag) options[setting.flag.slice(2)] = { type: setting.schema === booleanText ? 'boolean' : 'string' };
+  }
+  return options;
+}
+
+/** The settings given as flags, from what `parseArgs` read with `settingFlagOptions()`. */
+export function settingsFromFlags(values: Record<string, string | boolean | undefined>): FlagValues {
+  const flags: FlagValues = {};
+  for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, (typeof SETTINGS)[SettingName]][]) {
+    if (setting.flag) flags[name] = values[setting.flag.slice(2)];
+  }
+  return flags;
+}
 
 const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1']);
 
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
   if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost')) return true;
   return isIP(host) === 4 && host.startsWith('127.');

@@ -1,5 +1,6 @@
 import { describe, expect, it, beforeEach } from 'vitest';
-import { DocReqApi, type ApiClientOptions, type CreatePayload } from '../src/api/client.js';
+import { DocReqApi, type ApiClientOptions } from '../src/api/client.js';
+import type { CreatePayload } from '../src/api/records.js';
 import {
   ApiError,
   BadResponseError,
@@ -259,11 +260,11 @@ describe('sharing and caching', () => {
 
   it('reuses the client list for name resolution until a send', async () => {
     const a = api();
-    await a.listClients({ maxAgeMs: 30_000 });
-    await a.listClients({ maxAgeMs: 30_000 });
+    await a.listClients({ reuse: true });
+    await a.listClients({ reuse: true });
     expect(sb.calls).toHaveLength(1);
     await a.createRequest(payload());
-    await a.listClients({ maxAgeMs: 30_000 });
+    await a.listClients({ reuse: true });
     expect(sb.callsTo('GET', '/api/v1/clients')).toHaveLength(2);
   });
 });

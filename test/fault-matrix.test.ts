@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Fault, Route } from '../src/sandbox/server.js';
+import type { Fault, Route } from '../src/sandbox/service.js';
 import { ALL_KEYS, connect, sandbox } from './helpers.js';
 
 /**

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { decodeArguments, TOOLS } from '../src/server.js';
+import { decodeArguments } from '../src/mcp/arguments.js';
+import { TOOLS } from '../src/tools/index.js';
 import { ALL_KEYS, connect, isoToday, sandbox } from './helpers.js';
 
 const sb = await sandbox();

@@ -5,9 +5,9 @@ import { afterAll } from 'vitest';
 import type { ApiClientOptions } from '../src/api/client.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/service.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { createServer } from '../src/server.js';
+import { createServer } from '../src/mcp/server.js';
 
 /** Everything any test captured (logs, results, errors): scanned for the key at the end. */
 export const captured: string[] = [];
@@ -50,7 +50,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     logs.push(line);
     captured.push(line);
   });
-  const server = createServer(config, { logger, api: { ...FAST_API, ...options.api }, today: options.today ? () => options.today! : undefined });
+  const server = createServer(config, { logger, api: { ...FAST_API, ...options.api }, clock: options.today ? () => options.today! : undefined });
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   if (options.elicit) {
     const answer = options.elicit;

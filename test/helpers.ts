@@ -1,13 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll } from 'vitest';
+import { afterAll, beforeEach } from 'vitest';
 import type { ApiClientOptions } from '../src/api/client.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/service.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { createServer } from '../src/mcp/server.js';
+import { createServer, type ServerOptions } from '../src/mcp/server.js';
 
 /** Everything any test captured (logs, results, errors): scanned for the key at the end. */
 export const captured: string[] = [];
@@ -15,8 +15,26 @@ export const ALL_KEYS = Object.values(SANDBOX_KEYS);
 
 export const FAST_API: Partial<ApiClientOptions> = { retryBaseDelayMs: 5 };
 
+/** A fixed day for tests that judge dates, so they read the same on any day they run. */
+export const TODAY = '2026-03-16';
+/** Sandbox data laid out around TODAY. */
+export const AROUND_TODAY = { now: new Date(`${TODAY}T12:00:00Z`) };
+
+/** `day` plus `days`, both YYYY-MM-DD (UTC calendar arithmetic). */
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Forgets injected faults and logged calls, so each test sees only its own. */
+export function resetSandbox(sb: Sandbox): void {
+  sb.clearFaults();
+  sb.calls.length = 0;
+}
+
+/** A sandbox for this test file: reset before each test, closed after the file. */
 export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const sb = await startSandbox(options);
+  beforeEach(() => resetSandbox(sb));
   afterAll(() => sb.close());
   return sb;
 }
@@ -32,7 +50,10 @@ export interface ConnectOptions {
   env?: Record<string, string | undefined>;
   key?: string;
   api?: Partial<ApiClientOptions>;
+  /** The day the server judges dates on (default: this machine's day). */
   today?: string;
+  /** @internal Extra tools, e.g. one that breaks its own output schema. */
+  extraTools?: ServerOptions['extraTools'];
   /** Answer elicitation requests with this (absent: the client does not support elicitation). */
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
 }
@@ -50,7 +71,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     logs.push(line);
     captured.push(line);
   });
-  const server = createServer(config, { logger, api: { ...FAST_API, ...options.api }, clock: options.today ? () => options.today! : undefined });
+  const server = createServer(config, { logger, api: { ...FAST_API, ...options.api }, clock: options.today ? () => options.today! : undefined, extraTools: options.extraTools });
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   if (options.elicit) {
     const answer = options.elicit;
@@ -81,10 +102,4 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
 export function structured<T = Record<string, unknown>>(result: CallToolResult): T {
   if (result.isError) throw new Error(`expected success, got error: ${JSON.stringify(result.content)}`);
   return result.structuredContent as T;
-}
-
-export function isoToday(): string {
-  const d = new Date();
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }

@@ -1,19 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { AROUND_TODAY, connect, sandbox, structured, TODAY } from './helpers.js';
+import { connect, isOpen, sandboxAndClient, structured } from './helpers.js';
 
-const sb = await sandbox(AROUND_TODAY);
-const firm = sb.demoFirm;
-const mcp = await connect(sb, { today: TODAY });
-afterAll(() => mcp.close());
-const upstream = () => sb.calls.length;
-
-// The contract's closing statuses (§3.2), written here independently of the code under test.
-const CLOSING = ['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived'];
-/** Open per the contract: not in a closing status (any case) and not every checklist item complete. */
-const isOpen = (r: { status: string; completedItems: number; totalItems: number }) =>
-  !CLOSING.includes(r.status.toLowerCase()) && !(r.totalItems > 0 && r.completedItems >= r.totalItems);
-
+const { sb, firm, mcp, upstream } = await sandboxAndClient();
 interface RequestsOut {
   requests: { id: string }[];
 }

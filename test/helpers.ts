@@ -25,6 +25,14 @@ export function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** The contract's closing statuses (§3.2), written here independently of the code under test. */
+export const CLOSING_STATUSES = ['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived'];
+
+/** Open per the contract: not in a closing status (any case) and not every checklist item complete. */
+export function isOpen(r: { status: string; completedItems: number; totalItems: number }): boolean {
+  return !CLOSING_STATUSES.includes(r.status.toLowerCase()) && !(r.totalItems > 0 && r.completedItems >= r.totalItems);
+}
+
 /** Forgets injected faults and logged calls, so each test sees only its own. */
 export function resetSandbox(sb: Sandbox): void {
   sb.clearFaults();
@@ -97,6 +105,16 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
       await server.close();
     },
   };
+}
+
+/** The usual test file's set-up: a sandbox laid out around TODAY, and a client whose server judges dates on TODAY. */
+export async function sandboxAndClient(options: ConnectOptions = {}) {
+  const sb = await sandbox(AROUND_TODAY);
+  const mcp = await connect(sb, { today: TODAY, ...options });
+  afterAll(() => mcp.close());
+  /** Calls the sandbox received since the test began. */
+  const upstream = () => sb.calls.length;
+  return { sb, firm: sb.demoFirm, mcp, upstream };
 }
 
 export function structured<T = Record<string, unknown>>(result: CallToolResult): T {

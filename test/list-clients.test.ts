@@ -1,10 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { AROUND_TODAY, connect, sandbox, structured, TODAY } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { sandboxAndClient, structured } from './helpers.js';
 
-const sb = await sandbox(AROUND_TODAY);
-const firm = sb.demoFirm;
-const mcp = await connect(sb, { today: TODAY });
-afterAll(() => mcp.close());
+const { firm, mcp } = await sandboxAndClient();
 
 interface ClientsOut {
   total: number;

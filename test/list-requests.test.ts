@@ -1,18 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { addDays, AROUND_TODAY, connect, sandbox, structured, TODAY } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { addDays, CLOSING_STATUSES, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 
-const sb = await sandbox(AROUND_TODAY);
-const firm = sb.demoFirm;
-const mcp = await connect(sb, { today: TODAY });
-afterAll(() => mcp.close());
-const upstream = () => sb.calls.length;
-
-// The contract's closing statuses (§3.2), written here independently of the code under test.
-const CLOSING = ['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived'];
-/** Open per the contract: not in a closing status (any case) and not every checklist item complete. */
-const isOpen = (r: { status: string; completedItems: number; totalItems: number }) =>
-  !CLOSING.includes(r.status.toLowerCase()) && !(r.totalItems > 0 && r.completedItems >= r.totalItems);
-
+const { firm, mcp, upstream } = await sandboxAndClient();
 interface RequestsOut {
   asOf: string;
   total: number;
@@ -53,7 +42,7 @@ describe('list_requests', () => {
     for (const r of out.requests) {
       expect(r.overdue).toBe(true);
       expect(r.dueDate!.slice(0, 10) < today).toBe(true);
-      expect(CLOSING).not.toContain(r.status.toLowerCase());
+      expect(CLOSING_STATUSES).not.toContain(r.status.toLowerCase());
     }
     expect(result.text).toContain('OVERDUE');
   });

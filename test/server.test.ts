@@ -1,13 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define.js';
-import { ALL_KEYS, AROUND_TODAY, connect, sandbox, structured, TODAY } from './helpers.js';
+import { ALL_KEYS, connect, sandboxAndClient, structured } from './helpers.js';
 
-const sb = await sandbox(AROUND_TODAY);
-const firm = sb.demoFirm;
-const mcp = await connect(sb, { today: TODAY });
-afterAll(() => mcp.close());
-const upstream = () => sb.calls.length;
+const { sb, firm, mcp, upstream } = await sandboxAndClient();
 
 describe('modes and configuration', () => {
   it('does not offer create_request in read-only mode, and refuses a call to it', async () => {

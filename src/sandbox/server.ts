@@ -42,7 +42,7 @@ export type Fault =
   /** The real answer, gzipped (`Content-Encoding: gzip`) even when the request did not ask for it. */
   | { kind: 'gzipUnasked' }
   /**
-   * A compression bomb: a small gzip body (about bytes/1000 on the wire) that expands to exactly
+   * A compression bomb: a small gzip body (about bytes/670 on the wire, built in milliseconds) that expands to exactly
    * `bytes` of valid JSON, `{"data":[{"a":0},{"a":0},…]}`, for testing a decompressed-size cap.
    */
   | { kind: 'bomb'; bytes: number }
@@ -105,6 +105,8 @@ export interface SandboxOptions extends SeedOptions {
   bandwidthBytesPerSec?: number;
   /** How long an Idempotency-Key is remembered, per firm (default 24 hours). */
   idempotencyWindowMs?: number;
+  /** Compress list answers when the request asks (default true; false: a service that never compresses). */
+  compress?: boolean;
 }
 
 export interface SentEmail {
@@ -131,8 +133,8 @@ interface ListBody {
   etag: string;
   /** Last-Modified, in whole seconds: strictly increasing with every change of the body. */
   modifiedSec: number;
-  /** How many of the newest requests a lagging list hid when it was built. */
-  hidden: number;
+  /** Which of the newest requests a lagging list hid when it was built (their indexes, joined). */
+  hidden: string;
   /** Set by a create or reseed: rebuild (and keep the validators when the text is unchanged). */
   stale: boolean;
   encoded: Partial<Record<Encoding, Promise<Buffer>>>;
@@ -198,8 +200,8 @@ export class Sandbox {
   private readonly bodies = new WeakMap<SandboxFirm, Partial<Record<ListName, ListBody>>>();
   /** Idempotency-Keys, scoped by firm: `${firm.id} ${key}`. */
   private readonly idempotent = new Map<string, Remembered>();
-  /** When each request created through the API was created, by the sandbox's clock (list lag). */
-  private readonly madeAt = new WeakMap<SandboxRequest, number>();
+  /** When each request created through the API becomes visible in the list, by the sandbox's clock (list lag). */
+  private readonly visibleAt = new WeakMap<SandboxRequest, number>();
   private readonly bombs = new Map<number, { parts: Buffer[]; length: number }>();
   private readonly sockets = new Set<Socket>();
   private readonly rand = prng(7);
@@ -207,11 +209,13 @@ export class Sandbox {
   private baseUrl = '';
   private listLagMs: number;
   private link: Required<SandboxLink>;
+  private compress: boolean;
 
   constructor(private readonly options: SandboxOptions = {}) {
     this.firms = seedFirms(options);
     this.listLagMs = options.listLagMs ?? 0;
     this.link = { latencyMs: options.latencyMs ?? 0, bytesPerSec: options.bandwidthBytesPerSec ?? 0 };
+    this.compress = options.compress ?? true;
   }
 
   get url(): string {
@@ -272,7 +276,10 @@ export class Sandbox {
     for (const firm of this.firms.values()) this.markStale(firm, 'clients', 'requests');
   }
 
-  /** Requests created within the last `ms` are not yet shown by GET /api/v1/requests (0: no lag). */
+  /**
+   * Requests created from now on are shown by GET /api/v1/requests only `ms` after their creation
+   * (0: at once). Each request keeps the lag that held when it was created.
+   */
   setListLag(ms: number): void {
     this.listLagMs = Math.max(0, ms);
   }
@@ -280,6 +287,11 @@ export class Sandbox {
   /** Emulates a link: `latencyMs` before each answer, bodies written at `bytesPerSec` (omitted: 0 / unlimited). */
   setLink(link: SandboxLink): void {
     this.link = { latencyMs: Math.max(0, link.latencyMs ?? 0), bytesPerSec: Math.max(0, link.bytesPerSec ?? 0) };
+  }
+
+  /** Whether list answers are compressed when asked (the `gzipUnasked` and `bomb` faults compress regardless). */
+  setCompression(on: boolean): void {
+    this.compress = on;
   }
 
   /** Builds and compresses (gzip and br) both lists of every firm now, so the first GET costs no more than a later one. */
@@ -395,14 +407,13 @@ export class Sandbox {
     return this.firms.get(match[1]!);
   }
 
-  /** How many of the newest requests a lagging list does not show yet (those created through the API within the lag). */
-  private hiddenCount(firm: SandboxFirm, now: number): number {
-    if (this.listLagMs <= 0) return 0;
-    let hidden = 0;
-    for (const r of firm.requests) {
-      const at = this.madeAt.get(r);
-      if (at === undefined || now - at >= this.listLagMs) break;
-      hidden++;
+  /** Indexes of the requests a lagging list does not show yet (created through the API, newest first, so a prefix holds them all). */
+  private hiddenIndexes(firm: SandboxFirm, now: number): number[] {
+    const hidden: number[] = [];
+    for (let i = 0; i < firm.requests.length; i++) {
+      const at = this.visibleAt.get(firm.requests[i]!);
+      if (at === undefined) break;
+      if (now < at) hidden.push(i);
     }
     return hidden;
   }
@@ -414,10 +425,13 @@ export class Sandbox {
   private listBody(firm: SandboxFirm, what: ListName, now: number): Answer {
     const cache = this.bodies.get(firm) ?? {};
     this.bodies.set(firm, cache);
-    const hidden = what === 'requests' ? this.hiddenCount(firm, now) : 0;
+    const indexes = what === 'requests' ? this.hiddenIndexes(firm, now) : [];
+    const hidden = indexes.join(',');
     let list = cache[what];
     if (!list || list.stale || list.hidden !== hidden) {
-      const records = what === 'clients' ? firm.clients : firm.requests.slice(hidden).map(listRecord);
+      const skip = new Set(indexes);
+      const shown = skip.size === 0 ? firm.requests : firm.requests.filter((_, i) => !skip.has(i));
+      const records = what === 'clients' ? firm.clients : shown.map(listRecord);
       const text = JSON.stringify({ data: records });
       const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
       if (list && list.etag === etag) {
@@ -492,7 +506,7 @@ export class Sandbox {
       correctnessMode: body.correctnessMode ?? 'advisory',
     };
     firm.requests.unshift(record);
-    this.madeAt.set(record, now);
+    this.visibleAt.set(record, now + this.listLagMs);
     firm.createdThisMonth++;
     this.markStale(firm, 'requests');
     this.emails.push({ to: client.email, requestId: record.id, title: record.title });
@@ -526,7 +540,7 @@ export class Sandbox {
         return;
       }
     }
-    const encoding = force ?? (list ? negotiate(req.headers['accept-encoding']) : undefined);
+    const encoding = force ?? (list && this.compress ? negotiate(req.headers['accept-encoding']) : undefined);
     if (encoding) {
       payload = list ? await this.encode(list, encoding) : await gzipAsync(Buffer.from(answer.body));
       headers['content-encoding'] = encoding;

@@ -26,11 +26,13 @@ const SLICE = 16 * 1024;
  * have crossed the link at `bytesPerSec`; all connections share it, as they share a real link.
  */
 function bucket(bytesPerSec) {
+  // Up to BURST_MS of unused capacity is kept, so timer overshoot is made up for rather than lost.
+  const BURST_MS = 10;
   let free = 0; // performance.now() at which the link is idle again
   return async (n) => {
     if (!(bytesPerSec > 0)) return;
     const now = performance.now();
-    free = Math.max(now, free) + (n * 1000) / bytesPerSec;
+    free = Math.max(now - BURST_MS, free) + (n * 1000) / bytesPerSec;
     const wait = free - now;
     if (wait >= 2) await sleep(wait);
   };

@@ -129,6 +129,8 @@ type Encoding = 'br' | 'gzip';
 /** One serialized list, built once per change, with its validators and compressed forms. */
 interface ListBody {
   text: string;
+  /** The text as UTF-8, made on first use and reused (identity answers and compression). */
+  bytes?: Buffer;
   /** Strong validator: `"<sha1 of the body, base64url>"`. */
   etag: string;
   /** Last-Modified, in whole seconds: strictly increasing with every change of the body. */
@@ -448,10 +450,10 @@ export class Sandbox {
   private encode(list: ListBody, encoding: Encoding): Promise<Buffer> {
     const cached = list.encoded[encoding];
     if (cached) return cached;
-    const input = Buffer.from(list.text);
+    const input = (list.bytes ??= Buffer.from(list.text));
     const made =
       encoding === 'br'
-        ? brotliAsync(input, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: input.length } })
+        ? brotliAsync(input, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: input.length } })
         : gzipAsync(input, { level: 6 });
     list.encoded[encoding] = made;
     made.catch(() => delete list.encoded[encoding]);
@@ -546,6 +548,8 @@ export class Sandbox {
       headers['content-encoding'] = encoding;
       headers.vary = 'Accept-Encoding';
       entry.contentEncoding = encoding;
+    } else if (list) {
+      payload = list.bytes ??= Buffer.from(list.text);
     }
     if (res.destroyed) return;
     headers['content-length'] = String(Buffer.byteLength(payload));

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Fault, type Sandbox } from '../src/sandbox/server.js';
+import { startSandbox, type Fault, type Sandbox } from '../src/sandbox/service.js';
 import { SANDBOX_KEYS, seedFirms } from '../src/sandbox/seed.js';
 import { sandbox } from './helpers.js';
 

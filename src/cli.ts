@@ -5,6 +5,7 @@ import { DocReqApi } from './api/client.js';
 import { loadConfig, SETTINGS, type Config, type FlagValues } from './config.js';
 import { createLogger } from './log.js';
 import type { Sandbox } from './sandbox/server.js';
+import { loadTemplates, templatesStatus } from './templates/load.js';
 import { createServer } from './server.js';
 import { VERSION } from './version.js';
 
@@ -45,6 +46,7 @@ function parse(argv: string[]) {
         'confirm-send': { type: 'string' },
         'timeout-ms': { type: 'string' },
         'log-level': { type: 'string' },
+        templates: { type: 'string' },
         sandbox: { type: 'boolean' },
         port: { type: 'string' },
         clients: { type: 'string' },
@@ -92,6 +94,9 @@ async function check(config: Config): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`docreq-mcp ${VERSION} check`);
   for (const problem of config.problems) out(`✗ ${problem}`);
+  // Templates are reported whatever else is wrong: a bad file disables only templates, never sending.
+  const templates = loadTemplates(config.templatesFile);
+  out(`${templates.problems.length ? '✗' : '✓'} ${templatesStatus(templates)}`);
   if (!config.api) {
     out('Fix the above, or try docreq-mcp --sandbox to run without an account.');
     return 1;
@@ -103,7 +108,7 @@ async function check(config: Config): Promise<number> {
     const clients = await api.listClients();
     out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
     out(config.readOnly ? '✓ read-only: create_request is not offered' : `✓ create_request is offered; confirmation before sending: ${config.confirmSend}`);
-    return config.problems.length ? 1 : 0;
+    return config.problems.length || templates.problems.length ? 1 : 0;
   } catch (error) {
     out(`✗ ${(error as Error).message}`);
     return 1;
@@ -125,6 +130,7 @@ async function main(): Promise<void> {
     confirmSend: values['confirm-send'],
     timeoutMs: values['timeout-ms'],
     logLevel: values['log-level'],
+    templatesFile: values.templates,
   };
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
 

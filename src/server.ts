@@ -13,18 +13,22 @@ import { DocReqApi, type ApiClientOptions } from './api/client.js';
 import { ApiError } from './api/errors.js';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
+import { registerTemplatesAndPrompts } from './mcp/catalog-extras.js';
+import { templateCatalog } from './templates/load.js';
 import { createRequest } from './tools/create-request.js';
 import { ConfigurationError, UserInputError, type Confirmation, type ToolContext, type ToolDefinition } from './tools/define.js';
 import { listClients } from './tools/list-clients.js';
 import { listRequests } from './tools/list-requests.js';
+import { listTemplates } from './tools/list-templates.js';
 import { localToday } from './tools/request-facts.js';
 import { VERSION } from './version.js';
 
-export const TOOLS: ToolDefinition[] = [listClients, listRequests, createRequest];
+export const TOOLS: ToolDefinition[] = [listClients, listRequests, createRequest, listTemplates];
 
 export const INSTRUCTIONS = `docreq-mcp works with the firm's Document Request Service.
 - list_clients finds clients (search by name or e-mail) and gives their ids.
 - list_requests answers questions about requests: exact counts, overdue, due soon, by status, per client.
+- list_templates gives the firm's checklist templates (built-in and the firm's own) and, by name, their items for create_request.
 - create_request SENDS an e-mail to a real client. Always: find the client's id, call create_request with dryRun: true, show the person the preview, and send (dryRun: false) only after they agree. Never retry a failed send without checking list_requests.
 Counts in every result are exact over all records; lists are paged (limit/offset, nextOffset).`;
 
@@ -151,7 +155,7 @@ export function createServer(config: Config, options: ServerOptions = {}): McpSe
   const today = options.today ?? (() => localToday());
   const mcp = new McpServer(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS },
   );
   const server = mcp.server;
   const api = config.api ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, logger, ...options.api }) : undefined;
@@ -185,6 +189,7 @@ export function createServer(config: Config, options: ServerOptions = {}): McpSe
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
+  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && ((signal) => api.listClients({ maxAgeMs: 30_000, signal })), today, readOnly: config.readOnly, logger });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = offered.find((t) => t.name === request.params.name);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
 import { expandTemplate } from '../src/templates/expand.js';
 import { loadTemplates, parseTemplatesFile } from '../src/templates/load.js';
@@ -162,6 +163,24 @@ describe('a templates file that cannot be used', () => {
     expect(bad.out).toContain("✗ templates: 6 built-in only; the firm's file is not used until fixed:");
     expect(bad.out).toContain(`${badFile}, line 2: templates[0].name must not be empty`);
     expect(bad.code).toBe(1);
+  });
+});
+
+describe('the templates setting', () => {
+  it('DOCREQ_TEMPLATES_FILE names the file, --templates wins, and unset means built-ins only', () => {
+    expect(loadConfig({}, { DOCREQ_TEMPLATES_FILE: '/firm/t.yaml' }).templatesFile).toBe('/firm/t.yaml');
+    expect(loadConfig({ templatesFile: '/flag/t.yaml' }, { DOCREQ_TEMPLATES_FILE: '/firm/t.yaml' }).templatesFile).toBe('/flag/t.yaml');
+    expect(loadConfig({}, {}).templatesFile).toBeUndefined();
+    expect(loadTemplates(undefined)).toMatchObject({ builtIn: 6, fromFile: 0, problems: [], templates: BUILTIN_TEMPLATES });
+  });
+
+  it('is read once when the server starts: editing the file does not change a running server', async () => {
+    const path = templatesFile('templates:\n  - { name: first, title: First, items: [{ name: A }] }\n');
+    const mcp = await server({ DOCREQ_TEMPLATES_FILE: path });
+    writeFileSync(path, 'templates: [');
+    const out = structured<ListOut>(await mcp.call('list_templates'));
+    expect(out.problems).toEqual([]);
+    expect(out.templates.map((t) => t.name)).toContain('first');
   });
 });
 

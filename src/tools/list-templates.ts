@@ -3,7 +3,7 @@ import type { Template } from '../templates/builtin.js';
 import { findTemplate, templateCatalog, type TemplateCatalog } from '../templates/load.js';
 import { ITEM_TYPES } from './checklist.js';
 import { defineTool, UserInputError } from './define.js';
-import { quoted } from './render.js';
+import { oneLine, quoted } from './render.js';
 
 const itemOut = z.object({ name: z.string(), required: z.boolean(), type: z.enum(ITEM_TYPES) });
 
@@ -46,7 +46,7 @@ export function templateText(t: Template): string {
     t.dueInDays !== undefined ? `due ${t.dueInDays} days after sending` : 'no due date',
   ];
   return (
-    `${t.name}${t.source === 'file' ? " (the firm's template)" : ' (built-in)'}: ${t.description}\nDefaults: ${defaults.join(', ')}.\n` +
+    `${t.name}${t.source === 'file' ? " (the firm's template)" : ' (built-in)'}: ${oneLine(t.description, 500)}\nDefaults: ${defaults.join(', ')}.\n` +
     `${t.items.length} items:\n${t.items.map((i, n) => `  ${n + 1}. ${quoted(i.name, 200)} (${i.type}, ${i.required ? 'required' : 'optional'})`).join('\n')}`
   );
 }

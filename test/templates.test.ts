@@ -108,6 +108,11 @@ describe('a templates file that cannot be used', () => {
       expect.stringMatching(/, line 2: templates\[0\]\.items is missing$/),
       expect.stringMatching(/, line 4: templates\[0\]\.itmes is not a known field/),
     ]);
+    expect(problemsOf('version: 2\ntemplates:\n  - { name: audit, title: A, items: [{ name: L, kind: file }] }\n')).toEqual([
+      expect.stringMatching(/, line 1: version is not a known field \(the file holds one field, templates\)$/),
+      expect.stringMatching(/, line 3: templates\[0\]\.items\[0\]\.kind is not a known field \(an item has name, required, type\)$/),
+    ]);
+    expect(problemsOf('templates:\n  - name: audit\n    name: audit2\n')).toEqual([expect.stringMatching(/, line 3: not valid YAML or JSON: a field is given twice$/)]);
     expect(problemsOf('templates:\n  - name: Annual Audit\n    title: Audit\n    items: [{ name: Ledger }]\n')).toEqual([expect.stringMatching(/line 2: templates\[0\]\.name must be kebab-case/)]);
     expect(problemsOf('templates:\n  - { name: audit, title: A, items: [{ name: L }] }\n  - { name: audit, title: B, items: [{ name: L }] }\n')).toEqual([
       expect.stringMatching(/line 3: templates\[1\]\.name "audit" is also the name of templates\[0\]$/),
@@ -349,6 +354,7 @@ describe('completion', () => {
     const all = await mcp.client.complete({ ref: { type: 'ref/prompt', name: 'send-checklist' }, argument: { name: 'client', value: '' } });
     expect(all.completion.values).toHaveLength(100);
     expect(all.completion.hasMore).toBe(true);
-    expect((await complete('weekly-status', 'other', 'x')).completion.values).toEqual([]);
+    expect((await complete('weekly-status', 'client', 'a')).completion.values).toEqual([]);
+    expect((await complete('chase-overdue', 'template', 'a')).completion.values).toEqual([]);
   });
 });

@@ -201,7 +201,8 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     const none = { completion: { values: [], total: 0, hasMore: false } };
     const templateNames = () => ({ completion: completeFrom(catalog.templates.map((t) => t.name), argument.value) });
     if (ref.type === 'ref/resource') return ref.uri === TEMPLATE_URI && argument.name === 'name' ? templateNames() : none;
-    if (!prompts.some((p) => p.name === ref.name)) return none;
+    const prompt = prompts.find((p) => p.name === ref.name);
+    if (!prompt?.arguments?.some((a) => a.name === argument.name)) return none;
     if (argument.name === 'template') return templateNames();
     if (argument.name !== 'client' || !deps.listClients) return none;
     try {

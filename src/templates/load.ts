@@ -12,7 +12,7 @@ import { BUILTIN_TEMPLATES, type Template } from './builtin.js';
  */
 
 const MAX_FILE_BYTES = 1024 * 1024;
-const MAX_TEMPLATES = 200;
+const MAX_TEMPLATES = 100;
 const MAX_PROBLEMS = 10;
 
 const nonEmptyText = (max: number) =>
@@ -79,6 +79,19 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
+/** What may appear where a field was not known: the file, a template, or an item. */
+function knownFields(path: Path): string {
+  const depth = path.length - (typeof path[0] === 'number' ? 0 : 1);
+  if (path.length === 0) return 'the file holds one field, templates';
+  if (depth === 1) return 'a template has name, title, description, items, correctnessMode, dueInDays';
+  return 'an item has name, required, type';
+}
+
+const YAML_ERRORS: Record<string, string> = {
+  DUPLICATE_KEY: 'a field is given twice',
+  MULTIPLE_DOCS: 'more than one YAML document (---): keep one',
+};
+
 function issueMessage(issue: z.core.$ZodIssue, data: unknown): string {
   const got = valueAt(data, issue.path);
   switch (issue.code) {
@@ -100,7 +113,7 @@ export function parseTemplatesFile(text: string, file: string): { templates: Tem
   if (doc.errors.length) {
     return {
       templates: [],
-      problems: doc.errors.slice(0, MAX_PROBLEMS).map((e) => `${file}, line ${lines.linePos(e.pos[0]).line}: not valid YAML or JSON: ${e.message.split('\n')[0]}`),
+      problems: doc.errors.slice(0, MAX_PROBLEMS).map((e) => `${file}, line ${lines.linePos(e.pos[0]).line}: not valid YAML or JSON: ${YAML_ERRORS[e.code] ?? e.message.split('\n')[0]}`),
     };
   }
   let data: unknown;
@@ -114,15 +127,18 @@ export function parseTemplatesFile(text: string, file: string): { templates: Tem
   const parsed = Array.isArray(data) ? fileIn.shape.templates.safeParse(data) : fileIn.safeParse(data);
   const problems: string[] = [];
   if (!parsed.success) {
+    const found: { line: number; text: string }[] = [];
     for (const issue of parsed.error.issues.slice(0, MAX_PROBLEMS)) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
       for (const key of keys) {
-        const line = lineOf(doc, lines, issue.path, key);
+        const line = lineOf(doc, lines, issue.path, key) ?? 0;
         const field = key === undefined ? pathText(issue.path) : pathText([...issue.path, key]);
-        const message = key === undefined ? issueMessage(issue, data) : 'is not a known field (fields: name, title, description, items, correctnessMode, dueInDays; items: name, required, type)';
-        problems.push(`${file}${line ? `, line ${line}` : ''}: ${field} ${message}`);
+        const message = key === undefined ? issueMessage(issue, data) : `is not a known field (${knownFields(issue.path)})`;
+        found.push({ line, text: `${file}${line ? `, line ${line}` : ''}: ${field} ${message}` });
       }
     }
+    // In file order, as a person fixes them.
+    problems.push(...found.sort((a, b) => a.line - b.line).map((p) => p.text));
     if (parsed.error.issues.length > MAX_PROBLEMS) problems.push(`…and ${parsed.error.issues.length - MAX_PROBLEMS} more problems in ${file}`);
     return { templates: [], problems };
   }

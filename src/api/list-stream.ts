@@ -17,6 +17,8 @@ const LONGEST_DATA_KEY = 26;
 const PENDING_LIMIT = 1024 * 1024;
 /** Inside a string, how many bytes the scanner steps through itself before asking for the next quote natively. */
 const INLINE_STRING_BYTES = 32;
+/** The largest scratch buffer kept between parses. */
+const SCRATCH_KEPT = 4 * 1024 * 1024;
 /** How deep an element of `data` may nest (the element itself is level 1; a request record needs 1). */
 export const MAX_ELEMENT_DEPTH = 64;
 
@@ -48,6 +50,28 @@ function backslashesBefore(chunk: Buffer, at: number, from: number): number {
   let k = at - 1;
   while (k >= from && chunk[k] === BACKSLASH) k--;
   return at - 1 - k;
+}
+
+/**
+ * From `i` inside a string, the index of its closing quote; n when the chunk ends inside it, n + 1
+ * when it ends right after a backslash (the next chunk's first byte is escaped). Short stretches are
+ * stepped through; a long one is crossed with the native search for a quote (a quote after an odd
+ * run of backslashes is escaped, and the runs counted are disjoint, so no byte is read twice).
+ */
+function stringEnd(chunk: Buffer, i: number, n: number): number {
+  for (;;) {
+    const stop = Math.min(n, i + INLINE_STRING_BYTES);
+    while (i < stop) {
+      const c = chunk[i]!;
+      if (c === QUOTE) return i;
+      i += c === BACKSLASH ? 2 : 1;
+    }
+    if (i >= n) return i;
+    const q = chunk.indexOf(QUOTE, i);
+    if (q < 0) return backslashesBefore(chunk, n, i) % 2 === 1 ? n + 1 : n;
+    if (backslashesBefore(chunk, q, i) % 2 === 0) return q;
+    i = q + 1;
+  }
 }
 
 /** True when `value` holds objects or arrays more than `levels` deep (a container itself is one level). */
@@ -120,6 +144,8 @@ export class ListStreamParser<T> {
   private fastWait = 0;
   /** The element in `carried` began in the chunk last scanned. */
   private carriedIsFresh = false;
+  /** Where the text to parse is put together (reused: a run is a chunk's worth of bytes). */
+  private scratch = Buffer.alloc(0);
 
   constructor(
     private readonly what: string,
@@ -240,11 +266,14 @@ export class ListStreamParser<T> {
     let length = open.length + close.length;
     for (const piece of pieces) length += piece.length;
     this.examined += length;
-    const bytes = Buffer.allocUnsafe(length);
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length));
+    const bytes = this.scratch.subarray(0, length);
     let at = bytes.write(open, 0, 'latin1');
     for (const piece of pieces) at += piece.copy(bytes, at);
     bytes.write(close, at, 'latin1');
-    return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+    const text = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+    if (this.scratch.length > SCRATCH_KEPT) this.scratch = Buffer.alloc(0); // one huge element: not kept
+    return text;
   }
 
   private scan(chunk: Buffer): void {
@@ -269,34 +298,12 @@ export class ListStreamParser<T> {
           escaped = false;
           i++;
         }
-        // Step through a short string; cross a long one with the native search for its quote.
-        let closed = false;
-        const stop = Math.min(n, i + INLINE_STRING_BYTES);
-        while (i < stop) {
-          const c = chunk[i]!;
-          if (c === QUOTE) {
-            closed = true;
-            break;
-          }
-          i += c === BACKSLASH ? 2 : 1;
-        }
-        if (i > n) {
-          escaped = true; // the chunk ended right after a backslash
+        const end = stringEnd(chunk, i, n);
+        if (end >= n) {
+          escaped = end > n;
           break;
         }
-        if (!closed && i < n) {
-          // A quote after an odd run of backslashes is escaped; the runs searched are disjoint.
-          let q = chunk.indexOf(QUOTE, i);
-          while (q >= 0 && backslashesBefore(chunk, q, i) % 2 === 1) q = chunk.indexOf(QUOTE, q + 1);
-          if (q < 0) {
-            escaped = backslashesBefore(chunk, n, i) % 2 === 1;
-            i = n;
-          } else {
-            i = q;
-            closed = true;
-          }
-        }
-        if (!closed) break;
+        i = end;
         inString = false;
         if (keyStart >= 0) {
           this.lastKeyIsData = this.isDataKey(chunk.subarray(keyStart, i + 1));

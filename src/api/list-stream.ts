@@ -96,17 +96,19 @@ function deeperThan(value: unknown, levels: number): boolean {
  * top-level "data" key included: the last one wins), except that an element nested more than
  * `maxDepth` levels deep is refused (no request record is: such an answer is not the documented list).
  *
- * Every byte costs O(1) however the body is chunked: no byte is scanned twice, an element cut by
- * chunks is kept as a list of pieces and joined once, and `examined` counts the bytes touched.
+ * Every byte costs O(1) however the body is chunked: no state is rebuilt by rescanning, an element
+ * cut by chunks is kept as a list of pieces and copied once when it ends, and each byte is passed
+ * over a bounded number of times (searched for a cut, tried by the fast path, scanned at most twice,
+ * copied and parsed once). `examined` counts those passes, so tests can check the bound.
  *
  * Fast path, inside `data`: each chunk is cut at its last "}," and the bytes from the current
  * element's start to the cut are parsed with one JSON.parse. Those bytes start at an element's
  * start, so if the cut fell inside a string or a nested value they would end in an open string or
  * open brackets and JSON.parse would refuse them: a successful parse proves the cut was between
  * elements. When it fails (a string holding "},", the end of `data`, elements that are not objects,
- * or nothing to cut for PENDING_LIMIT bytes) the exact scanner reads those bytes, once, and goes on
- * until a chunk begins between two elements, where the fast path resumes. So each byte is tried by
- * the fast path at most once and scanned exactly at most once.
+ * or nothing to cut for PENDING_LIMIT bytes) the exact scanner reads those bytes and goes on until
+ * a chunk ends between two elements or inside one begun in that chunk, where the fast path resumes
+ * (see resumeFastPath). Elements it parses are checked for depth after the parse.
  *
  * Exact scanner: tracks strings and nesting byte by byte (long strings are crossed with the
  * platform's byte search). Everything outside `data` forms a small skeleton parsed at the end, so

@@ -115,8 +115,7 @@ function deeperThan(value: unknown, levels: number): boolean {
  * malformed JSON and a wrong shape are caught exactly as JSON.parse of the whole body would catch them.
  */
 export class ListStreamParser<T> {
-  /** Bytes scanned, copied or parsed so far (every pass over a byte counts): for tests of linear work. */
-  examined = 0;
+  private passes = 0;
   private readonly maxDepth: number;
   private readonly records: T[] = [];
   private readonly skeleton: Buffer[] = [];
@@ -155,6 +154,11 @@ export class ListStreamParser<T> {
     options: ListStreamOptions = {},
   ) {
     this.maxDepth = options.maxDepth ?? MAX_ELEMENT_DEPTH;
+  }
+
+  /** Bytes scanned, copied or parsed so far (every pass over a byte counts): for tests of linear work. */
+  get examined(): number {
+    return this.passes;
   }
 
   write(chunk: Buffer): void {
@@ -206,7 +210,7 @@ export class ListStreamParser<T> {
   }
 
   private writeFast(chunk: Buffer): void {
-    this.examined += chunk.length;
+    this.passes += chunk.length;
     const cut = lastObjectBoundary(chunk);
     if (cut >= 0) {
       const head = chunk.subarray(0, cut);
@@ -267,7 +271,7 @@ export class ListStreamParser<T> {
   private decode(pieces: Buffer[], open: string, close: string): string {
     let length = open.length + close.length;
     for (const piece of pieces) length += piece.length;
-    this.examined += length;
+    this.passes += length;
     if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length));
     const bytes = this.scratch.subarray(0, length);
     let at = bytes.write(open, 0, 'latin1');
@@ -280,7 +284,7 @@ export class ListStreamParser<T> {
 
   private scan(chunk: Buffer): void {
     if (chunk.length === 0) return;
-    this.examined += chunk.length;
+    this.passes += chunk.length;
     // The state lives in locals during the loop and is saved after.
     let { depth, inString, escaped, afterColon, inData, topIsObject } = this;
     const limit = this.maxDepth + 2;

@@ -2,10 +2,12 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { DocReqApi } from './api/client.js';
-import { loadConfig, SETTINGS, type Config, type FlagValues } from './config.js';
+import { loadConfig, SETTINGS, settingFlagOptions, settingsFromFlags, type Config } from './config.js';
 import { createLogger } from './log.js';
-import type { Sandbox } from './sandbox/server.js';
-import { createServer } from './server.js';
+import type { Sandbox } from './sandbox/service.js';
+import { explain } from './mcp/results.js';
+import { createServer } from './mcp/server.js';
+import { loadTemplates, templatesStatus } from './templates/load.js';
 import { VERSION } from './version.js';
 
 const HELP = `docreq-mcp ${VERSION}: an MCP server for a firm's Document Request Service.
@@ -40,11 +42,7 @@ function parse(argv: string[]) {
       args: argv,
       allowPositionals: true,
       options: {
-        'base-url': { type: 'string' },
-        'read-only': { type: 'boolean' },
-        'confirm-send': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'log-level': { type: 'string' },
+        ...settingFlagOptions(),
         sandbox: { type: 'boolean' },
         port: { type: 'string' },
         clients: { type: 'string' },
@@ -92,6 +90,9 @@ async function check(config: Config): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`docreq-mcp ${VERSION} check`);
   for (const problem of config.problems) out(`✗ ${problem}`);
+  // Templates are reported whatever else is wrong: a bad file disables only templates, never sending.
+  const templates = loadTemplates(config.templatesFile);
+  out(`${templates.problems.length ? '✗' : '✓'} ${templatesStatus(templates)}`);
   if (!config.api) {
     out('Fix the above, or try docreq-mcp --sandbox to run without an account.');
     return 1;
@@ -103,9 +104,9 @@ async function check(config: Config): Promise<number> {
     const clients = await api.listClients();
     out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
     out(config.readOnly ? '✓ read-only: create_request is not offered' : `✓ create_request is offered; confirmation before sending: ${config.confirmSend}`);
-    return config.problems.length ? 1 : 0;
+    return config.problems.length || templates.problems.length ? 1 : 0;
   } catch (error) {
-    out(`✗ ${(error as Error).message}`);
+    out(`✗ ${explain(error) ?? (error as Error).message}`);
     return 1;
   } finally {
     await api.close();
@@ -119,17 +120,11 @@ async function main(): Promise<void> {
   const command = positionals[0];
   if (positionals.length > 1 || (command && command !== 'sandbox' && command !== 'check')) fail(`unknown command "${positionals.join(' ')}".`);
 
-  const flags: FlagValues = {
-    baseUrl: values['base-url'],
-    readOnly: values['read-only'],
-    confirmSend: values['confirm-send'],
-    timeoutMs: values['timeout-ms'],
-    logLevel: values['log-level'],
-  };
+  const flags = settingsFromFlags(values);
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
 
   // The sandbox is loaded only when asked for.
-  const startSandbox = async (options: Parameters<typeof import('./sandbox/server.js').startSandbox>[0]) => (await import('./sandbox/server.js')).startSandbox(options);
+  const startSandbox = async (options: Parameters<typeof import('./sandbox/service.js').startSandbox>[0]) => (await import('./sandbox/service.js')).startSandbox(options);
   if (command === 'sandbox') {
     const sandbox = await startSandbox({ port: count(values.port, 'port'), ...seed });
     const firm = sandbox.demoFirm;
@@ -153,7 +148,7 @@ async function main(): Promise<void> {
     const sandbox = await startSandbox(seed);
     const config = loadConfig(flags, { ...process.env, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
     process.stderr.write(`docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n`);
-    return serveStdio({ ...config, api: config.api }, sandbox);
+    return serveStdio(config, sandbox);
   }
   return serveStdio(loadConfig(flags));
 }

@@ -14,11 +14,13 @@ export interface Config {
   confirmSend: 'auto' | 'always' | 'never';
   timeoutMs: number;
   logLevel: LogLevel;
+  /** The firm's templates file (DOCREQ_TEMPLATES_FILE); read once at start by templates/load.ts. */
+  templatesFile: string | undefined;
   /** Each one names the variable to set and how; empty when the configuration is usable. */
   problems: string[];
 }
 
-export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const booleanText = z
@@ -82,14 +84,41 @@ export const SETTINGS = {
     schema: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
     help: 'error, warn, info, debug; logs go to stderr and MCP logging, never stdout',
   },
+  templatesFile: {
+    env: 'DOCREQ_TEMPLATES_FILE',
+    flag: '--templates',
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "the firm's own checklist templates, YAML or JSON (added to the built-ins)",
+  },
 } as const;
 
-export type SettingName = keyof typeof SETTINGS;
+type SettingName = keyof typeof SETTINGS;
 export type FlagValues = Partial<Record<SettingName, string | boolean | undefined>>;
+
+type FlagOption = { type: 'string' } | { type: 'boolean' };
+
+/** `parseArgs` options for every setting with a flag; a setting read as a boolean takes a bare flag. */
+export function settingFlagOptions(): Record<string, FlagOption> {
+  const options: Record<string, FlagOption> = {};
+  for (const setting of Object.values(SETTINGS)) {
+    if (setting.flag) options[setting.flag.slice(2)] = { type: setting.schema === booleanText ? 'boolean' : 'string' };
+  }
+  return options;
+}
+
+/** The settings given as flags, from what `parseArgs` read with `settingFlagOptions()`. */
+export function settingsFromFlags(values: Record<string, string | boolean | undefined>): FlagValues {
+  const flags: FlagValues = {};
+  for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, (typeof SETTINGS)[SettingName]][]) {
+    if (setting.flag) flags[name] = values[setting.flag.slice(2)];
+  }
+  return flags;
+}
 
 const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1']);
 
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
   if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost')) return true;
   return isIP(host) === 4 && host.startsWith('127.');
@@ -155,6 +184,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   const confirmSend = read('confirmSend', 'auto');
   const timeoutMs = read('timeoutMs', 30_000);
   const logLevel = read('logLevel', 'info');
+  const templatesFile = read('templatesFile', undefined);
 
   let apiKey = read('apiKey', undefined);
   const keyFile = read('apiKeyFile', undefined);
@@ -186,6 +216,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     confirmSend,
     timeoutMs,
     logLevel,
+    templatesFile,
     problems,
   };
 }

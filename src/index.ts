@@ -1,9 +1,10 @@
-export { createServer, TOOLS, INSTRUCTIONS, type ServerOptions } from './server.js';
+export { createServer, type ServerOptions } from './mcp/server.js';
+export { TOOLS, INSTRUCTIONS } from './tools/index.js';
 export { loadConfig, SETTINGS, type Config, type FlagValues } from './config.js';
-export { DocReqApi, type ApiClientOptions, type CreatePayload } from './api/client.js';
+export { DocReqApi, type ApiClientOptions } from './api/client.js';
 export * from './api/errors.js';
-export type { Client, RequestRecord } from './api/records.js';
-export { Sandbox, startSandbox, type Fault, type SandboxOptions } from './sandbox/server.js';
+export type { Client, CreatePayload, RequestRecord } from './api/records.js';
+export { Sandbox, startSandbox, type Fault, type SandboxOptions } from './sandbox/service.js';
 export { SANDBOX_KEYS } from './sandbox/seed.js';
 export { createLogger, type Logger } from './log.js';
 export { VERSION } from './version.js';

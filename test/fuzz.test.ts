@@ -1,17 +1,14 @@
 import fc from 'fast-check';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { decodeArguments, TOOLS } from '../src/server.js';
-import { ALL_KEYS, connect, isoToday, sandbox } from './helpers.js';
+import { decodeArguments } from '../src/mcp/arguments.js';
+import { TOOLS } from '../src/tools/index.js';
+import { addDays, ALL_KEYS, AROUND_TODAY, connect, sandbox, TODAY } from './helpers.js';
 
-const sb = await sandbox();
+const sb = await sandbox(AROUND_TODAY);
 sb.demoFirm.monthlyRequestLimit = 1e9;
-const mcp = await connect(sb, { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+const mcp = await connect(sb, { env: { DOCREQ_CONFIRM_SEND: 'never' }, today: TODAY });
 afterAll(() => mcp.close());
-beforeEach(() => {
-  sb.clearFaults();
-  sb.calls.length = 0;
-});
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 700);
 const tool = (name: string) => TOOLS.find((t) => t.name === name)!;
@@ -104,7 +101,7 @@ describe('fuzzing tool input', () => {
       fc.asyncProperty(validArgs, async (v) => {
         sb.calls.length = 0;
         const title = `${v.title.trim()} #${++n}`;
-        const dueDate = v.dueInDays === undefined ? undefined : new Date(Date.parse(`${isoToday()}T00:00:00Z`) + v.dueInDays * 86_400_000).toISOString().slice(0, 10);
+        const dueDate = v.dueInDays === undefined ? undefined : addDays(TODAY, v.dueInDays);
         const args = {
           client: v.by === 'id' ? v.who.id : v.by === 'email' ? v.who.email : v.who.displayName,
           title,

@@ -1,13 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll } from 'vitest';
+import { afterAll, beforeEach } from 'vitest';
 import type { ApiClientOptions } from '../src/api/client.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/service.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { createServer } from '../src/server.js';
+import { createServer, type ServerOptions } from '../src/mcp/server.js';
 
 /** Everything any test captured (logs, results, errors): scanned for the key at the end. */
 export const captured: string[] = [];
@@ -15,8 +15,34 @@ export const ALL_KEYS = Object.values(SANDBOX_KEYS);
 
 export const FAST_API: Partial<ApiClientOptions> = { retryBaseDelayMs: 5 };
 
+/** A fixed day for tests that judge dates, so they read the same on any day they run. */
+export const TODAY = '2026-03-16';
+/** Sandbox data laid out around TODAY. */
+export const AROUND_TODAY = { now: new Date(`${TODAY}T12:00:00Z`) };
+
+/** `day` plus `days`, both YYYY-MM-DD (UTC calendar arithmetic). */
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The contract's closing statuses (§3.2), written here independently of the code under test. */
+export const CLOSING_STATUSES = ['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived'];
+
+/** Open per the contract: not in a closing status (any case) and not every checklist item complete. */
+export function isOpen(r: { status: string; completedItems: number; totalItems: number }): boolean {
+  return !CLOSING_STATUSES.includes(r.status.toLowerCase()) && !(r.totalItems > 0 && r.completedItems >= r.totalItems);
+}
+
+/** Forgets injected faults and logged calls, so each test sees only its own. */
+export function resetSandbox(sb: Sandbox): void {
+  sb.clearFaults();
+  sb.calls.length = 0;
+}
+
+/** A sandbox for this test file: reset before each test, closed after the file. */
 export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const sb = await startSandbox(options);
+  beforeEach(() => resetSandbox(sb));
   afterAll(() => sb.close());
   return sb;
 }
@@ -32,7 +58,10 @@ export interface ConnectOptions {
   env?: Record<string, string | undefined>;
   key?: string;
   api?: Partial<ApiClientOptions>;
+  /** The day the server judges dates on (default: this machine's day). */
   today?: string;
+  /** @internal Extra tools, e.g. one that breaks its own output schema. */
+  extraTools?: ServerOptions['extraTools'];
   /** Answer elicitation requests with this (absent: the client does not support elicitation). */
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
 }
@@ -50,7 +79,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     logs.push(line);
     captured.push(line);
   });
-  const server = createServer(config, { logger, api: { ...FAST_API, ...options.api }, today: options.today ? () => options.today! : undefined });
+  const server = createServer(config, { logger, api: { ...FAST_API, ...options.api }, clock: options.today ? () => options.today! : undefined, extraTools: options.extraTools });
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   if (options.elicit) {
     const answer = options.elicit;
@@ -78,13 +107,17 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
   };
 }
 
+/** The usual test file's set-up: a sandbox laid out around TODAY, and a client whose server judges dates on TODAY. */
+export async function sandboxAndClient(options: ConnectOptions = {}) {
+  const sb = await sandbox(AROUND_TODAY);
+  const mcp = await connect(sb, { today: TODAY, ...options });
+  afterAll(() => mcp.close());
+  /** Calls the sandbox received since the test began. */
+  const upstream = () => sb.calls.length;
+  return { sb, firm: sb.demoFirm, mcp, upstream };
+}
+
 export function structured<T = Record<string, unknown>>(result: CallToolResult): T {
   if (result.isError) throw new Error(`expected success, got error: ${JSON.stringify(result.content)}`);
   return result.structuredContent as T;
-}
-
-export function isoToday(): string {
-  const d = new Date();
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }

@@ -13,7 +13,7 @@ import {
   errorFromStatus,
 } from './errors.js';
 import { ListStreamParser } from './list-stream.js';
-import { createdRecord, toClient, toRequest, type Client, type RequestRecord } from './records.js';
+import { createdRecord, toClient, toRequest, type Client, type CreatePayload, type RequestRecord } from './records.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -24,18 +24,9 @@ export interface ApiClientOptions {
   maxRetries?: number;
   retryBaseDelayMs?: number;
   maxRetryAfterMs?: number;
-  /** How long the client list is reused for resolving a client by name. */
+  /** How long the client list may be reused when a caller allows it (resolving a client by name). */
   clientsCacheMs?: number;
   logger?: Logger;
-}
-
-/** The create body, with the field names contract section 4 decides. */
-export interface CreatePayload {
-  clientId: string;
-  title: string;
-  dueDate?: string;
-  items: { name: string; required: boolean; type: string }[];
-  correctnessMode?: string;
 }
 
 export interface CreateOutcome {
@@ -64,6 +55,16 @@ interface RawAnswer<T = never> {
   records?: T[];
 }
 
+interface Exchange<T> {
+  method: 'GET' | 'POST';
+  path: string;
+  budgetMs: number;
+  signal?: AbortSignal | undefined;
+  body?: string;
+  /** For a list: its successful body streams into records instead of being read whole. */
+  listParser?: () => ListStreamParser<T>;
+}
+
 function header(headers: RawAnswer['headers'], name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -80,7 +81,7 @@ function errorCode(error: unknown): string {
 }
 
 /** Retry-After in milliseconds (seconds or an HTTP date), or undefined. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.round(Number(value) * 1000);
   const at = Date.parse(value);
@@ -134,9 +135,10 @@ export class DocReqApi {
     this.clientsCache = undefined;
   }
 
-  async listClients(options: { maxAgeMs?: number; signal?: AbortSignal } = {}): Promise<Client[]> {
+  /** `reuse`: a list fetched within `clientsCacheMs` (and before any send) will do. */
+  async listClients(options: { reuse?: boolean; signal?: AbortSignal } = {}): Promise<Client[]> {
     const cached = this.clientsCache;
-    if (cached && options.maxAgeMs !== undefined && Date.now() - cached.at <= Math.min(options.maxAgeMs, this.options.clientsCacheMs)) {
+    if (cached && options.reuse && Date.now() - cached.at <= this.options.clientsCacheMs) {
       return cached.clients;
     }
     const generation = this.generation;
@@ -155,10 +157,10 @@ export class DocReqApi {
     const started = Date.now();
     let answer: RawAnswer;
     try {
-      answer = await this.once('POST', '/api/v1/requests', this.options.timeoutMs, signal, JSON.stringify(payload));
+      answer = await this.exchange({ method: 'POST', path: '/api/v1/requests', budgetMs: this.options.timeoutMs, signal, body: JSON.stringify(payload) });
     } catch (error) {
       if (error instanceof BadResponseError && error.status !== undefined && error.status >= 200 && error.status <= 299) {
-        return { record: null, status: error.status, warnings: [`Sent, but the service's answer was unreadable (${error.message}); list_requests shows the created request.`] };
+        return { record: null, status: error.status, warnings: [`Sent, but the service's answer was unreadable (${error.message}).`] };
       }
       throw this.postFailure(error);
     } finally {
@@ -167,20 +169,20 @@ export class DocReqApi {
     this.logger.debug(`POST /api/v1/requests → ${answer.status} in ${Date.now() - started} ms`);
     if (answer.status < 200 || answer.status > 299) throw this.statusError(answer);
     if (answer.bytes.length === 0) {
-      return { record: null, status: answer.status, warnings: [`The service answered ${answer.status} with an empty body, so the new request's id is not known yet; list_requests shows it.`] };
+      return { record: null, status: answer.status, warnings: [`The service answered ${answer.status} with an empty body, so the new request's id is not known yet.`] };
     }
     let record: Record<string, unknown> | null;
     try {
       record = createdRecord(JSON.parse(answer.bytes.toString('utf8')));
     } catch {
-      return { record: null, status: answer.status, warnings: [`The service answered ${answer.status} (sent) with a body that is not JSON; list_requests shows the created request.`] };
+      return { record: null, status: answer.status, warnings: [`The service answered ${answer.status} (sent) with a body that is not JSON.`] };
     }
-    return { record, status: answer.status, warnings: record ? [] : ['The service answered without a record of the created request; list_requests shows it.'] };
+    return { record, status: answer.status, warnings: record ? [] : ['The service answered without a record of the created request.'] };
   }
 
-  /** Says whether a failed POST can have reached the service; never suggests sending again blindly. */
+  /** Says whether a failed POST can have reached the service (`outcomeUnknown`). */
   private postFailure(error: unknown): ApiError {
-    const mayHaveBeenSent = ' The request may have been sent: check with list_requests before sending again.';
+    const mayHaveBeenSent = ' The request may have been sent.';
     if (error instanceof TimedOutError) return new TimedOutError(`${error.message}${mayHaveBeenSent}`, { outcomeUnknown: true });
     if (error instanceof CancelledError) return new CancelledError(`${error.message}${mayHaveBeenSent}`, { outcomeUnknown: true });
     if (error instanceof UnreachableError) {
@@ -218,7 +220,7 @@ export class DocReqApi {
       let failure: ApiError;
       try {
         const started = Date.now();
-        const answer = await this.once('GET', path, remaining, undefined, undefined, () => new ListStreamParser(what, toRecord));
+        const answer = await this.exchange({ method: 'GET', path, budgetMs: remaining, listParser: () => new ListStreamParser(what, toRecord) });
         this.logger.debug(`GET ${path} → ${answer.status} in ${Date.now() - started} ms (attempt ${attempt + 1})`);
         if (answer.records) return answer.records;
         failure = this.statusError(answer);
@@ -256,14 +258,7 @@ export class DocReqApi {
   }
 
   /** One HTTP exchange, bounded by `budgetMs` from connecting to the last byte, body size capped. */
-  private async once<T = never>(
-    method: 'GET' | 'POST',
-    path: string,
-    budgetMs: number,
-    signal: AbortSignal | undefined,
-    body?: string,
-    listParser?: () => ListStreamParser<T>,
-  ): Promise<RawAnswer<T>> {
+  private async exchange<T = never>({ method, path, budgetMs, signal, body, listParser }: Exchange<T>): Promise<RawAnswer<T>> {
     const isPost = method === 'POST';
     if (budgetMs <= 0) throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`);
     const timeout = AbortSignal.timeout(budgetMs);

@@ -5,17 +5,6 @@ export interface FieldDetail {
   message: string;
 }
 
-export type ApiErrorKind =
-  | 'key_rejected'
-  | 'plan_limit'
-  | 'input_refused'
-  | 'rate_limited'
-  | 'service_failed'
-  | 'unreachable'
-  | 'timed_out'
-  | 'bad_response'
-  | 'cancelled';
-
 export interface ApiErrorInit {
   status?: number | undefined;
   code?: string | undefined;
@@ -26,7 +15,6 @@ export interface ApiErrorInit {
 }
 
 export abstract class ApiError extends Error {
-  abstract readonly kind: ApiErrorKind;
   readonly status: number | undefined;
   readonly code: string | undefined;
   readonly details: FieldDetail[];
@@ -45,39 +33,21 @@ export abstract class ApiError extends Error {
 }
 
 /** 401: the key is missing, malformed, unknown or revoked. */
-export class KeyRejectedError extends ApiError {
-  readonly kind = 'key_rejected';
-}
+export class KeyRejectedError extends ApiError {}
 /** The firm's plan (active requests, monthly billing) does not allow this. */
-export class PlanLimitError extends ApiError {
-  readonly kind = 'plan_limit';
-}
+export class PlanLimitError extends ApiError {}
 /** Any other 4xx: the service refused what we sent. */
-export class InputRefusedError extends ApiError {
-  readonly kind = 'input_refused';
-}
-export class RateLimitedError extends ApiError {
-  readonly kind = 'rate_limited';
-}
+export class InputRefusedError extends ApiError {}
+export class RateLimitedError extends ApiError {}
 /** 5xx. */
-export class ServiceFailedError extends ApiError {
-  readonly kind = 'service_failed';
-}
+export class ServiceFailedError extends ApiError {}
 /** No answer: refused, reset, DNS. */
-export class UnreachableError extends ApiError {
-  readonly kind = 'unreachable';
-}
-export class TimedOutError extends ApiError {
-  readonly kind = 'timed_out';
-}
+export class UnreachableError extends ApiError {}
+export class TimedOutError extends ApiError {}
 /** An answer we cannot use: not JSON, the wrong shape, or over the size cap. */
-export class BadResponseError extends ApiError {
-  readonly kind = 'bad_response';
-}
+export class BadResponseError extends ApiError {}
 /** The caller (e.g. the MCP client) cancelled the call. */
-export class CancelledError extends ApiError {
-  readonly kind = 'cancelled';
-}
+export class CancelledError extends ApiError {}
 
 const LIMIT_WORDS = /limit|plan|billing|quota|subscription|upgrade/i;
 
@@ -116,7 +86,7 @@ function readDetails(value: unknown): FieldDetail[] {
 }
 
 /** Reads the error body shapes the contract names; anything else yields no message. */
-export function readErrorBody(body: unknown): ErrorBodyReading {
+function readErrorBody(body: unknown): ErrorBodyReading {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { details: [] };
   const b = body as Record<string, unknown>;
   if (typeof b.error === 'string') return { message: b.error, code: text(b.code), details: readDetails(b.details) };
@@ -164,25 +134,24 @@ export function errorFromStatus(
 
   if (status === 401) {
     return new KeyRejectedError(
-      `The service rejected the API key (401: missing, malformed, unknown or revoked). Check DOCREQ_API_KEY.${serviceSaid}`,
+      `The service rejected the API key (401: missing, malformed, unknown or revoked).${serviceSaid}`,
       init,
     );
   }
   if ([402, 403, 409, 429].includes(status) && LIMIT_WORDS.test(`${reading.message ?? ''} ${reading.code ?? ''}`)) {
     return new PlanLimitError(
-      `The firm's plan limit stops this (${status}).${serviceSaid} What the firm can do: complete or archive open requests, wait for the next billing period, or upgrade the plan in the dashboard.`,
+      `The firm's plan limit stops this (${status}).${serviceSaid}`,
       init,
     );
   }
   if (status === 429) {
-    const wait = retryAfterMs !== undefined ? ` Try again in ${Math.ceil(retryAfterMs / 1000)} s.` : ' Try again shortly.';
-    return new RateLimitedError(`The service is rate limiting calls (429).${serviceSaid}${wait}`, init);
+    return new RateLimitedError(`The service is rate limiting calls (429).${serviceSaid}`, init);
   }
   if (status >= 400 && status < 500) {
     return new InputRefusedError(`The service refused the input (${status}).${serviceSaid}${describeDetails(reading.details)}`, init);
   }
   if (status >= 500) {
-    return new ServiceFailedError(`The service failed (${status}).${serviceSaid} Try again later.`, init);
+    return new ServiceFailedError(`The service failed (${status}).${serviceSaid}`, init);
   }
   return new BadResponseError(`The service answered with an unexpected status ${status}.${serviceSaid}`, init);
 }

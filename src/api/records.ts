@@ -1,27 +1,41 @@
+import { z } from 'zod';
 import { BadResponseError } from './errors.js';
 
 /**
- * Records as the server hands them on. Parsing is lenient: unknown fields are dropped, a field of an
- * unexpected type is kept in a readable form (numbers and booleans as text, objects as compact
- * JSON), a missing field becomes null, and no record is ever dropped.
+ * Records as the server hands them on, each shape defined once as a zod schema (tools reuse them in
+ * their output schemas) with its type inferred. Parsing is lenient: unknown fields are dropped, a
+ * field of an unexpected type is kept in a readable form (numbers and booleans as text, objects as
+ * compact JSON), a missing field becomes null, and no record is ever dropped.
  */
-export interface Client {
-  id: string | null;
-  displayName: string | null;
-  email: string | null;
-  status: string | null;
-}
+export const clientRecord = z.object({
+  id: z.string().nullable(),
+  displayName: z.string().nullable(),
+  email: z.string().nullable(),
+  status: z.string().nullable(),
+});
+export type Client = z.infer<typeof clientRecord>;
 
-export interface RequestRecord {
-  id: string | null;
-  title: string | null;
-  status: string | null;
-  dueDate: string | null;
-  createdAt: string | null;
-  clientName: string | null;
-  totalItems: number | null;
-  completedItems: number | null;
-}
+export const requestRecord = z.object({
+  id: z.string().nullable(),
+  title: z.string().nullable(),
+  status: z.string().nullable(),
+  clientName: z.string().nullable(),
+  dueDate: z.string().nullable(),
+  createdAt: z.string().nullable(),
+  totalItems: z.number().nullable(),
+  completedItems: z.number().nullable(),
+});
+export type RequestRecord = z.infer<typeof requestRecord>;
+
+/** The create body, with the field names contract section 4 decides. */
+export const createPayload = z.object({
+  clientId: z.string(),
+  title: z.string(),
+  dueDate: z.string().optional(),
+  items: z.array(z.object({ name: z.string(), required: z.boolean(), type: z.string() })),
+  correctnessMode: z.string().optional(),
+});
+export type CreatePayload = z.infer<typeof createPayload>;
 
 const MAX_FIELD = 2_000;
 

@@ -225,6 +225,46 @@ function makeRequests(rand: () => number, clients: SandboxClient[], count: numbe
   return requests;
 }
 
+const OVERLAPPING: [name: string, email: string, index: number][] = [
+  ['Tomasz Haddad', 'tomasz.haddad@mail.example', 13],
+  ['Tomasz Haddad B.', 'tomasz.haddad.b2@mail.example', 23],
+];
+const SHARED_NAME_INDEXES = new Set([9, 10]);
+
+/** Makes sure the overlapping names exist (the default seed has them already; other sizes get them here). No randomness used. */
+function overlappingNames(clients: SandboxClient[]): void {
+  if (clients.length <= 24) return;
+  const names = new Set(OVERLAPPING.map(([name]) => name));
+  const taken = new Set(SHARED_NAME_INDEXES);
+  clients.forEach((c, i) => names.has(c.displayName) && taken.add(i));
+  for (const [name, email, index] of OVERLAPPING) {
+    if (clients.some((c) => c.displayName === name)) continue;
+    let i = index;
+    while (taken.has(i)) i++;
+    taken.add(i);
+    clients[i] = { ...clients[i]!, displayName: name, email, status: 'active' };
+  }
+}
+
+/** Gives each named client at least `min` requests, taken deterministically from clients that have more than `min`. */
+function giveRequests(clients: SandboxClient[], requests: SandboxRequest[], names: string[], min: number): void {
+  const counts = new Map<string, number>();
+  for (const r of requests) counts.set(r.clientId, (counts.get(r.clientId) ?? 0) + 1);
+  for (const name of names) {
+    const client = clients.find((c) => c.displayName === name);
+    if (!client) continue;
+    for (const r of requests) {
+      if ((counts.get(client.id) ?? 0) >= min) break;
+      const from = clients.find((c) => c.id === r.clientId);
+      if (!from || names.includes(from.displayName) || from.displayName === 'Sam Taylor' || (counts.get(r.clientId) ?? 0) <= min) continue;
+      counts.set(r.clientId, counts.get(r.clientId)! - 1);
+      counts.set(client.id, (counts.get(client.id) ?? 0) + 1);
+      r.clientId = client.id;
+      r.clientName = client.displayName;
+    }
+  }
+}
+
 export function seedFirms(options: SeedOptions = {}): Map<string, SandboxFirm> {
   const rand = prng(options.seed ?? 20261122);
   const now = (options.now ?? new Date()).getTime();
@@ -234,6 +274,11 @@ export function seedFirms(options: SeedOptions = {}): Map<string, SandboxFirm> {
     demoClients[9] = { ...demoClients[9]!, displayName: 'Sam Taylor', email: 'sam.taylor@mail.example' };
     demoClients[10] = { ...demoClients[10]!, displayName: 'Sam Taylor', email: 'samuel.taylor@work.example', status: 'active' };
   }
+  // Two different clients whose names overlap ("Tomasz Haddad" is contained in "Tomasz Haddad B."),
+  // so a search by the shorter name must prefer the exact match and say so.
+  overlappingNames(demoClients);
+  const demoRequests = makeRequests(rand, demoClients, options.requests ?? 90, now);
+  giveRequests(demoClients, demoRequests, OVERLAPPING.map(([name]) => name), 2);
   const demo: SandboxFirm = {
     id: 'firm_maple_finch',
     name: 'Maple & Finch Accounting',
@@ -242,7 +287,7 @@ export function seedFirms(options: SeedOptions = {}): Map<string, SandboxFirm> {
     monthlyRequestLimit: 500,
     createdThisMonth: 12,
     clients: demoClients,
-    requests: makeRequests(rand, demoClients, options.requests ?? 90, now),
+    requests: demoRequests,
   };
   const harborClients = makeClients(rand, 6, 'harborlegal.example');
   const harborRequests = makeRequests(rand, harborClients, 5, now).map((r) => ({ ...r, status: 'sent', completedItems: 0 }));

@@ -1,35 +1,15 @@
 import { z } from 'zod';
-import type { CreatePayload } from '../api/client.js';
-import { toRequest, type Client } from '../api/records.js';
-import { defineTool, UserInputError, type ToolContext } from './define.js';
+import { clientRecord, createPayload, toRequest, type Client, type CreatePayload } from '../api/records.js';
+import { UserInputError } from '../errors.js';
+import { CORRECTNESS_MODES as MODES, itemIn } from './checklist.js';
+import { defineTool, type ToolContext } from './define.js';
 import { clientLine } from './list-clients.js';
 import { dayText, fold, oneLine, quoted } from './render.js';
 import { isOpen } from './request-facts.js';
-import { clientOut, isoDate } from './schemas.js';
-
-const ITEM_TYPES = ['file', 'text', 'date', 'number', 'boolean'] as const;
-const MODES = ['off', 'advisory', 'soft', 'hard'] as const;
-
-const itemIn = z.strictObject({
-  name: z
-    .string()
-    .refine((s) => s.trim().length > 0, 'must not be empty')
-    .refine((s) => s.trim().length <= 200, 'must be at most 200 characters')
-    .describe('What the client must provide, e.g. "2025 W-2 forms".'),
-  required: z.boolean().optional().describe('Whether the item must be provided (default true).'),
-  type: z.enum(ITEM_TYPES).optional().describe('Answer type: file (default), text, date, number, boolean.'),
-});
-
-const payloadOut = z.object({
-  clientId: z.string(),
-  title: z.string(),
-  dueDate: z.string().optional(),
-  items: z.array(z.object({ name: z.string(), required: z.boolean(), type: z.string() })),
-  correctnessMode: z.string().optional(),
-});
+import { isoDate } from './schemas.js';
 
 /** Finds the one client `query` names: by id, then e-mail, then exact display name; never a guess. */
-export function resolveClient(clients: Client[], query: string): { client?: Client; candidates: Client[] } {
+function resolveClient(clients: Client[], query: string): { client?: Client; candidates: Client[] } {
   const q = query.trim().toLowerCase();
   const name = q.replace(/\s+/g, ' ');
   for (const same of [
@@ -51,7 +31,7 @@ function bigrams(s: string): Set<string> {
 }
 
 /** The clients whose name or e-mail looks most like `query` (Dice similarity over letter pairs). */
-export function closestClients(clients: Client[], query: string, count = 3): Client[] {
+function closestClients(clients: Client[], query: string, count = 3): Client[] {
   const q = fold(query.trim());
   const qb = bigrams(q);
   const score = (text: string) => {
@@ -71,7 +51,7 @@ export function closestClients(clients: Client[], query: string, count = 3): Cli
 }
 
 async function findClient(ctx: ToolContext, query: string): Promise<Client> {
-  let clients = await ctx.api.listClients({ maxAgeMs: 30_000, signal: ctx.signal });
+  let clients = await ctx.api.listClients({ reuse: true, signal: ctx.signal });
   let { client, candidates } = resolveClient(clients, query);
   if (!client && candidates.length === 0) {
     // The cached list may predate the client: look once more, fresh.
@@ -126,13 +106,12 @@ export const createRequest = defineTool({
   outputSchema: z.object({
     sent: z.boolean().describe('Whether the request was sent (the client e-mailed).'),
     dryRun: z.boolean(),
-    client: clientOut,
-    payload: payloadOut.describe('The body that was, or would be, POSTed.'),
+    client: clientRecord,
+    payload: createPayload.describe('The body that was, or would be, POSTed.'),
     request: z.record(z.string(), z.unknown()).nullable().describe('The created request as the service returned it, or null.'),
     warnings: z.array(z.string()),
   }),
-  annotations: { title: 'Create and send a document request', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  writes: true,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
     const title = input.title.trim();
     if (input.dueDate && input.dueDate < ctx.today) {
@@ -205,7 +184,7 @@ export const createRequest = defineTool({
 
     await ctx.progress(2, 3, 'Sending');
     const outcome = await ctx.api.createRequest(payload, ctx.signal);
-    warnings.push(...outcome.warnings);
+    warnings.push(...outcome.warnings.map((w) => `${w} list_requests shows the created request.`));
     const created = outcome.record ? toRequest(outcome.record) : undefined;
     return {
       text:

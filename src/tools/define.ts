@@ -2,24 +2,13 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { DocReqApi } from '../api/client.js';
 import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-
-/** Bad or ambiguous input from the caller: nothing was sent; the message says what to change. */
-export class UserInputError extends Error {
-  override name = 'UserInputError';
-}
-
-/** The server is not configured well enough to call the service. */
-export class ConfigurationError extends Error {
-  override name = 'ConfigurationError';
-}
 
 export type Confirmation = 'accepted' | 'declined' | 'unsupported';
 
+/** What a handler may use; built per call by src/mcp/server.ts. */
 export interface ToolContext {
   api: DocReqApi;
   config: Config;
-  logger: Logger;
   signal: AbortSignal;
   /** The day "overdue" and "today or later" are judged on, YYYY-MM-DD. */
   today: string;
@@ -42,9 +31,9 @@ export interface ToolDefinition<I extends AnyObject = AnyObject, O extends AnyOb
   description: string;
   inputSchema: I;
   outputSchema: O;
-  annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>> & { title: string };
-  /** Hidden in read-only mode. */
-  writes: boolean;
+  /** All four hints; `readOnlyHint: false` is what hides a tool in read-only mode. */
+  annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
+  /** Throws UserInputError, ConfigurationError (src/errors.ts) or an ApiError; never answers an error itself. */
   handler(input: z.output<I>, ctx: ToolContext): Promise<ToolResult<z.output<O>>>;
 }
 

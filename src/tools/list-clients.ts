@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Client } from '../api/records.js';
+import { clientRecord, type Client } from '../api/records.js';
 import { defineTool } from './define.js';
 import { bump, countsText, fold, newCounts, oneLine, pageText, quoted, range } from './render.js';
-import { clientOut, limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
+import { limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
 
 const DEFAULT_LIMIT = 50;
 
@@ -26,10 +26,9 @@ export const listClients = defineTool({
   outputSchema: z.object({
     ...pageFields,
     byStatus: statusCounts.describe("Clients per status, over all the firm's clients."),
-    clients: z.array(clientOut),
+    clients: z.array(clientRecord),
   }),
-  annotations: { title: 'List clients', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  writes: false,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
     const { search, status } = input;
     const limit = input.limit ?? DEFAULT_LIMIT;

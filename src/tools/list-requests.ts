@@ -1,24 +1,16 @@
 import { z } from 'zod';
-import type { RequestRecord } from '../api/records.js';
-import { defineTool, UserInputError } from './define.js';
+import { requestRecord, type RequestRecord } from '../api/records.js';
+import { UserInputError } from '../errors.js';
+import { defineTool } from './define.js';
 import { bump, countsText, dayText, fold, newCounts, oneLine, pageText, quoted, range } from './render.js';
-import { addDays, dueDay, isOpen } from './request-facts.js';
+import { addDays } from '../clock.js';
+import { dueDay, isOpen } from './request-facts.js';
 import { isoDate, limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
 
 const DEFAULT_LIMIT = 25;
 const SORTS = ['newest', 'oldest', 'due_soonest', 'least_complete'] as const;
 
-const requestOut = z.object({
-  id: z.string().nullable(),
-  title: z.string().nullable(),
-  status: z.string().nullable(),
-  clientName: z.string().nullable(),
-  dueDate: z.string().nullable(),
-  createdAt: z.string().nullable(),
-  totalItems: z.number().nullable(),
-  completedItems: z.number().nullable(),
-  overdue: z.boolean(),
-});
+const requestOut = requestRecord.extend({ overdue: z.boolean() });
 type RequestOut = z.output<typeof requestOut>;
 
 interface Row {
@@ -30,7 +22,7 @@ interface Row {
   ratio: number;
 }
 
-export function requestLine(r: RequestOut): string {
+function requestLine(r: RequestOut): string {
   const items = r.totalItems === null ? 'items ?' : `${r.completedItems ?? '?'}/${r.totalItems} items`;
   const due = r.dueDate ? `due ${dayText(r.dueDate)}${r.overdue ? ' OVERDUE' : ''}` : 'no due date';
   return `- ${quoted(r.title, 70)} · ${quoted(r.clientName, 40)} · ${oneLine(r.status, 20) || 'no status'} · ${items} · ${due} · created ${dayText(r.createdAt)} · id ${oneLine(r.id, 40)}`;
@@ -79,8 +71,7 @@ export const listRequests = defineTool({
     checklist: z.object({ totalItems: z.number(), completedItems: z.number() }).describe('Checklist items over the matched requests.'),
     requests: z.array(requestOut),
   }),
-  annotations: { title: 'List document requests', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  writes: false,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
     const limit = input.limit ?? DEFAULT_LIMIT;
     const offset = input.offset ?? 0;

@@ -41,7 +41,7 @@ export function newCounts(): Record<string, number> {
   return Object.create(null) as Record<string, number>;
 }
 
-export const TEXT_BUDGET = 7_600;
+const TEXT_BUDGET = 7_600;
 
 /**
  * Joins a header and record lines within the text budget, then says how many more there are and

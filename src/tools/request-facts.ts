@@ -1,7 +1,7 @@
 import type { RequestRecord } from '../api/records.js';
 
 /** Statuses that end a request (case-insensitive); any other status is open. */
-export const CLOSED_STATUSES = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
+const CLOSED_STATUSES = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
 
 /** Open: not in a closing status and not every checklist item complete. */
 export function isOpen(r: RequestRecord): boolean {
@@ -15,14 +15,4 @@ export function dueDay(r: RequestRecord): string | null {
   const d = r.dueDate;
   if (!d || !/^\d{4}-\d{2}-\d{2}/.test(d)) return null;
   return d.slice(0, 10);
-}
-
-export function addDays(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
-/** Today on this machine's calendar, YYYY-MM-DD. */
-export function localToday(now = new Date()): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }

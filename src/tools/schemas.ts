@@ -22,13 +22,6 @@ export const pageFields = {
 
 export const statusCounts = z.record(z.string(), z.number().int());
 
-export const clientOut = z.object({
-  id: z.string().nullable(),
-  displayName: z.string().nullable(),
-  email: z.string().nullable(),
-  status: z.string().nullable(),
-});
-
 export function page<T>(all: T[], offset: number, limit: number) {
   const slice = all.slice(offset, offset + limit);
   const next = offset + slice.length;

@@ -1,0 +1,14 @@
+/**
+ * Failures a tool raises itself. Handlers throw; src/mcp/server.ts is the one place any throw
+ * becomes a result. The service's own failures are the typed errors of src/api/errors.ts.
+ */
+
+/** Bad or ambiguous input from the caller: reported as an error result saying what to change; nothing was sent. */
+export class UserInputError extends Error {
+  override name = 'UserInputError';
+}
+
+/** The server is not configured well enough to call the service: reported as an error result naming what to set. */
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+}

@@ -1,0 +1,33 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError, KeyRejectedError, PlanLimitError, RateLimitedError, ServiceFailedError } from '../api/errors.js';
+import { ConfigurationError, UserInputError } from '../errors.js';
+
+/** Where failures become words for a person or a model: the API's plain errors plus what to do next. */
+
+export function errorResult(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+/** What to do about an API failure; empty when the message says it all. */
+function guidance(error: ApiError): string {
+  if (error instanceof KeyRejectedError) return ' Check DOCREQ_API_KEY.';
+  if (error instanceof PlanLimitError) {
+    return ' What the firm can do: complete or archive open requests, wait for the next billing period, or upgrade the plan in the dashboard.';
+  }
+  if (error instanceof RateLimitedError) {
+    return error.retryAfterMs !== undefined ? ` Try again in ${Math.ceil(error.retryAfterMs / 1000)} s.` : ' Try again shortly.';
+  }
+  if (error instanceof ServiceFailedError) return ' Try again later.';
+  return '';
+}
+
+/** The message for a failure we expected (bad input, configuration, the service); undefined for a bug. */
+export function explain(error: unknown): string | undefined {
+  if (error instanceof ApiError) {
+    // "…may have been sent." reads on as the contract words it: "may have been sent: check with list_requests".
+    if (error.outcomeUnknown) return `${error.message.replace(/\.$/, '')}: check with list_requests before sending again.`;
+    return `${error.message}${guidance(error)}`;
+  }
+  if (error instanceof UserInputError || error instanceof ConfigurationError) return error.message;
+  return undefined;
+}

@@ -1,0 +1,51 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ToolDefinition } from '../tools/define.js';
+
+/** How a tool is listed by tools/list: schemas every major function-calling API accepts as they are. */
+
+/** JSON Schema keywords every major function-calling API accepts. */
+const PORTABLE_KEYS = new Set(['type', 'properties', 'required', 'items', 'description', 'enum', 'default', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'format', 'anyOf', 'additionalProperties', 'propertyNames', 'title', 'nullable']);
+
+function portable(schema: unknown, isInput: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => portable(s, isInput));
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+    if (!PORTABLE_KEYS.has(key)) continue;
+    // zod writes ±MAX_SAFE_INTEGER bounds on every integer: noise to a model, so dropped.
+    if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) continue;
+    // Inputs are checked strictly by us; a listed `additionalProperties: false` trips some hosts.
+    if (isInput && key === 'additionalProperties') continue;
+    if (key === 'type' && Array.isArray(value)) {
+      // `type: ["string", "null"]` is legal but single-type dialects (Gemini's) reject it.
+      out.anyOf = value.map((t) => ({ type: t as string }));
+      continue;
+    }
+    if (key === 'additionalProperties' && value && typeof value === 'object' && Object.keys(value).length === 0) {
+      out[key] = true; // `{}` constrains nothing: say "any value" plainly
+      continue;
+    }
+    if (key === 'properties' && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, portable(v, isInput)]));
+    } else if (key === 'enum' || key === 'required' || key === 'default') {
+      out[key] = value;
+    } else {
+      out[key] = portable(value, isInput);
+    }
+  }
+  return out;
+}
+
+export function listedTool(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: portable(z.toJSONSchema(tool.inputSchema, { io: 'input', target: 'draft-7' }), true) as Tool['inputSchema'],
+    outputSchema: portable(z.toJSONSchema(tool.outputSchema, { io: 'output', target: 'draft-7' }), false) as Tool['outputSchema'],
+    // The listed annotations repeat the title, as hosts that show annotations expect.
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}
+

@@ -1,0 +1,836 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlibConstants, crc32, deflateRawSync, gzip } from 'node:zlib';
+import {
+  CORRECTNESS_MODES,
+  ITEM_TYPES,
+  SANDBOX_KEYS,
+  isoDay,
+  prng,
+  seedFirms,
+  uuidFrom,
+  type SandboxFirm,
+  type SandboxItem,
+  type SandboxKeys,
+  type SandboxRequest,
+  type SeedOptions,
+} from './seed.js';
+
+/** Faults the sandbox can inject, per route, to test how the server copes. */
+export type Fault =
+  /** Wait, then answer (set longer than the client's timeout for "headers slower than the timeout"). */
+  | { kind: 'latency'; ms: number }
+  /** Answer this status with a JSON (or given) body instead of the real answer. */
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+  /** An HTML error page, as a proxy in front of a service would send. */
+  | { kind: 'html'; status: number }
+  /** Close the connection before any header. */
+  | { kind: 'reset' }
+  /** Send the headers and part of the real body, then close the connection. */
+  | { kind: 'resetMidBody' }
+  /** Send the real body a few bytes at a time. */
+  | { kind: 'trickle'; intervalMs: number; chunkBytes?: number }
+  /** Send half the real body, then end the response cleanly. */
+  | { kind: 'truncated' }
+  /** Any body at all, e.g. valid JSON of the wrong shape. */
+  | { kind: 'raw'; status?: number; body: string; contentType?: string }
+  /** A body of this many bytes (valid JSON), streamed. */
+  | { kind: 'huge'; bytes: number; declareLength?: boolean }
+  /** The real answer, gzipped (`Content-Encoding: gzip`) even when the request did not ask for it. */
+  | { kind: 'gzipUnasked' }
+  /**
+   * A compression bomb: a small gzip body (about bytes/670 on the wire, built in milliseconds) that expands to exactly
+   * `bytes` of valid JSON, `{"data":[{"a":0},{"a":0},…]}`, for testing a decompressed-size cap.
+   */
+  | { kind: 'bomb'; bytes: number }
+  /**
+   * Answers that echo what they were sent: the Authorization header's value and the request body.
+   * With `status`: that error status, echoing in `error.message` and `error.details`
+   * (`{ field: 'authorization' | 'body', message }`). Without: the real answer, echoing — an error's
+   * message and details as above, a created record (`data`) and every listed record with extra
+   * fields `authorization` and `echo` (the body as received).
+   */
+  | { kind: 'echo'; status?: number }
+  /** A redirect to `location` (answered without following anything; nothing is created). */
+  | { kind: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string };
+
+export type Route = 'GET /api/v1/clients' | 'GET /api/v1/requests' | 'POST /api/v1/requests' | '*';
+
+export interface InjectOptions {
+  /** How many calls the fault applies to (default: all until cleared). */
+  times?: number;
+  /** Apply after the call was handled (a POST creates the request, then the answer fails). */
+  after?: boolean;
+}
+
+export interface LoggedCall {
+  method: string;
+  path: string;
+  status: number | 'fault';
+  idempotencyKey: string | undefined;
+  userAgent: string | undefined;
+  accept: string | undefined;
+  contentType: string | undefined;
+  /** The body of a POST, as received. */
+  body?: string;
+  /** For an injected huge body: how many bytes were written before the client stopped reading. */
+  bytesWritten?: number;
+  /** Request headers that matter for compression and revalidation, as received. */
+  acceptEncoding?: string;
+  ifNoneMatch?: string;
+  ifModifiedSince?: string;
+  /** The Content-Encoding of the answer, when it was compressed. */
+  contentEncoding?: string;
+}
+
+/** An emulated network link: added before every answer and to the pace its body is written at. */
+export interface SandboxLink {
+  /** Delay before each answer's headers, in ms (default 0). */
+  latencyMs?: number;
+  /** Cap on the rate a body is written at, in bytes per second (default: unlimited). */
+  bytesPerSec?: number;
+}
+
+export interface SandboxOptions extends SeedOptions {
+  port?: number;
+  host?: string;
+  /** Requests created within the last this-many ms are not yet shown by GET /api/v1/requests (default 0). */
+  listLagMs?: number;
+  /** Emulated link latency: delay before each answer, in ms (default 0). */
+  latencyMs?: number;
+  /** Emulated link bandwidth: bodies are written in timed slices at this rate (default: unlimited). */
+  bandwidthBytesPerSec?: number;
+  /** How long an Idempotency-Key is remembered, per firm (default 24 hours). */
+  idempotencyWindowMs?: number;
+  /** Compress list answers when the request asks (default true; false: a service that never compresses). */
+  compress?: boolean;
+}
+
+export interface SentEmail {
+  to: string;
+  requestId: string;
+  title: string;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+  /** A list answer: its cached representation, validators and compressed bodies. */
+  list?: ListBody;
+}
+
+type ListName = 'clients' | 'requests';
+type Encoding = 'br' | 'gzip';
+
+/** One serialized list, built once per change, with its validators and compressed forms. */
+interface ListBody {
+  text: string;
+  /** The text as UTF-8, made on first use and reused (identity answers and compression). */
+  bytes?: Buffer;
+  /** Strong validator: `"<sha1 of the body, base64url>"`. */
+  etag: string;
+  /** Last-Modified, in whole seconds: strictly increasing with every change of the body. */
+  modifiedSec: number;
+  /** Which of the newest requests a lagging list hid when it was built (their indexes, joined). */
+  hidden: string;
+  /** Set by a create or reseed: rebuild (and keep the validators when the text is unchanged). */
+  stale: boolean;
+  encoded: Partial<Record<Encoding, Promise<Buffer>>>;
+}
+
+interface Remembered {
+  at: number;
+  /** sha1 of the body the key was first used with. */
+  fingerprint: string;
+  answer: Answer;
+}
+
+interface Rule {
+  route: Route;
+  fault: Fault;
+  remaining: number;
+  after: boolean;
+}
+
+const CLOSED = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
+const REPLACING = new Set<Fault['kind']>(['status', 'html', 'reset', 'raw', 'huge', 'bomb', 'redirect']);
+const DELIVERY = new Set<Fault['kind']>(['trickle', 'resetMidBody', 'truncated']);
+const MAX_BODY = 1024 * 1024;
+const DAY_MS = 86_400_000;
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+const json = (status: number, value: unknown, headers?: Record<string, string>): Answer => ({ status, body: JSON.stringify(value), headers });
+const failure = (status: number, code: string, message: string, details?: { field: string; message: string }[]) =>
+  json(status, { error: details ? { code, message, details } : { code, message } });
+
+function listRecord(r: SandboxRequest) {
+  // The list endpoint returns the documented fields only.
+  return {
+    id: r.id,
+    title: r.title,
+    status: r.status,
+    dueDate: r.dueDate,
+    createdAt: r.createdAt,
+    clientName: r.clientName,
+    totalItems: r.totalItems,
+    completedItems: r.completedItems,
+  };
+}
+
+function isOpen(r: SandboxRequest): boolean {
+  return !CLOSED.has(r.status.toLowerCase()) && r.completedItems < r.totalItems;
+}
+
+/**
+ * The Document Request Service, in memory, on loopback: the API document plus contract section 4,
+ * with the plan limits a dashboard enforces, fault injection and a log of every call for tests.
+ */
+export class Sandbox {
+  readonly keys: SandboxKeys = SANDBOX_KEYS;
+  readonly firms: Map<string, SandboxFirm>;
+  readonly calls: LoggedCall[] = [];
+  readonly emails: SentEmail[] = [];
+  /** The sandbox's clock (ms since the epoch): Idempotency-Key windows, list lag, createdAt, Last-Modified. Replace it in tests. */
+  clock: () => number = () => Date.now();
+  private readonly revoked = new Set<string>([SANDBOX_KEYS.revoked]);
+  private readonly rules: Rule[] = [];
+  private readonly bodies = new WeakMap<SandboxFirm, Partial<Record<ListName, ListBody>>>();
+  /** Idempotency-Keys, scoped by firm: `${firm.id} ${key}`. */
+  private readonly idempotent = new Map<string, Remembered>();
+  /** When each request created through the API becomes visible in the list, by the sandbox's clock (list lag). */
+  private readonly visibleAt = new WeakMap<SandboxRequest, number>();
+  private readonly bombs = new Map<number, { parts: Buffer[]; length: number }>();
+  private readonly sockets = new Set<Socket>();
+  private readonly rand = prng(7);
+  private server: Server | undefined;
+  private baseUrl = '';
+  private listLagMs: number;
+  private link: Required<SandboxLink>;
+  private compress: boolean;
+
+  constructor(private readonly options: SandboxOptions = {}) {
+    this.firms = seedFirms(options);
+    this.listLagMs = options.listLagMs ?? 0;
+    this.link = { latencyMs: options.latencyMs ?? 0, bytesPerSec: options.bandwidthBytesPerSec ?? 0 };
+    this.compress = options.compress ?? true;
+  }
+
+  get url(): string {
+    return this.baseUrl;
+  }
+
+  /** The demo firm, as seeded. */
+  get demoFirm(): SandboxFirm {
+    return this.firms.get(SANDBOX_KEYS.demo)!;
+  }
+
+  async start(): Promise<string> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch(() => res.destroy());
+    });
+    server.keepAliveTimeout = 5_000;
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    const { port } = server.address() as AddressInfo;
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    return this.baseUrl;
+  }
+
+  async close(): Promise<void> {
+    await this.pause();
+  }
+
+  /** Stops accepting connections (callers see "connection refused") until resume(). */
+  async pause(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  async resume(): Promise<void> {
+    const port = Number(new URL(this.baseUrl).port);
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, this.options.host ?? '127.0.0.1', () => resolve());
+    });
+  }
+
+  /** Replaces the demo firm's clients and requests with a fresh seed of the given sizes (benchmarks). */
+  reseed(options: Pick<SeedOptions, 'clients' | 'requests'>): void {
+    const fresh = seedFirms({ ...this.options, ...options }).get(SANDBOX_KEYS.demo)!;
+    Object.assign(this.demoFirm, { clients: fresh.clients, requests: fresh.requests });
+    this.invalidateLists();
+  }
+
+  /** Marks every cached list body stale, e.g. after a test changed a firm's records directly. */
+  invalidateLists(): void {
+    for (const firm of this.firms.values()) this.markStale(firm, 'clients', 'requests');
+  }
+
+  /**
+   * Requests created from now on are shown by GET /api/v1/requests only `ms` after their creation
+   * (0: at once). Each request keeps the lag that held when it was created.
+   */
+  setListLag(ms: number): void {
+    this.listLagMs = Math.max(0, ms);
+  }
+
+  /** Emulates a link: `latencyMs` before each answer, bodies written at `bytesPerSec` (omitted: 0 / unlimited). */
+  setLink(link: SandboxLink): void {
+    this.link = { latencyMs: Math.max(0, link.latencyMs ?? 0), bytesPerSec: Math.max(0, link.bytesPerSec ?? 0) };
+  }
+
+  /** Whether list answers are compressed when asked (the `gzipUnasked` and `bomb` faults compress regardless). */
+  setCompression(on: boolean): void {
+    this.compress = on;
+  }
+
+  /** Builds and compresses (gzip and br) both lists of every firm now, so the first GET costs no more than a later one. */
+  async warmLists(): Promise<void> {
+    const now = this.clock();
+    for (const firm of this.firms.values()) {
+      for (const what of ['clients', 'requests'] as const) {
+        const list = this.listBody(firm, what, now).list!;
+        await Promise.all([this.encode(list, 'gzip'), this.encode(list, 'br')]);
+      }
+    }
+  }
+
+  inject(route: Route, fault: Fault, options: InjectOptions = {}): void {
+    this.rules.push({ route, fault, remaining: options.times ?? Number.POSITIVE_INFINITY, after: options.after ?? false });
+  }
+
+  clearFaults(): void {
+    this.rules.length = 0;
+  }
+
+  revoke(key: string): void {
+    this.revoked.add(key);
+  }
+
+  restore(key: string): void {
+    this.revoked.delete(key);
+  }
+
+  callsTo(method: string, path: string): LoggedCall[] {
+    return this.calls.filter((c) => c.method === method && c.path === path);
+  }
+
+  private takeRule(route: Route): Rule | undefined {
+    const rule = this.rules.find((r) => (r.route === route || r.route === '*') && r.remaining > 0);
+    if (rule) rule.remaining--;
+    return rule;
+  }
+
+  private markStale(firm: SandboxFirm, ...lists: ListName[]): void {
+    const cache = this.bodies.get(firm);
+    for (const what of lists) if (cache?.[what]) cache[what].stale = true;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const route = `${req.method} ${path}` as Route;
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    const entry: LoggedCall = {
+      method: req.method ?? '',
+      path,
+      status: 'fault',
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      userAgent: req.headers['user-agent'],
+      accept: req.headers.accept,
+      contentType: req.headers['content-type'],
+      acceptEncoding: header('accept-encoding'),
+      ifNoneMatch: header('if-none-match'),
+      ifModifiedSince: header('if-modified-since'),
+    };
+    this.calls.push(entry);
+    const rule = this.takeRule(route);
+    const body = req.method === 'POST' ? await readBody(req) : '';
+    if (req.method === 'POST') entry.body = body ?? undefined;
+    if (this.link.latencyMs > 0) await sleep(this.link.latencyMs);
+
+    const fault = rule?.fault;
+    const after = rule?.after ?? false;
+    if (fault?.kind === 'latency') {
+      // Wait before handling (the client sees slow headers) or after (a POST is created, then the answer is late).
+      if (!after) await sleep(fault.ms);
+      const answer = this.route(req, path, body);
+      entry.status = answer.status;
+      if (after) await sleep(fault.ms);
+      return this.deliver(req, res, answer, entry);
+    }
+    if (fault?.kind === 'echo') {
+      const authorization = req.headers.authorization ?? '';
+      const real = fault.status === undefined || after ? this.route(req, path, body) : undefined;
+      const answer = fault.status !== undefined ? echoError(fault.status, authorization, body) : echoInto(real!, authorization, body);
+      entry.status = answer.status;
+      return this.deliver(req, res, answer, entry);
+    }
+    if (fault?.kind === 'gzipUnasked') {
+      const answer = this.route(req, path, body);
+      entry.status = answer.status;
+      return this.deliver(req, res, answer, entry, 'gzip');
+    }
+    if (fault && !after && REPLACING.has(fault.kind)) return this.deliverFault(req, res, fault, entry);
+    const answer = this.route(req, path, body);
+    entry.status = answer.status;
+    if (fault && (after || DELIVERY.has(fault.kind))) return this.deliverFault(req, res, fault, entry, answer);
+    return this.deliver(req, res, answer, entry);
+  }
+
+  private route(req: IncomingMessage, path: string, body: string | null): Answer {
+    const firm = this.authenticate(req.headers.authorization);
+    const known = path === '/api/v1/clients' || path === '/api/v1/requests';
+    if (!known) return failure(404, 'not_found', `No route for ${req.method} ${path}.`);
+    if (!firm) return failure(401, 'unauthorized', 'The bearer key is missing, malformed, unknown or revoked.');
+    if (req.method === 'GET' && path === '/api/v1/clients') return this.listBody(firm, 'clients', this.clock());
+    if (req.method === 'GET' && path === '/api/v1/requests') return this.listBody(firm, 'requests', this.clock());
+    if (req.method === 'POST' && path === '/api/v1/requests') return this.create(firm, body, req.headers['idempotency-key'] as string | undefined);
+    return failure(405, 'method_not_allowed', `${req.method} is not allowed on ${path}.`);
+  }
+
+  private authenticate(header: string | undefined): SandboxFirm | undefined {
+    const match = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header ?? '');
+    if (!match || this.revoked.has(match[1]!)) return undefined;
+    return this.firms.get(match[1]!);
+  }
+
+  /** Indexes of the requests a lagging list does not show yet (created through the API, newest first, so a prefix holds them all). */
+  private hiddenIndexes(firm: SandboxFirm, now: number): number[] {
+    const hidden: number[] = [];
+    for (let i = 0; i < firm.requests.length; i++) {
+      const at = this.visibleAt.get(firm.requests[i]!);
+      if (at === undefined) break;
+      if (now < at) hidden.push(i);
+    }
+    return hidden;
+  }
+
+  /**
+   * Lists are serialized once per change: large seeded firms answer at the speed of the socket. The
+   * validators and the compressed bodies are computed once per serialized body too.
+   */
+  private listBody(firm: SandboxFirm, what: ListName, now: number): Answer {
+    const cache = this.bodies.get(firm) ?? {};
+    this.bodies.set(firm, cache);
+    const indexes = what === 'requests' ? this.hiddenIndexes(firm, now) : [];
+    const hidden = indexes.join(',');
+    let list = cache[what];
+    if (!list || list.stale || list.hidden !== hidden) {
+      const skip = new Set(indexes);
+      const shown = skip.size === 0 ? firm.requests : firm.requests.filter((_, i) => !skip.has(i));
+      const records = what === 'clients' ? firm.clients : shown.map(listRecord);
+      const text = JSON.stringify({ data: records });
+      const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
+      if (list && list.etag === etag) {
+        list = { ...list, hidden, stale: false };
+      } else {
+        const modifiedSec = Math.max(Math.floor(now / 1000), list ? list.modifiedSec + 1 : 0);
+        list = { text, etag, modifiedSec, hidden, stale: false, encoded: {} };
+      }
+      cache[what] = list;
+    }
+    return { status: 200, body: list.text, list };
+  }
+
+  private encode(list: ListBody, encoding: Encoding): Promise<Buffer> {
+    const cached = list.encoded[encoding];
+    if (cached) return cached;
+    const input = (list.bytes ??= Buffer.from(list.text));
+    const made =
+      encoding === 'br'
+        ? brotliAsync(input, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: input.length } })
+        : gzipAsync(input, { level: 6 });
+    list.encoded[encoding] = made;
+    made.catch(() => delete list.encoded[encoding]);
+    return made;
+  }
+
+  private create(firm: SandboxFirm, text: string | null, idempotencyKey: string | undefined): Answer {
+    const now = this.clock();
+    const scope = idempotencyKey ? `${firm.id} ${idempotencyKey}` : undefined;
+    const fingerprint = createHash('sha1')
+      .update(text ?? '')
+      .digest('base64url');
+    if (scope) {
+      const window = this.options.idempotencyWindowMs ?? DAY_MS;
+      for (const [k, v] of this.idempotent) if (now - v.at >= window) this.idempotent.delete(k);
+      const first = this.idempotent.get(scope);
+      if (first && first.fingerprint !== fingerprint) {
+        return failure(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', [{ field: 'Idempotency-Key', message: 'already used with a different body' }]);
+      }
+      if (first) return { ...first.answer, headers: { ...first.answer.headers, 'idempotent-replayed': 'true' } };
+    }
+    if (text === null) return failure(413, 'body_too_large', 'The request body is larger than 1 MB.');
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch {
+      return failure(400, 'malformed_json', 'The request body is not valid JSON.');
+    }
+    const details = validateCreate(input, firm);
+    if (details.length > 0) return failure(422, 'validation_failed', 'The request could not be created: some fields are invalid.', details);
+    const body = input as { clientId: string; title: string; dueDate?: string; items: Partial<SandboxItem>[]; correctnessMode?: string };
+    const active = firm.requests.filter(isOpen).length;
+    if (active >= firm.activeRequestLimit) {
+      return failure(409, 'active_request_limit_reached', `The ${firm.plan} plan allows ${firm.activeRequestLimit} active requests and the firm has ${active}. Complete or archive requests, or upgrade the plan.`);
+    }
+    if (firm.createdThisMonth >= firm.monthlyRequestLimit) {
+      return failure(402, 'billing_limit_reached', `The ${firm.plan} plan's monthly billing limit of ${firm.monthlyRequestLimit} requests has been reached. Upgrade the plan or wait for the next billing period.`);
+    }
+    const client = firm.clients.find((c) => c.id === body.clientId)!;
+    const items = body.items.map((i) => ({ name: String(i.name).trim(), required: i.required ?? true, type: i.type ?? 'file' }));
+    const record: SandboxRequest = {
+      id: uuidFrom(this.rand),
+      title: body.title.trim(),
+      status: 'sent',
+      dueDate: body.dueDate ?? null,
+      createdAt: new Date(now).toISOString(),
+      clientId: client.id,
+      clientName: client.displayName,
+      totalItems: items.length,
+      completedItems: 0,
+      items,
+      correctnessMode: body.correctnessMode ?? 'advisory',
+    };
+    firm.requests.unshift(record);
+    this.visibleAt.set(record, now + this.listLagMs);
+    firm.createdThisMonth++;
+    this.markStale(firm, 'requests');
+    this.emails.push({ to: client.email, requestId: record.id, title: record.title });
+    const answer = json(201, { data: record });
+    if (scope) this.idempotent.set(scope, { at: now, fingerprint, answer });
+    return answer;
+  }
+
+  /**
+   * Writes an answer: list answers with their validators (a matching If-None-Match, or failing that
+   * If-Modified-Since, gives 304) and compressed when asked (br preferred, else gzip); `force`
+   * compresses whatever was asked. Bodies are paced by the emulated link.
+   */
+  private async deliver(req: IncomingMessage, res: ServerResponse, answer: Answer, entry: LoggedCall, force?: Encoding): Promise<void> {
+    if (res.destroyed) return;
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...answer.headers };
+    const list = answer.list;
+    let payload: Buffer | string = answer.body;
+    let status = answer.status;
+    if (list) {
+      headers.etag = list.etag;
+      headers['last-modified'] = new Date(list.modifiedSec * 1000).toUTCString();
+      headers['cache-control'] = 'no-cache';
+      headers.vary = 'Accept-Encoding';
+      if (!force && notModified(req, list)) {
+        status = 304;
+        entry.status = 304;
+        delete headers['content-type'];
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+    }
+    const encoding = force ?? (list && this.compress ? negotiate(req.headers['accept-encoding']) : undefined);
+    if (encoding) {
+      payload = list ? await this.encode(list, encoding) : await gzipAsync(Buffer.from(answer.body));
+      headers['content-encoding'] = encoding;
+      headers.vary = 'Accept-Encoding';
+      entry.contentEncoding = encoding;
+    } else if (list) {
+      payload = list.bytes ??= Buffer.from(list.text);
+    }
+    if (res.destroyed) return;
+    headers['content-length'] = String(Buffer.byteLength(payload));
+    res.writeHead(status, headers);
+    await this.writeBody(res, payload);
+  }
+
+  /** Ends the response with `payload`, in timed slices when the link caps bandwidth. */
+  private async writeBody(res: ServerResponse, payload: Buffer | string): Promise<void> {
+    const rate = this.link.bytesPerSec;
+    if (!rate || payload.length === 0) {
+      res.end(payload);
+      return;
+    }
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    const slice = Math.max(1024, Math.min(64 * 1024, Math.floor(rate / 100)));
+    const started = performance.now();
+    for (let sent = 0; sent < bytes.length && !res.destroyed; ) {
+      const n = Math.min(slice, bytes.length - sent);
+      // The slice leaves when the link has carried everything before it and itself.
+      const due = started + ((sent + n) * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const ok = res.write(bytes.subarray(sent, sent + n));
+      sent += n;
+      if (!ok) await drained(res);
+    }
+    res.end();
+  }
+
+  /** The bomb's gzip body, built once per size from one compressed block repeated. */
+  private bomb(bytes: number): { parts: Buffer[]; length: number } {
+    const known = this.bombs.get(bytes);
+    if (known) return known;
+    const made = gzipBomb(bytes);
+    this.bombs.set(bytes, made);
+    return made;
+  }
+
+  private async deliverFault(req: IncomingMessage, res: ServerResponse, fault: Exclude<Fault, { kind: 'latency' | 'echo' | 'gzipUnasked' }>, entry: LoggedCall, answer?: Answer): Promise<void> {
+    const real = answer?.body ?? '{"data":[]}';
+    switch (fault.kind) {
+      case 'status':
+        entry.status = fault.status;
+        return this.deliver(req, res, {
+          status: fault.status,
+          body: typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body ?? { error: { code: 'injected', message: `Injected ${fault.status}.` } }),
+          headers: fault.headers,
+        }, entry);
+      case 'html':
+        entry.status = fault.status;
+        return this.deliver(req, res, {
+          status: fault.status,
+          body: `<!DOCTYPE html><html><head><title>${fault.status} Error</title></head><body><h1>${fault.status}</h1><p>upstream proxy error</p>${'<div>padding</div>'.repeat(200)}</body></html>`,
+          headers: { 'content-type': 'text/html; charset=utf-8' },
+        }, entry);
+      case 'redirect':
+        entry.status = fault.status;
+        return this.deliver(req, res, {
+          status: fault.status,
+          body: `<html><head><title>${fault.status}</title></head><body>Moved: <a href="${fault.location}">here</a></body></html>`,
+          headers: { 'content-type': 'text/html; charset=utf-8', location: fault.location },
+        }, entry);
+      case 'reset':
+        res.socket?.destroy();
+        return;
+      case 'resetMidBody':
+        res.writeHead(answer?.status ?? 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(real)) });
+        res.write(real.slice(0, Math.max(1, Math.floor(real.length / 2))));
+        await sleep(20);
+        res.socket?.destroy();
+        return;
+      case 'truncated': {
+        const half = real.slice(0, Math.max(1, Math.floor(real.length / 2)));
+        return this.deliver(req, res, { status: answer?.status ?? 200, body: half }, entry);
+      }
+      case 'trickle': {
+        res.writeHead(answer?.status ?? 200, { 'content-type': 'application/json' });
+        const step = fault.chunkBytes ?? 16;
+        for (let i = 0; i < real.length && !res.destroyed; i += step) {
+          res.write(real.slice(i, i + step));
+          await sleep(fault.intervalMs);
+        }
+        res.end();
+        return;
+      }
+      case 'raw':
+        entry.status = fault.status ?? 200;
+        return this.deliver(req, res, { status: fault.status ?? 200, body: fault.body, headers: { 'content-type': fault.contentType ?? 'application/json' } }, entry);
+      case 'huge': {
+        entry.status = 200;
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (fault.declareLength) headers['content-length'] = String(fault.bytes);
+        res.writeHead(200, headers);
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        res.write('{"data":[');
+        let sent = 9;
+        while (sent < fault.bytes - 2 && !res.destroyed) {
+          const n = Math.min(chunk.length, fault.bytes - 2 - sent);
+          const ok = res.write(n === chunk.length ? chunk : chunk.subarray(0, n));
+          sent += n;
+          entry.bytesWritten = sent;
+          if (!ok) await drained(res);
+        }
+        res.end(']}');
+        return;
+      }
+      case 'bomb': {
+        entry.status = 200;
+        entry.contentEncoding = 'gzip';
+        const { parts, length } = this.bomb(fault.bytes);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(length) });
+        let sent = 0;
+        for (const part of parts) {
+          if (res.destroyed) break;
+          const ok = res.write(part);
+          sent += part.length;
+          entry.bytesWritten = sent;
+          if (!ok) await drained(res);
+        }
+        res.end();
+        return;
+      }
+    }
+  }
+}
+
+/** The encoding to answer with: br when acceptable, else gzip (also for `*`), else none. */
+export function negotiate(acceptEncoding: string | string[] | undefined): Encoding | undefined {
+  const accepted = new Map<string, number>();
+  for (const part of (Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding ?? '').split(',')) {
+    const [token, ...params] = part.trim().toLowerCase().split(';');
+    if (!token) continue;
+    const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p)).find(Boolean);
+    accepted.set(token, q ? Number(q[1]) : 1);
+  }
+  const ok = (name: string) => (accepted.get(name) ?? (name !== 'identity' && accepted.has('*') ? accepted.get('*')! : 0)) > 0;
+  if (ok('br')) return 'br';
+  if (ok('gzip') || ok('x-gzip')) return 'gzip';
+  return undefined;
+}
+
+/** If-None-Match (weak comparison, `*` included) decides; without it, If-Modified-Since. */
+function notModified(req: IncomingMessage, list: ListBody): boolean {
+  const inm = req.headers['if-none-match'];
+  if (inm !== undefined) {
+    const tags = inm.split(',').map((t) => t.trim().replace(/^W\//, ''));
+    return tags.includes('*') || tags.includes(list.etag);
+  }
+  const ims = req.headers['if-modified-since'];
+  const since = ims ? Date.parse(ims) : Number.NaN;
+  return !Number.isNaN(since) && list.modifiedSec * 1000 <= since;
+}
+
+interface ErrorBody {
+  error: { code: string; message: string; details?: { field: string; message: string }[] };
+}
+
+/** An error answer that echoes the Authorization header and the body it was sent. */
+function echoError(status: number, authorization: string, body: string | null): Answer {
+  return json(status, {
+    error: {
+      code: 'echo',
+      message: `Request refused: got ${authorization || '(no Authorization header)'} and a body of ${Buffer.byteLength(body ?? '')} bytes.`,
+      details: [
+        { field: 'authorization', message: authorization },
+        { field: 'body', message: body ?? '' },
+      ],
+    },
+  });
+}
+
+/** The real answer, echoing what was sent into its error, its created record or its listed records. */
+function echoInto(answer: Answer, authorization: string, body: string | null): Answer {
+  const value = JSON.parse(answer.body) as Partial<ErrorBody> & { data?: unknown };
+  const extra = { authorization, echo: body ?? '' };
+  if (value.error) {
+    value.error.message = `${value.error.message} (got ${authorization || 'no Authorization header'})`;
+    value.error.details = [...(value.error.details ?? []), { field: 'authorization', message: authorization }, { field: 'body', message: body ?? '' }];
+  } else if (Array.isArray(value.data)) {
+    value.data = value.data.map((r: Record<string, unknown>) => ({ ...r, ...extra }));
+  } else if (value.data && typeof value.data === 'object') {
+    value.data = { ...value.data, ...extra };
+  }
+  return json(answer.status, value, answer.headers);
+}
+
+/**
+ * A gzip member whose deflate stream is a few independently compressed segments, the middle one
+ * repeated: tiny to build and to send, it inflates to exactly `bytes` bytes of valid JSON.
+ */
+function gzipBomb(bytes: number): { parts: Buffer[]; length: number } {
+  const TAIL = '{"a":0}]}';
+  const HEAD = '{"data":[';
+  const UNIT = '{"a":0},';
+  const total = Math.max(bytes, HEAD.length + TAIL.length);
+  const middle = total - HEAD.length - TAIL.length;
+  const pad = middle % UNIT.length;
+  const units = (middle - pad) / UNIT.length;
+  const BLOCK_UNITS = 128 * 1024; // 1 MiB of JSON per repeated block
+  const segment = (text: string) => deflateRawSync(Buffer.from(text), { level: 9, finishFlush: zlibConstants.Z_FULL_FLUSH });
+  const head = Buffer.from(HEAD + ' '.repeat(pad));
+  const block = Buffer.from(UNIT.repeat(Math.min(BLOCK_UNITS, units)));
+  const rest = Buffer.from(UNIT.repeat(units % BLOCK_UNITS));
+  const full = Math.floor(units / BLOCK_UNITS);
+  const parts: Buffer[] = [Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), segment(head.toString())];
+  let crc = crc32(head);
+  if (full > 0) {
+    const compressed = segment(block.toString());
+    for (let i = 0; i < full; i++) {
+      parts.push(compressed);
+      crc = crc32(block, crc);
+    }
+  }
+  if (rest.length > 0) {
+    parts.push(segment(rest.toString()));
+    crc = crc32(rest, crc);
+  }
+  parts.push(deflateRawSync(Buffer.from(TAIL), { level: 9 }));
+  crc = crc32(TAIL, crc);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(total % 2 ** 32, 4);
+  parts.push(trailer);
+  return { parts, length: parts.reduce((n, p) => n + p.length, 0) };
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Validation as the API document states it, with field details. */
+function validateCreate(input: unknown, firm: SandboxFirm): { field: string; message: string }[] {
+  const details: { field: string; message: string }[] = [];
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return [{ field: '', message: 'the body must be a JSON object' }];
+  const b = input as Record<string, unknown>;
+  if (typeof b.clientId !== 'string' || !b.clientId) details.push({ field: 'clientId', message: 'is required' });
+  else if (!firm.clients.some((c) => c.id === b.clientId)) details.push({ field: 'clientId', message: 'no such client in this firm' });
+  if (typeof b.title !== 'string' || !b.title.trim()) details.push({ field: 'title', message: 'is required' });
+  if (b.dueDate !== undefined && b.dueDate !== null && (typeof b.dueDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(b.dueDate) || isoDay(Date.parse(b.dueDate)) !== b.dueDate)) {
+    details.push({ field: 'dueDate', message: 'must be a date YYYY-MM-DD' });
+  }
+  if (b.correctnessMode !== undefined && !(CORRECTNESS_MODES as readonly unknown[]).includes(b.correctnessMode)) {
+    details.push({ field: 'correctnessMode', message: `must be one of ${CORRECTNESS_MODES.join(', ')}` });
+  }
+  if (!Array.isArray(b.items) || b.items.length === 0) {
+    details.push({ field: 'items', message: 'must be a non-empty array' });
+  } else {
+    b.items.forEach((raw: unknown, i) => {
+      const item = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+      if (typeof item.name !== 'string' || !item.name.trim()) details.push({ field: `items[${i}].name`, message: 'must be a non-empty string' });
+      if (item.required !== undefined && typeof item.required !== 'boolean') details.push({ field: `items[${i}].required`, message: 'must be a boolean' });
+      if (item.type !== undefined && !(ITEM_TYPES as readonly unknown[]).includes(item.type)) {
+        details.push({ field: `items[${i}].type`, message: `must be one of ${ITEM_TYPES.join(', ')}` });
+      }
+    });
+  }
+  return details;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const sandbox = new Sandbox(options);
+  await sandbox.start();
+  return sandbox;
+}

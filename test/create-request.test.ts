@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
+import { connect, isOpen, sandboxAndClient, structured } from './helpers.js';
+
+const { sb, firm, mcp, upstream } = await sandboxAndClient();
+interface RequestsOut {
+  requests: { id: string }[];
+}
+
+describe('create_request: refusals send nothing', () => {
+  const item = [{ name: 'Photo ID' }];
+
+  it.each([
+    ['an empty item name', { client: 'x', title: 'T', items: [{ name: '   ' }] }, 'items[0].name: must not be empty'],
+    ['no items', { client: 'x', title: 'T', items: [] }, 'items:'],
+    ['an unknown item type', { client: 'x', title: 'T', items: [{ name: 'a', type: 'pdf' }] }, 'items[0].type'],
+    ['an unknown mode', { client: 'x', title: 'T', items: item, correctnessMode: 'strict' }, 'correctnessMode'],
+    ['a misspelt field', { client: 'x', title: 'T', items: item, due_date: '2030-01-01' }, 'unknown field "due_date"'],
+    ['a 201-character title', { client: 'x', title: 'a'.repeat(201), items: item }, 'title: must be at most 200 characters'],
+    ['a malformed due date', { client: 'x', title: 'T', items: item, dueDate: '01/02/2030' }, 'dueDate: must be a date YYYY-MM-DD'],
+  ])('refuses %s before any HTTP call', async (_, args, message) => {
+    const result = await mcp.call('create_request', args);
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain(message);
+    expect(result.text).toContain('nothing was called or sent');
+    expect(upstream()).toBe(0);
+  });
+
+  it('refuses a due date in the past', async () => {
+    const result = await mcp.call('create_request', { client: firm.clients[0]!.id, title: 'T', items: item, dueDate: '2020-01-01' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('is in the past');
+    expect(upstream()).toBe(0);
+  });
+
+  it('lists each candidate with its id when a name matches several clients, and never guesses', async () => {
+    const result = await mcp.call('create_request', { client: 'sam taylor', title: 'Ambiguity check', items: item });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('matches 2 clients');
+    for (const c of firm.clients.filter((c) => c.displayName === 'Sam Taylor')) expect(result.text).toContain(c.id);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+
+  it('names the closest clients when nothing matches', async () => {
+    const near = firm.clients.find((c) => c.displayName.includes(' ') && !c.displayName.startsWith('Sam'))!;
+    const result = await mcp.call('create_request', { client: near.displayName.slice(0, -1), title: 'T', items: item });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('Closest');
+    expect(result.text).toContain(near.id);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+
+  it('refuses a duplicate of an open request for the same client, unless allowDuplicate', async () => {
+    const open = firm.requests.find((r) => isOpen(r) && firm.clients.filter((c) => c.displayName === r.clientName).length === 1)!;
+    const client = firm.clients.find((c) => c.displayName === open.clientName)!;
+    const args = { client: client.email.toUpperCase(), title: `  ${open.title.toUpperCase()} `, items: item, dryRun: true };
+    const refused = await mcp.call('create_request', args);
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain('already has an open request');
+    expect(refused.text).toContain(open.id);
+    const allowed = await mcp.call('create_request', { ...args, allowDuplicate: true });
+    expect(structured<{ warnings: string[] }>(allowed).warnings.join(' ')).toContain(open.id);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+
+  it('shows on dryRun exactly the body it would send, with defaults applied, and sends nothing', async () => {
+    const client = firm.clients[0]!;
+    const emails = sb.emails.length;
+    const result = await mcp.call('create_request', {
+      client: client.id,
+      title: ' Dry run preview ',
+      items: [{ name: ' W-2 forms ' }, { name: 'Moved?', type: 'boolean', required: false }],
+      correctnessMode: 'soft',
+      dryRun: true,
+    });
+    const out = structured<{ sent: boolean; dryRun: boolean; payload: unknown; request: unknown }>(result);
+    expect(out).toMatchObject({ sent: false, dryRun: true, request: null });
+    expect(out.payload).toEqual({
+      clientId: client.id,
+      title: 'Dry run preview',
+      items: [
+        { name: 'W-2 forms', required: true, type: 'file' },
+        { name: 'Moved?', required: false, type: 'boolean' },
+      ],
+      correctnessMode: 'soft',
+    });
+    expect(result.text).toMatch(/^DRY RUN: nothing was sent/);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+    expect(sb.emails.length).toBe(emails);
+  });
+
+  it('carries the service words and what to do on a plan limit, after one POST', async () => {
+    const harbor = await connect(sb, { key: SANDBOX_KEYS.harbor });
+    const client = sb.firms.get(SANDBOX_KEYS.harbor)!.clients[0]!;
+    const result = await harbor.call('create_request', { client: client.id, title: 'Engagement letter', items: item });
+    await harbor.close();
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('active_request_limit_reached');
+    expect(result.text).toMatch(/complete or archive open requests/);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
+  });
+});
+
+describe('create_request: sending', () => {
+  const args = (title: string) => ({ client: firm.clients[2]!.id, title, items: [{ name: 'Bank statements' }], dueDate: '2099-01-31' });
+
+  it('sends once when the host cannot ask, says so, and returns the created request', async () => {
+    const emails = sb.emails.length;
+    const result = await mcp.call('create_request', args('Send without elicitation'));
+    const out = structured<{ sent: boolean; request: { id: string; status: string }; warnings: string[] }>(result);
+    expect(out.sent).toBe(true);
+    expect(out.request.status).toBe('sent');
+    expect(out.warnings.join(' ')).toContain('cannot ask the person to confirm');
+    expect(result.text).toContain(`request id ${out.request.id}`);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
+    expect(sb.emails.length).toBe(emails + 1);
+    const listed = structured<RequestsOut>(await mcp.call('list_requests', { limit: 1 }));
+    expect(listed.requests[0]!.id).toBe(out.request.id);
+  });
+
+  it('reports a lost answer as "may have been sent" and does not resend', async () => {
+    sb.inject('POST /api/v1/requests', { kind: 'resetMidBody' });
+    const emails = sb.emails.length;
+    const result = await mcp.call('create_request', args('Lost answer'));
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('may have been sent: check with list_requests');
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
+    expect(sb.emails.length).toBe(emails + 1);
+  });
+});

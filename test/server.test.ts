@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../src/tools/define.js';
+import { ALL_KEYS, connect, sandboxAndClient, structured } from './helpers.js';
+
+const { sb, firm, mcp, upstream } = await sandboxAndClient();
+
+describe('modes and configuration', () => {
+  it('does not offer create_request in read-only mode, and refuses a call to it', async () => {
+    const ro = await connect(sb, { env: { DOCREQ_READ_ONLY: 'true' } });
+    const names = (await ro.client.listTools()).tools.map((t) => t.name);
+    const result = await ro.call('create_request', { client: 'x', title: 'T', items: [{ name: 'a' }] });
+    await ro.close();
+    expect(names).toEqual(['list_clients', 'list_requests', 'list_templates']);
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('read-only');
+    expect(upstream()).toBe(0);
+  });
+
+  it('answers every tool call with the variables to set when not configured', async () => {
+    const bare = await connect(undefined, { env: { DOCREQ_API_KEY: undefined, DOCREQ_BASE_URL: 'http://example.com' } });
+    for (const tool of ['list_clients', 'list_requests']) {
+      const result = await bare.call(tool);
+      expect(result.isError).toBe(true);
+      expect(result.text).toContain('DOCREQ_API_KEY is not set');
+      expect(result.text).toContain('DOCREQ_BASE_URL (or --base-url) must use https://');
+      expect(result.text).toContain('--sandbox');
+    }
+    await bare.close();
+  });
+});
+
+describe('progress', () => {
+  it('reports progress when the caller asks for it', async () => {
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    await mcp.client.callTool({ name: 'list_requests', arguments: {} }, undefined, { onprogress: (p) => seen.push(p) });
+    expect(seen.map((p) => p.progress)).toEqual([0, 1]);
+    expect(seen[1]!.message).toMatch(/^Filtering \d+ requests$/);
+  });
+});
+
+describe('confirmation before a send', () => {
+  const args = (title: string) => ({ client: firm.clients[2]!.id, title, items: [{ name: 'Bank statements' }], dueDate: '2099-01-31' });
+
+  it('asks the person through elicitation and sends when they accept', async () => {
+    const asked: string[] = [];
+    const host = await connect(sb, { elicit: (m) => (asked.push(m), { action: 'accept', content: { confirm: true } }) });
+    const result = await host.call('create_request', args('Confirmed send'));
+    await host.close();
+    expect(structured<{ sent: boolean }>(result).sent).toBe(true);
+    expect(asked[0]).toContain('Confirmed send');
+    expect(asked[0]).toContain(firm.clients[2]!.email);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
+  });
+
+  it.each([
+    ['declines', { action: 'decline' as const }],
+    ['cancels', { action: 'cancel' as const }],
+    ['accepts without ticking confirm', { action: 'accept' as const, content: { confirm: false } }],
+  ])('sends nothing when the person %s', async (_, answer) => {
+    const host = await connect(sb, { elicit: () => answer });
+    const result = await host.call('create_request', args(`Declined ${answer.action}`));
+    await host.close();
+    expect(result.isError).toBeFalsy();
+    expect(structured<{ sent: boolean }>(result).sent).toBe(false);
+    expect(result.text).toMatch(/^NOT SENT/);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+
+  it('refuses to send without elicitation when DOCREQ_CONFIRM_SEND=always', async () => {
+    const strict = await connect(sb, { env: { DOCREQ_CONFIRM_SEND: 'always' } });
+    const result = await strict.call('create_request', args('Always confirm'));
+    await strict.close();
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('DOCREQ_CONFIRM_SEND');
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+
+  it('does not ask when DOCREQ_CONFIRM_SEND=never', async () => {
+    let asked = 0;
+    const host = await connect(sb, { env: { DOCREQ_CONFIRM_SEND: 'never' }, elicit: () => (asked++, { action: 'decline' }) });
+    const result = await host.call('create_request', args('Never ask'));
+    await host.close();
+    expect(structured<{ sent: boolean }>(result).sent).toBe(true);
+    expect(asked).toBe(0);
+  });
+
+  it('sends nothing and says so when the host fails to ask the person', async () => {
+    const host = await connect(sb, {
+      elicit: () => {
+        throw new Error('the dialog crashed');
+      },
+    });
+    const result = await host.call('create_request', { client: firm.clients[2]!.id, title: 'Elicitation fails', items: [{ name: 'x' }] });
+    await host.close();
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^Nothing was sent: asking the person to confirm failed/);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+});
+
+describe('dispatch', () => {
+  it('answers an unknown tool with an error naming the tools offered', async () => {
+    const result = await mcp.call('delete_everything');
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('Unknown tool "delete_everything"');
+    expect(result.text).toContain('list_clients, list_requests, create_request');
+    expect(upstream()).toBe(0);
+  });
+
+  it('checks a result against the tool\'s outputSchema and answers a mismatch as a clear error', async () => {
+    const broken = defineTool({
+      name: 'broken_tool',
+      title: 'Broken tool',
+      description: 'Returns a result that breaks its own output schema.',
+      inputSchema: z.strictObject({}),
+      outputSchema: z.object({ count: z.number(), names: z.array(z.string()) }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      handler: () => Promise.resolve({ text: 'three', structured: { count: 'three', names: [1] } as unknown as { count: number; names: string[] } }),
+    });
+    const host = await connect(sb, { extraTools: [broken] });
+    const result = await host.call('broken_tool');
+    await host.close();
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(result.text).toMatch(/^broken_tool produced a result that does not match its output schema/);
+    expect(result.text).toContain('count:');
+    expect(result.text).toContain('names.0:');
+  });
+});
+
+describe('what an API failure tells the person to do', () => {
+  it('names DOCREQ_API_KEY, never the key, when the service rejects the key', async () => {
+    const revoked = await connect(sb, { key: sb.keys.revoked });
+    const result = await revoked.call('list_clients');
+    await revoked.close();
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('rejected the API key');
+    expect(result.text).toContain('Check DOCREQ_API_KEY');
+    for (const key of ALL_KEYS) expect(result.text).not.toContain(key);
+  });
+
+  it('gives the wait a 429 asked for', async () => {
+    sb.inject('GET /api/v1/clients', { kind: 'status', status: 429, headers: { 'retry-after': '120' }, body: { error: { code: 'too_many_requests', message: 'Slow down.' } } });
+    const result = await mcp.call('list_clients');
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('rate limiting');
+    expect(result.text).toContain('Try again in 120 s.');
+  });
+
+  it('says the service failed, and to try later, on a 5xx', async () => {
+    sb.inject('GET /api/v1/requests', { kind: 'status', status: 500 });
+    const result = await mcp.call('list_requests');
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('The service failed (500)');
+    expect(result.text).toContain('Try again later.');
+    expect(result.text).not.toContain('API key');
+  });
+});

@@ -86,7 +86,7 @@ function readDetails(value: unknown): FieldDetail[] {
 }
 
 /** Reads the error body shapes the contract names; anything else yields no message. */
-function readErrorBody(body: unknown): ErrorBodyReading {
+export function readErrorBody(body: unknown): ErrorBodyReading {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { details: [] };
   const b = body as Record<string, unknown>;
   if (typeof b.error === 'string') return { message: b.error, code: text(b.code), details: readDetails(b.details) };

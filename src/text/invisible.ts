@@ -40,12 +40,12 @@ export function checkEmailText(raw: string, max: number): { ok: true; text: stri
   const bad = HAS_INVISIBLE.exec(probe);
   if (bad) {
     const cp = bad[0].codePointAt(0)!;
-    return { ok: false, problem: 'invisible', detail: `holds an invisible or control character (U+${cp.toString(16).toUpperCase().padStart(4, '0')}) that would make the e-mail differ from the preview` };
+    return { ok: false, problem: 'invisible', detail: `must not contain invisible or control characters (found U+${cp.toString(16).toUpperCase().padStart(4, '0')}), which would make the e-mail differ from the preview` };
   }
-  if (!/[^\s]/u.test(probe)) return { ok: false, problem: 'empty', detail: 'has nothing visible' };
+  if (!/[^\s]/u.test(probe)) return { ok: false, problem: 'empty', detail: 'must not be empty (nothing visible)' };
   const text = nfc.trim();
   const n = characters(text);
-  if (n > max) return { ok: false, problem: 'too_long', detail: `is ${n} characters; at most ${max}` };
+  if (n > max) return { ok: false, problem: 'too_long', detail: `must be at most ${max} characters (it is ${n})` };
   return { ok: true, text };
 }
 

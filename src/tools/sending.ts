@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { ApiError } from '../api/errors.js';
 import type { Client, CreatePayload, RequestRecord } from '../api/records.js';
 import { addDays } from '../clock.js';
 import { UserInputError } from '../errors.js';
 import { checkEmailText, titleKey } from '../text/invisible.js';
 import { dayText, oneLine, quoted } from '../text/render.js';
+import { expandTemplate } from '../templates/expand.js';
+import { findTemplate, templateCatalog } from '../templates/load.js';
+import { CORRECTNESS_MODES, itemIn } from './checklist.js';
 import type { ToolContext } from './define.js';
+import { isoDate } from './schemas.js';
 import { fold } from './render.js';
 import { isOpen } from './request-facts.js';
 
@@ -18,6 +23,24 @@ import { isOpen } from './request-facts.js';
 export const TEXT_MAX = 200;
 export const MAX_ITEMS = 100;
 
+/** The request's fields, shared by create_request and create_request_batch. */
+export const requestFields = {
+  title: z.string().max(2_000).optional().describe('Title, 1–200 characters, e.g. "2025 tax return documents". Optional with a template.'),
+  dueDate: isoDate.optional().describe('Due day, YYYY-MM-DD, today or later.'),
+  items: z.array(itemIn).max(100).optional().describe('The checklist: 1–100 items in all (after a template\'s items).'),
+  template: z.string().max(100).optional().describe("A checklist template's name (list_templates): its items first, then items; its title, mode and due offset as defaults."),
+  correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("How strictly answers are checked: off, advisory, soft, hard. Omit for the service's default."),
+  dryRun: z.boolean().optional().describe('true: check and preview only; send nothing.'),
+  allowDuplicate: z.boolean().optional().describe('true: send although the same title is open or was sent in the last 24 h (a NEW request, not a reminder).'),
+  confirmationToken: z.string().max(200).optional().describe("From this exact request's preview, once the person agreed to send it."),
+};
+
+export const confirmationOut = z.object({
+  needed: z.boolean().describe('true: sending needs confirmationToken from this preview.'),
+  token: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+});
+
 export interface ItemInput {
   name: string;
   required?: boolean | undefined;
@@ -25,8 +48,8 @@ export interface ItemInput {
 }
 
 export interface DraftInput {
-  title: string;
-  items: ItemInput[];
+  title?: string | undefined;
+  items?: ItemInput[] | undefined;
   dueDate?: string | undefined;
   correctnessMode?: string | undefined;
 }
@@ -45,20 +68,52 @@ export function assertSendingAllowed(ctx: ToolContext): void {
   if (ctx.sending.disabled) throw new UserInputError(`Nothing was sent: sending is disabled until this is fixed: ${ctx.sending.disabled}`);
 }
 
+/** The request a call describes, its template applied; checked before any HTTP call. */
+export function draftFromInput(input: DraftInput & { title?: string | undefined; items?: ItemInput[] | undefined; template?: string | undefined }, ctx: ToolContext): Draft {
+  let { title, items, dueDate, correctnessMode } = input;
+  if (input.template !== undefined) {
+    const catalog = templateCatalog(ctx.config.templatesFile);
+    const template = findTemplate(catalog, input.template);
+    if (!template) {
+      throw new UserInputError(
+        `No template is named ${quoted(input.template, 60)}; nothing was sent. Templates: ${catalog.templates.map((t) => t.name).join(', ') || 'none'}.` +
+          (catalog.problems.length ? ` (The firm's templates file is not used: ${catalog.problems[0]})` : ''),
+      );
+    }
+    const expanded = expandTemplate(template, items as Parameters<typeof expandTemplate>[1], {
+      today: ctx.today,
+      ...(title !== undefined ? { title } : {}),
+      ...(dueDate !== undefined ? { dueDate } : {}),
+      ...(correctnessMode !== undefined ? { correctnessMode: correctnessMode as (typeof CORRECTNESS_MODES)[number] } : {}),
+    });
+    ({ title, items, dueDate, correctnessMode } = expanded);
+  }
+  if (title === undefined) throw new UserInputError('Nothing was sent: give a title (or a template, whose title is the default).');
+  return draftRequest({ title, items: items ?? [], dueDate, correctnessMode }, ctx.today);
+}
+
+/** What the model does next after a preview. */
+export function previewNext(needed: boolean, token: string, expiresAt: number, tool: string): string {
+  const until = new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ');
+  return needed
+    ? `Next: show the person this preview. Only once they agree, call ${tool} again with the same arguments plus confirmationToken: ${JSON.stringify(token)} (single use, valid until ${until} UTC). Do not send without their go-ahead.`
+    : `Next: show the person this preview; once they agree, call ${tool} again without dryRun${token ? ` (you may pass confirmationToken: ${JSON.stringify(token)})` : ''}.`;
+}
+
 /** Checks the e-mailed text and the dates; throws one error naming every problem. */
-export function draftRequest(input: DraftInput, asOf: string): Draft {
+export function draftRequest(input: DraftInput & { title: string; items: ItemInput[] }, asOf: string): Draft {
   const problems: string[] = [];
   const title = checkEmailText(input.title, TEXT_MAX);
-  if (!title.ok) problems.push(`title ${title.detail}`);
+  if (!title.ok) problems.push(`title: ${title.detail}`);
   const items = input.items.map((item, n) => {
     const name = checkEmailText(item.name, TEXT_MAX);
-    if (!name.ok) problems.push(`items[${n}].name ${name.detail}`);
+    if (!name.ok) problems.push(`items[${n}].name: ${name.detail}`);
     return { name: name.ok ? name.text : '', required: item.required ?? true, type: item.type ?? 'file' };
   });
-  if (items.length === 0) problems.push('items: give at least one item (or a template with items)');
-  if (items.length > MAX_ITEMS) problems.push(`items: ${items.length} in all; at most ${MAX_ITEMS}`);
-  if (input.dueDate && input.dueDate < asOf) problems.push(`dueDate ${input.dueDate} is in the past (today is ${asOf}); give today or a later day`);
-  if (problems.length) throw new UserInputError(`Nothing was sent; fix the request and call again:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+  if (items.length === 0) problems.push('items: give at least one item (or a template)');
+  if (items.length > MAX_ITEMS) problems.push(`items: at most ${MAX_ITEMS} in all (there are ${items.length})`);
+  if (input.dueDate && input.dueDate < asOf) problems.push(`dueDate: ${input.dueDate} is in the past (today is ${asOf}); give today or a later day`);
+  if (problems.length) throw new UserInputError(`Invalid request; nothing was called or sent:\n${problems.map((p) => `- ${p}`).join('\n')}`);
   const warnings: string[] = [];
   if (input.dueDate && input.dueDate > addDays(asOf, 365)) warnings.push(`The due date ${input.dueDate} is more than a year ahead: check it is the one meant.`);
   return {

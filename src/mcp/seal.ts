@@ -5,10 +5,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
  * setting, in the text and anywhere in structuredContent, becomes "[redacted]" — whatever put it
  * there (a service that echoes the key in an error or a record, a bug).
  */
-export function sealer(secrets: (string | undefined)[]): (result: CallToolResult) => CallToolResult {
+export function redactor(secrets: (string | undefined)[]): (text: string) => string {
   const hidden = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4);
-  if (hidden.length === 0) return (r) => r;
-  const redact = (text: string) => (hidden.some((s) => text.includes(s)) ? hidden.reduce((t, s) => t.split(s).join('[redacted]'), text) : text);
+  return (text) => (hidden.some((s) => text.includes(s)) ? hidden.reduce((t, s) => t.split(s).join('[redacted]'), text) : text);
+}
+
+export function sealer(secrets: (string | undefined)[]): (result: CallToolResult) => CallToolResult {
+  if (!secrets.some((s) => s && s.length >= 4)) return (r) => r;
+  const redact = redactor(secrets);
   const walk = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return redact(value);
     if (!value || typeof value !== 'object' || depth > 64) return value;

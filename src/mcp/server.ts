@@ -75,7 +75,7 @@ function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean
 }
 
 export function createServer(config: Config, options: ServerOptions = {}): Server {
-  const logger = options.logger ?? createLogger(config.logLevel, config.api ? [config.api.apiKey] : []);
+  const logger = options.logger ?? createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },

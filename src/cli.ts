@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { DocReqApi } from './api/client.js';
 import { loadConfig, SETTINGS, settingFlagOptions, settingsFromFlags, type Config } from './config.js';
 import { createLogger } from './log.js';
+import { redactor } from './mcp/seal.js';
+import { LineStdioTransport } from './transport/stdio.js';
 import type { Sandbox } from './sandbox/service.js';
 import { explain } from './mcp/results.js';
 import { createServer } from './mcp/server.js';
@@ -64,11 +65,11 @@ function count(text: string | undefined, name: string): number | undefined {
 }
 
 async function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
-  const logger = createLogger(config.logLevel, config.api ? [config.api.apiKey] : []);
+  const logger = createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (config.problems.length) logger.warn('every tool call will answer with what to set; start with --sandbox to try without an account.');
   const mcp = createServer(config, { logger });
-  const transport = new StdioServerTransport();
+  const transport = new LineStdioTransport();
   let closing = false;
   const shutdown = (why: string) => {
     if (closing) return;
@@ -87,7 +88,9 @@ async function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
 }
 
 async function check(config: Config): Promise<number> {
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  // Whatever the service echoes (a key in an error body), no secret reaches this output.
+  const redact = redactor([config.api?.apiKey, config.tokenSecret]);
+  const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
   out(`docreq-mcp ${VERSION} check`);
   for (const problem of config.problems) out(`✗ ${problem}`);
   // Templates are reported whatever else is wrong: a bad file disables only templates, never sending.
@@ -103,8 +106,9 @@ async function check(config: Config): Promise<number> {
   try {
     const clients = await api.listClients();
     out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
-    out(config.readOnly ? '✓ read-only: create_request is not offered' : `✓ create_request is offered; confirmation before sending: ${config.confirmSend}`);
-    return config.problems.length || templates.problems.length ? 1 : 0;
+    if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
+    else out(config.readOnly ? '✓ read-only: no tool that sends is offered' : `✓ sending is offered; confirmation before sending: ${config.confirmSend}`);
+    return config.problems.length || templates.problems.length || config.sendingDisabled ? 1 : 0;
   } catch (error) {
     out(`✗ ${explain(error) ?? (error as Error).message}`);
     return 1;

@@ -16,8 +16,25 @@ export interface Config {
   logLevel: LogLevel;
   /** The firm's templates file (DOCREQ_TEMPLATES_FILE); read once at start by templates/load.ts. */
   templatesFile: string | undefined;
+  /** Signs confirmation tokens (DOCREQ_TOKEN_SECRET); undefined: random per process. */
+  tokenSecret: string | undefined;
+  /**
+   * Why nothing may be sent, when a setting that governs safety cannot be read (fail closed:
+   * reads still work); undefined when sending is allowed.
+   */
+  sendingDisabled: string | undefined;
   /** Each one names the variable to set and how; empty when the configuration is usable. */
   problems: string[];
+}
+
+/** The settings that govern safety: when one cannot be read, nothing is sent until it is fixed. */
+const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret']);
+
+/** A value's shape, never the value: a setting may hold a secret pasted into the wrong variable. */
+export function valueShape(text: string): string {
+  const n = [...text].length;
+  const kinds = [/[a-z]/i.test(text) ? 'letters' : '', /\d/.test(text) ? 'digits' : '', /[^a-z\d]/i.test(text) ? 'other characters' : ''].filter(Boolean);
+  return `a ${n}-character value of ${kinds.join(', ') || 'nothing'} (not shown)`;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
@@ -91,6 +108,13 @@ export const SETTINGS = {
     schema: z.string().trim().min(1, 'is empty'),
     help: "the firm's own checklist templates, YAML or JSON (added to the built-ins)",
   },
+  tokenSecret: {
+    env: 'DOCREQ_TOKEN_SECRET',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)'),
+    help: 'signs confirmation tokens; replicas of one team service must share it (default: random per process)',
+  },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -145,10 +169,11 @@ export function checkBaseUrl(text: string): { ok: true; url: string } | { ok: fa
 function readKeyFile(path: string): { key?: string; problem?: string } {
   try {
     const key = readFileSync(path, 'utf8').trim();
-    return key ? { key } : { problem: `DOCREQ_API_KEY_FILE names ${path}, which is empty.` };
+    return key ? { key } : { problem: 'DOCREQ_API_KEY_FILE names a file that is empty.' };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    return { problem: `DOCREQ_API_KEY_FILE names ${path}, which cannot be read (${code}).` };
+    // The value is not echoed: a key pasted here instead of a path must not reach any log.
+    return { problem: `DOCREQ_API_KEY_FILE names a file that cannot be read (${code}); it must be the path of a file holding the key (to give the key itself, use DOCREQ_API_KEY).` };
   }
 }
 
@@ -162,6 +187,7 @@ function issueText(error: z.ZodError): string {
  */
 export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
+  const unreadableSafety: string[] = [];
   const raw = (name: SettingName): string | undefined => {
     const setting = SETTINGS[name];
     const fromFlag = flags[name];
@@ -176,11 +202,15 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as z.output<(typeof SETTINGS)[N]['schema']>;
     const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
-    problems.push(`${where} ${issueText(parsed.error)}${name === 'apiKey' ? '' : `: got "${text}"`}.`);
+    const problem = `${where} ${issueText(parsed.error)}: got ${valueShape(text)}.`;
+    problems.push(problem);
+    if (SAFETY_SETTINGS.has(name)) unreadableSafety.push(problem);
     return fallback;
   }
 
-  const readOnly = read('readOnly', false);
+  // Fail closed: an unreadable DOCREQ_READ_ONLY means read-only.
+  const readOnly = read('readOnly', true);
+  const tokenSecret = read('tokenSecret', undefined);
   const confirmSend = read('confirmSend', 'auto');
   const timeoutMs = read('timeoutMs', 30_000);
   const logLevel = read('logLevel', 'info');
@@ -217,6 +247,8 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     timeoutMs,
     logLevel,
     templatesFile,
+    tokenSecret,
+    sendingDisabled: unreadableSafety.length ? unreadableSafety.join(' ') : undefined,
     problems,
   };
 }

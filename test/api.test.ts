@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DocReqApi, type ApiClientOptions } from '../src/api/client.js';
 import type { CreatePayload } from '../src/api/records.js';
@@ -34,6 +35,7 @@ async function failure(promise: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected a failure');
 }
 const demo = () => sb.demoFirm;
+const key = () => ({ idempotencyKey: randomUUID() });
 const payload = (): CreatePayload => ({ clientId: demo().clients[0]!.id, title: `API test ${Math.random()}`, items: [{ name: 'W-2', required: true, type: 'file' }] });
 
 
@@ -41,8 +43,8 @@ describe('requests it sends', () => {
   it('sends the bearer key, Accept, User-Agent on GET and Content-Type plus a fresh Idempotency-Key on POST', async () => {
     const a = api();
     await a.listClients();
-    await a.createRequest(payload());
-    await a.createRequest(payload());
+    await a.createRequest(payload(), key());
+    await a.createRequest(payload(), key());
     const [get, post1, post2] = sb.calls;
     expect(get).toMatchObject({ method: 'GET', accept: 'application/json', idempotencyKey: undefined });
     expect(get!.userAgent).toMatch(/^docreq-mcp\/\d+\.\d+\.\d+/);
@@ -81,7 +83,7 @@ describe('firm scoping and keys', () => {
 
 describe('typed errors', () => {
   it('reports the active-request limit (409) as a plan limit with the service words and what to do', async () => {
-    const error = await failure(api({ apiKey: SANDBOX_KEYS.harbor }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.harbor)!.clients[0]!.id }));
+    const error = await failure(api({ apiKey: SANDBOX_KEYS.harbor }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.harbor)!.clients[0]!.id }, key()));
     expect(error).toBeInstanceOf(PlanLimitError);
     expect(error.status).toBe(409);
     expect(error.code).toBe('active_request_limit_reached');
@@ -90,13 +92,13 @@ describe('typed errors', () => {
   });
 
   it('reports the monthly billing limit (402) as a plan limit', async () => {
-    const error = await failure(api({ apiKey: SANDBOX_KEYS.northwind }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.northwind)!.clients[0]!.id }));
+    const error = await failure(api({ apiKey: SANDBOX_KEYS.northwind }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.northwind)!.clients[0]!.id }, key()));
     expect(error).toBeInstanceOf(PlanLimitError);
     expect(error.code).toBe('billing_limit_reached');
   });
 
   it('reports a 422 as refused input with the field details', async () => {
-    const error = await failure(api().createRequest({ ...payload(), items: [{ name: ' ', required: true, type: 'file' }] }));
+    const error = await failure(api().createRequest({ ...payload(), items: [{ name: ' ', required: true, type: 'file' }] }, key()));
     expect(error).toBeInstanceOf(InputRefusedError);
     expect(error.status).toBe(422);
     expect(error.details).toContainEqual({ field: 'items[0].name', message: 'must be a non-empty string' });
@@ -186,7 +188,7 @@ describe('retries', () => {
   ] as const)('never retries a POST answered with %s', async (_, fault) => {
     sb.inject('POST /api/v1/requests', fault);
     const before = sb.emails.length;
-    await failure(api().createRequest(payload()));
+    await failure(api().createRequest(payload(), key()));
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
     expect(sb.emails.length).toBe(before);
   });
@@ -194,7 +196,7 @@ describe('retries', () => {
   it('reports a POST whose answer was lost as "may have been sent", after exactly one send', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'reset' }, { after: true });
     const before = sb.emails.length;
-    const error = await failure(api().createRequest(payload()));
+    const error = await failure(api().createRequest(payload(), key()));
     expect(error.outcomeUnknown).toBe(true);
     expect(error.message).toContain('may have been sent');
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
@@ -203,7 +205,7 @@ describe('retries', () => {
 
   it('says nothing was sent when the connection was refused', async () => {
     const closed = new DocReqApi({ baseUrl: 'http://127.0.0.1:9', apiKey: SANDBOX_KEYS.demo, timeoutMs: 2_000 });
-    const error = await failure(closed.createRequest(payload()));
+    const error = await failure(closed.createRequest(payload(), key()));
     expect(error.outcomeUnknown).toBe(false);
     expect(error.message).toContain('Nothing was sent');
   });
@@ -226,7 +228,7 @@ describe('time and size bounds', () => {
 
   it('times out a POST as "may have been sent", sending once', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 1_500 }, { after: true });
-    const error = await failure(api({ timeoutMs: 300 }).createRequest(payload()));
+    const error = await failure(api({ timeoutMs: 300 }).createRequest(payload(), key()));
     expect(error).toBeInstanceOf(TimedOutError);
     expect(error.outcomeUnknown).toBe(true);
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
@@ -259,7 +261,7 @@ describe('sharing and caching', () => {
     await a.listClients({ reuse: true });
     await a.listClients({ reuse: true });
     expect(sb.calls).toHaveLength(1);
-    await a.createRequest(payload());
+    await a.createRequest(payload(), key());
     await a.listClients({ reuse: true });
     expect(sb.callsTo('GET', '/api/v1/clients')).toHaveLength(2);
   });

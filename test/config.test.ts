@@ -37,7 +37,33 @@ describe('configuration', () => {
     for (const name of ['DOCREQ_API_KEY is not set', 'DOCREQ_BASE_URL is not set', 'DOCREQ_TIMEOUT_MS', 'DOCREQ_CONFIRM_SEND', 'DOCREQ_LOG_LEVEL', 'DOCREQ_READ_ONLY']) {
       expect(text).toContain(name);
     }
-    expect(c).toMatchObject({ api: undefined, timeoutMs: 30_000, confirmSend: 'auto', logLevel: 'info', readOnly: false });
+    // Fail closed: an unreadable safety setting makes the server safer, never less safe.
+    expect(c).toMatchObject({ api: undefined, timeoutMs: 30_000, confirmSend: 'auto', logLevel: 'info', readOnly: true });
+    expect(c.sendingDisabled).toContain('DOCREQ_CONFIRM_SEND');
+    expect(c.sendingDisabled).toContain('DOCREQ_READ_ONLY');
+    // Values are described by their shape, never echoed (one might be a secret in the wrong variable).
+    for (const value of ['soon', 'maybe', 'loud', 'perhaps']) expect(text).not.toContain(value);
+    expect(text).toContain('a 5-character value of letters (not shown)');
+  });
+
+  it.each([
+    ['DOCREQ_READ_ONLY', 'maybe'],
+    ['DOCREQ_READ_ONLY', 'ture'],
+    ['DOCREQ_CONFIRM_SEND', 'alwys'],
+    ['DOCREQ_CONFIRM_SEND', 'nevr'],
+    ['DOCREQ_TOKEN_SECRET', 'short'],
+  ])('disables sending when %s cannot be read (%s), and leaves other settings alone', (name, value) => {
+    const c = loadConfig({}, { ...base, [name]: value });
+    expect(c.sendingDisabled).toContain(name);
+    expect(c.api).toBeDefined();
+    expect(c.problems.join(' ')).not.toContain(value);
+  });
+
+  it('never echoes DOCREQ_API_KEY_FILE, which may hold the key itself by mistake', () => {
+    const c = loadConfig({}, { DOCREQ_API_KEY_FILE: 'drk_live_0123456789abcdef', DOCREQ_BASE_URL: 'https://x.example.com' });
+    expect(c.api).toBeUndefined();
+    expect(c.problems.join(' ')).toContain('DOCREQ_API_KEY_FILE names a file that cannot be read');
+    expect(c.problems.join(' ')).not.toContain('drk_live_0123456789abcdef');
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { connect, isOpen, sandboxAndClient, structured } from './helpers.js';
+import { connect, isOpen, previewThenSend, sandboxAndClient, structured } from './helpers.js';
 
 const { sb, firm, mcp, upstream } = await sandboxAndClient();
 interface RequestsOut {
@@ -12,7 +12,13 @@ describe('create_request: refusals send nothing', () => {
 
   it.each([
     ['an empty item name', { client: 'x', title: 'T', items: [{ name: '   ' }] }, 'items[0].name: must not be empty'],
-    ['no items', { client: 'x', title: 'T', items: [] }, 'items:'],
+    ['an item name of zero-width characters', { client: 'x', title: 'T', items: [{ name: '\u200b\u200b' }] }, 'items[0].name: must not contain invisible'],
+    ['a title with a right-to-left override', { client: 'x', title: 'Invoice \u202egnp.exe', items: item }, 'title: must not contain invisible'],
+    ['a title with a NUL', { client: 'x', title: 'Tax\u0000 docs', items: item }, 'title: must not contain invisible'],
+    ['a title of tag characters', { client: 'x', title: '\u{E0041}\u{E0042}', items: item }, 'title: must not contain invisible'],
+    ['no title and no template', { client: 'x', items: item }, 'give a title'],
+    ['an unknown template', { client: 'x', template: 'no-such-template' }, 'No template is named'],
+    ['no items', { client: 'x', title: 'T', items: [] }, 'items: give at least one item'],
     ['an unknown item type', { client: 'x', title: 'T', items: [{ name: 'a', type: 'pdf' }] }, 'items[0].type'],
     ['an unknown mode', { client: 'x', title: 'T', items: item, correctnessMode: 'strict' }, 'correctnessMode'],
     ['a misspelt field', { client: 'x', title: 'T', items: item, due_date: '2030-01-01' }, 'unknown field "due_date"'],
@@ -22,8 +28,13 @@ describe('create_request: refusals send nothing', () => {
     const result = await mcp.call('create_request', args);
     expect(result.isError).toBe(true);
     expect(result.text).toContain(message);
-    expect(result.text).toContain('nothing was called or sent');
+    expect(result.text.toLowerCase()).toMatch(/nothing was (called or )?sent/);
     expect(upstream()).toBe(0);
+  });
+
+  it('counts characters, not UTF-16 units: 150 emoji are a valid title', async () => {
+    const result = await mcp.call('create_request', { client: firm.clients[0]!.id, title: '🎉'.repeat(150), items: item, dryRun: true });
+    expect(structured<{ payload: { title: string } }>(result).payload.title).toBe('🎉'.repeat(150));
   });
 
   it('refuses a due date in the past', async () => {
@@ -84,7 +95,9 @@ describe('create_request: refusals send nothing', () => {
       ],
       correctnessMode: 'soft',
     });
-    expect(result.text).toMatch(/^DRY RUN: nothing was sent/);
+    expect(result.text).toMatch(/^DRY RUN — nothing was sent/);
+    // The preview shows the exact body, byte for byte.
+    expect(result.text).toContain(`Exact body: ${JSON.stringify(out.payload)}`);
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
     expect(sb.emails.length).toBe(emails);
   });
@@ -92,7 +105,7 @@ describe('create_request: refusals send nothing', () => {
   it('carries the service words and what to do on a plan limit, after one POST', async () => {
     const harbor = await connect(sb, { key: SANDBOX_KEYS.harbor });
     const client = sb.firms.get(SANDBOX_KEYS.harbor)!.clients[0]!;
-    const result = await harbor.call('create_request', { client: client.id, title: 'Engagement letter', items: item });
+    const { sent: result } = await previewThenSend(harbor, 'create_request', { client: client.id, title: 'Engagement letter', items: item });
     await harbor.close();
     expect(result.isError).toBe(true);
     expect(result.text).toContain('active_request_limit_reached');
@@ -104,13 +117,16 @@ describe('create_request: refusals send nothing', () => {
 describe('create_request: sending', () => {
   const args = (title: string) => ({ client: firm.clients[2]!.id, title, items: [{ name: 'Bank statements' }], dueDate: '2099-01-31' });
 
-  it('sends once when the host cannot ask, says so, and returns the created request', async () => {
+  it('without elicitation, previews with a token first and sends only when the token comes back', async () => {
     const emails = sb.emails.length;
-    const result = await mcp.call('create_request', args('Send without elicitation'));
-    const out = structured<{ sent: boolean; request: { id: string; status: string }; warnings: string[] }>(result);
+    const { preview, sent: result } = await previewThenSend(mcp, 'create_request', args('Send without elicitation'));
+    expect(preview.isError).toBeFalsy();
+    expect(structured<{ outcome: string; confirmation: { needed: boolean } }>(preview)).toMatchObject({ outcome: 'previewed', confirmation: { needed: true } });
+    expect(preview.text).toMatch(/^PREVIEW — nothing was sent/);
+    const out = structured<{ sent: boolean; outcome: string; request: { id: string; status: string }; warnings: string[] }>(result);
     expect(out.sent).toBe(true);
+    expect(out.outcome).toBe('sent');
     expect(out.request.status).toBe('sent');
-    expect(out.warnings.join(' ')).toContain('cannot ask the person to confirm');
     expect(result.text).toContain(`request id ${out.request.id}`);
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
     expect(sb.emails.length).toBe(emails + 1);
@@ -121,7 +137,7 @@ describe('create_request: sending', () => {
   it('reports a lost answer as "may have been sent" and does not resend', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'resetMidBody' });
     const emails = sb.emails.length;
-    const result = await mcp.call('create_request', args('Lost answer'));
+    const { sent: result } = await previewThenSend(mcp, 'create_request', args('Lost answer'));
     expect(result.isError).toBe(true);
     expect(result.text).toContain('may have been sent: check with list_requests');
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);

@@ -36,6 +36,15 @@ const anyValue = fc.letrec((tie) => ({
   ),
 })).value;
 
+/**
+ * Text a person can see, as the contract defines what may be e-mailed: no control, format (bidi,
+ * zero-width, tag) or other default-ignorable character, and something visible.
+ */
+const INVISIBLE_CHAR = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+const visibleText = (max: number) =>
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: max }).filter((s) => s.trim().length > 0 && !INVISIBLE_CHAR.test(s.replace(/[\ufe0e\ufe0f]/g, '')));
+const invisibleChar = fc.constantFrom('\u0000', '\u0007', '\u001b', '\u0085', '\u200b', '\u200d', '\u200e', '\u202a', '\u202e', '\u2066', '\u2069', '\u2060', '\u2063', '\u061c', '\u180e', '\ufeff', '\u00ad', '\u{E0001}', '\u{E0041}', '\u{E007F}', '\u2028', '\u3164', '\u034f');
+
 /** Argument objects that mix the tool's own field names with anything at all, sometimes JSON-encoded. */
 function argsFor(name: string) {
   const fields = Object.keys(tool(name).inputSchema.shape as Record<string, unknown>);
@@ -74,6 +83,23 @@ describe('fuzzing tool input', () => {
     expect(invalid).toBeGreaterThan(RUNS / 4);
   });
 
+  it('create_request: e-mailed text with any invisible character is refused before any HTTP call', async () => {
+    const client = sb.demoFirm.clients[0]!.id;
+    await fc.assert(
+      fc.asyncProperty(visibleText(40), invisibleChar, fc.nat(40), fc.boolean(), async (text, bad, at, inTitle) => {
+        sb.calls.length = 0;
+        const chars = [...text];
+        const tainted = [...chars.slice(0, at % (chars.length + 1)), bad, ...chars.slice(at % (chars.length + 1))].join('');
+        const args = inTitle ? { client, title: tainted, items: [{ name: 'W-2' }] } : { client, title: 'Fuzz', items: [{ name: 'ok' }, { name: tainted }] };
+        const result = await mcp.call('create_request', args);
+        expect(result.isError).toBe(true);
+        expect(result.text).toContain(inTitle ? 'title: must not contain invisible' : 'items[1].name: must not contain invisible');
+        expect(sb.calls).toHaveLength(0);
+      }),
+      { numRuns: Math.max(100, RUNS / 3) },
+    );
+  });
+
   it('decodes nested JSON text without touching the prototype', () => {
     const decoded = decodeArguments(JSON.parse('{"__proto__":{"polluted":1},"items":"[{\\"name\\":\\"a\\"}]"}'), tool('create_request').inputSchema) as Record<string, unknown>;
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -87,9 +113,9 @@ describe('fuzzing tool input', () => {
       {
         who: fc.constantFrom(...clients),
         by: fc.constantFrom('id', 'email', 'name'),
-        title: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }).filter((s) => s.trim().length > 0),
+        title: visibleText(60),
         items: fc.array(
-          fc.record({ name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }).filter((s) => s.trim().length > 0), required: fc.boolean(), type: fc.constantFrom('file', 'text', 'date', 'number', 'boolean') }, { requiredKeys: ['name'] }),
+          fc.record({ name: visibleText(80), required: fc.boolean(), type: fc.constantFrom('file', 'text', 'date', 'number', 'boolean') }, { requiredKeys: ['name'] }),
           { minLength: 1, maxLength: 6 },
         ),
         correctnessMode: fc.constantFrom('off', 'advisory', 'soft', 'hard'),
@@ -115,9 +141,9 @@ describe('fuzzing tool input', () => {
         expect(posts).toHaveLength(1);
         expect(JSON.parse(posts[0]!.body!)).toEqual({
           clientId: v.who.id,
-          title: title.trim(),
+          title: title.normalize('NFC').trim(),
           ...(dueDate ? { dueDate } : {}),
-          items: v.items.map((i) => ({ name: i.name.trim(), required: i.required ?? true, type: i.type ?? 'file' })),
+          items: v.items.map((i) => ({ name: i.name.normalize('NFC').trim(), required: i.required ?? true, type: i.type ?? 'file' })),
           ...(v.correctnessMode ? { correctnessMode: v.correctnessMode } : {}),
         });
       }),

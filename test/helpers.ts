@@ -121,3 +121,15 @@ export function structured<T = Record<string, unknown>>(result: CallToolResult):
   if (result.isError) throw new Error(`expected success, got error: ${JSON.stringify(result.content)}`);
   return result.structuredContent as T;
 }
+
+/**
+ * A send as a host without elicitation makes it: the first call previews and hands out a token; the
+ * second, with the token (the person's go-ahead), sends. Returns both results.
+ */
+export async function previewThenSend(mcp: Connected, tool: string, args: Record<string, unknown>) {
+  const preview = await mcp.call(tool, args);
+  const token = (preview.structuredContent as { confirmation?: { token?: string | null } } | undefined)?.confirmation?.token;
+  if (!token) throw new Error(`no confirmation token in the preview: ${preview.text}`);
+  const sent = await mcp.call(tool, { ...args, confirmationToken: token });
+  return { preview, sent, token };
+}

@@ -52,6 +52,39 @@ describe('the built binary over stdio', () => {
     expect(stderr).toContain('GET /api/v1/requests');
   });
 
+  it('refuses a tools/call before initialize, answers an over-long line and invalid requests with errors, and keeps serving', async () => {
+    const child = spawn(process.execPath, [BIN, '--confirm-send', 'never'], {
+      env: { ...process.env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const answers = () => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
+    const waitFor = async (id: unknown) => {
+      while (!answers().some((a) => a.id === id)) await new Promise((r) => setTimeout(r, 20));
+      return answers().find((a) => a.id === id)!;
+    };
+    const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    const client = sb.demoFirm.clients[0]!.id;
+    // A send before initialize: no confirmation could have been asked for, so it is refused.
+    send({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'create_request', arguments: { client, title: 'Before initialize', items: [{ name: 'x' }] } } });
+    expect((await waitFor(10)).error?.message).toContain('not initialised');
+    send(INITIALIZE);
+    await waitFor(1);
+    send(INITIALIZED);
+    // 11 MB on one line: over the 10 MB a message may be.
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/list', params: { pad: 'x'.repeat(11 * 1024 * 1024) } })}\n`);
+    expect((await waitFor(null)).error?.message).toContain('too long');
+    send({ jsonrpc: '1.0', id: 12, method: 'tools/list' });
+    expect((await waitFor(12)).error?.code).toBe(-32600);
+    send({ jsonrpc: '2.0', id: 13, method: 'tools/list', params: {} });
+    expect((await waitFor(13)).result).toBeDefined();
+    child.stdin.end();
+    await once(child, 'exit');
+    captured.push(stdout);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+
   it('exits on SIGTERM', async () => {
     const child = spawn(process.execPath, [BIN], { env: { ...process.env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url }, stdio: ['pipe', 'pipe', 'pipe'] });
     await once(child.stderr, 'data');
@@ -82,8 +115,8 @@ describe('the built binary over stdio', () => {
   });
 
   it('check exits 0 against a working setup and 1 with a revoked key, without printing the key', async () => {
-    const run = async (key: string) => {
-      const child = spawn(process.execPath, [BIN, 'check'], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: key, DOCREQ_BASE_URL: sb.url } });
+    const run = async (key: string, env: Record<string, string> = {}) => {
+      const child = spawn(process.execPath, [BIN, 'check'], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: key, DOCREQ_BASE_URL: sb.url, ...env } });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const [code] = (await once(child, 'exit')) as [number];
@@ -97,6 +130,17 @@ describe('the built binary over stdio', () => {
     const revoked = await run(sb.keys.revoked);
     expect(revoked.code).toBe(1);
     expect(revoked.out).toContain('rejected the API key');
+    // A service that echoes the key in its error body: check still never prints it.
+    sb.inject('GET /api/v1/clients', { kind: 'echo', status: 401 }, { times: 3 });
+    const echoed = await run(sb.keys.demo);
+    sb.clearFaults();
+    expect(echoed.code).toBe(1);
+    expect(echoed.out).toContain('[redacted]');
+    // An unreadable safety setting: check fails and says sending is disabled, without the value.
+    const unsafe = await run(sb.keys.demo, { DOCREQ_CONFIRM_SEND: 'alwys' });
+    expect(unsafe.code).toBe(1);
+    expect(unsafe.out).toContain('sending is disabled');
+    expect(unsafe.out).not.toContain('alwys');
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
+import { shortValue } from '../text/render.js';
 import { USER_AGENT } from '../version.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
@@ -8,9 +9,11 @@ import {
   BadResponseError,
   CancelledError,
   KeyRejectedError,
+  ServiceFailedError,
   TimedOutError,
   UnreachableError,
   errorFromStatus,
+  readErrorBody,
 } from './errors.js';
 import { ListStreamParser } from './list-stream.js';
 import { createdRecord, toClient, toRequest, type Client, type CreatePayload, type RequestRecord } from './records.js';
@@ -30,8 +33,8 @@ export interface ApiClientOptions {
 }
 
 export interface CreateOutcome {
-  /** The created request as the service returned it, or null when it returned none we could read. */
-  record: Record<string, unknown> | null;
+  /** The created request, reduced to the documented fields, or null when the service returned none we could read. */
+  record: RequestRecord | null;
   status: number;
   warnings: string[];
 }
@@ -61,6 +64,8 @@ interface Exchange<T> {
   budgetMs: number;
   signal?: AbortSignal | undefined;
   body?: string;
+  /** A POST's Idempotency-Key (derived from its confirmation by the caller). */
+  idempotencyKey?: string;
   /** For a list: its successful body streams into records instead of being read whole. */
   listParser?: () => ListStreamParser<T>;
 }
@@ -152,31 +157,50 @@ export class DocReqApi {
   }
 
   /** POSTs once. Never retried: an unclear outcome is an error with `outcomeUnknown` set. */
-  async createRequest(payload: CreatePayload, signal?: AbortSignal): Promise<CreateOutcome> {
+  async createRequest(payload: CreatePayload, options: { idempotencyKey: string; signal?: AbortSignal; deadline?: number }): Promise<CreateOutcome> {
+    // A host's cancel stops a POST only before it is written; once written it finishes (within the
+    // deadline) so that its outcome is known and recorded.
+    if (options.signal?.aborted) throw new CancelledError('The call was cancelled before anything was sent. Nothing was sent.');
+    const budgetMs = (options.deadline ?? Date.now() + this.options.timeoutMs) - Date.now();
+    if (budgetMs < Math.min(this.options.timeoutMs * 0.9, Math.max(1_000, this.options.timeoutMs / 4))) {
+      throw new TimedOutError(`Too little of the ${this.options.timeoutMs} ms time limit was left to send safely. Nothing was sent.`);
+    }
     this.invalidate();
     const started = Date.now();
     let answer: RawAnswer;
     try {
-      answer = await this.exchange({ method: 'POST', path: '/api/v1/requests', budgetMs: this.options.timeoutMs, signal, body: JSON.stringify(payload) });
+      answer = await this.exchange({ method: 'POST', path: '/api/v1/requests', budgetMs, body: JSON.stringify(payload), idempotencyKey: options.idempotencyKey });
     } catch (error) {
-      if (error instanceof BadResponseError && error.status !== undefined && error.status >= 200 && error.status <= 299) {
-        return { record: null, status: error.status, warnings: [`Sent, but the service's answer was unreadable (${error.message}).`] };
-      }
       throw this.postFailure(error);
     } finally {
       this.invalidate();
     }
     this.logger.debug(`POST /api/v1/requests → ${answer.status} in ${Date.now() - started} ms`);
+    if (answer.status >= 500) {
+      const failed = this.statusError(answer);
+      // A 5xx (a gateway's 502/504 above all) can come after the service acted on the request.
+      throw new ServiceFailedError(`${failed.message} The request may have been sent.`, { status: answer.status, outcomeUnknown: true });
+    }
     if (answer.status < 200 || answer.status > 299) throw this.statusError(answer);
     if (answer.bytes.length === 0) {
       return { record: null, status: answer.status, warnings: [`The service answered ${answer.status} with an empty body, so the new request's id is not known yet.`] };
     }
-    let record: Record<string, unknown> | null;
+    let body: unknown;
     try {
-      record = createdRecord(JSON.parse(answer.bytes.toString('utf8')));
+      body = JSON.parse(answer.bytes.toString('utf8'));
     } catch {
       return { record: null, status: answer.status, warnings: [`The service answered ${answer.status} (sent) with a body that is not JSON.`] };
     }
+    if (readErrorBody(body).message !== undefined && body && typeof body === 'object' && ('error' in body || 'errors' in body)) {
+      // A 2xx whose body is an error: whether the service acted on it is unknown.
+      throw new BadResponseError(`The service answered ${answer.status} with an error body (${shortValue(readErrorBody(body).message)}). The request may have been sent.`, {
+        status: answer.status,
+        outcomeUnknown: true,
+      });
+    }
+    const raw = createdRecord(body);
+    // Reduced to the documented request fields: unknown fields (an echoed key among them) never pass.
+    const record = raw ? toRequest(raw) : null;
     return { record, status: answer.status, warnings: record ? [] : ['The service answered without a record of the created request.'] };
   }
 
@@ -258,7 +282,7 @@ export class DocReqApi {
   }
 
   /** One HTTP exchange, bounded by `budgetMs` from connecting to the last byte, body size capped. */
-  private async exchange<T = never>({ method, path, budgetMs, signal, body, listParser }: Exchange<T>): Promise<RawAnswer<T>> {
+  private async exchange<T = never>({ method, path, budgetMs, signal, body, idempotencyKey, listParser }: Exchange<T>): Promise<RawAnswer<T>> {
     const isPost = method === 'POST';
     if (budgetMs <= 0) throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`);
     const timeout = AbortSignal.timeout(budgetMs);
@@ -270,7 +294,7 @@ export class DocReqApi {
     };
     if (isPost) {
       headers['content-type'] = 'application/json';
-      headers['idempotency-key'] = randomUUID();
+      headers['idempotency-key'] = idempotencyKey ?? randomUUID();
     }
     try {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);

@@ -1,4 +1,5 @@
 /** Typed failures of the Document Request Service client. Nothing here knows about MCP. */
+import { quoted, shortValue } from '../text/render.js';
 
 export interface FieldDetail {
   field: string;
@@ -65,7 +66,7 @@ function text(value: unknown): string | undefined {
 
 function readDetails(value: unknown): FieldDetail[] {
   if (Array.isArray(value)) {
-    return value.flatMap((entry): FieldDetail[] => {
+    return value.slice(0, 50).flatMap((entry): FieldDetail[] => {
       if (typeof entry === 'string') return [{ field: '', message: entry }];
       if (entry && typeof entry === 'object') {
         const e = entry as Record<string, unknown>;
@@ -79,14 +80,14 @@ function readDetails(value: unknown): FieldDetail[] {
   if (value && typeof value === 'object') {
     // { field: "message" } or { field: ["message", ...] }
     return Object.entries(value as Record<string, unknown>).flatMap(([field, v]) =>
-      Array.isArray(v) ? v.map((m) => ({ field, message: String(m) })) : [{ field, message: text(v) ?? JSON.stringify(v) }],
+      Array.isArray(v) ? v.slice(0, 20).map((m) => ({ field, message: shortValue(m) })) : [{ field, message: text(v) ?? shortValue(v) }],
     );
   }
   return [];
 }
 
 /** Reads the error body shapes the contract names; anything else yields no message. */
-function readErrorBody(body: unknown): ErrorBodyReading {
+export function readErrorBody(body: unknown): ErrorBodyReading {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { details: [] };
   const b = body as Record<string, unknown>;
   if (typeof b.error === 'string') return { message: b.error, code: text(b.code), details: readDetails(b.details) };
@@ -108,7 +109,8 @@ function readErrorBody(body: unknown): ErrorBodyReading {
 
 function describeDetails(details: FieldDetail[]): string {
   if (details.length === 0) return '';
-  const shown = details.slice(0, 10).map((d) => (d.field ? `${d.field}: ${d.message}` : d.message));
+  // Field names and messages are the service's words: each one quoted, one line, capped.
+  const shown = details.slice(0, 10).map((d) => (d.field ? `${quoted(d.field, 60)}: ${quoted(d.message, 200)}` : quoted(d.message, 200)));
   return ` Fields: ${shown.join('; ')}${details.length > 10 ? `; …${details.length - 10} more` : ''}.`;
 }
 
@@ -124,9 +126,9 @@ export function errorFromStatus(
   retryAfterMs: number | undefined,
 ): ApiError {
   const reading = readErrorBody(parsed);
-  const words = reading.message ? reading.message.replace(/\s+/g, ' ').slice(0, 500) : undefined;
+  const words = reading.message ? quoted(reading.message, 500) : undefined;
   const serviceSaid = words
-    ? ` The service said: "${words}"${reading.code ? ` (${reading.code})` : ''}.`
+    ? ` The service said: ${words}${reading.code ? ` (${quoted(reading.code, 60)})` : ''}.`
     : bodyWasJson
       ? ''
       : ` The body was not JSON${contentType ? ` (${contentType.split(';')[0]})` : ''}.`;

@@ -2,6 +2,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  McpError,
   ListToolsRequestSchema,
   type CallToolResult,
   type ServerNotification,
@@ -12,7 +14,9 @@ import { localToday } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
-import type { Confirmation, ToolContext, ToolDefinition } from '../tools/define.js';
+import { SendLedger } from '../send/ledger.js';
+import { Confirmations } from '../send/token.js';
+import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
 import { templateCatalog } from '../templates/load.js';
 import { VERSION } from '../version.js';
@@ -20,6 +24,7 @@ import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain } from './results.js';
+import { sealer } from './seal.js';
 import { listedTool } from './tool-schema.js';
 
 export interface ServerOptions {
@@ -28,6 +33,13 @@ export interface ServerOptions {
   clock?: () => string;
   /** Extra options for the API client (tests use small caps and fast retries). */
   api?: Partial<ApiClientOptions>;
+  /**
+   * Once-only sending state shared by every server of a process (team mode builds a server per
+   * HTTP request); by default each server has its own.
+   */
+  sending?: { ledger: SendLedger; confirmations: Confirmations };
+  /** Stateless HTTP: each request is its own server, so `initialize` was answered by another one. */
+  stateless?: boolean;
   /** @internal Tools offered after the catalogue's own (tests use it to prove the output check). */
   extraTools?: ToolDefinition[];
 }
@@ -40,14 +52,51 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * Builds the MCP server. Tool calls flow one way: arguments → decoded and validated input →
  * the API client → records → summary and preview. This is the one place a failure becomes a result.
  */
+/**
+ * A safety net over the per-call deadline the API client already keeps: the call is answered by
+ * DOCREQ_TIMEOUT_MS + 1 s whatever a handler does. A send that is still running goes on (it is
+ * never aborted once written) and its outcome is recorded for the duplicate guard.
+ */
+function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean): Promise<T> {
+  const grace = 750;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new UserInputError(
+          readOnly
+            ? 'The call did not finish within DOCREQ_TIMEOUT_MS; nothing was changed. Try again, or with narrower filters.'
+            : 'The call did not finish within DOCREQ_TIMEOUT_MS. The request may have been sent: check with list_requests before sending again (this server will refuse a duplicate).',
+        ),
+      );
+    }, Math.max(0, deadline - Date.now()) + grace);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export function createServer(config: Config, options: ServerOptions = {}): Server {
-  const logger = options.logger ?? createLogger(config.logLevel, config.api ? [config.api.apiKey] : []);
+  const logger = options.logger ?? createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
     { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS },
   );
   const api = config.api ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, logger, ...options.api }) : undefined;
+  const confirmations = options.sending?.confirmations ?? new Confirmations(config.tokenSecret);
+  const ledger = options.sending?.ledger ?? new SendLedger();
+  const apiKey = config.api?.apiKey ?? '';
+  const sending: SendingContext = {
+    firm: apiKey ? confirmations.fingerprint(apiKey) : '',
+    ledger,
+    tokens: {
+      issue: (binding) => confirmations.issue(apiKey, binding),
+      verify: (token, binding) => confirmations.verify(token, apiKey, binding),
+      idempotencyKey: (id, recipient) => confirmations.idempotencyKey(id, recipient),
+    },
+    disabled: config.sendingDisabled,
+  };
+  // The one redaction where results leave the server: the key and every secret setting.
+  const seal = sealer([apiKey, config.tokenSecret]);
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
   const listed = offered.map(listedTool);
@@ -80,6 +129,13 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && ((signal) => api.listClients({ reuse: true, signal })), today: clock, readOnly: config.readOnly, logger });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    if (!options.stateless && !server.getClientVersion()) {
+      throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
+    }
+    return seal(await callTool(request, extra));
+  });
+
+  async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult> {
     const tool = offered.find((t) => t.name === request.params.name);
     if (!tool) {
       const hidden = config.readOnly && catalogue.some((t) => t.name === request.params.name);
@@ -100,10 +156,15 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         );
       }
       const progressToken = request.params._meta?.progressToken;
+      const deadline = started + config.timeoutMs;
       const ctx: ToolContext = {
         api,
         config,
         signal: extra.signal,
+        deadline,
+        canAsk: Boolean(server.getClientCapabilities()?.elicitation),
+        sending,
+        log: (message) => logger.info(message),
         today: clock(),
         confirm: (message) => confirm(message, extra),
         progress: async (progress, total, message) => {
@@ -111,14 +172,14 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
           await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => undefined);
         },
       };
-      const result = await tool.handler(parsed.data, ctx);
+      const result = await withinDeadline(tool.handler(parsed.data, ctx), deadline, tool.annotations.readOnlyHint);
       logger.debug(`${tool.name} answered in ${Date.now() - started} ms`);
       const mismatch = checkOutput(tool, result.structured);
       if (mismatch) {
         logger.error(mismatch);
         return errorResult(mismatch);
       }
-      return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured };
+      return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
     } catch (error) {
       const expected = explain(error);
       if (expected !== undefined) {
@@ -129,6 +190,6 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       logger.error(`${tool.name} failed unexpectedly: ${message}`);
       return errorResult(`${tool.name} failed unexpectedly (${message.slice(0, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
     }
-  });
+  }
   return server;
 }

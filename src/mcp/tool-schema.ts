@@ -17,6 +17,11 @@ function portable(schema: unknown, isInput: boolean): unknown {
     if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) continue;
     // Inputs are checked strictly by us; a listed `additionalProperties: false` trips some hosts.
     if (isInput && key === 'additionalProperties') continue;
+    // Output schemas are for validating results, not for the model's choice of arguments: their
+    // descriptions would only spend the tools/list budget (the text result explains itself).
+    if (!isInput && key === 'description') continue;
+    // Our own validation of results is strict (mcp/output-check.ts); the listed copy need not repeat it.
+    if (!isInput && key === 'additionalProperties' && value === false) continue;
     if (key === 'type' && Array.isArray(value)) {
       // `type: ["string", "null"]` is legal but single-type dialects (Gemini's) reject it.
       out.anyOf = value.map((t) => ({ type: t as string }));

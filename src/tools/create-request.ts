@@ -1,84 +1,41 @@
 import { z } from 'zod';
-import { clientRecord, createPayload, toRequest, type Client, type CreatePayload } from '../api/records.js';
+import { clientRecord, createPayload, requestRecord, type Client, type CreatePayload } from '../api/records.js';
 import { UserInputError } from '../errors.js';
-import { CORRECTNESS_MODES as MODES, itemIn } from './checklist.js';
-import { defineTool, type ToolContext } from './define.js';
-import { clientLine } from './list-clients.js';
-import { dayText, fold, oneLine, quoted } from './render.js';
-import { isOpen } from './request-facts.js';
-import { isoDate } from './schemas.js';
+import { defineTool } from './define.js';
+import { findClient } from './resolve-client.js';
+import { oneLine, quoted } from './render.js';
+import {
+  assertSendingAllowed,
+  clientLabel,
+  confirmationOut,
+  describeDraft,
+  draftFromInput,
+  duplicateOf,
+  freshConfirmationId,
+  payloadFor,
+  postOnce,
+  previewNext,
+  requestFields,
+  titleKey,
+  type Draft,
+} from './sending.js';
 
-/** Finds the one client `query` names: by id, then e-mail, then exact display name; never a guess. */
-function resolveClient(clients: Client[], query: string): { client?: Client; candidates: Client[] } {
-  const q = query.trim().toLowerCase();
-  const name = q.replace(/\s+/g, ' ');
-  for (const same of [
-    (c: Client) => c.id?.toLowerCase() === q,
-    (c: Client) => c.email?.trim().toLowerCase() === q,
-    (c: Client) => c.displayName?.trim().replace(/\s+/g, ' ').toLowerCase() === name,
-  ]) {
-    const found = clients.filter(same);
-    if (found.length === 1) return { client: found[0], candidates: found };
-    if (found.length > 1) return { candidates: found };
-  }
-  return { candidates: [] };
-}
+const OUTCOMES = ['previewed', 'declined', 'sent', 'may_have_been_sent', 'already_sent'] as const;
 
-function bigrams(s: string): Set<string> {
-  const set = new Set<string>();
-  for (let i = 0; i < s.length - 1; i++) set.add(s.slice(i, i + 2));
-  return set;
-}
+const output = z.object({
+  sent: z.boolean().describe('Whether the request was sent (the client e-mailed).'),
+  dryRun: z.boolean(),
+  confirmation: confirmationOut,
+  client: clientRecord,
+  payload: createPayload.describe('The exact body that was, or would be, POSTed.'),
+  request: requestRecord.nullable().describe('The created request, or null.'),
+  outcome: z.enum(OUTCOMES).describe('previewed, declined, sent, may_have_been_sent (check list_requests), already_sent (this token was used before).'),
+  warnings: z.array(z.string()),
+});
+type Output = z.output<typeof output>;
 
-/** The clients whose name or e-mail looks most like `query` (Dice similarity over letter pairs). */
-function closestClients(clients: Client[], query: string, count = 3): Client[] {
-  const q = fold(query.trim());
-  const qb = bigrams(q);
-  const score = (text: string) => {
-    if (!text) return 0;
-    if (text.includes(q) || (q.length > 3 && q.includes(text))) return 1;
-    const tb = bigrams(text);
-    let shared = 0;
-    for (const b of qb) if (tb.has(b)) shared++;
-    return (2 * shared) / (qb.size + tb.size || 1);
-  };
-  return clients
-    .map((c) => ({ c, s: Math.max(score(fold(c.displayName)), score(fold(c.email))) }))
-    .filter((x) => x.s >= 0.35)
-    .sort((a, b) => b.s - a.s)
-    .slice(0, count)
-    .map((x) => x.c);
-}
-
-async function findClient(ctx: ToolContext, query: string): Promise<Client> {
-  let clients = await ctx.api.listClients({ reuse: true, signal: ctx.signal });
-  let { client, candidates } = resolveClient(clients, query);
-  if (!client && candidates.length === 0) {
-    // The cached list may predate the client: look once more, fresh.
-    clients = await ctx.api.listClients({ signal: ctx.signal });
-    ({ client, candidates } = resolveClient(clients, query));
-  }
-  if (client) return client;
-  if (candidates.length > 1) {
-    throw new UserInputError(
-      `${quoted(query, 60)} matches ${candidates.length} clients; nothing was sent. Pass the id of the one you mean as client:\n` +
-        candidates.slice(0, 20).map(clientLine).join('\n'),
-    );
-  }
-  const close = closestClients(clients, query);
-  throw new UserInputError(
-    `No client has the id, e-mail or exact name ${quoted(query, 60)}; nothing was sent.` +
-      (close.length ? ` Closest:\n${close.map(clientLine).join('\n')}\nPass the id of the right one as client.` : ' Use list_clients with a search to find the client, then pass its id.'),
-  );
-}
-
-function describePayload(p: CreatePayload): string {
-  const required = p.items.filter((i) => i.required).length;
-  const items = p.items.map((i, n) => `  ${n + 1}. ${quoted(i.name, 100)} (${i.type}${i.required ? ', required' : ', optional'})`).join('\n');
-  return (
-    `${quoted(p.title, 200)}, ${p.items.length} item${p.items.length === 1 ? '' : 's'} (${required} required), ` +
-    `${p.dueDate ? `due ${p.dueDate}` : 'no due date'}, correctness mode ${p.correctnessMode ?? "(the service's default)"}:\n${items}`
-  );
+function summary(client: Client, payload: CreatePayload, draft: Draft): string {
+  return `To: ${clientLabel(client)}\n${describeDraft(draft)}\nExact body: ${JSON.stringify(payload)}`;
 }
 
 export const createRequest = defineTool({
@@ -86,112 +43,132 @@ export const createRequest = defineTool({
   title: 'Create and send a document request',
   description:
     'Creates a document request (a checklist of items) for one client and SENDS IT: the service e-mails the client. ' +
-    'Workflow: find the client with list_clients; call with dryRun: true to validate and preview; show the preview to the person ' +
-    'and get their go-ahead; then call again with dryRun: false. client takes an id (best), e-mail or exact name and never guesses. ' +
-    'Refuses when the client already has an open request with the same title unless allowDuplicate is true. ' +
-    'Never retry a failed send without checking list_requests first.',
+    'client takes an id, e-mail or exact name (never a guess). A call without confirmation previews and returns a confirmationToken: ' +
+    'show the preview to the person and, only once they agree, call again with the same arguments plus the token. ' +
+    'Refuses a duplicate (an open request with the same title, or one this server sent in the last 24 h) unless allowDuplicate, which sends a NEW request — not a reminder. ' +
+    'It cannot remind a client, change, re-date or cancel a request.',
   inputSchema: z.strictObject({
     client: z.string().min(1).max(320).describe("The client's id (preferred), e-mail, or exact display name."),
-    title: z
-      .string()
-      .refine((s) => s.trim().length > 0, 'must not be empty')
-      .refine((s) => s.trim().length <= 200, 'must be at most 200 characters')
-      .describe('Title of the request, 1–200 characters, e.g. "2025 tax return documents".'),
-    dueDate: isoDate.optional().describe('Due day, YYYY-MM-DD, today or later.'),
-    items: z.array(itemIn).min(1).max(100).describe('The checklist, 1–100 items.'),
-    correctnessMode: z.enum(MODES).optional().describe("How strictly answers are checked: off, advisory, soft, hard. Omit for the service's default."),
-    dryRun: z.boolean().optional().describe('true: validate, resolve the client, check for duplicates and show what would be sent; send nothing. Default false.'),
-    allowDuplicate: z.boolean().optional().describe('true: send even if the client has an open request with the same title. Default false.'),
+    ...requestFields,
   }),
-  outputSchema: z.object({
-    sent: z.boolean().describe('Whether the request was sent (the client e-mailed).'),
-    dryRun: z.boolean(),
-    client: clientRecord,
-    payload: createPayload.describe('The body that was, or would be, POSTed.'),
-    request: z.record(z.string(), z.unknown()).nullable().describe('The created request as the service returned it, or null.'),
-    warnings: z.array(z.string()),
-  }),
+  outputSchema: output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
-    const title = input.title.trim();
-    if (input.dueDate && input.dueDate < ctx.today) {
-      throw new UserInputError(`dueDate ${input.dueDate} is in the past (today is ${ctx.today}); nothing was sent. Give today or a later day.`);
-    }
-    const warnings: string[] = [];
+    assertSendingAllowed(ctx);
+    const draft = draftFromInput(input, ctx);
     await ctx.progress(0, 3, 'Resolving the client');
-    // The duplicate guard's GET runs while the client is resolved (both are reads; nothing is sent).
+    // The duplicate guard's GET runs while the client is resolved (both are reads).
     const requests = ctx.api.listRequests({ signal: ctx.signal });
-    requests.catch(() => undefined); // awaited below; if resolution fails first, its outcome is moot
+    requests.catch(() => undefined);
     const client = await findClient(ctx, input.client);
     if (!client.id) throw new UserInputError(`The client ${quoted(client.displayName, 60)} has no id in the service's answer, so no request can be created for it.`);
-    if (client.status && client.status.toLowerCase() !== 'active') {
-      warnings.push(`The client's status is ${quoted(client.status, 30)}, not active.`);
-    }
+    const warnings = [...draft.warnings];
+    if (client.status && client.status.toLowerCase() !== 'active') warnings.push(`The client's status is ${quoted(client.status, 30)}, not active.`);
+    const payload = payloadFor(client.id, draft);
+    const allowDuplicate = input.allowDuplicate ?? false;
+    const binding = { tool: 'create_request', payload, allowDuplicate };
+    const base = { client, payload, dryRun: input.dryRun ?? false };
+    const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'dryRun'>, isError = false) => ({ text, structured: { ...base, ...structured }, isError });
+    const noToken = { needed: false, token: null, expiresAt: null };
 
-    const payload: CreatePayload = {
-      clientId: client.id,
-      title,
-      ...(input.dueDate ? { dueDate: input.dueDate } : {}),
-      items: input.items.map((i) => ({ name: i.name.trim(), required: i.required ?? true, type: i.type ?? 'file' })),
-      ...(input.correctnessMode ? { correctnessMode: input.correctnessMode } : {}),
-    };
-
-    await ctx.progress(1, 3, "Checking the client's open requests");
-    const sameTitle = fold(title);
-    const sameName = fold(client.displayName?.trim());
-    const existing = (await requests).find(
-      (r) => isOpen(r) && fold(r.title?.trim()) === sameTitle && fold(r.clientName?.trim()) === sameName,
-    );
-    if (existing) {
-      const which = `${quoted(existing.title, 80)} (id ${oneLine(existing.id, 40)}, status ${oneLine(existing.status, 20)}, created ${dayText(existing.createdAt)})`;
-      if (!input.allowDuplicate) {
-        throw new UserInputError(
-          `${quoted(client.displayName, 48)} already has an open request ${which}; nothing was sent. ` +
-            'If the person really wants a second one, call again with allowDuplicate: true.',
-        );
-      }
-      warnings.push(`Sent although an open request with the same title exists: ${which}.`);
-    }
-
-    const who = `${quoted(client.displayName, 48)} <${oneLine(client.email, 60)}> (id ${oneLine(client.id, 40)})`;
-    const base = { client, payload };
-    if (input.dryRun) {
-      return {
-        text: `DRY RUN: nothing was sent. Would send to ${who}: ${describePayload(payload)}` +
-          `${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}\nTo send, confirm with the person, then call again with dryRun: false.`,
-        structured: { ...base, sent: false, dryRun: true, request: null, warnings },
-      };
-    }
-
-    if (ctx.config.confirmSend !== 'never') {
-      const answer = await ctx.confirm(`Send this document request to ${who}? The service will e-mail the client.\n${describePayload(payload)}`);
-      if (answer === 'declined') {
-        return {
-          text: `NOT SENT: the person declined to send ${quoted(title, 80)} to ${who}. Nothing was sent.`,
-          structured: { ...base, sent: false, dryRun: false, request: null, warnings: [...warnings, 'The person declined; nothing was sent.'] },
-        };
-      }
-      if (answer === 'unsupported') {
-        if (ctx.config.confirmSend === 'always') {
-          throw new UserInputError(
-            'Nothing was sent: DOCREQ_CONFIRM_SEND is "always", which needs the person to confirm through MCP elicitation, and this host does not support it. ' +
-              'Use a host with elicitation, or ask whoever configured the server to set DOCREQ_CONFIRM_SEND=auto.',
+    // A token already used answers with what its first use did.
+    let tokenId: string | undefined;
+    let tokenNote = '';
+    if (input.confirmationToken) {
+      const check = ctx.sending.tokens.verify(input.confirmationToken, binding);
+      if (check.ok) {
+        const first = ctx.sending.ledger.tokenResult<Output>(ctx.sending.firm, check.id);
+        if (first) {
+          return result(
+            `ALREADY USED: this confirmationToken was used before (outcome: ${first.outcome}); nothing more was sent.` +
+              (first.request ? ` Request id ${oneLine(first.request.id, 40)}.` : ' Check with list_requests.'),
+            { ...first, outcome: 'already_sent', sent: false, confirmation: noToken, warnings: [...first.warnings] },
           );
         }
-        warnings.push('This host cannot ask the person to confirm (no MCP elicitation); the send relied on the assistant having confirmed.');
+        tokenId = check.id;
+      } else {
+        tokenNote =
+          check.reason === 'expired'
+            ? 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. '
+            : 'The confirmationToken given does not belong to this exact request (client, title, due date, items, mode, allowDuplicate) and key; nothing was sent. ';
       }
     }
 
-    await ctx.progress(2, 3, 'Sending');
-    const outcome = await ctx.api.createRequest(payload, ctx.signal);
-    warnings.push(...outcome.warnings.map((w) => `${w} list_requests shows the created request.`));
-    const created = outcome.record ? toRequest(outcome.record) : undefined;
-    return {
-      text:
-        `SENT: ${quoted(title, 80)} to ${who}` +
-        (created ? `: request id ${oneLine(created.id, 40)}, status ${oneLine(created.status, 20)}, ${payload.items.length} items, ${payload.dueDate ? `due ${payload.dueDate}` : 'no due date'}.` : '.') +
-        (warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''),
-      structured: { ...base, sent: true, dryRun: false, request: outcome.record, warnings },
+    await ctx.progress(1, 3, "Checking the client's open requests");
+    const duplicate = duplicateOf(ctx, client, payload.title, await requests);
+    if (duplicate && !allowDuplicate) {
+      throw new UserInputError(
+        `Not sent: ${duplicate}. Nothing was sent. If the person really wants a second, NEW request (this is not a reminder), call again with allowDuplicate: true.`,
+      );
+    }
+    if (duplicate) warnings.push(`Sending although ${duplicate}.`);
+
+    const mode = ctx.config.confirmSend;
+    const preview = (why: string) => {
+      const { token, expiresAt } = ctx.sending.tokens.issue(binding);
+      const needed = mode === 'auto' && !ctx.canAsk;
+      return result(
+        `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent.${why ? ` ${why}` : ''}\n${summary(client, payload, draft)}` +
+          (warnings.length ? `\nWarnings: ${warnings.join(' ')}` : '') +
+          `\n${previewNext(needed, token, expiresAt, 'create_request')}`,
+        { sent: false, outcome: 'previewed', request: null, confirmation: { needed, token, expiresAt: new Date(expiresAt).toISOString() }, warnings },
+      );
     };
+    if (input.dryRun) return preview('');
+    if (mode === 'always' && !ctx.canAsk) {
+      throw new UserInputError(
+        'Nothing was sent: DOCREQ_CONFIRM_SEND is "always", which needs the person to confirm through MCP elicitation, and this host does not support it. ' +
+          'Use a host with elicitation, or ask whoever runs the server to set DOCREQ_CONFIRM_SEND=auto (confirmation by token).',
+      );
+    }
+    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview('Sending needs the person\'s go-ahead, given as the confirmationToken below.');
+
+    // Once only: one call at a time per recipient and title, while it is confirmed and sent.
+    const release = ctx.sending.ledger.lock(ctx.sending.firm, client.id, titleKey(payload.title));
+    if (!release) {
+      throw new UserInputError(
+        `Not sent: a send of ${quoted(payload.title, 80)} to ${clientLabel(client)} is already in progress (started by another call). Nothing more was sent; check with list_requests in a moment.`,
+      );
+    }
+    try {
+      // Another call may have finished this send since the list above was read.
+      const sentMeanwhile = duplicateOf(ctx, client, payload.title, []);
+      if (sentMeanwhile && !allowDuplicate) throw new UserInputError(`Not sent: ${sentMeanwhile}. Nothing more was sent.`);
+      if (mode !== 'never' && ctx.canAsk) {
+        const answer = await ctx.confirm(
+          `Send this document request? The service will e-mail the client.\n${summary(client, payload, draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`,
+        );
+        if (answer !== 'accepted') {
+          return result(`NOT SENT: the person declined to send ${quoted(payload.title, 80)} to ${clientLabel(client)}. Nothing was sent.`, {
+            sent: false,
+            outcome: 'declined',
+            request: null,
+            confirmation: noToken,
+            warnings: [...warnings, 'The person declined; nothing was sent.'],
+          });
+        }
+      }
+      await ctx.progress(2, 3, 'Sending');
+      const confirmationId = tokenId ?? freshConfirmationId();
+      const posted = await postOnce(ctx, client, payload, ctx.sending.tokens.idempotencyKey(confirmationId, client.id));
+      const out =
+        posted.outcome === 'sent'
+          ? result(
+              `SENT: ${quoted(payload.title, 80)} to ${clientLabel(client)}` +
+                (posted.request ? `: request id ${oneLine(posted.request.id, 40)}, status ${oneLine(posted.request.status, 20)}.` : '.') +
+                ([...warnings, ...posted.warnings].length ? `\nWarnings: ${[...warnings, ...posted.warnings].join(' ')}` : ''),
+              { sent: true, outcome: 'sent', request: posted.request, confirmation: noToken, warnings: [...warnings, ...posted.warnings] },
+            )
+          : result(
+              `MAY HAVE BEEN SENT — ${posted.message.replace(/ The request may have been sent\.$/, '')} The request may have been sent: check with list_requests before sending again; this server refuses to send it again for 24 hours unless allowDuplicate is given.`,
+              { sent: false, outcome: 'may_have_been_sent', request: null, confirmation: noToken, warnings: [...warnings, posted.message] },
+              true,
+            );
+      if (tokenId) ctx.sending.ledger.rememberToken(ctx.sending.firm, tokenId, out.structured);
+      return out;
+    } finally {
+      release();
+    }
   },
 });
+

@@ -2,24 +2,53 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { DocReqApi } from '../api/client.js';
 import type { Config } from '../config.js';
+import type { SendLedger } from '../send/ledger.js';
+import type { TokenCheck } from '../send/token.js';
 
 export type Confirmation = 'accepted' | 'declined' | 'unsupported';
+
+/** Confirmation tokens for this call's firm (the key is bound in; tools never see it). */
+export interface TokenIssuer {
+  issue(binding: unknown): { token: string; expiresAt: number };
+  verify(token: string, binding: unknown): TokenCheck;
+  idempotencyKey(confirmationId: string, recipient: string): string;
+}
+
+/** What once-only sending needs, scoped to the firm whose key this call carries. */
+export interface SendingContext {
+  /** A fingerprint of the key (never the key): what the ledger is keyed by. */
+  firm: string;
+  ledger: SendLedger;
+  tokens: TokenIssuer;
+  /** Why nothing may be sent (a safety setting cannot be read), or undefined. */
+  disabled: string | undefined;
+}
 
 /** What a handler may use; built per call by src/mcp/server.ts. */
 export interface ToolContext {
   api: DocReqApi;
   config: Config;
+  /** The host's cancellation of this call. A POST already written is not aborted by it. */
   signal: AbortSignal;
+  /** When the whole call must be answered by (epoch ms): DOCREQ_TIMEOUT_MS from its start. */
+  deadline: number;
   /** The day "overdue" and "today or later" are judged on, YYYY-MM-DD. */
   today: string;
   /** Asks the person through MCP elicitation; 'unsupported' when the host cannot ask. */
   confirm(message: string): Promise<Confirmation>;
+  /** Whether the host can ask the person (MCP elicitation). */
+  canAsk: boolean;
+  sending: SendingContext;
+  /** A log line for the person running the server (stderr and MCP logging). */
+  log(message: string): void;
   progress(done: number, total: number, message: string): Promise<void>;
 }
 
 export interface ToolResult<O> {
   text: string;
   structured: O;
+  /** A result that reports a failure but still carries structured content (e.g. "may have been sent"). */
+  isError?: boolean;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

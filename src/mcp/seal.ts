@@ -1,0 +1,25 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * The one redaction where results leave the server: every occurrence of the key or another secret
+ * setting, in the text and anywhere in structuredContent, becomes "[redacted]" — whatever put it
+ * there (a service that echoes the key in an error or a record, a bug).
+ */
+export function redactor(secrets: (string | undefined)[]): (text: string) => string {
+  const hidden = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  return (text) => (hidden.some((s) => text.includes(s)) ? hidden.reduce((t, s) => t.split(s).join('[redacted]'), text) : text);
+}
+
+export function sealer(secrets: (string | undefined)[]): (result: CallToolResult) => CallToolResult {
+  if (!secrets.some((s) => s && s.length >= 4)) return (r) => r;
+  const redact = redactor(secrets);
+  const walk = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return redact(value);
+    if (!value || typeof value !== 'object' || depth > 64) return value;
+    if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[redact(k)] = walk(v, depth + 1);
+    return out;
+  };
+  return (result) => walk(result, 0) as CallToolResult;
+}

@@ -1,0 +1,85 @@
+import type { Client } from '../api/records.js';
+import { UserInputError } from '../errors.js';
+import type { ToolContext } from './define.js';
+import { clientLine } from './list-clients.js';
+import { fold, quoted } from './render.js';
+
+/**
+ * Which client a caller means: by id, then e-mail, then exact display name (case-insensitive);
+ * never a guess. Shared by the send tools.
+ */
+export function resolveClient(clients: Client[], query: string): { client?: Client; candidates: Client[] } {
+  const q = query.trim().toLowerCase();
+  const name = q.replace(/\s+/g, ' ');
+  for (const same of [
+    (c: Client) => c.id?.toLowerCase() === q,
+    (c: Client) => c.email?.trim().toLowerCase() === q,
+    (c: Client) => c.displayName?.trim().replace(/\s+/g, ' ').toLowerCase() === name,
+  ]) {
+    const found = clients.filter(same);
+    if (found.length === 1) return { client: found[0], candidates: found };
+    if (found.length > 1) return { candidates: found };
+  }
+  return { candidates: [] };
+}
+
+function bigrams(s: string): Set<string> {
+  const set = new Set<string>();
+  for (let i = 0; i < s.length - 1; i++) set.add(s.slice(i, i + 2));
+  return set;
+}
+
+/** The clients whose name or e-mail looks most like `query` (Dice similarity over letter pairs). */
+export function closestClients(clients: Client[], query: string, count = 3): { shown: Client[]; tied: number } {
+  const q = fold(query.trim());
+  const qb = bigrams(q);
+  const score = (text: string) => {
+    if (!text) return 0;
+    if (text.includes(q) || (q.length > 3 && q.includes(text))) return 1;
+    const tb = bigrams(text);
+    let shared = 0;
+    for (const b of qb) if (tb.has(b)) shared++;
+    return (2 * shared) / (qb.size + tb.size || 1);
+  };
+  const ranked = clients
+    .map((c) => ({ c, s: Math.max(score(fold(c.displayName)), score(fold(c.email))) }))
+    .filter((x) => x.s >= 0.35)
+    .sort((a, b) => b.s - a.s);
+  const best = ranked[0]?.s;
+  return { shown: ranked.slice(0, count).map((x) => x.c), tied: ranked.filter((x) => x.s === best).length };
+}
+
+export async function findClient(ctx: ToolContext, query: string): Promise<Client> {
+  let clients = await ctx.api.listClients({ reuse: true, signal: ctx.signal });
+  let { client, candidates } = resolveClient(clients, query);
+  if (!client && candidates.length === 0) {
+    // The cached list may predate the client: look once more, fresh.
+    clients = await ctx.api.listClients({ signal: ctx.signal });
+    ({ client, candidates } = resolveClient(clients, query));
+  }
+  if (client) return client;
+  if (candidates.length > 1) throw new UserInputError(ambiguity(query, candidates));
+  throw new UserInputError(notFound(clients, query));
+}
+
+/** Why `query` names no single client, with the candidates listed (and counted when many). */
+export function ambiguity(query: string, candidates: Client[]): string {
+  const ids = new Set(candidates.map((c) => c.id));
+  const shown = candidates.slice(0, 20).map(clientLine).join('\n');
+  const more = candidates.length > 20 ? `\n…and ${candidates.length - 20} more` : '';
+  if (ids.size === 1) {
+    // The service lists several clients under one id: no id can tell them apart, so none is chosen.
+    return `${quoted(query, 60)} matches ${candidates.length} clients that share the same id in the service's answer; nothing was sent. No argument can tell them apart: the firm should fix these records in the dashboard.\n${shown}${more}`;
+  }
+  return `${quoted(query, 60)} matches ${candidates.length} clients; nothing was sent. Pass the id of the one you mean as client:\n${shown}${more}`;
+}
+
+/** The message for a query that matches no client, naming the closest ones and how many tie. */
+export function notFound(clients: Client[], query: string): string {
+  const { shown, tied } = closestClients(clients, query);
+  const count = tied > shown.length ? ` (${tied} clients look equally close; ${shown.length} shown — use list_clients with a search to narrow them)` : '';
+  return (
+    `No client has the id, e-mail or exact name ${quoted(query, 60)}; nothing was sent.` +
+    (shown.length ? ` Closest${count}:\n${shown.map(clientLine).join('\n')}\nPass the id of the right one as client.` : ' Use list_clients with a search to find the client, then pass its id.')
+  );
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ApiError } from '../api/errors.js';
+import type { Client, CreatePayload, RequestRecord } from '../api/records.js';
+import { addDays } from '../clock.js';
+import { UserInputError } from '../errors.js';
+import { checkEmailText, titleKey } from '../text/invisible.js';
+import { dayText, oneLine, quoted } from '../text/render.js';
+import { expandTemplate } from '../templates/expand.js';
+import { findTemplate, templateCatalog } from '../templates/load.js';
+import { CORRECTNESS_MODES, itemIn } from './checklist.js';
+import type { ToolContext } from './define.js';
+import { isoDate } from './schemas.js';
+import { fold } from './render.js';
+import { isOpen } from './request-facts.js';
+
+/**
+ * The steps every send goes through, shared by create_request and create_request_batch, in the
+ * contract's order: the request is drafted and checked (before any HTTP call), each recipient is
+ * checked for a duplicate (the service's list and this server's own 24-hour ledger), the send is
+ * confirmed, and the POST is made exactly once, its outcome recorded whatever it was.
+ */
+export const TEXT_MAX = 200;
+export const MAX_ITEMS = 100;
+
+/** The request's fields, shared by create_request and create_request_batch. */
+export const requestFields = {
+  title: z.string().max(2_000).optional().describe('Title, 1–200 characters, e.g. "2025 tax return documents". Optional with a template.'),
+  dueDate: isoDate.optional().describe('Due day, YYYY-MM-DD, today or later.'),
+  items: z.array(itemIn).max(100).optional().describe('The checklist: 1–100 items in all (after a template\'s items).'),
+  template: z.string().max(100).optional().describe("A checklist template's name (list_templates): its items first, then items; its title, mode and due offset as defaults."),
+  correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("How strictly answers are checked: off, advisory, soft, hard. Omit for the service's default."),
+  dryRun: z.boolean().optional().describe('true: check and preview only; send nothing.'),
+  allowDuplicate: z.boolean().optional().describe('true: send although the same title is open or was sent in the last 24 h (a NEW request, not a reminder).'),
+  confirmationToken: z.string().max(200).optional().describe("From this exact request's preview, once the person agreed to send it."),
+};
+
+export const confirmationOut = z.object({
+  needed: z.boolean().describe('true: sending needs confirmationToken from this preview.'),
+  token: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+});
+
+export interface ItemInput {
+  name: string;
+  required?: boolean | undefined;
+  type?: string | undefined;
+}
+
+export interface DraftInput {
+  title?: string | undefined;
+  items?: ItemInput[] | undefined;
+  dueDate?: string | undefined;
+  correctnessMode?: string | undefined;
+}
+
+/** A request as it will be sent, minus its recipient. */
+export interface Draft {
+  title: string;
+  dueDate?: string;
+  items: { name: string; required: boolean; type: string }[];
+  correctnessMode?: string;
+  warnings: string[];
+}
+
+/** Refuses every send while a safety setting cannot be read (fail closed); reads still work. */
+export function assertSendingAllowed(ctx: ToolContext): void {
+  if (ctx.sending.disabled) throw new UserInputError(`Nothing was sent: sending is disabled until this is fixed: ${ctx.sending.disabled}`);
+}
+
+/** The request a call describes, its template applied; checked before any HTTP call. */
+export function draftFromInput(input: DraftInput & { title?: string | undefined; items?: ItemInput[] | undefined; template?: string | undefined }, ctx: ToolContext): Draft {
+  let { title, items, dueDate, correctnessMode } = input;
+  if (input.template !== undefined) {
+    const catalog = templateCatalog(ctx.config.templatesFile);
+    const template = findTemplate(catalog, input.template);
+    if (!template) {
+      throw new UserInputError(
+        `No template is named ${quoted(input.template, 60)}; nothing was sent. Templates: ${catalog.templates.map((t) => t.name).join(', ') || 'none'}.` +
+          (catalog.problems.length ? ` (The firm's templates file is not used: ${catalog.problems[0]})` : ''),
+      );
+    }
+    const expanded = expandTemplate(template, items as Parameters<typeof expandTemplate>[1], {
+      today: ctx.today,
+      ...(title !== undefined ? { title } : {}),
+      ...(dueDate !== undefined ? { dueDate } : {}),
+      ...(correctnessMode !== undefined ? { correctnessMode: correctnessMode as (typeof CORRECTNESS_MODES)[number] } : {}),
+    });
+    ({ title, items, dueDate, correctnessMode } = expanded);
+  }
+  if (title === undefined) throw new UserInputError('Nothing was sent: give a title (or a template, whose title is the default).');
+  return draftRequest({ title, items: items ?? [], dueDate, correctnessMode }, ctx.today);
+}
+
+/** What the model does next after a preview. */
+export function previewNext(needed: boolean, token: string, expiresAt: number, tool: string): string {
+  const until = new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ');
+  return needed
+    ? `Next: show the person this preview. Only once they agree, call ${tool} again with the same arguments plus confirmationToken: ${JSON.stringify(token)} (single use, valid until ${until} UTC). Do not send without their go-ahead.`
+    : `Next: show the person this preview; once they agree, call ${tool} again without dryRun${token ? ` (you may pass confirmationToken: ${JSON.stringify(token)})` : ''}.`;
+}
+
+/** Checks the e-mailed text and the dates; throws one error naming every problem. */
+export function draftRequest(input: DraftInput & { title: string; items: ItemInput[] }, asOf: string): Draft {
+  const problems: string[] = [];
+  const title = checkEmailText(input.title, TEXT_MAX);
+  if (!title.ok) problems.push(`title: ${title.detail}`);
+  const items = input.items.map((item, n) => {
+    const name = checkEmailText(item.name, TEXT_MAX);
+    if (!name.ok) problems.push(`items[${n}].name: ${name.detail}`);
+    return { name: name.ok ? name.text : '', required: item.required ?? true, type: item.type ?? 'file' };
+  });
+  if (items.length === 0) problems.push('items: give at least one item (or a template)');
+  if (items.length > MAX_ITEMS) problems.push(`items: at most ${MAX_ITEMS} in all (there are ${items.length})`);
+  if (input.dueDate && input.dueDate < asOf) problems.push(`dueDate: ${input.dueDate} is in the past (today is ${asOf}); give today or a later day`);
+  if (problems.length) throw new UserInputError(`Invalid request; nothing was called or sent:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+  const warnings: string[] = [];
+  if (input.dueDate && input.dueDate > addDays(asOf, 365)) warnings.push(`The due date ${input.dueDate} is more than a year ahead: check it is the one meant.`);
+  return {
+    title: title.ok ? title.text : '',
+    ...(input.dueDate ? { dueDate: input.dueDate } : {}),
+    items,
+    ...(input.correctnessMode ? { correctnessMode: input.correctnessMode } : {}),
+    warnings,
+  };
+}
+
+/** The exact POST body; its JSON text is what the preview shows and what is sent. */
+export function payloadFor(clientId: string, draft: Draft): CreatePayload {
+  return {
+    clientId,
+    title: draft.title,
+    ...(draft.dueDate ? { dueDate: draft.dueDate } : {}),
+    items: draft.items,
+    ...(draft.correctnessMode ? { correctnessMode: draft.correctnessMode } : {}),
+  };
+}
+
+export function describeDraft(d: Pick<Draft, 'title' | 'dueDate' | 'items' | 'correctnessMode'>): string {
+  const required = d.items.filter((i) => i.required).length;
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const items = d.items.map((i, n) => `  ${n + 1}. ${JSON.stringify(i.name)} (${i.type}, ${i.required ? 'required' : 'optional'})`).join('\n');
+  return (
+    `Title: ${JSON.stringify(d.title)}\nDue: ${d.dueDate ?? 'no due date'}\nCorrectness mode: ${d.correctnessMode ?? "the service's default"}\n` +
+    `Items: ${plural(d.items.length, 'item')} (${required} required):\n${items}`
+  );
+}
+
+export function clientLabel(c: Client): string {
+  return `${quoted(c.displayName, 48)} <${oneLine(c.email, 60)}> (id ${oneLine(c.id, 40)})`;
+}
+
+/**
+ * Why sending this title to this client would be a duplicate, or undefined: an open request with
+ * the same title in the service's list, or a send (or possible send) by this server in the last 24 hours.
+ */
+export function duplicateOf(ctx: ToolContext, client: Client, title: string, requests: RequestRecord[]): string | undefined {
+  const key = titleKey(title);
+  const recent = ctx.sending.ledger.recent(ctx.sending.firm, client.id ?? '', key);
+  if (recent) {
+    const when = new Date(recent.at).toISOString().slice(0, 16).replace('T', ' ');
+    return recent.outcome === 'sent'
+      ? `this server sent ${quoted(recent.title, 80)} to this client at ${when} UTC${recent.requestId ? ` (request id ${oneLine(recent.requestId, 40)})` : ''}`
+      : `this server may have sent ${quoted(recent.title, 80)} to this client at ${when} UTC (the outcome was unclear; check list_requests)`;
+  }
+  const name = fold(client.displayName?.trim().replace(/\s+/g, ' '));
+  const open = requests.find((r) => isOpen(r) && titleKey(r.title) === key && fold(r.clientName?.trim().replace(/\s+/g, ' ')) === name);
+  if (open) {
+    return `the client already has an open request ${quoted(open.title, 80)} (id ${oneLine(open.id, 40)}, status ${oneLine(open.status, 20)}, created ${dayText(open.createdAt)})`;
+  }
+  return undefined;
+}
+
+export type PostResult =
+  | { outcome: 'sent'; request: RequestRecord | null; warnings: string[] }
+  | { outcome: 'may_have_been_sent'; request: null; warnings: string[]; message: string };
+
+/**
+ * POSTs once with the given Idempotency-Key and records what happened in the ledger. A definite
+ * failure (refused, plan limit, key rejected, nothing written) throws; an unclear one is returned
+ * as "may have been sent", which the duplicate guard then treats as sent.
+ */
+export async function postOnce(ctx: ToolContext, client: Client, payload: CreatePayload, idempotencyKey: string): Promise<PostResult> {
+  const key = titleKey(payload.title);
+  try {
+    const answer = await ctx.api.createRequest(payload, { idempotencyKey, signal: ctx.signal, deadline: ctx.deadline });
+    ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'sent', requestId: answer.record?.id ?? null, title: payload.title });
+    return { outcome: 'sent', request: answer.record, warnings: answer.warnings };
+  } catch (error) {
+    if (error instanceof ApiError && error.outcomeUnknown) {
+      ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title });
+      return { outcome: 'may_have_been_sent', request: null, warnings: [], message: error.message };
+    }
+    throw error;
+  }
+}
+
+/** A fresh Idempotency-Key for a send confirmed some other way than a token (elicitation, or none). */
+export function freshConfirmationId(): string {
+  return randomUUID();
+}
+
+export { titleKey };

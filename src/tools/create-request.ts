@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { clientRecord, createPayload, toRequest, type Client, type CreatePayload } from '../api/records.js';
 import { UserInputError } from '../errors.js';
@@ -195,7 +196,8 @@ export const createRequest = defineTool({
     }
 
     await ctx.progress(2, 3, 'Sending');
-    const outcome = await ctx.api.createRequest(payload, ctx.signal);
+    // TODO(promises): the Idempotency-Key is to be derived from the confirmation (contract §3.4).
+    const outcome = await ctx.api.createRequest(payload, { idempotencyKey: randomUUID(), signal: ctx.signal });
     warnings.push(...outcome.warnings.map((w) => `${w} list_requests shows the created request.`));
     const created = outcome.record ? toRequest(outcome.record) : undefined;
     return {

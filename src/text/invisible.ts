@@ -1,0 +1,65 @@
+/**
+ * What counts as invisible text, in one place: the renderer removes it from what the service says,
+ * the create tools refuse it in what will be e-mailed, and the duplicate guard ignores it.
+ */
+
+// Controls (C0, C1, DEL), format characters (bidi marks, overrides and isolates, zero-width
+// characters, word joiner, invisible operators, Arabic letter mark, Mongolian vowel separator, tag
+// characters), line and paragraph separators, lone surrogates, and every default-ignorable code
+// point (variation selectors, Hangul fillers, combining grapheme joiner…).
+const INVISIBLE_SOURCE = '[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\p{Default_Ignorable_Code_Point}]';
+export const INVISIBLE = new RegExp(`${INVISIBLE_SOURCE}+`, 'gu');
+const HAS_INVISIBLE = new RegExp(INVISIBLE_SOURCE, 'u');
+/** Emoji presentation selectors: default-ignorable, but harmless and common in e-mailed titles ("❤️"). */
+const EMOJI_SELECTOR = /[\ufe0e\ufe0f]/gu;
+
+/** The text with invisible characters replaced by a space (so words they separated stay apart). */
+export function withoutInvisible(text: string): string {
+  return text.replace(INVISIBLE, ' ');
+}
+
+/** Length in characters (Unicode code points), not UTF-16 units: 150 emoji are 150 characters. */
+export function characters(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+export type EmailTextProblem = 'invisible' | 'empty' | 'too_long';
+
+/**
+ * Text that will be e-mailed to a client, as it will be sent: NFC, trimmed. Refused when it holds a
+ * character that would show one thing in the preview and send another (controls, bidi overrides,
+ * zero-width, tags, other invisible code points), when nothing in it is visible, or when it is over
+ * `max` characters.
+ */
+export function checkEmailText(raw: string, max: number): { ok: true; text: string } | { ok: false; problem: EmailTextProblem; detail: string } {
+  const nfc = raw.normalize('NFC');
+  // Checked before trimming: trim() would silently drop a leading BOM or line separator.
+  const probe = nfc.replace(EMOJI_SELECTOR, '');
+  const bad = HAS_INVISIBLE.exec(probe);
+  if (bad) {
+    const cp = bad[0].codePointAt(0)!;
+    return { ok: false, problem: 'invisible', detail: `holds an invisible or control character (U+${cp.toString(16).toUpperCase().padStart(4, '0')}) that would make the e-mail differ from the preview` };
+  }
+  if (!/[^\s]/u.test(probe)) return { ok: false, problem: 'empty', detail: 'has nothing visible' };
+  const text = nfc.trim();
+  const n = characters(text);
+  if (n > max) return { ok: false, problem: 'too_long', detail: `is ${n} characters; at most ${max}` };
+  return { ok: true, text };
+}
+
+/**
+ * The form two titles are compared in by the duplicate guard: NFKC, invisible characters removed,
+ * white space removed (which errs on refusing: "Tax Docs" and "TaxDocs" count as the same), case
+ * folded. "Tax  Docs", "tax docs" and "Tax\u200bDocs " are the same title.
+ */
+export function titleKey(title: string | null | undefined): string {
+  if (!title) return '';
+  return title
+    .normalize('NFKC')
+    .replace(INVISIBLE, '')
+    .replace(/\s+/gu, '')
+    .toUpperCase()
+    .toLowerCase();
+}

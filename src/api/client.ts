@@ -49,7 +49,7 @@ export interface ApiClientOptions {
   proxyEnv?: ProxyEnv;
   /** Certificate authorities (PEM) trusted beside Node's own, as NODE_EXTRA_CA_CERTS does process-wide. */
   ca?: string | Buffer | (string | Buffer)[];
-  /** A POST is not started with less than this left of its deadline (default max(1 s, 25% of timeoutMs)). */
+  /** A POST is not started with less than this left of its deadline (default max(1 s, 25% of timeoutMs), at most half of it). */
   minPostBudgetMs?: number;
 }
 
@@ -291,7 +291,8 @@ export class DocReqApi {
     this.state = state ?? new ApiState();
     this.proxyEnv = proxyEnv;
     this.ca = ca;
-    this.minPostBudgetMs = minPostBudgetMs ?? Math.max(1_000, options.timeoutMs / 4);
+    // max(1 s, 25%), but never more than half the timeout (a test's 800 ms timeout can still send).
+    this.minPostBudgetMs = minPostBudgetMs ?? Math.min(Math.max(1_000, options.timeoutMs / 4), options.timeoutMs / 2);
   }
 
   /** One keep-alive pool per API client, routed through the environment's proxy when one is set. */
@@ -447,7 +448,7 @@ export class DocReqApi {
     if (!shared || shared.generation !== state.generation) {
       const controller = new AbortController();
       const fresh: SharedGet = { controller, waiters: 0, generation: state.generation, promise: undefined as never };
-      fresh.promise = this.getList(path, what, toRecord, deadline, controller.signal, fresh.generation) as Promise<ListResult<unknown>>;
+      fresh.promise = this.getList(path, what, toRecord, deadline, controller.signal, fresh.generation);
       const settled = () => {
         if (state.inflight.get(key) === fresh) state.inflight.delete(key);
       };
@@ -626,6 +627,8 @@ export class DocReqApi {
       written = true;
       const res = await request(this.url(path), { method, headers, body, signal: combined, dispatcher, headersTimeout: budgetMs, bodyTimeout: budgetMs });
       status = res.statusCode;
+      // Errors are seen through iteration; a body dropped early must not raise an unhandled 'error' later.
+      res.body.on('error', () => undefined);
       if (status === 304 || (status >= 300 && status <= 399)) {
         res.body.destroy();
         return { status, headers: res.headers, bytes: Buffer.alloc(0) };
@@ -644,7 +647,7 @@ export class DocReqApi {
       let decodeError: Error | undefined;
       const source: Readable =
         chain.length === 0
-          ? (res.body as unknown as Readable)
+          ? (res.body)
           : (pipeline([res.body as unknown as Readable, ...chain], (error) => {
               if (error && chain.some((d) => d.errored === error)) decodeError = error;
             }) as unknown as Readable);

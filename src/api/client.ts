@@ -79,6 +79,7 @@ export interface CreateOutcome {
 }
 
 const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+const PARSE_PIECE = 256 * 1024;
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 const CLIENTS = '/api/v1/clients';
 const REQUESTS = '/api/v1/requests';
@@ -252,7 +253,7 @@ function decoders(encoding: string | undefined): Transform[] | undefined {
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c && c !== 'identity');
   const chain: Transform[] = [];
-  const options = { chunkSize: 64 * 1024 };
+  const options = { chunkSize: PARSE_PIECE };
   for (const coding of codings.reverse()) {
     if (coding === 'gzip' || coding === 'x-gzip') chain.push(createGunzip(options));
     else if (coding === 'br') chain.push(createBrotliDecompress(options));
@@ -654,6 +655,8 @@ export class DocReqApi {
       // A successful list streams into records; anything else is read whole (it is small or refused).
       const parser = listParser && status >= 200 && status <= 299 ? listParser() : undefined;
       const chunks: Buffer[] = [];
+      const pending: Buffer[] = [];
+      let pendingBytes = 0;
       let size = 0;
       try {
         for await (const chunk of source as AsyncIterable<Buffer>) {
@@ -664,9 +667,18 @@ export class DocReqApi {
             res.body.destroy();
             throw this.tooLarge(status, size, chain.length > 0);
           }
-          if (parser) parser.write(chunk);
-          else chunks.push(chunk);
+          if (parser) {
+            // Small socket reads are gathered into larger pieces: the parser's cost is per piece.
+            pending.push(chunk);
+            pendingBytes += chunk.length;
+            if (pendingBytes >= PARSE_PIECE) {
+              parser.write(pendingBytes === chunk.length ? chunk : Buffer.concat(pending, pendingBytes));
+              pending.length = 0;
+              pendingBytes = 0;
+            }
+          } else chunks.push(chunk);
         }
+        if (parser && pendingBytes > 0) parser.write(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes));
       } catch (error) {
         if (error instanceof ApiError) throw error;
         const zlibCode = (error as { code?: string }).code ?? '';

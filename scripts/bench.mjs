@@ -104,10 +104,12 @@ let edits = 0;
 async function freshList(sb) {
   const r = sb.demoFirm.requests[1];
   r.title = `${r.title.replace(/ ·\d+$/, '')} ·${++edits}`;
+  const c = sb.demoFirm.clients.at(-1);
+  c.email = `${c.email.replace(/\.\d+$/, '')}.${edits}`;
   sb.invalidateLists();
   // Compressed forms are built only when the sandbox compresses (building gzip of 1M records takes seconds).
   if (sb.compressing) await sb.warmLists();
-  else sb.listBody(sb.demoFirm, 'requests', sb.clock()); // private in TypeScript; builds the answer text before timing
+  else for (const what of ['requests', 'clients']) sb.listBody(sb.demoFirm, what, sb.clock()); // private in TypeScript; builds the answer text before timing
 }
 const noCompression = (sb) => {
   sb.setCompression(false);

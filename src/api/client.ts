@@ -182,6 +182,8 @@ interface Exchange<T> {
   headers?: Record<string, string>;
   /** For a list: its successful body streams into records instead of being read whole. */
   listParser?: () => ListStreamParser<T>;
+  /** Called with the status before the body is read (a list drops its superseded copy here, before parsing the new one). */
+  onStatus?: (status: number) => void;
 }
 
 function header(headers: RawAnswer['headers'], name: string): string | undefined {
@@ -511,20 +513,27 @@ export class DocReqApi {
     for (let attempt = 0; ; attempt++) {
       let delay: number | undefined;
       let failure: ApiError;
-      const copy = state.generation === generation ? state.copies.get(key) : undefined;
       const conditional: Record<string, string> = {};
-      if (copy?.etag) conditional['if-none-match'] = copy.etag;
-      if (copy?.lastModified) conditional['if-modified-since'] = copy.lastModified;
+      // Only the validators are held while the GET runs, not the copy: a 200 drops it before the new body is parsed.
+      const held = state.generation === generation ? state.copies.get(key) : undefined;
+      const etag = held?.etag;
+      if (held?.etag) conditional['if-none-match'] = held.etag;
+      if (held?.lastModified) conditional['if-modified-since'] = held.lastModified;
+      const asked = held !== undefined;
       try {
         const started = Date.now();
-        const answer = await this.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser: () => new ListStreamParser(what, toRecord) });
+        const dropSuperseded = (status: number) => {
+          if (status >= 200 && status <= 299 && state.copies.get(key)?.etag === etag) state.copies.delete(key);
+        };
+        const answer = await this.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser: () => new ListStreamParser(what, toRecord), onStatus: dropSuperseded });
         this.logger.debug(`GET ${path} → ${answer.status} in ${Date.now() - started} ms (attempt ${attempt + 1})`);
-        if (answer.status === 304 && copy) return { records: copy.records as T[], revalidated: true };
+        const copy = asked && answer.status === 304 ? state.copies.get(key) : undefined;
+        if (copy && copy.etag === etag) return { records: copy.records as T[], revalidated: true };
         if (answer.records) {
-          const etag = header(answer.headers, 'etag');
+          const newTag = header(answer.headers, 'etag');
           const lastModified = header(answer.headers, 'last-modified');
           if (state.generation === generation) {
-            if (etag || lastModified) state.copies.set(key, { etag, lastModified, records: answer.records });
+            if (newTag || lastModified) state.copies.set(key, { etag: newTag, lastModified, records: answer.records });
             else state.copies.delete(key);
           }
           return { records: answer.records, revalidated: false };
@@ -605,7 +614,7 @@ export class DocReqApi {
   }
 
   /** One HTTP exchange, bounded by the deadline from connecting to the last byte; decompressed as it streams, capped. */
-  private async exchange<T = never>({ method, path, deadline, signal, body, headers: extra, listParser }: Exchange<T>): Promise<RawAnswer<T>> {
+  private async exchange<T = never>({ method, path, deadline, signal, body, headers: extra, listParser, onStatus }: Exchange<T>): Promise<RawAnswer<T>> {
     const isPost = method === 'POST';
     const budgetMs = Math.floor(deadline - Date.now());
     if (budgetMs <= 0) throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`);
@@ -630,6 +639,7 @@ export class DocReqApi {
       status = res.statusCode;
       // Errors are seen through iteration; a body dropped early must not raise an unhandled 'error' later.
       res.body.on('error', () => undefined);
+      onStatus?.(status);
       if (status === 304 || (status >= 300 && status <= 399)) {
         res.body.destroy();
         return { status, headers: res.headers, bytes: Buffer.alloc(0) };

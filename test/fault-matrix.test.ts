@@ -96,7 +96,7 @@ describe('fault matrix', () => {
           expect(text).toMatch(/may have been sent|refused|failed|rate|limit|rejected|not valid JSON|wrong|cap/i);
         }
         const next = await mcp.client.callTool({ name: 'list_requests', arguments: { limit: 1 } });
-        expect(next.isError).toBeFalsy();
+        expect(next.isError, JSON.stringify(next.content)).toBeFalsy();
         results.at(-1)!.ok = true;
       });
     }

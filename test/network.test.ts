@@ -474,6 +474,17 @@ describe('G. reads and sends', () => {
     expect(served).toBe(1);
   });
 
+  it('shares an answer in progress, not a failure being retried: a call made meanwhile starts afresh', async () => {
+    const a = api({ retryBaseDelayMs: 400 });
+    sb.inject('GET /api/v1/requests', { kind: 'reset' }, { times: 1 });
+    const first = a.listRequests();
+    await new Promise((r) => setTimeout(r, 60)); // the first attempt was reset; its retry waits ≥ 100 ms
+    const second = await a.listRequests();
+    expect(second).toHaveLength(listed());
+    expect(await first).toHaveLength(listed());
+    expect(requestGets()).toHaveLength(3);
+  });
+
   it('bounds a list call by its deadline', async () => {
     sb.inject('GET /api/v1/requests', { kind: 'latency', ms: 2_000 });
     const started = Date.now();

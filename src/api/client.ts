@@ -451,10 +451,11 @@ export class DocReqApi {
     if (!shared || shared.generation !== state.generation) {
       const controller = new AbortController();
       const fresh: SharedGet = { controller, waiters: 0, generation: state.generation, promise: undefined as never };
-      fresh.promise = this.getList(path, what, toRecord, deadline, controller.signal, fresh.generation);
       const settled = () => {
         if (state.inflight.get(key) === fresh) state.inflight.delete(key);
       };
+      // Calls share an answer in progress, not a failure being retried: a call made meanwhile starts afresh.
+      fresh.promise = this.getList(path, what, toRecord, deadline, controller.signal, fresh.generation, settled);
       fresh.promise.then(settled, settled);
       state.inflight.set(key, fresh);
       shared = fresh;
@@ -506,7 +507,15 @@ export class DocReqApi {
   }
 
   /** GET a list with retries inside one deadline; the body streams into records; a 304 reuses the last copy. */
-  private async getList<T>(path: string, what: string, toRecord: (raw: unknown) => T, deadline: number, signal: AbortSignal, generation: number): Promise<ListResult<T>> {
+  private async getList<T>(
+    path: string,
+    what: string,
+    toRecord: (raw: unknown) => T,
+    deadline: number,
+    signal: AbortSignal,
+    generation: number,
+    onRetry: () => void = () => undefined,
+  ): Promise<ListResult<T>> {
     const { maxRetries, retryBaseDelayMs, maxRetryAfterMs } = this.options;
     const state = this.state;
     const key = this.url(path);
@@ -558,6 +567,7 @@ export class DocReqApi {
       if (attempt >= maxRetries) throw failure;
       delay ??= Math.random() * retryBaseDelayMs * 2 ** attempt + retryBaseDelayMs / 4;
       if (Date.now() + delay >= deadline) throw failure;
+      onRetry();
       this.logger.info(`GET ${path}: ${failure.message.split('.')[0]}; retry ${attempt + 1} of ${maxRetries} in ${Math.round(delay)} ms`);
       await sleep(delay, undefined, { signal }).catch(() => {
         throw new CancelledError('The call was cancelled.');

@@ -5,11 +5,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { startSandbox } from '../dist/index.js';
+import { startLinkProxy } from './link-proxy.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const SIZES = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
+// Sections to run (default all): cold, lists, link, growth.
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'cold,lists,link,growth').split(','));
 const root = new URL('..', import.meta.url).pathname;
 const rows = [];
 const row = (group, measure, value, reference = '', ratio = '', target = '') => {
@@ -61,6 +65,7 @@ execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 
 writeFileSync(`${root}.bench/package.json`, '{"type":"module","version":"0.0.0-bench"}');
 if (!existsSync(`${root}bundle/server/index.js`)) execFileSync('npm', ['run', '-s', 'bundle'], { cwd: root, stdio: 'ignore' });
 
+if (SECTIONS.has('cold')) {
 const bare = await repeat(bareNode);
 row('cold start', 'bare `node -e 0`', ms(bare));
 const shipped = await repeat(() => coldStart([`${root}dist/cli.js`]));
@@ -69,13 +74,14 @@ const single = await repeat(() => coldStart([`${root}bundle/server/index.js`]));
 row('cold start', 'MCP Bundle single minified file', ms(single), ms(bare), `${(single / bare).toFixed(2)}×`, '≤ 2.0×');
 const plain = await repeat(() => coldStart([`${unbundled}/cli.js`]));
 row('cold start', 'unbundled tsc output + node_modules (not shipped)', ms(plain), ms(bare), `${(plain / bare).toFixed(2)}×`);
+}
 
 // ── lists at scale ───────────────────────────────────────────────────────────────────────────
-async function serverOn(sb) {
+async function serverOn(sb, url = sb.url) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [`${root}dist/cli.js`, '--confirm-send', 'never', '--log-level', 'error'],
-    env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+    env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: url },
   });
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(transport);
@@ -93,13 +99,33 @@ const timed = async (fn) => {
   return { ms: performance.now() - t, value };
 };
 
-for (const size of SIZES) {
+/** Changes one record, so the next list answer is a full one (a new ETag), and builds it (and its compressed forms) before timing. */
+let edits = 0;
+async function freshList(sb) {
+  const r = sb.demoFirm.requests[1];
+  r.title = `${r.title.replace(/ ·\d+$/, '')} ·${++edits}`;
+  const c = sb.demoFirm.clients.at(-1);
+  c.email = `${c.email.replace(/\.\d+$/, '')}.${edits}`;
+  sb.invalidateLists();
+  // Compressed forms are built only when the sandbox compresses (building gzip of 1M records takes seconds).
+  if (sb.compressing) await sb.warmLists();
+  else for (const what of ['requests', 'clients']) sb.listBody(sb.demoFirm, what, sb.clock()); // private in TypeScript; builds the answer text before timing
+}
+const noCompression = (sb) => {
+  sb.setCompression(false);
+  sb.compressing = false;
+};
+
+for (const size of SECTIONS.has('lists') ? SIZES : []) {
   // A fresh server per size, warmed on small data (first-call loading is not the data's cost),
   // then the sandbox is reseeded to the size measured.
   const sb = await startSandbox({ clients: 100, requests: 100 });
   const { client, pid } = await serverOn(sb);
   for (let i = 0; i < 3; i++) for (const name of ['list_requests', 'list_clients']) await client.callTool({ name, arguments: {} });
   const idle = kb(pid, 'VmRSS');
+  // Loopback: the service does not compress (raw GET + JSON.parse reads identity too), and every timed
+  // call gets a full answer (a changed list), so revalidation does not flatter the figures.
+  noCompression(sb);
   sb.reseed({ clients: size, requests: size });
   let singlePeak;
   for (const [tool, path] of [['list_requests', '/api/v1/requests'], ['list_clients', '/api/v1/clients']]) {
@@ -110,16 +136,21 @@ for (const size of SIZES) {
     const { value: body } = await timed(raw);
     const calls = [];
     const raws = [];
+    const revalidated = [];
     for (let i = 0; i < RUNS; i++) {
+      await freshList(sb);
       raws.push((await timed(raw)).ms);
       calls.push((await timed(call)).ms);
+      revalidated.push((await timed(call)).ms);
     }
+    await freshList(sb);
     const before = sb.calls.length;
     const result = await call();
     const upstream = sb.calls.length - before;
     const text = result.content[0].text;
     const overhead = median(calls) / median(raws);
-    row(`${tool} @ ${size.toLocaleString('en')}`, 'latency (default args, over stdio)', ms(median(calls)), `${ms(median(raws))} raw GET+parse`, `${overhead.toFixed(2)}×`, size === 100_000 ? '≤ 1.3×' : '');
+    row(`${tool} @ ${size.toLocaleString('en')}`, 'latency, full answer (default args, over stdio)', ms(median(calls)), `${ms(median(raws))} raw GET+parse`, `${overhead.toFixed(2)}×`, size === 100_000 ? '≤ 1.15×' : '');
+    row(`${tool} @ ${size.toLocaleString('en')}`, 'latency, unchanged list (304, records reused)', ms(median(revalidated)), `${ms(median(raws))} raw GET+parse`, `${(median(revalidated) / median(raws)).toFixed(2)}×`);
     row(`${tool} @ ${size.toLocaleString('en')}`, 'result text', `${text.length.toLocaleString('en')} chars ≈ ${Math.round(text.length / 4).toLocaleString('en')} tokens`, `${body.bytes.toLocaleString('en')} B raw JSON`, `${((text.length / body.bytes) * 100).toFixed(2)}%`, '≤ 8,000 chars');
     row(`${tool} @ ${size.toLocaleString('en')}`, 'upstream HTTP calls per tool call', String(upstream), '', '', '1');
   }
@@ -150,6 +181,128 @@ for (const size of SIZES) {
     row(`create_request @ ${size.toLocaleString('en')}`, 'dry run (resolve client, duplicate guard)', ms(median(lat.dry)), counts.dry.at(-1));
     row(`create_request @ ${size.toLocaleString('en')}`, 'send right after its dry run', ms(median(lat.send)), counts.send.at(-1), '', 'one POST');
   }
+  await client.close();
+  await sb.close();
+}
+
+// ── first call: undici is loaded right after initialize, so the first list call costs what a later one does ──
+if (SECTIONS.has('cold')) {
+  const sb = await startSandbox({ clients: 1000, requests: 10_000 });
+  noCompression(sb);
+  const firsts = [];
+  const laters = [];
+  for (let i = 0; i < RUNS; i++) {
+    const { client } = await serverOn(sb);
+    await freshList(sb);
+    firsts.push((await timed(() => client.callTool({ name: 'list_requests', arguments: {} }))).ms);
+    await freshList(sb);
+    laters.push((await timed(() => client.callTool({ name: 'list_requests', arguments: {} }))).ms);
+    await client.close();
+  }
+  row('first call', 'first list_requests @ 10,000 right after initialize', ms(median(firsts)), `${ms(median(laters))} a later one`, `${(median(firsts) / median(laters)).toFixed(2)}×`, '≤ 1.3×');
+  await sb.close();
+}
+
+// ── link: an emulated remote link (scripts/link-proxy.mjs: RTT, throughput cap, gzip when asked) ──
+if (SECTIONS.has('link')) {
+  const LINK = Number(process.env.BENCH_LINK_SIZE ?? 100_000);
+  const group = 'link 40 ms · 50 Mbit/s';
+  const sb = await startSandbox({ clients: 100, requests: 100 });
+  sb.compressing = true;
+  const link = await startLinkProxy({ upstream: sb.url, rttMs: 40, mbit: 50 });
+  const { client } = await serverOn(sb, link.url);
+  for (let i = 0; i < 2; i++) await client.callTool({ name: 'list_requests', arguments: {} });
+  sb.reseed({ clients: 1000, requests: LINK });
+  // The ideal client: one GET asking for gzip, gunzip, JSON.parse (no streaming, no revalidation).
+  const ideal = async () => {
+    const res = await request(`${link.url}/api/v1/requests`, { headers: { authorization: `Bearer ${sb.keys.demo}`, accept: 'application/json', 'accept-encoding': 'gzip' } });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    const text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+    return JSON.parse(text).data.length;
+  };
+  const ideals = [];
+  const calls = [];
+  let wire = 0;
+  for (let i = 0; i < RUNS; i++) {
+    await freshList(sb);
+    ideals.push((await timed(ideal)).ms);
+    await freshList(sb);
+    const before = link.stats.bytesOut;
+    const { ms: t, value } = await timed(() => client.callTool({ name: 'list_requests', arguments: {} }));
+    if (value.isError || value.structuredContent.total !== LINK) throw new Error(`link list failed: ${value.content[0].text}`);
+    wire = link.stats.bytesOut - before;
+    calls.push(t);
+  }
+  const at = `list_requests @ ${LINK.toLocaleString('en')}`;
+  row(group, `${at}, full answer (${mb(wire)} on the wire)`, ms(median(calls)), `${ms(median(ideals))} ideal client (GET gzip, gunzip, JSON.parse)`, `${(median(calls) / median(ideals)).toFixed(2)}×`, '≤ 1.0×');
+
+  const filters = [{ overdue: true }, { status: ['sent'] }, { search: 'tax' }, { sort: 'due_soonest' }, { client: 'Nguyen', sort: 'least_complete' }];
+  const totals = [];
+  const bytes = [];
+  for (let i = 0; i < Math.min(RUNS, 3); i++) {
+    await freshList(sb);
+    const before = link.stats.bytesOut;
+    const started = performance.now();
+    const each = [];
+    for (const args of filters) {
+      const t0 = performance.now();
+      const result = await client.callTool({ name: 'list_requests', arguments: args });
+      each.push(Math.round(performance.now() - t0));
+      if (result.isError) throw new Error(`filtered list failed: ${result.content[0].text}`);
+    }
+    totals.push(performance.now() - started);
+    process.stderr.write(`  (each: ${each.join(', ')} ms)\n`);
+    bytes.push(link.stats.bytesOut - before);
+  }
+  row(group, `five differently filtered list_requests @ ${LINK.toLocaleString('en')} (ETag: 1 full answer + 4 × 304)`, ms(median(totals)), `${mb(median(bytes))} on the wire`, '', '≤ 1.5 s, ≤ 6 MB');
+  await client.close();
+  await link.close();
+
+  // 200,000 requests over 10 Mbit/s within the default 30 s timeout.
+  const slow = await startLinkProxy({ upstream: sb.url, rttMs: 40, mbit: 10 });
+  const second = await serverOn(sb, slow.url);
+  await second.client.callTool({ name: 'list_clients', arguments: {} });
+  sb.reseed({ clients: 1000, requests: 200_000 });
+  await freshList(sb);
+  const before = slow.stats.bytesOut;
+  const { ms: t, value } = await timed(() => second.client.callTool({ name: 'list_requests', arguments: {} }, undefined, { timeout: 120_000 }));
+  row('link 40 ms · 10 Mbit/s', `list_requests @ 200,000 (${mb(slow.stats.bytesOut - before)} on the wire)`, value.isError ? `error: ${value.content[0].text.slice(0, 80)}` : ms(t), 'default timeout 30,000 ms', `${(t / 30_000).toFixed(2)} of it`, '< 30 s');
+  await second.client.close();
+  await slow.close();
+  await sb.close();
+}
+
+// ── growth: 1,000 → 1,000,000 requests on loopback, exact counts, peak memory, fitted exponent ──
+if (SECTIONS.has('growth')) {
+  const GROWTH = (process.env.BENCH_GROWTH ?? '1000,10000,100000,1000000').split(',').map(Number);
+  const sb = await startSandbox({ clients: 100, requests: 100 });
+  noCompression(sb);
+  const { client, pid } = await serverOn(sb);
+  for (let i = 0; i < 2; i++) await client.callTool({ name: 'list_requests', arguments: {} });
+  const points = [];
+  for (const size of GROWTH) {
+    sb.reseed({ clients: 1000, requests: size });
+    const xs = [];
+    let result;
+    for (let i = 0; i < (size >= 1_000_000 ? 2 : 3); i++) {
+      await freshList(sb);
+      const r = await timed(() => client.callTool({ name: 'list_requests', arguments: {} }, undefined, { timeout: 300_000 }));
+      xs.push(r.ms);
+      result = r.value;
+    }
+    const sc = result.structuredContent;
+    const exact = !result.isError && sc.total === size && sc.matched === size && Object.values(sc.byStatus).reduce((a, b) => a + b, 0) === size;
+    points.push([size, median(xs)]);
+    row(`growth @ ${size.toLocaleString('en')}`, 'list_requests, full answer (loopback)', ms(median(xs)), exact ? 'exact counts' : `NOT exact: ${result.isError ? result.content[0].text.slice(0, 100) : JSON.stringify(result.structuredContent.total)}`, '', size === 1_000_000 ? 'exact' : '');
+    row(`growth @ ${size.toLocaleString('en')}`, 'server peak RSS so far', mb(kb(pid, 'VmHWM')));
+  }
+  // Least-squares slope of log(time) on log(size): 1 is linear.
+  const lx = points.map(([n]) => Math.log(n));
+  const ly = points.map(([, t]) => Math.log(t));
+  const mx = lx.reduce((a, b) => a + b) / lx.length;
+  const my = ly.reduce((a, b) => a + b) / ly.length;
+  const slope = lx.reduce((a, x, i) => a + (x - mx) * (ly[i] - my), 0) / lx.reduce((a, x) => a + (x - mx) ** 2, 0);
+  row('growth', `fitted exponent, time ∝ n^k over ${GROWTH.map((n) => n.toLocaleString('en')).join(' → ')}`, `k = ${slope.toFixed(2)}`, '', '', '≈ 1 (linear)');
   await client.close();
   await sb.close();
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { DocReqApi } from './api/client.js';
+import { DocReqApi, describeProxy } from './api/client.js';
 import { loadConfig, SETTINGS, settingFlagOptions, settingsFromFlags, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { redactor } from './mcp/seal.js';
@@ -102,7 +102,8 @@ async function check(config: Config): Promise<number> {
   }
   out(`✓ base URL ${config.api.baseUrl}`);
   out(`✓ key set (${config.api.apiKey.length} characters; not shown)`);
-  const api = new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs });
+  out(`✓ network: ${describeProxy(config.api.baseUrl)}`);
+  const api = new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024 });
   try {
     const clients = await api.listClients();
     out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);

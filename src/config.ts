@@ -13,6 +13,8 @@ export interface Config {
   readOnly: boolean;
   confirmSend: 'auto' | 'always' | 'never';
   timeoutMs: number;
+  /** Cap on one answer from the service, after decompression, in MB. */
+  maxResponseMb: number;
   logLevel: LogLevel;
   /** The firm's templates file (DOCREQ_TEMPLATES_FILE); read once at start by templates/load.ts. */
   templatesFile: string | undefined;
@@ -94,6 +96,13 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(100).max(600_000),
     help: 'bound on one API call, connection to last byte (retries included)',
   },
+  maxResponseMb: {
+    env: 'DOCREQ_MAX_RESPONSE_MB',
+    flag: '--max-response-mb',
+    default: '256',
+    schema: z.coerce.number().min(1).max(4096),
+    help: 'cap on one answer from the service, after decompression, in MB',
+  },
   logLevel: {
     env: 'DOCREQ_LOG_LEVEL',
     flag: '--log-level',
@@ -163,6 +172,9 @@ export function checkBaseUrl(text: string): { ok: true; url: string } | { ok: fa
   if (url.username || url.password) return { ok: false, reason: 'must not carry a user name or password' };
   if (url.search || text.includes('?')) return { ok: false, reason: 'must not carry a query (?...)' };
   if (url.hash || text.includes('#')) return { ok: false, reason: 'must not carry a fragment (#...)' };
+  if (/\/api\/v1\/*$/i.test(url.pathname)) {
+    return { ok: false, reason: `ends in /api/v1, which is added to it: set it to ${url.origin}${url.pathname.replace(/\/api\/v1\/*$/i, '') || ''}` };
+  }
   return { ok: true, url: url.origin + url.pathname.replace(/\/+$/, '') };
 }
 
@@ -213,6 +225,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   const tokenSecret = read('tokenSecret', undefined);
   const confirmSend = read('confirmSend', 'auto');
   const timeoutMs = read('timeoutMs', 30_000);
+  const maxResponseMb = read('maxResponseMb', 256);
   const logLevel = read('logLevel', 'info');
   const templatesFile = read('templatesFile', undefined);
 
@@ -245,6 +258,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     readOnly,
     confirmSend,
     timeoutMs,
+    maxResponseMb,
     logLevel,
     templatesFile,
     tokenSecret,

@@ -7,6 +7,7 @@ import {
   BadResponseError,
   InputRefusedError,
   KeyRejectedError,
+  NotFoundServiceError,
   PlanLimitError,
   RateLimitedError,
   ServiceFailedError,
@@ -35,29 +36,29 @@ async function failure(promise: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected a failure');
 }
 const demo = () => sb.demoFirm;
-const key = () => ({ idempotencyKey: randomUUID() });
 const payload = (): CreatePayload => ({ clientId: demo().clients[0]!.id, title: `API test ${Math.random()}`, items: [{ name: 'W-2', required: true, type: 'file' }] });
 
 
 describe('requests it sends', () => {
-  it('sends the bearer key, Accept, User-Agent on GET and Content-Type plus a fresh Idempotency-Key on POST', async () => {
+  it("sends the bearer key, Accept, Accept-Encoding, User-Agent on GET; Content-Type, the caller's Idempotency-Key and exactly JSON.stringify(payload) on POST", async () => {
     const a = api();
     await a.listClients();
-    await a.createRequest(payload(), key());
-    await a.createRequest(payload(), key());
+    const body = payload();
+    await a.createRequest(body, { idempotencyKey: 'confirmation-1' });
+    await a.createRequest(payload(), { idempotencyKey: 'confirmation-2' });
     const [get, post1, post2] = sb.calls;
-    expect(get).toMatchObject({ method: 'GET', accept: 'application/json', idempotencyKey: undefined });
+    expect(get).toMatchObject({ method: 'GET', accept: 'application/json', acceptEncoding: 'gzip, br', idempotencyKey: undefined });
     expect(get!.userAgent).toMatch(/^docreq-mcp\/\d+\.\d+\.\d+/);
-    expect(post1).toMatchObject({ method: 'POST', contentType: 'application/json' });
-    expect(post1!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
-    expect(post2!.idempotencyKey).not.toBe(post1!.idempotencyKey);
+    expect(post1).toMatchObject({ method: 'POST', contentType: 'application/json', idempotencyKey: 'confirmation-1', body: JSON.stringify(body) });
+    expect(post2!.idempotencyKey).toBe('confirmation-2');
   });
 
   it('keeps a path prefix in the base URL', async () => {
     const a = api({ baseUrl: `${sb.url}/prefix` });
     const error = await failure(a.listClients());
     expect(sb.calls[0]!.path).toBe('/prefix/api/v1/clients');
-    expect(error).toBeInstanceOf(InputRefusedError); // the sandbox serves no prefix: 404
+    expect(error).toBeInstanceOf(NotFoundServiceError); // the sandbox serves no prefix: 404
+    expect(error.message).toContain(`There is no Document Request Service at ${sb.url}/prefix`);
   });
 });
 
@@ -83,7 +84,7 @@ describe('firm scoping and keys', () => {
 
 describe('typed errors', () => {
   it('reports the active-request limit (409) as a plan limit with the service words and what to do', async () => {
-    const error = await failure(api({ apiKey: SANDBOX_KEYS.harbor }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.harbor)!.clients[0]!.id }, key()));
+    const error = await failure(api({ apiKey: SANDBOX_KEYS.harbor }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.harbor)!.clients[0]!.id }, { idempotencyKey: randomUUID() }));
     expect(error).toBeInstanceOf(PlanLimitError);
     expect(error.status).toBe(409);
     expect(error.code).toBe('active_request_limit_reached');
@@ -92,17 +93,17 @@ describe('typed errors', () => {
   });
 
   it('reports the monthly billing limit (402) as a plan limit', async () => {
-    const error = await failure(api({ apiKey: SANDBOX_KEYS.northwind }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.northwind)!.clients[0]!.id }, key()));
+    const error = await failure(api({ apiKey: SANDBOX_KEYS.northwind }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.northwind)!.clients[0]!.id }, { idempotencyKey: randomUUID() }));
     expect(error).toBeInstanceOf(PlanLimitError);
     expect(error.code).toBe('billing_limit_reached');
   });
 
   it('reports a 422 as refused input with the field details', async () => {
-    const error = await failure(api().createRequest({ ...payload(), items: [{ name: ' ', required: true, type: 'file' }] }, key()));
+    const error = await failure(api().createRequest({ ...payload(), items: [{ name: ' ', required: true, type: 'file' }] }, { idempotencyKey: randomUUID() }));
     expect(error).toBeInstanceOf(InputRefusedError);
     expect(error.status).toBe(422);
     expect(error.details).toContainEqual({ field: 'items[0].name', message: 'must be a non-empty string' });
-    expect(error.message).toContain('items[0].name: must be a non-empty string');
+    expect(error.message).toContain('"items[0].name": "must be a non-empty string"');
   });
 
   it('reports a 429 without limit words as rate limiting, with the wait it asked for', async () => {
@@ -188,7 +189,7 @@ describe('retries', () => {
   ] as const)('never retries a POST answered with %s', async (_, fault) => {
     sb.inject('POST /api/v1/requests', fault);
     const before = sb.emails.length;
-    await failure(api().createRequest(payload(), key()));
+    await failure(api().createRequest(payload(), { idempotencyKey: randomUUID() }));
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
     expect(sb.emails.length).toBe(before);
   });
@@ -196,7 +197,7 @@ describe('retries', () => {
   it('reports a POST whose answer was lost as "may have been sent", after exactly one send', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'reset' }, { after: true });
     const before = sb.emails.length;
-    const error = await failure(api().createRequest(payload(), key()));
+    const error = await failure(api().createRequest(payload(), { idempotencyKey: randomUUID() }));
     expect(error.outcomeUnknown).toBe(true);
     expect(error.message).toContain('may have been sent');
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
@@ -205,7 +206,7 @@ describe('retries', () => {
 
   it('says nothing was sent when the connection was refused', async () => {
     const closed = new DocReqApi({ baseUrl: 'http://127.0.0.1:9', apiKey: SANDBOX_KEYS.demo, timeoutMs: 2_000 });
-    const error = await failure(closed.createRequest(payload(), key()));
+    const error = await failure(closed.createRequest(payload(), { idempotencyKey: randomUUID() }));
     expect(error.outcomeUnknown).toBe(false);
     expect(error.message).toContain('Nothing was sent');
   });
@@ -228,7 +229,7 @@ describe('time and size bounds', () => {
 
   it('times out a POST as "may have been sent", sending once', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 1_500 }, { after: true });
-    const error = await failure(api({ timeoutMs: 300 }).createRequest(payload(), key()));
+    const error = await failure(api({ timeoutMs: 300, minPostBudgetMs: 100 }).createRequest(payload(), { idempotencyKey: randomUUID() }));
     expect(error).toBeInstanceOf(TimedOutError);
     expect(error.outcomeUnknown).toBe(true);
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
@@ -261,7 +262,7 @@ describe('sharing and caching', () => {
     await a.listClients({ reuse: true });
     await a.listClients({ reuse: true });
     expect(sb.calls).toHaveLength(1);
-    await a.createRequest(payload(), key());
+    await a.createRequest(payload(), { idempotencyKey: randomUUID() });
     await a.listClients({ reuse: true });
     expect(sb.callsTo('GET', '/api/v1/clients')).toHaveLength(2);
   });

@@ -1,28 +1,38 @@
-import { randomUUID } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { shortValue } from '../text/render.js';
 import { USER_AGENT } from '../version.js';
 import { silentLogger, type Logger } from '../log.js';
+import { oneLine } from '../text/render.js';
 import {
   ApiError,
   BadResponseError,
   CancelledError,
+  CertificateError,
   KeyRejectedError,
+  NotFoundServiceError,
+  RedirectedError,
   ServiceFailedError,
   TimedOutError,
+  TooLargeError,
   UnreachableError,
   errorFromStatus,
-  readErrorBody,
+  isErrorBody,
 } from './errors.js';
 import { ListStreamParser } from './list-stream.js';
 import { createdRecord, toClient, toRequest, type Client, type CreatePayload, type RequestRecord } from './records.js';
 
+/** Proxy settings as the environment gives them (HTTPS_PROXY, HTTP_PROXY, NO_PROXY and lower case). */
+export type ProxyEnv = Record<string, string | undefined>;
+
 export interface ApiClientOptions {
   baseUrl: string;
   apiKey: string;
-  /** One deadline per API call, from connecting to the last byte, retries included. */
+  /** The default bound on one call (DOCREQ_TIMEOUT_MS) when the caller gives no `deadline`. */
   timeoutMs: number;
+  /** Cap on one answer after decompression (DOCREQ_MAX_RESPONSE_MB). */
   maxResponseBytes?: number;
   maxRetries?: number;
   retryBaseDelayMs?: number;
@@ -30,30 +40,134 @@ export interface ApiClientOptions {
   /** How long the client list may be reused when a caller allows it (resolving a client by name). */
   clientsCacheMs?: number;
   logger?: Logger;
+  /**
+   * What is kept between calls for this key (client list, revalidation copies, shared GETs): one per
+   * key fingerprint, shared by every client made for that key. Without it the client makes its own.
+   */
+  state?: ApiState;
+  /** Proxy settings; default `process.env`. Honoured by undici's EnvHttpProxyAgent, as curl does. */
+  proxyEnv?: ProxyEnv;
+  /** Certificate authorities (PEM) trusted beside Node's own, as NODE_EXTRA_CA_CERTS does process-wide. */
+  ca?: string | Buffer | (string | Buffer)[];
+  /** A POST is not started with less than this left of its deadline (default max(1 s, 25% of timeoutMs), at most half of it). */
+  minPostBudgetMs?: number;
+}
+
+/** Every call is bounded by an absolute `deadline` (ms since the epoch) and may be cancelled. */
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  /** Default: now + timeoutMs. */
+  deadline?: number | undefined;
+}
+
+export interface ListResult<T> {
+  records: T[];
+  /** True when the service answered 304 and the records parsed last time were reused. */
+  revalidated: boolean;
+}
+
+export interface CreateOptions extends CallOptions {
+  /** Derived by the caller from the confirmation: the same confirmed request always carries the same key. */
+  idempotencyKey: string;
 }
 
 export interface CreateOutcome {
-  /** The created request, reduced to the documented fields, or null when the service returned none we could read. */
+  /** The created request, reduced to the documented request fields, or null when none could be read. */
   record: RequestRecord | null;
   status: number;
   warnings: string[];
 }
 
-const DEFAULT_MAX_BYTES = 128 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+const PARSE_PIECE = 256 * 1024;
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+const CLIENTS = '/api/v1/clients';
+const REQUESTS = '/api/v1/requests';
 // Errors where the connection never opened, so a POST cannot have reached the service.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+// The TLS handshake refused the service's certificate: a setup mistake, never retried.
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REJECTED',
+  'INVALID_CA',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
 
-// undici is loaded on the first call, not at start-up: listing tools never needs it.
+// undici is loaded after `initialize` (warm()) or on the first call, not at start-up.
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
 // undici is CommonJS: bundled, its namespace has only `default` (module.exports); Node's own import has both.
 const loadUndici = () => (undici ??= import('undici').then((m) => (m as Undici & { default?: Undici }).default ?? m));
 
+interface ListCopy {
+  etag: string | undefined;
+  lastModified: string | undefined;
+  records: unknown[];
+}
+
+interface SharedGet {
+  promise: Promise<ListResult<unknown>>;
+  controller: AbortController;
+  waiters: number;
+  generation: number;
+}
+
+/**
+ * What one key keeps between calls. It never holds the key itself: team mode keeps one per key
+ * fingerprint (see ApiStates), stdio one for the process.
+ */
+export class ApiState {
+  /** Bumped when a send starts and when it ends: no read begun before a send is used after it. */
+  generation = 0;
+  clients: { at: number; generation: number; records: Client[] } | undefined;
+  /** The last answer of each list with its validators: at most one copy per list. */
+  readonly copies = new Map<string, ListCopy>();
+  /** GETs under way, shared by identical calls of the same generation. */
+  readonly inflight = new Map<string, SharedGet>();
+
+  /** Forgets every answer kept (after a send, or when the key was rejected). */
+  forget(): void {
+    this.generation++;
+    this.clients = undefined;
+    this.copies.clear();
+  }
+}
+
+/** A bounded LRU of ApiState by key fingerprint (team mode): the least recently used firm is dropped. */
+export class ApiStates {
+  private readonly states = new Map<string, ApiState>();
+
+  constructor(readonly max = 100) {}
+
+  get(fingerprint: string): ApiState {
+    let state = this.states.get(fingerprint);
+    if (state) this.states.delete(fingerprint);
+    else state = new ApiState();
+    this.states.set(fingerprint, state);
+    while (this.states.size > this.max) this.states.delete(this.states.keys().next().value!);
+    return state;
+  }
+
+  get size(): number {
+    return this.states.size;
+  }
+}
+
 interface RawAnswer<T = never> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** The body, unless it was a successful list, which streams into `records` instead. */
+  /** The body (decompressed), unless it was a successful list, which streams into `records` instead. */
   bytes: Buffer;
   records?: T[];
 }
@@ -61,13 +175,15 @@ interface RawAnswer<T = never> {
 interface Exchange<T> {
   method: 'GET' | 'POST';
   path: string;
-  budgetMs: number;
+  deadline: number;
+  /** GET: aborts the exchange. POST: only checked before the request is written. */
   signal?: AbortSignal | undefined;
   body?: string;
-  /** A POST's Idempotency-Key (derived from its confirmation by the caller). */
-  idempotencyKey?: string;
+  headers?: Record<string, string>;
   /** For a list: its successful body streams into records instead of being read whole. */
   listParser?: () => ListStreamParser<T>;
+  /** Called with the status before the body is read (a list drops its superseded copy here, before parsing the new one). */
+  onStatus?: (status: number) => void;
 }
 
 function header(headers: RawAnswer['headers'], name: string): string | undefined {
@@ -93,34 +209,110 @@ function parseRetryAfter(value: string | undefined, now = Date.now()): number | 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** The proxy settings, read as curl reads them: lower case first; HTTPS_PROXY for https, HTTP_PROXY for http. */
+export function proxySettings(env: ProxyEnv = process.env): { httpProxy: string; httpsProxy: string; noProxy: string } {
+  const pick = (name: string) => env[name.toLowerCase()] ?? env[name.toUpperCase()] ?? '';
+  const httpProxy = pick('http_proxy');
+  return { httpProxy, httpsProxy: pick('https_proxy') || httpProxy, noProxy: pick('no_proxy') };
+}
+
 /**
- * The Document Request Service client. GETs are coalesced (identical concurrent calls share one
- * upstream call) and retried on transient failures; a POST is sent exactly once, whatever happens.
+ * Which proxy a call to `baseUrl` goes through, for `docreq-mcp check`: the proxy's origin only
+ * (never its credentials), the variable it came from, or why it goes direct. Mirrors the rules of
+ * undici's EnvHttpProxyAgent, which is what actually routes the calls.
+ */
+export function describeProxy(baseUrl: string, env: ProxyEnv = process.env): string {
+  const url = new URL(baseUrl);
+  const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
+  const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;
+  if (!proxy) return 'direct (no HTTPS_PROXY or HTTP_PROXY set)';
+  const host = url.hostname.toLowerCase();
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const entries = noProxy.split(/[,\s]/).filter(Boolean);
+  const covered =
+    noProxy.trim() === '*' ||
+    entries.some((entry) => {
+      const m = /^(.+):(\d+)$/.exec(entry);
+      const name = (m ? m[1]! : entry).replace(/^\*?\./, '').toLowerCase();
+      if (m && Number(m[2]) !== port) return false;
+      return host === name || host.endsWith(`.${name}`);
+    });
+  if (covered) return `direct (NO_PROXY covers ${host})`;
+  let origin: string;
+  try {
+    origin = new URL(proxy).origin;
+  } catch {
+    return 'a proxy setting that is not a URL (check HTTPS_PROXY / HTTP_PROXY)';
+  }
+  const variable = url.protocol === 'https:' && (env.https_proxy ?? env.HTTPS_PROXY) ? (env.https_proxy !== undefined ? 'https_proxy' : 'HTTPS_PROXY') : env.http_proxy !== undefined ? 'http_proxy' : 'HTTP_PROXY';
+  return `through the proxy ${origin} (from ${variable})`;
+}
+
+/** Decoders for a Content-Encoding, outermost last; undefined when an encoding is not one we read. */
+function decoders(encoding: string | undefined): Transform[] | undefined {
+  const codings = (encoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity');
+  const chain: Transform[] = [];
+  const options = { chunkSize: PARSE_PIECE };
+  for (const coding of codings.reverse()) {
+    if (coding === 'gzip' || coding === 'x-gzip') chain.push(createGunzip(options));
+    else if (coding === 'br') chain.push(createBrotliDecompress(options));
+    else if (coding === 'deflate') chain.push(createInflate(options));
+    else return undefined;
+  }
+  return chain;
+}
+
+/**
+ * The Document Request Service client. Identical concurrent GETs share one upstream call (within one
+ * generation: none begun before a send is used after it); a list's last answer is kept with its
+ * validators and revalidated; answers are decompressed as they stream; a POST is sent at most once.
  */
 export class DocReqApi {
-  private readonly options: Required<Omit<ApiClientOptions, 'logger'>>;
+  private readonly options: Required<Omit<ApiClientOptions, 'logger' | 'state' | 'proxyEnv' | 'ca' | 'minPostBudgetMs'>>;
+  private readonly proxyEnv: ProxyEnv | undefined;
+  private readonly ca: ApiClientOptions['ca'];
+  private readonly minPostBudgetMs: number;
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly logger: Logger;
-  private readonly inflight = new Map<string, Promise<unknown>>();
-  private clientsCache: { at: number; clients: Client[] } | undefined;
-  private generation = 0;
+  readonly state: ApiState;
 
   constructor(options: ApiClientOptions) {
+    const { logger, state, proxyEnv, ca, minPostBudgetMs, ...rest } = options;
     this.options = {
       maxResponseBytes: DEFAULT_MAX_BYTES,
       maxRetries: 2,
       retryBaseDelayMs: 250,
       maxRetryAfterMs: 10_000,
       clientsCacheMs: 30_000,
-      ...options,
+      ...rest,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
-    this.logger = options.logger ?? silentLogger;
+    this.logger = logger ?? silentLogger;
+    this.state = state ?? new ApiState();
+    this.proxyEnv = proxyEnv;
+    this.ca = ca;
+    // max(1 s, 25%), but never more than half the timeout (a test's 800 ms timeout can still send).
+    this.minPostBudgetMs = minPostBudgetMs ?? Math.min(Math.max(1_000, options.timeoutMs / 4), options.timeoutMs / 2);
   }
 
-  /** One keep-alive pool per API client (so per key), made on first use. */
+  /** One keep-alive pool per API client, routed through the environment's proxy when one is set. */
   private pool(): Promise<Dispatcher> {
-    return (this.dispatcher ??= loadUndici().then(({ Agent }) => new Agent({ keepAliveTimeout: 4_000, connections: 16 })));
+    return (this.dispatcher ??= loadUndici().then(({ Agent, EnvHttpProxyAgent }) => {
+      const ca = this.ca === undefined ? undefined : [...rootCertificates, ...(Array.isArray(this.ca) ? this.ca : [this.ca])];
+      const tls = ca ? { ca } : {};
+      const common = { keepAliveTimeout: 4_000, connections: 16, connect: tls };
+      const proxies = proxySettings(this.proxyEnv ?? process.env);
+      if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
+      return new EnvHttpProxyAgent({ ...common, ...proxies, requestTls: tls });
+    }));
+  }
+
+  /** Loads undici and makes the pool now (right after `initialize`), so the first call costs what a later one does. */
+  warm(): void {
+    this.pool().catch(() => undefined);
   }
 
   get origin(): string {
@@ -134,81 +326,101 @@ export class DocReqApi {
     if (pool) await (await pool).destroy();
   }
 
-  /** Forgets cached data, e.g. after a send. */
+  /** Forgets cached data (as after a send). */
   invalidate(): void {
-    this.generation++;
-    this.clientsCache = undefined;
+    this.state.forget();
   }
 
-  /** `reuse`: a list fetched within `clientsCacheMs` (and before any send) will do. */
-  async listClients(options: { reuse?: boolean; signal?: AbortSignal } = {}): Promise<Client[]> {
-    const cached = this.clientsCache;
-    if (cached && options.reuse && Date.now() - cached.at <= this.options.clientsCacheMs) {
-      return cached.clients;
+  /** `reuse`: a list fetched within `clientsCacheMs` (and since the last send) will do. */
+  async fetchClients(options: CallOptions & { reuse?: boolean } = {}): Promise<ListResult<Client>> {
+    const state = this.state;
+    const cached = state.clients;
+    if (cached && options.reuse && cached.generation === state.generation && Date.now() - cached.at <= this.options.clientsCacheMs) {
+      return { records: cached.records, revalidated: false };
     }
-    const generation = this.generation;
-    const clients = await this.sharedList('/api/v1/clients', 'clients', toClient, options.signal);
-    if (generation === this.generation) this.clientsCache = { at: Date.now(), clients };
-    return clients;
+    const generation = state.generation;
+    const result = await this.sharedList(CLIENTS, 'clients', toClient, options);
+    if (generation === state.generation) state.clients = { at: Date.now(), generation, records: result.records };
+    return result;
   }
 
-  async listRequests(options: { signal?: AbortSignal } = {}): Promise<RequestRecord[]> {
-    return this.sharedList('/api/v1/requests', 'requests', toRequest, options.signal);
+  async fetchRequests(options: CallOptions = {}): Promise<ListResult<RequestRecord>> {
+    return this.sharedList(REQUESTS, 'requests', toRequest, options);
   }
 
-  /** POSTs once. Never retried: an unclear outcome is an error with `outcomeUnknown` set. */
-  async createRequest(payload: CreatePayload, options: { idempotencyKey: string; signal?: AbortSignal; deadline?: number }): Promise<CreateOutcome> {
-    // A host's cancel stops a POST only before it is written; once written it finishes (within the
-    // deadline) so that its outcome is known and recorded.
-    if (options.signal?.aborted) throw new CancelledError('The call was cancelled before anything was sent. Nothing was sent.');
-    const budgetMs = (options.deadline ?? Date.now() + this.options.timeoutMs) - Date.now();
-    if (budgetMs < Math.min(this.options.timeoutMs * 0.9, Math.max(1_000, this.options.timeoutMs / 4))) {
-      throw new TimedOutError(`Too little of the ${this.options.timeoutMs} ms time limit was left to send safely. Nothing was sent.`);
+  async listClients(options: CallOptions & { reuse?: boolean } = {}): Promise<Client[]> {
+    return (await this.fetchClients(options)).records;
+  }
+
+  async listRequests(options: CallOptions = {}): Promise<RequestRecord[]> {
+    return (await this.fetchRequests(options)).records;
+  }
+
+  /**
+   * POSTs `JSON.stringify(payload)` once, with the caller's Idempotency-Key. Never retried. Once
+   * written it is not aborted by `signal`, only by the deadline; an unclear outcome is an error with
+   * `outcomeUnknown` set, a definite one (refused, not written) has it unset.
+   */
+  async createRequest(payload: CreatePayload, options: CreateOptions): Promise<CreateOutcome> {
+    const { idempotencyKey, signal } = options;
+    if (typeof idempotencyKey !== 'string' || !idempotencyKey) throw new TypeError('createRequest needs an idempotencyKey derived from the confirmation');
+    const deadline = options.deadline ?? Date.now() + this.options.timeoutMs;
+    if (signal?.aborted) throw new CancelledError('The call was cancelled before sending. Nothing was sent.');
+    const left = deadline - Date.now();
+    if (left < this.minPostBudgetMs) {
+      throw new TimedOutError(`Only ${Math.max(0, Math.round(left))} ms of the call's time were left, too little to send and hear back. Nothing was sent.`);
     }
-    this.invalidate();
     const started = Date.now();
     let answer: RawAnswer;
+    this.state.forget();
     try {
-      answer = await this.exchange({ method: 'POST', path: '/api/v1/requests', budgetMs, body: JSON.stringify(payload), idempotencyKey: options.idempotencyKey });
+      answer = await this.exchange({ method: 'POST', path: REQUESTS, deadline, signal, body: JSON.stringify(payload), headers: { 'idempotency-key': idempotencyKey } });
     } catch (error) {
+      if (error instanceof BadResponseError && error.status !== undefined && error.status >= 200 && error.status <= 299) {
+        return { record: null, status: error.status, warnings: [`Sent, but the service's answer was unreadable (${error.message})`] };
+      }
       throw this.postFailure(error);
     } finally {
-      this.invalidate();
+      this.state.forget();
     }
-    this.logger.debug(`POST /api/v1/requests → ${answer.status} in ${Date.now() - started} ms`);
-    if (answer.status >= 500) {
-      const failed = this.statusError(answer);
-      // A 5xx (a gateway's 502/504 above all) can come after the service acted on the request.
-      throw new ServiceFailedError(`${failed.message} The request may have been sent.`, { status: answer.status, outcomeUnknown: true });
+    this.logger.debug(`POST ${REQUESTS} → ${answer.status} in ${Date.now() - started} ms`);
+    const { status } = answer;
+    if (status < 200 || status > 299) {
+      const error = this.statusError(answer, 'POST', REQUESTS);
+      if (status >= 500) {
+        throw new ServiceFailedError(`${error.message} The request may have been sent.`, {
+          status,
+          code: error.code,
+          details: error.details,
+          retryAfterMs: error.retryAfterMs,
+          outcomeUnknown: true,
+        });
+      }
+      throw error;
     }
-    if (answer.status < 200 || answer.status > 299) throw this.statusError(answer);
     if (answer.bytes.length === 0) {
-      return { record: null, status: answer.status, warnings: [`The service answered ${answer.status} with an empty body, so the new request's id is not known yet.`] };
+      return { record: null, status, warnings: [`The service answered ${status} with an empty body, so the new request's id is not known yet.`] };
     }
-    let body: unknown;
+    let parsed: unknown;
     try {
-      body = JSON.parse(answer.bytes.toString('utf8'));
+      parsed = JSON.parse(answer.bytes.toString('utf8'));
     } catch {
-      return { record: null, status: answer.status, warnings: [`The service answered ${answer.status} (sent) with a body that is not JSON.`] };
+      return { record: null, status, warnings: [`The service answered ${status} (sent) with a body that is not JSON.`] };
     }
-    if (readErrorBody(body).message !== undefined && body && typeof body === 'object' && ('error' in body || 'errors' in body)) {
-      // A 2xx whose body is an error: whether the service acted on it is unknown.
-      throw new BadResponseError(`The service answered ${answer.status} with an error body (${shortValue(readErrorBody(body).message)}). The request may have been sent.`, {
-        status: answer.status,
-        outcomeUnknown: true,
-      });
+    if (isErrorBody(parsed)) {
+      const said = errorFromStatus(status, parsed, true, undefined, undefined).message.replace(/^[^.]*\.\s*/, '');
+      throw new BadResponseError(`The service answered ${status} (success) with an error body.${said ? ` ${said}` : ''} The request may have been sent.`, { status, outcomeUnknown: true });
     }
-    const raw = createdRecord(body);
-    // Reduced to the documented request fields: unknown fields (an echoed key among them) never pass.
+    const raw = createdRecord(parsed);
     const record = raw ? toRequest(raw) : null;
-    return { record, status: answer.status, warnings: record ? [] : ['The service answered without a record of the created request.'] };
+    return { record, status, warnings: record ? [] : ['The service answered without a record of the created request.'] };
   }
 
   /** Says whether a failed POST can have reached the service (`outcomeUnknown`). */
   private postFailure(error: unknown): ApiError {
     const mayHaveBeenSent = ' The request may have been sent.';
+    if (error instanceof ApiError && !error.outcomeUnknown && (error instanceof CertificateError || error instanceof RedirectedError || error instanceof CancelledError)) return error;
     if (error instanceof TimedOutError) return new TimedOutError(`${error.message}${mayHaveBeenSent}`, { outcomeUnknown: true });
-    if (error instanceof CancelledError) return new CancelledError(`${error.message}${mayHaveBeenSent}`, { outcomeUnknown: true });
     if (error instanceof UnreachableError) {
       if (error.code && NOT_SENT_CODES.has(error.code)) return new UnreachableError(`${error.message} Nothing was sent.`, { code: error.code });
       return new UnreachableError(`The connection to ${this.origin} failed (${error.code ?? 'network error'}) while sending.${mayHaveBeenSent}`, {
@@ -216,38 +428,133 @@ export class DocReqApi {
         outcomeUnknown: true,
       });
     }
-    return error instanceof ApiError ? error : new UnreachableError(`Sending failed unexpectedly.${mayHaveBeenSent}`, { outcomeUnknown: true });
+    if (error instanceof ApiError) return error;
+    return new UnreachableError(`Sending failed unexpectedly.${mayHaveBeenSent}`, { outcomeUnknown: true });
   }
 
-  /** Identical concurrent calls share one upstream GET and its records (which nobody mutates). */
-  private sharedList<T>(path: string, what: string, toRecord: (raw: unknown) => T, signal: AbortSignal | undefined): Promise<T[]> {
-    let shared = this.inflight.get(path) as Promise<T[]> | undefined;
-    if (!shared) {
-      const fresh = this.getList(path, what, toRecord);
+  private url(path: string): string {
+    return `${this.options.baseUrl}${path}`;
+  }
+
+  /**
+   * Identical concurrent calls share one upstream GET and its records (which nobody mutates), but
+   * only within a generation. Each caller may leave (cancel, or its own deadline); the GET is aborted
+   * when the last one leaves.
+   */
+  private sharedList<T>(path: string, what: string, toRecord: (raw: unknown) => T, options: CallOptions): Promise<ListResult<T>> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(new CancelledError('The call was cancelled.'));
+    const deadline = options.deadline ?? Date.now() + this.options.timeoutMs;
+    const state = this.state;
+    const key = this.url(path);
+    let shared = state.inflight.get(key);
+    if (!shared || shared.generation !== state.generation) {
+      const controller = new AbortController();
+      const fresh: SharedGet = { controller, waiters: 0, generation: state.generation, promise: undefined as never };
       const settled = () => {
-        if (this.inflight.get(path) === fresh) this.inflight.delete(path);
+        if (state.inflight.get(key) === fresh) state.inflight.delete(key);
       };
-      fresh.then(settled, settled);
-      this.inflight.set(path, fresh);
+      // Calls share an answer in progress, not a failure being retried: a call made meanwhile starts afresh.
+      fresh.promise = this.getList(path, what, toRecord, deadline, controller.signal, fresh.generation, settled);
+      fresh.promise.then(settled, settled);
+      state.inflight.set(key, fresh);
       shared = fresh;
     }
-    return signal ? raceAbort(shared, signal) : shared;
+    return this.waitFor(key, shared, signal, deadline) as Promise<ListResult<T>>;
   }
 
-  /** GET a list with retries inside one deadline; the body streams into records. */
-  private async getList<T>(path: string, what: string, toRecord: (raw: unknown) => T): Promise<T[]> {
-    const deadline = Date.now() + this.options.timeoutMs;
+  private waitFor(key: string, shared: SharedGet, signal: AbortSignal | undefined, deadline: number): Promise<ListResult<unknown>> {
+    shared.waiters++;
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const leave = (error: ApiError | undefined, value?: ListResult<unknown>) => {
+        if (done) return;
+        done = true;
+        shared.waiters--;
+        signal?.removeEventListener('abort', onAbort);
+        clearTimeout(timer);
+        if (error) {
+          if (shared.waiters === 0 && !shared.controller.signal.aborted) {
+            // Nobody waits any more: stop the upstream GET, and let no new caller join it.
+            if (this.state.inflight.get(key) === shared) this.state.inflight.delete(key);
+            shared.controller.abort();
+          }
+          reject(error);
+        } else resolve(value!);
+      };
+      const onAbort = () => leave(new CancelledError('The call was cancelled.'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const timer = setTimeout(() => leave(new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`)), Math.max(0, deadline - Date.now()) + 50);
+      shared.promise.then(
+        (value) => {
+          if (done) return;
+          done = true;
+          shared.waiters--;
+          signal?.removeEventListener('abort', onAbort);
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (done) return;
+          done = true;
+          shared.waiters--;
+          signal?.removeEventListener('abort', onAbort);
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
+  /** GET a list with retries inside one deadline; the body streams into records; a 304 reuses the last copy. */
+  private async getList<T>(
+    path: string,
+    what: string,
+    toRecord: (raw: unknown) => T,
+    deadline: number,
+    signal: AbortSignal,
+    generation: number,
+    onRetry: () => void = () => undefined,
+  ): Promise<ListResult<T>> {
     const { maxRetries, retryBaseDelayMs, maxRetryAfterMs } = this.options;
+    const state = this.state;
+    const key = this.url(path);
     for (let attempt = 0; ; attempt++) {
-      const remaining = deadline - Date.now();
       let delay: number | undefined;
       let failure: ApiError;
+      const conditional: Record<string, string> = {};
+      // Only the validators are held while the GET runs, not the copy: a 200 drops it before the new body is parsed.
+      const held = state.generation === generation ? state.copies.get(key) : undefined;
+      const etag = held?.etag;
+      if (held?.etag) conditional['if-none-match'] = held.etag;
+      if (held?.lastModified) conditional['if-modified-since'] = held.lastModified;
+      const asked = held !== undefined;
       try {
         const started = Date.now();
-        const answer = await this.exchange({ method: 'GET', path, budgetMs: remaining, listParser: () => new ListStreamParser(what, toRecord) });
+        const dropSuperseded = (status: number) => {
+          if (status >= 200 && status <= 299 && state.copies.get(key)?.etag === etag) state.copies.delete(key);
+        };
+        const answer = await this.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser: () => new ListStreamParser(what, toRecord), onStatus: dropSuperseded });
         this.logger.debug(`GET ${path} → ${answer.status} in ${Date.now() - started} ms (attempt ${attempt + 1})`);
-        if (answer.records) return answer.records;
-        failure = this.statusError(answer);
+        const copy = asked && answer.status === 304 ? state.copies.get(key) : undefined;
+        if (copy && copy.etag === etag) return { records: copy.records as T[], revalidated: true };
+        if (answer.records) {
+          const newTag = header(answer.headers, 'etag');
+          const lastModified = header(answer.headers, 'last-modified');
+          if (state.generation === generation) {
+            if (newTag || lastModified) state.copies.set(key, { etag: newTag, lastModified, records: answer.records });
+            else state.copies.delete(key);
+          }
+          return { records: answer.records, revalidated: false };
+        }
+        if (answer.status === 304) {
+          // A 304 to a call without validators (or whose copy was dropped meanwhile): ask again, unconditionally.
+          state.copies.delete(key);
+          failure = new BadResponseError(`The service answered 304 (not modified) to ${path} without being asked.`, { status: 304 });
+          if (attempt >= maxRetries) throw failure;
+          continue;
+        }
+        failure = this.statusError(answer, 'GET', path);
         if (!RETRY_STATUSES.has(answer.status)) throw failure;
         if (answer.status === 429 && failure.retryAfterMs !== undefined) {
           if (failure.retryAfterMs > maxRetryAfterMs) throw failure;
@@ -260,12 +567,17 @@ export class DocReqApi {
       if (attempt >= maxRetries) throw failure;
       delay ??= Math.random() * retryBaseDelayMs * 2 ** attempt + retryBaseDelayMs / 4;
       if (Date.now() + delay >= deadline) throw failure;
+      onRetry();
       this.logger.info(`GET ${path}: ${failure.message.split('.')[0]}; retry ${attempt + 1} of ${maxRetries} in ${Math.round(delay)} ms`);
-      await sleep(delay);
+      await sleep(delay, undefined, { signal }).catch(() => {
+        throw new CancelledError('The call was cancelled.');
+      });
     }
   }
 
-  private statusError(answer: RawAnswer<unknown>): ApiError {
+  private statusError(answer: RawAnswer<unknown>, method: 'GET' | 'POST', path: string): ApiError {
+    const { status } = answer;
+    if (status >= 300 && status <= 399) return this.redirected(answer, method);
     let parsed: unknown;
     let isJson = false;
     if (answer.bytes.length > 0) {
@@ -276,95 +588,156 @@ export class DocReqApi {
         // not JSON: the message says so, and never pastes the body
       }
     }
-    const error = errorFromStatus(answer.status, parsed, isJson, header(answer.headers, 'content-type'), parseRetryAfter(header(answer.headers, 'retry-after')));
-    if (error instanceof KeyRejectedError) this.invalidate();
+    if (status === 404 && method === 'GET') {
+      return new NotFoundServiceError(
+        `There is no Document Request Service at ${this.options.baseUrl}: it answered 404 (not found) for ${path}. The base URL should be the service's address without ${path}.`,
+        this.options.baseUrl,
+        { status },
+      );
+    }
+    const error = errorFromStatus(status, parsed, isJson, header(answer.headers, 'content-type'), parseRetryAfter(header(answer.headers, 'retry-after')));
+    if (error instanceof KeyRejectedError) this.state.forget();
     return error;
   }
 
-  /** One HTTP exchange, bounded by `budgetMs` from connecting to the last byte, body size capped. */
-  private async exchange<T = never>({ method, path, budgetMs, signal, body, idempotencyKey, listParser }: Exchange<T>): Promise<RawAnswer<T>> {
+  /** A redirect is never followed; the message names its target by origin and path only. */
+  private redirected(answer: RawAnswer<unknown>, method: 'GET' | 'POST'): RedirectedError {
+    const location = header(answer.headers, 'location');
+    let target: string | undefined;
+    if (location) {
+      try {
+        const url = new URL(location, this.url('/'));
+        target = oneLine(`${url.origin}${url.pathname}`, 200);
+      } catch {
+        target = undefined;
+      }
+    }
+    const where = target ? ` to ${JSON.stringify(target)}` : ' without a usable Location';
+    // 303 See Other is how a service answers a POST it has handled: the outcome is not known.
+    const unknown = method === 'POST' && answer.status === 303;
+    const sent = method === 'POST' ? (unknown ? ' The request may have been sent.' : ' Nothing was sent.') : '';
+    return new RedirectedError(
+      `The service answered ${answer.status}, redirecting${where}; redirects are not followed (the key is never sent to another address). Check the base URL.${sent}`,
+      target,
+      { status: answer.status, outcomeUnknown: unknown },
+    );
+  }
+
+  /** One HTTP exchange, bounded by the deadline from connecting to the last byte; decompressed as it streams, capped. */
+  private async exchange<T = never>({ method, path, deadline, signal, body, headers: extra, listParser, onStatus }: Exchange<T>): Promise<RawAnswer<T>> {
     const isPost = method === 'POST';
+    const budgetMs = Math.floor(deadline - Date.now());
     if (budgetMs <= 0) throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`);
     const timeout = AbortSignal.timeout(budgetMs);
-    const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    // A POST, once written, is bounded by the deadline only: a host's cancel does not abort it.
+    const combined = signal && !isPost ? AbortSignal.any([timeout, signal]) : timeout;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.apiKey}`,
       accept: 'application/json',
+      'accept-encoding': 'gzip, br',
       'user-agent': USER_AGENT,
+      ...extra,
     };
-    if (isPost) {
-      headers['content-type'] = 'application/json';
-      headers['idempotency-key'] = idempotencyKey ?? randomUUID();
-    }
+    if (isPost) headers['content-type'] = 'application/json';
+    let status = 0;
+    let written = false;
     try {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);
-      const res = await request(`${this.options.baseUrl}${path}`, {
-        method,
-        headers,
-        body,
-        signal: combined,
-        dispatcher,
-        headersTimeout: budgetMs,
-        bodyTimeout: budgetMs,
-      });
-      const declared = Number(header(res.headers, 'content-length'));
-      if (Number.isFinite(declared) && declared > this.options.maxResponseBytes) {
+      if (signal?.aborted) throw new CancelledError(isPost ? 'The call was cancelled before sending. Nothing was sent.' : 'The call was cancelled.');
+      written = true;
+      const res = await request(this.url(path), { method, headers, body, signal: combined, dispatcher, headersTimeout: budgetMs, bodyTimeout: budgetMs });
+      status = res.statusCode;
+      // Errors are seen through iteration; a body dropped early must not raise an unhandled 'error' later.
+      res.body.on('error', () => undefined);
+      onStatus?.(status);
+      if (status === 304 || (status >= 300 && status <= 399)) {
         res.body.destroy();
-        throw this.tooLarge(res.statusCode, declared);
+        return { status, headers: res.headers, bytes: Buffer.alloc(0) };
       }
+      const max = this.options.maxResponseBytes;
+      const declared = Number(header(res.headers, 'content-length'));
+      if (Number.isFinite(declared) && declared > max) {
+        res.body.destroy();
+        throw this.tooLarge(status, declared);
+      }
+      const chain = decoders(header(res.headers, 'content-encoding'));
+      if (!chain) {
+        res.body.destroy();
+        throw new BadResponseError(`The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(header(res.headers, 'content-encoding'), 40)}).`, { status });
+      }
+      let decodeError: Error | undefined;
+      const source: Readable =
+        chain.length === 0
+          ? (res.body)
+          : (pipeline([res.body as unknown as Readable, ...chain], (error) => {
+              if (error && chain.some((d) => d.errored === error)) decodeError = error;
+            }) as unknown as Readable);
       // A successful list streams into records; anything else is read whole (it is small or refused).
-      const parser = listParser && res.statusCode >= 200 && res.statusCode <= 299 ? listParser() : undefined;
+      const parser = listParser && status >= 200 && status <= 299 ? listParser() : undefined;
       const chunks: Buffer[] = [];
+      const pending: Buffer[] = [];
+      let pendingBytes = 0;
       let size = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > this.options.maxResponseBytes) {
-          res.body.destroy();
-          throw this.tooLarge(res.statusCode, size);
+      try {
+        for await (const chunk of source as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > max) {
+            // Counted after decompression: a bomb stops here, having cost at most the cap.
+            source.destroy();
+            res.body.destroy();
+            throw this.tooLarge(status, size, chain.length > 0);
+          }
+          if (parser) {
+            // Small socket reads are gathered into larger pieces: the parser's cost is per piece.
+            pending.push(chunk);
+            pendingBytes += chunk.length;
+            if (pendingBytes >= PARSE_PIECE) {
+              parser.write(pendingBytes === chunk.length ? chunk : Buffer.concat(pending, pendingBytes));
+              pending.length = 0;
+              pendingBytes = 0;
+            }
+          } else chunks.push(chunk);
         }
-        if (parser) parser.write(chunk);
-        else chunks.push(chunk);
+        if (parser && pendingBytes > 0) parser.write(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes));
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        const zlibCode = (error as { code?: string }).code ?? '';
+        if (decodeError || /^Z_|^ERR_BROTLI|ERR__ERROR|ERR_ZLIB/.test(zlibCode)) {
+          throw new BadResponseError(`The service's answer (${status}, ${oneLine(header(res.headers, 'content-encoding'), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`, { status });
+        }
+        throw error;
       }
       if (parser) {
         try {
-          return { status: res.statusCode, headers: res.headers, bytes: Buffer.alloc(0), records: parser.end() };
+          return { status, headers: res.headers, bytes: Buffer.alloc(0), records: parser.end() };
         } catch (error) {
           const type = header(res.headers, 'content-type')?.split(';')[0];
-          throw new BadResponseError(`${(error as Error).message} It answered ${res.statusCode}${type ? ` (${type})` : ''}, ${size} bytes.`, { status: res.statusCode });
+          throw new BadResponseError(`${(error as Error).message} It answered ${status}${type ? ` (${oneLine(type, 40)})` : ''}, ${size} bytes.`, { status });
         }
       }
-      return { status: res.statusCode, headers: res.headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) };
+      return { status, headers: res.headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) };
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      if (timeout.aborted || errorCode(error).startsWith('UND_ERR_HEADERS_TIMEOUT') || errorCode(error) === 'UND_ERR_BODY_TIMEOUT') {
-        throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, { outcomeUnknown: isPost });
-      }
-      if (signal?.aborted) throw new CancelledError('The call was cancelled before the service answered.', { outcomeUnknown: isPost });
       const code = errorCode(error);
-      throw new UnreachableError(`Could not reach the service at ${this.origin} (${code}).`, { code });
+      if (CERTIFICATE_CODES.has(code)) {
+        throw new CertificateError(
+          `The TLS certificate of ${this.origin} is not trusted (${code}).${isPost ? ' Nothing was sent.' : ''} If the service or a company proxy uses a private certificate authority, point NODE_EXTRA_CA_CERTS at that CA's certificate file (PEM) and restart; otherwise check the base URL's host name and this machine's clock.`,
+          { code },
+        );
+      }
+      if (timeout.aborted || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
+        throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, { outcomeUnknown: isPost && written, status: status || undefined });
+      }
+      if (!isPost && signal?.aborted) throw new CancelledError('The call was cancelled before the service answered.');
+      throw new UnreachableError(`Could not reach the service at ${this.origin} (${oneLine(code, 40)}).`, { code, status: status || undefined });
     }
   }
 
-  private tooLarge(status: number, bytes: number): BadResponseError {
+  private tooLarge(status: number, bytes: number, decompressed = false): TooLargeError {
     const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-    return new BadResponseError(`The service's answer (${status}) is larger than the ${mb(this.options.maxResponseBytes)} cap (${mb(bytes)} or more); it was not read.`, { status });
-  }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new CancelledError('The call was cancelled.'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new CancelledError('The call was cancelled.'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
+    return new TooLargeError(
+      `The service's answer (${status}) is larger than the ${mb(this.options.maxResponseBytes)} cap (${mb(bytes)} or more${decompressed ? ' once decompressed' : ''}); it was not read.`,
+      { status },
     );
-  });
+  }
 }

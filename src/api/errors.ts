@@ -1,5 +1,9 @@
-/** Typed failures of the Document Request Service client. Nothing here knows about MCP. */
-import { quoted, shortValue } from '../text/render.js';
+import { oneLine, quoted, shortValue } from '../text/render.js';
+
+/**
+ * Typed failures of the Document Request Service client. Nothing here knows about MCP. Every string
+ * that came from the service reaches a message through src/text/render.ts (one line, quoted, capped).
+ */
 
 export interface FieldDetail {
   field: string;
@@ -49,6 +53,30 @@ export class TimedOutError extends ApiError {}
 export class BadResponseError extends ApiError {}
 /** The caller (e.g. the MCP client) cancelled the call. */
 export class CancelledError extends ApiError {}
+/** An answer over the size cap (counted after decompression): refused without reading the rest. */
+export class TooLargeError extends BadResponseError {}
+/** A 404 on a list path: there is no Document Request Service at the configured base URL. */
+export class NotFoundServiceError extends ApiError {
+  constructor(
+    message: string,
+    readonly baseUrl: string,
+    init: ApiErrorInit = {},
+  ) {
+    super(message, init);
+  }
+}
+/** A 3xx: never followed (the key never goes to another origin). `location` is origin and path only. */
+export class RedirectedError extends ApiError {
+  constructor(
+    message: string,
+    readonly location: string | undefined,
+    init: ApiErrorInit = {},
+  ) {
+    super(message, init);
+  }
+}
+/** The service's TLS certificate was not trusted (private CA, proxy interception, expired, wrong name). Never retried. */
+export class CertificateError extends ApiError {}
 
 const LIMIT_WORDS = /limit|plan|billing|quota|subscription|upgrade/i;
 
@@ -58,20 +86,23 @@ interface ErrorBodyReading {
   details: FieldDetail[];
 }
 
-function text(value: unknown): string | undefined {
-  if (typeof value === 'string' && value.trim()) return value.trim();
-  if (typeof value === 'number') return String(value);
+/** A service string as one safe line (invisible characters removed, capped), or undefined when blank or not text. */
+function text(value: unknown, max = 300): string | undefined {
+  if (typeof value === 'string') return oneLine(value, max) || undefined;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return undefined;
 }
 
+const MAX_DETAILS = 50;
+
 function readDetails(value: unknown): FieldDetail[] {
   if (Array.isArray(value)) {
-    return value.slice(0, 50).flatMap((entry): FieldDetail[] => {
+    return value.slice(0, MAX_DETAILS).flatMap((entry): FieldDetail[] => {
       if (typeof entry === 'string') return [{ field: '', message: entry }];
       if (entry && typeof entry === 'object') {
         const e = entry as Record<string, unknown>;
-        const field = text(e.field) ?? text(e.path) ?? text(e.pointer) ?? text(e.param) ?? '';
-        const message = text(e.message) ?? text(e.detail) ?? text(e.reason) ?? text(e.code) ?? '';
+        const field = text(e.field, 80) ?? text(e.path, 80) ?? text(e.pointer, 80) ?? text(e.param, 80) ?? '';
+        const message = text(e.message) ?? text(e.detail) ?? text(e.reason) ?? text(e.code, 80) ?? '';
         return message || field ? [{ field, message }] : [];
       }
       return [];
@@ -79,38 +110,48 @@ function readDetails(value: unknown): FieldDetail[] {
   }
   if (value && typeof value === 'object') {
     // { field: "message" } or { field: ["message", ...] }
-    return Object.entries(value as Record<string, unknown>).flatMap(([field, v]) =>
-      Array.isArray(v) ? v.slice(0, 20).map((m) => ({ field, message: shortValue(m) })) : [{ field, message: text(v) ?? shortValue(v) }],
-    );
+    // Bounded: a hostile body's deeply nested or huge `details` is summarised, never walked (shortValue).
+    return Object.entries(value as Record<string, unknown>)
+      .slice(0, MAX_DETAILS)
+      .flatMap(([field, v]) =>
+        (Array.isArray(v) ? v.slice(0, 10) : [v]).map((m) => ({ field: oneLine(field, 80), message: text(m) ?? shortValue(m, 300) })),
+      );
   }
   return [];
+}
+
+/** True when a body is an error body (`{"error": ...}` or `{"errors": [...]}`), e.g. a 2xx that is really a failure. */
+export function isErrorBody(body: unknown): boolean {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+  const b = body as Record<string, unknown>;
+  if (b.error !== undefined && b.error !== null && b.error !== false && b.error !== '') return true;
+  return Array.isArray(b.errors) && b.errors.length > 0;
 }
 
 /** Reads the error body shapes the contract names; anything else yields no message. */
 export function readErrorBody(body: unknown): ErrorBodyReading {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { details: [] };
   const b = body as Record<string, unknown>;
-  if (typeof b.error === 'string') return { message: b.error, code: text(b.code), details: readDetails(b.details) };
+  if (typeof b.error === 'string') return { message: text(b.error), code: text(b.code, 80), details: readDetails(b.details) };
   if (b.error && typeof b.error === 'object') {
     const e = b.error as Record<string, unknown>;
-    return { message: text(e.message), code: text(e.code), details: readDetails(e.details ?? e.fields ?? b.details) };
+    return { message: text(e.message), code: text(e.code, 80), details: readDetails(e.details ?? e.fields ?? b.details) };
   }
   if (Array.isArray(b.errors)) {
     const details = readDetails(b.errors);
-    return { message: text(b.message) ?? details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; '), code: text(b.code), details };
+    return { message: text(b.message) ?? text(details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join('; ')), code: text(b.code, 80), details };
   }
   if (text(b.title) || text(b.detail)) {
     const message = [text(b.title), text(b.detail)].filter(Boolean).join(': ');
-    return { message, code: text(b.code) ?? text(b.type), details: readDetails(b.errors ?? b.invalid_params) };
+    return { message, code: text(b.code, 80) ?? text(b.type, 80), details: readDetails(b.errors ?? b.invalid_params) };
   }
-  if (text(b.message)) return { message: text(b.message), code: text(b.code), details: readDetails(b.details) };
+  if (text(b.message)) return { message: text(b.message), code: text(b.code, 80), details: readDetails(b.details) };
   return { details: [] };
 }
 
 function describeDetails(details: FieldDetail[]): string {
   if (details.length === 0) return '';
-  // Field names and messages are the service's words: each one quoted, one line, capped.
-  const shown = details.slice(0, 10).map((d) => (d.field ? `${quoted(d.field, 60)}: ${quoted(d.message, 200)}` : quoted(d.message, 200)));
+  const shown = details.slice(0, 10).map((d) => (d.field ? `${quoted(d.field, 80)}: ${quoted(d.message, 200)}` : quoted(d.message, 200)));
   return ` Fields: ${shown.join('; ')}${details.length > 10 ? `; …${details.length - 10} more` : ''}.`;
 }
 
@@ -126,12 +167,11 @@ export function errorFromStatus(
   retryAfterMs: number | undefined,
 ): ApiError {
   const reading = readErrorBody(parsed);
-  const words = reading.message ? quoted(reading.message, 500) : undefined;
-  const serviceSaid = words
-    ? ` The service said: ${words}${reading.code ? ` (${quoted(reading.code, 60)})` : ''}.`
+  const serviceSaid = reading.message
+    ? ` The service said: ${quoted(reading.message, 300)}${reading.code ? ` (${quoted(reading.code, 60)})` : ''}.`
     : bodyWasJson
       ? ''
-      : ` The body was not JSON${contentType ? ` (${contentType.split(';')[0]})` : ''}.`;
+      : ` The body was not JSON${contentType ? ` (${oneLine(contentType.split(';')[0], 60)})` : ''}.`;
   const init: ApiErrorInit = { status, code: reading.code, details: reading.details, retryAfterMs };
 
   if (status === 401) {

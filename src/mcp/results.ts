@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, KeyRejectedError, PlanLimitError, RateLimitedError, ServiceFailedError } from '../api/errors.js';
+import { ApiError, KeyRejectedError, NotFoundServiceError, PlanLimitError, RateLimitedError, RedirectedError, ServiceFailedError, TooLargeError } from '../api/errors.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 
 /** Where failures become words for a person or a model: the API's plain errors plus what to do next. */
@@ -18,6 +18,8 @@ function guidance(error: ApiError): string {
     return error.retryAfterMs !== undefined ? ` Try again in ${Math.ceil(error.retryAfterMs / 1000)} s.` : ' Try again shortly.';
   }
   if (error instanceof ServiceFailedError) return ' Try again later.';
+  if (error instanceof NotFoundServiceError || error instanceof RedirectedError) return ' Check DOCREQ_BASE_URL.';
+  if (error instanceof TooLargeError) return " If the firm's lists really are this large, raise DOCREQ_MAX_RESPONSE_MB.";
   return '';
 }
 

@@ -81,7 +81,9 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
     { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS },
   );
-  const api = config.api ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, logger, ...options.api }) : undefined;
+  const api = config.api
+    ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024, logger, ...options.api })
+    : undefined;
   const confirmations = options.sending?.confirmations ?? new Confirmations(config.tokenSecret);
   const ledger = options.sending?.ledger ?? new SendLedger();
   const apiKey = config.api?.apiKey ?? '';
@@ -104,6 +106,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const removeSink = logger.addSink((level, message) => {
     if (server.transport) server.sendLoggingMessage({ level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message }).catch(() => undefined);
   });
+  // Load the HTTP client right after initialize, so the first tool call costs what a later one does.
+  server.oninitialized = () => api?.warm();
   server.onclose = () => {
     removeSink();
     void api?.close();

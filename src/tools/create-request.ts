@@ -58,7 +58,7 @@ export const createRequest = defineTool({
     const draft = draftFromInput(input, ctx);
     await ctx.progress(0, 3, 'Resolving the client');
     // The duplicate guard's GET runs while the client is resolved (both are reads).
-    const requests = ctx.api.listRequests({ signal: ctx.signal });
+    const requests = ctx.api.listRequests({ signal: ctx.signal, deadline: ctx.deadline });
     requests.catch(() => undefined);
     const client = await findClient(ctx, input.client);
     if (!client.id) throw new UserInputError(`The client ${quoted(client.displayName, 60)} has no id in the service's answer, so no request can be created for it.`);

@@ -34,7 +34,7 @@ export const listClients = defineTool({
     const limit = input.limit ?? DEFAULT_LIMIT;
     const offset = input.offset ?? 0;
     await ctx.progress(0, 2, 'Fetching clients');
-    const all = await ctx.api.listClients({ signal: ctx.signal });
+    const all = await ctx.api.listClients({ signal: ctx.signal, deadline: ctx.deadline });
     await ctx.progress(1, 2, `Filtering ${all.length} clients`);
 
     const needle = search ? fold(search.trim()) : '';

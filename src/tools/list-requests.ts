@@ -80,7 +80,7 @@ export const listRequests = defineTool({
       throw new UserInputError(`dueAfter (${input.dueAfter}) is later than dueBefore (${input.dueBefore}), so nothing can match. Swap them.`);
     }
     await ctx.progress(0, 2, 'Fetching requests');
-    const all = await ctx.api.listRequests({ signal: ctx.signal });
+    const all = await ctx.api.listRequests({ signal: ctx.signal, deadline: ctx.deadline });
     await ctx.progress(1, 2, `Filtering ${all.length} requests`);
 
     const asOf = ctx.today;

@@ -50,11 +50,11 @@ export function closestClients(clients: Client[], query: string, count = 3): { s
 }
 
 export async function findClient(ctx: ToolContext, query: string): Promise<Client> {
-  let clients = await ctx.api.listClients({ reuse: true, signal: ctx.signal });
+  let clients = await ctx.api.listClients({ reuse: true, signal: ctx.signal, deadline: ctx.deadline });
   let { client, candidates } = resolveClient(clients, query);
   if (!client && candidates.length === 0) {
     // The cached list may predate the client: look once more, fresh.
-    clients = await ctx.api.listClients({ signal: ctx.signal });
+    clients = await ctx.api.listClients({ signal: ctx.signal, deadline: ctx.deadline });
     ({ client, candidates } = resolveClient(clients, query));
   }
   if (client) return client;

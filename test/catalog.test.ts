@@ -53,6 +53,16 @@ describe('tool catalogue', () => {
     for (const [name, prop] of Object.entries(props)) expect(prop.description, name).toBeTruthy();
   });
 
+  it('keeps tools/list under 12,000 characters in all (it is read into every conversation)', () => {
+    expect(JSON.stringify({ tools }).length).toBeLessThan(12_000);
+  });
+
+  it('says in the list tools what this server cannot do', () => {
+    for (const tool of tools.filter((t) => t.name.startsWith('list_'))) {
+      expect(tool.description, tool.name).toMatch(/cannot remind a client, change, re-date or cancel a request, or see answers and files/);
+    }
+  });
+
   it('lists the same schemas as the snapshot (a schema change is a visible diff)', async () => {
     await expect(JSON.stringify(tools, null, 2)).toMatchFileSnapshot('__toolsnaps__/tools.json');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 
-const { firm, mcp } = await sandboxAndClient();
+const { firm, mcp, upstream } = await sandboxAndClient();
 
 interface ClientsOut {
   total: number;
@@ -114,6 +114,7 @@ describe('list_clients requests join', () => {
 
   it('has notes without the join too, and fetches requests only for the join', async () => {
     const out = structured<JoinedOut>(await mcp.call('list_clients', { limit: 1 }));
+    expect(upstream()).toBe(1);
     expect(out.notes).toEqual([]);
     expect(out.clients[0]).not.toHaveProperty('openRequests');
   });

@@ -10,8 +10,8 @@ const DEFAULT_LIMIT = 50;
 const JOINS = ['open', 'none_open', 'overdue'] as const;
 
 const clientOut = clientRecord.extend({
-  openRequests: z.number().int().optional().describe('Open requests under this client name (with `requests`).'),
-  overdueRequests: z.number().int().optional().describe('Overdue requests under this client name (with `requests`).'),
+  openRequests: z.number().int().optional().describe('With `requests`: open requests under this name.'),
+  overdueRequests: z.number().int().optional(),
 });
 type ClientOut = z.output<typeof clientOut>;
 
@@ -35,10 +35,9 @@ export const listClients = defineTool({
   name: 'list_clients',
   title: 'List clients',
   description:
-    "Lists the firm's clients with exact counts (total, matched, by status) and a page of matches, each with its id. " +
-    'Search by part of a name or e-mail (case- and accent-insensitive) or by status. requests: "open", "none_open" or "overdue" joins clients ' +
-    'to their requests by name (e.g. "which clients have nothing open?", "do inactive clients have overdue requests?") and gives each open and overdue counts; ' +
-    'names shared by several clients are flagged in notes with their ids. Pages with limit/offset (nextOffset). ' +
+    "Lists the firm's clients with exact counts (total, matched, by status) and a page with ids. Search by part of a name or e-mail, or by status. " +
+    'requests: open / none_open / overdue joins clients to their requests by name ("which clients have nothing open?") with open and overdue counts each; ' +
+    'names several clients share are flagged in notes. ' +
     'This server cannot remind a client, change, re-date or cancel a request, or see answers and files.',
   inputSchema: z.strictObject({
     search: z.string().max(200).optional().describe('Part of the display name or e-mail; case- and accent-insensitive.'),
@@ -46,7 +45,7 @@ export const listClients = defineTool({
     requests: z
       .enum(JOINS)
       .optional()
-      .describe('open: clients with at least one open request; none_open: clients with none; overdue: clients with an overdue request. Joined by name.'),
+      .describe('Clients with an open request, with none open, or with an overdue one.'),
     limit: limitField(DEFAULT_LIMIT),
     offset: offsetField,
   }),
@@ -54,7 +53,7 @@ export const listClients = defineTool({
     ...pageFields,
     byStatus: statusCounts.describe("Clients per status, over all the firm's clients."),
     clients: z.array(clientOut),
-    notes: z.array(z.string()).describe('What the numbers cannot say alone, e.g. a name shared by several clients.'),
+    notes: z.array(z.string()).describe('E.g. a name several clients share.'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {

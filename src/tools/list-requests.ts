@@ -23,8 +23,8 @@ const groupOut = z.object({
   overdue: z.number().int(),
   totalItems: z.number(),
   completedItems: z.number(),
-  nextDue: z.string().nullable().describe('Earliest due day of an open request (before asOf when one is overdue), or null.'),
-  oldestOverdue: z.string().nullable().describe('Earliest due day of an overdue request, or null.'),
+  nextDue: z.string().nullable().describe('Earliest due day of an open request.'),
+  oldestOverdue: z.string().nullable(),
 });
 type GroupOut = z.output<typeof groupOut>;
 
@@ -105,30 +105,29 @@ export const listRequests = defineTool({
   name: 'list_requests',
   title: 'List document requests',
   description:
-    "Lists the firm's document requests with exact counts over everything that matches (open, closed, overdue, open ones due within 7 days, by status, checklist items) " +
-    'and a page of requests with ids. Filter by state, status, client name, title, overdue, due or created dates. groupBy "client" gives one row per client name ' +
-    '(requests, open, overdue, items, next due) instead, e.g. sort most_open with limit 3 for "which 3 clients have the most open requests". ' +
-    'Open: not completed/closed/done/cancelled/archived and not every item complete; overdue: open and due before asOf. ' +
+    "Lists the firm's requests: exact counts over all that match (open, closed, overdue, due within 7 days, by status, items) and a page with ids. " +
+    'groupBy "client" pages one row per client name instead (e.g. sort most_open, limit 3: the 3 clients with most open requests). ' +
+    'Open: status not completed/closed/done/cancelled/archived and items not all complete; overdue: open, due before asOf. ' +
     CANNOT,
   inputSchema: z.strictObject({
-    state: z.enum(['open', 'closed']).optional().describe('open: not in a closing status and not every item complete; closed: the rest.'),
-    status: z.array(z.string().max(50)).max(20).optional().describe('Only requests with any of these statuses (case-insensitive), e.g. ["sent","in_progress"].'),
+    state: z.enum(['open', 'closed']).optional().describe('open or closed (see description).'),
+    status: z.array(z.string().max(50)).max(20).optional().describe('Any of these statuses (case-insensitive).'),
     client: z
       .string()
       .max(200)
       .optional()
-      .describe("Client name: the whole name when some client has exactly that name, else part of it; case- and accent-insensitive. The result says which."),
-    search: z.string().max(200).optional().describe('Part of the title; case- and accent-insensitive.'),
-    overdue: z.boolean().optional().describe('true: only overdue requests; false: only those not overdue.'),
-    dueBefore: isoDate.optional().describe('Only requests due on or before this day (YYYY-MM-DD).'),
-    dueAfter: isoDate.optional().describe('Only requests due on or after this day (YYYY-MM-DD).'),
-    createdBefore: isoDate.optional().describe('Only requests created on or before this day (YYYY-MM-DD).'),
-    createdAfter: isoDate.optional().describe('Only requests created on or after this day (YYYY-MM-DD).'),
-    groupBy: z.enum(['client']).optional().describe('client: one row per client name with its counts, paged instead of requests.'),
+      .describe('Client name: exact when a client has that whole name, else part of one; case- and accent-insensitive.'),
+    search: z.string().max(200).optional().describe('Part of the title.'),
+    overdue: z.boolean().optional().describe('true: only overdue; false: only not overdue.'),
+    dueBefore: isoDate.optional().describe('Due on or before (YYYY-MM-DD).'),
+    dueAfter: isoDate.optional().describe('Due on or after (YYYY-MM-DD).'),
+    createdBefore: isoDate.optional().describe('Created on or before (YYYY-MM-DD).'),
+    createdAfter: isoDate.optional().describe('Created on or after (YYYY-MM-DD).'),
+    groupBy: z.enum(['client']).optional().describe('client: page rows per client name instead of requests.'),
     sort: z
       .enum(SORTS)
       .optional()
-      .describe('newest (default), oldest, due_soonest, least_complete; with groupBy also most_open, most_overdue. Groups order by their newest/oldest request, next due day or item ratio.'),
+      .describe('Default newest. most_open, most_overdue need groupBy; groups order by their newest/oldest request, nextDue or item ratio.'),
     limit: limitField(DEFAULT_LIMIT),
     offset: offsetField,
   }),
@@ -136,15 +135,15 @@ export const listRequests = defineTool({
     asOf: z.string().describe('The day overdue is judged on (YYYY-MM-DD).'),
     ...pageFields,
     byStatus: statusCounts.describe('Matched requests per status.'),
-    open: z.number().int().describe('Matched requests that are open.'),
-    closed: z.number().int().describe('Matched requests that are closed.'),
-    overdue: z.number().int().describe('Matched requests that are overdue.'),
-    dueWithin7Days: z.number().int().describe('Matched open requests due from asOf to 7 days after.'),
-    checklist: z.object({ totalItems: z.number(), completedItems: z.number() }).describe('Checklist items over the matched requests.'),
+    open: z.number().int(),
+    closed: z.number().int(),
+    overdue: z.number().int(),
+    dueWithin7Days: z.number().int().describe('Open, due asOf to asOf+7.'),
+    checklist: z.object({ totalItems: z.number(), completedItems: z.number() }),
     requests: z.array(requestOut),
-    groups: z.array(groupOut).optional().describe('With groupBy: a page of client-name rows; offset, returned and nextOffset count groups.'),
-    groupCount: z.number().int().optional().describe('With groupBy: client names over all matched requests.'),
-    notes: z.array(z.string()).describe('What the numbers cannot say alone, e.g. a client name shared by several clients.'),
+    groups: z.array(groupOut).optional().describe('With groupBy; offset, returned, nextOffset then count groups.'),
+    groupCount: z.number().int().optional().describe('With groupBy: all groups.'),
+    notes: z.array(z.string()).describe('E.g. a name several clients share.'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {

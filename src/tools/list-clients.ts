@@ -3,7 +3,7 @@ import { clientRecord, type Client, type RequestRecord } from '../api/records.js
 import { defineTool } from './define.js';
 import { bump, fold, newCounts, oneLine, pageText, quoted } from './render.js';
 import { dueDay, isOpen } from './request-facts.js';
-import { count, nameKey, nameKeys, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { count, nameKeys, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
 import { limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
 
 const DEFAULT_LIMIT = 50;
@@ -70,8 +70,8 @@ export const listClients = defineTool({
     // Requests name their client only by name: open and overdue counts per name.
     const asOf = ctx.today;
     const perName = new Map<string, { open: number; overdue: number }>();
+    const keyOf = nameKeys();
     if (join) {
-      const keyOf = nameKeys();
       for (const r of requests) {
         if (!isOpen(r)) continue;
         const key = keyOf(r.clientName);
@@ -96,7 +96,7 @@ export const listClients = defineTool({
         matches.push(c);
         continue;
       }
-      const key = nameKey(c.displayName);
+      const key = keyOf(c.displayName);
       const n = perName.get(key) ?? { open: 0, overdue: 0 };
       if (join === 'open' ? n.open === 0 : join === 'none_open' ? n.open > 0 : n.overdue === 0) continue;
       const out: ClientOut = { ...c, openRequests: n.open, overdueRequests: n.overdue };
@@ -108,7 +108,7 @@ export const listClients = defineTool({
     const notes: string[] = [];
     let shared = new Map<string, Client[]>();
     if (join) {
-      shared = sharedNames(all);
+      shared = sharedNames(all, keyOf);
       const matchedKeys = new Set(keys.values());
       const met = [...shared.keys()].filter((k) => matchedKeys.has(k));
       notes.push(...sharedNameNotes(shared, met, (k) => `the ${count(perName.get(k)?.open ?? 0, 'open request')}`));

@@ -175,13 +175,13 @@ export const listRequests = defineTool({
     const statuses = input.status?.length ? new Set(input.status.map((s) => s.trim().toLowerCase())) : undefined;
     const titleNeedle = input.search ? fold(input.search.trim()) : '';
     const keyOf = nameKeys();
-    const shared = needClients ? sharedNames(clients) : new Map<string, Client[]>();
+    const shared = needClients ? sharedNames(clients, keyOf) : new Map<string, Client[]>();
 
     // The whole name when some client or some request has exactly that name; otherwise any name containing it.
     let exact = false;
     let clientsNamed = 0;
     if (clientNeedle) {
-      for (const c of clients) if (nameKey(c.displayName) === clientNeedle) clientsNamed++;
+      for (const c of clients) if (keyOf(c.displayName) === clientNeedle) clientsNamed++;
       exact = clientsNamed > 0 || all.some((r) => keyOf(r.clientName) === clientNeedle);
     }
     const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle

@@ -9,8 +9,13 @@ export function count(n: number, noun: string, many = /[^aeiou]y$/.test(noun) ? 
 
 /** The form names are compared in: case- and accent-insensitive, white space collapsed. */
 export function nameKey(value: string | null | undefined): string {
-  return fold(value).replace(/\s+/g, ' ').trim();
+  if (!value) return '';
+  // Most names are plain ASCII: no accents to strip, so skip Unicode normalisation.
+  const folded = PLAIN.test(value) ? value.toLowerCase() : fold(value);
+  return SPACED.test(folded) ? folded.replace(/\s+/g, ' ').trim() : folded;
 }
+const PLAIN = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
+const SPACED = /^\s|\s$|\s\s|[^\S ]/;
 
 /** nameKey, remembered per raw name (names repeat across many requests). */
 export function nameKeys(): (value: string | null | undefined) => string {
@@ -27,10 +32,10 @@ export function nameKeys(): (value: string | null | undefined) => string {
 }
 
 /** Clients per name key, kept only for names two or more clients share. */
-export function sharedNames(clients: readonly Client[]): Map<string, Client[]> {
+export function sharedNames(clients: readonly Client[], keyOf: (value: string | null) => string = nameKey): Map<string, Client[]> {
   const byKey = new Map<string, Client[]>();
   for (const c of clients) {
-    const key = nameKey(c.displayName);
+    const key = keyOf(c.displayName);
     if (!key) continue;
     const list = byKey.get(key);
     if (list) list.push(c);

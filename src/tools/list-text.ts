@@ -101,7 +101,7 @@ export interface ListSummary {
 
 /** One summary line: the total, the filters and how many matched, the facts, and which rows are shown. */
 export function summarizeList(s: ListSummary): string {
-  const head = `${s.prefix ?? ''}${count(s.total, s.noun)}` + (s.filters.length ? `; ${s.matched.toLocaleString('en')} match ${s.filters.join(', ')}` : '') + '.';
+  const head = `${s.prefix ?? ''}${count(s.total, s.noun)}` + (s.filters.length ? `, ${s.matched.toLocaleString('en')} match ${s.filters.join(', ')}` : '') + '.';
   const rows = s.rows ?? { noun: s.noun, count: s.matched };
   const showing = `Showing ${range(s.offset, s.returned)} of ${count(rows.count, rows.noun)}${s.order ? `, ${s.order}` : ''}.`;
   return [head, ...s.facts, showing].join(' ');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 
-const { firm, mcp, upstream } = await sandboxAndClient();
+const { sb, firm, mcp, upstream } = await sandboxAndClient();
 
 interface ClientsOut {
   total: number;
@@ -122,5 +122,20 @@ describe('list_clients requests join', () => {
   it('names the statuses that occur when a status matches nothing', async () => {
     const result = await mcp.call('list_clients', { status: 'archived' });
     expect(result.text).toMatch(/No client has status "archived"\. Statuses that occur: .*active/);
+  });
+
+  it('fetches the two lists in parallel for the join, and for a grouped or by-name list_requests', async () => {
+    sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 400 });
+    sb.inject('GET /api/v1/requests', { kind: 'latency', ms: 400 });
+    for (const [name, args] of [
+      ['list_clients', { requests: 'open' }],
+      ['list_requests', { groupBy: 'client' }],
+      ['list_requests', { client: 'Sam Taylor' }],
+    ] as const) {
+      const started = performance.now();
+      expect((await mcp.call(name, args)).isError).toBeFalsy();
+      expect(performance.now() - started, name).toBeLessThan(750);
+    }
+    expect(upstream()).toBe(6);
   });
 });

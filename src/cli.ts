@@ -7,6 +7,7 @@ import { createLogger } from './log.js';
 import type { Sandbox } from './sandbox/service.js';
 import { explain } from './mcp/results.js';
 import { createServer } from './mcp/server.js';
+import { loadTemplates, templatesStatus } from './templates/load.js';
 import { VERSION } from './version.js';
 
 const HELP = `docreq-mcp ${VERSION}: an MCP server for a firm's Document Request Service.
@@ -89,6 +90,9 @@ async function check(config: Config): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`docreq-mcp ${VERSION} check`);
   for (const problem of config.problems) out(`✗ ${problem}`);
+  // Templates are reported whatever else is wrong: a bad file disables only templates, never sending.
+  const templates = loadTemplates(config.templatesFile);
+  out(`${templates.problems.length ? '✗' : '✓'} ${templatesStatus(templates)}`);
   if (!config.api) {
     out('Fix the above, or try docreq-mcp --sandbox to run without an account.');
     return 1;
@@ -100,7 +104,7 @@ async function check(config: Config): Promise<number> {
     const clients = await api.listClients();
     out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
     out(config.readOnly ? '✓ read-only: create_request is not offered' : `✓ create_request is offered; confirmation before sending: ${config.confirmSend}`);
-    return config.problems.length ? 1 : 0;
+    return config.problems.length || templates.problems.length ? 1 : 0;
   } catch (error) {
     out(`✗ ${explain(error) ?? (error as Error).message}`);
     return 1;

@@ -14,6 +14,8 @@ export interface Config {
   confirmSend: 'auto' | 'always' | 'never';
   timeoutMs: number;
   logLevel: LogLevel;
+  /** The firm's templates file (DOCREQ_TEMPLATES_FILE); read once at start by templates/load.ts. */
+  templatesFile: string | undefined;
   /** Each one names the variable to set and how; empty when the configuration is usable. */
   problems: string[];
 }
@@ -81,6 +83,13 @@ export const SETTINGS = {
     default: 'info',
     schema: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
     help: 'error, warn, info, debug; logs go to stderr and MCP logging, never stdout',
+  },
+  templatesFile: {
+    env: 'DOCREQ_TEMPLATES_FILE',
+    flag: '--templates',
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "the firm's own checklist templates, YAML or JSON (added to the built-ins)",
   },
 } as const;
 
@@ -175,6 +184,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   const confirmSend = read('confirmSend', 'auto');
   const timeoutMs = read('timeoutMs', 30_000);
   const logLevel = read('logLevel', 'info');
+  const templatesFile = read('templatesFile', undefined);
 
   let apiKey = read('apiKey', undefined);
   const keyFile = read('apiKeyFile', undefined);
@@ -206,6 +216,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     confirmSend,
     timeoutMs,
     logLevel,
+    templatesFile,
     problems,
   };
 }

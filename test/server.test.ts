@@ -11,7 +11,7 @@ describe('modes and configuration', () => {
     const names = (await ro.client.listTools()).tools.map((t) => t.name);
     const result = await ro.call('create_request', { client: 'x', title: 'T', items: [{ name: 'a' }] });
     await ro.close();
-    expect(names).toEqual(['list_clients', 'list_requests']);
+    expect(names).toEqual(['list_clients', 'list_requests', 'list_templates']);
     expect(result.isError).toBe(true);
     expect(result.text).toContain('read-only');
     expect(upstream()).toBe(0);

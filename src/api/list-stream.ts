@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { BadResponseError } from './errors.js';
 import { listData } from './records.js';
 
@@ -10,17 +11,36 @@ const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const DATA_KEY = Buffer.from('"data"');
+/** The longest spelling of the key "data" in JSON: four \uXXXX escapes and the quotes. */
+const LONGEST_DATA_KEY = 26;
 /** In the fast path, how much may wait for an element boundary before the exact scanner takes over. */
-const PENDING_LIMIT = 4 * 1024 * 1024;
+const PENDING_LIMIT = 1024 * 1024;
+/** Inside a string, how many bytes the scanner steps through itself before asking for the next quote natively. */
+const INLINE_STRING_BYTES = 32;
+/** The largest scratch buffer kept between parses. */
+const SCRATCH_KEPT = 4 * 1024 * 1024;
+/** How deep an element of `data` may nest (the element itself is level 1; a request record needs 1). */
+export const MAX_ELEMENT_DEPTH = 64;
 
-/** The last comma that follows a "}" (white space between allowed), or -1: a likely end of an object element. */
+export interface ListStreamOptions {
+  /** Elements of `data` nested deeper than this many levels are refused (default {@link MAX_ELEMENT_DEPTH}). */
+  maxDepth?: number;
+}
+
+/** JSON white space: anything else between elements is an error, as JSON.parse says. */
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
+/** The last comma of buf that follows a "}" (white space between allowed), or -1: a likely end of an object element. */
 function lastObjectBoundary(buf: Buffer): number {
   let comma = buf.lastIndexOf(COMMA);
-  for (let tries = 0; comma > 0 && tries < 10_000; tries++) {
+  // Each search starts before the last one's comma, so together they read buf once.
+  while (comma > 0) {
     let k = comma - 1;
-    while (k >= 0 && buf[k]! <= 0x20) k--;
+    while (k >= 0 && isSpace(buf[k]!)) k--;
     if (k >= 0 && buf[k] === CLOSE_OBJECT) return comma;
-    comma = buf.lastIndexOf(COMMA, comma - 1);
+    comma = k > 0 ? buf.lastIndexOf(COMMA, k) : -1;
   }
   return -1;
 }
@@ -33,23 +53,75 @@ function backslashesBefore(chunk: Buffer, at: number, from: number): number {
 }
 
 /**
+ * From `i` inside a string, the index of its closing quote; n when the chunk ends inside it, n + 1
+ * when it ends right after a backslash (the next chunk's first byte is escaped). Short stretches are
+ * stepped through; a long one is crossed with the native search for a quote (a quote after an odd
+ * run of backslashes is escaped, and the runs counted are disjoint, so no byte is read twice).
+ */
+function stringEnd(chunk: Buffer, i: number, n: number): number {
+  for (;;) {
+    const stop = Math.min(n, i + INLINE_STRING_BYTES);
+    while (i < stop) {
+      const c = chunk[i]!;
+      if (c === QUOTE) return i;
+      i += c === BACKSLASH ? 2 : 1;
+    }
+    if (i >= n) return i;
+    const q = chunk.indexOf(QUOTE, i);
+    if (q < 0) return backslashesBefore(chunk, n, i) % 2 === 1 ? n + 1 : n;
+    if (backslashesBefore(chunk, q, i) % 2 === 0) return q;
+    i = q + 1;
+  }
+}
+
+/** True when `value` holds objects or arrays more than `levels` deep (a container itself is one level). */
+function deeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const v of value as unknown[]) if (v !== null && typeof v === 'object' && deeperThan(v, levels - 1)) return true;
+  } else {
+    for (const key in value) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== null && typeof v === 'object' && deeperThan(v, levels - 1)) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Reads a `{ "data": [ ... ] }` body as it streams, turning each element of `data` into a record
  * without ever holding the whole body, its text or its full object tree: memory stays near the size
- * of the records kept.
+ * of the records kept. The answer is the one JSON.parse of the whole body would give (a repeated
+ * top-level "data" key included: the last one wins), except that an element nested more than
+ * `maxDepth` levels deep is refused (no request record is: such an answer is not the documented list).
  *
- * Fast path, inside `data`: each chunk is cut at its last "}," and everything before the cut is
- * parsed with one JSON.parse. The text parsed starts at an element's start, so if the cut fell inside
- * a string or a nested value the text would end in an open string or open brackets and JSON.parse
- * would refuse it: a successful parse proves the cut was between elements. When it fails (a string
- * holding "},", the end of `data`, elements that are not objects) the exact scanner takes over: it
- * tracks strings and nesting byte by byte (jumping through strings with the platform's byte search).
- * Everything outside `data` forms a small skeleton parsed at the end, so malformed JSON and a wrong
- * shape are caught exactly as JSON.parse of the whole body would catch them.
+ * Every byte costs O(1) however the body is chunked: no state is rebuilt by rescanning, an element
+ * cut by chunks is kept as a list of pieces and copied once when it ends, and each byte is passed
+ * over a bounded number of times (searched for a cut, tried by the fast path, scanned at most twice,
+ * copied and parsed once). `examined` counts those passes, so tests can check the bound.
+ *
+ * Fast path, inside `data`: each chunk is cut at its last "}," and the bytes from the current
+ * element's start to the cut are parsed with one JSON.parse. Those bytes start at an element's
+ * start, so if the cut fell inside a string or a nested value they would end in an open string or
+ * open brackets and JSON.parse would refuse them: a successful parse proves the cut was between
+ * elements. When it fails (a string holding "},", the end of `data`, elements that are not objects,
+ * or nothing to cut for PENDING_LIMIT bytes) the exact scanner reads those bytes and goes on until
+ * a chunk ends between two elements or inside one begun in that chunk, where the fast path resumes
+ * (see resumeFastPath). Elements it parses are checked for depth after the parse.
+ *
+ * Exact scanner: tracks strings and nesting byte by byte (long strings are crossed with the
+ * platform's byte search). Everything outside `data` forms a small skeleton parsed at the end, so
+ * malformed JSON and a wrong shape are caught exactly as JSON.parse of the whole body would catch them.
  */
 export class ListStreamParser<T> {
+  private passes = 0;
+  private readonly maxDepth: number;
   private readonly records: T[] = [];
   private readonly skeleton: Buffer[] = [];
   private depth = 0;
+  /** The body's top-level value is an object (its depth-1 strings before a colon are keys). */
+  private topIsObject = false;
   private inString = false;
   /** The next byte is escaped (a backslash ended the previous chunk inside a string). */
   private escaped = false;
@@ -58,95 +130,192 @@ export class ListStreamParser<T> {
   private lastKeyIsData = false;
   /** Pieces of a top-level key cut by a chunk's end. */
   private keyPieces: Buffer[] = [];
-  /** Inside the top-level "data" array (its elements are at depth 2). */
+  /** Inside a top-level "data" array (its elements are at depth 2). */
   private inData = false;
   /** The element being read began in an earlier chunk: its bytes so far. */
   private carried: Buffer[] = [];
   /** The last element ended with a comma, so another must follow. */
   private afterComma = false;
-  /** In the fast path (inside `data`): bytes from an element's start, not yet parsed. */
+  /** In the fast path (inside `data`, from an element's start): bytes not yet parsed. */
   private fast = false;
-  private pending: Buffer | undefined;
+  private pending: Buffer[] = [];
+  private pendingLength = 0;
+  /** Failed fast tries in a row, and how many chunks the exact scanner reads before the next try. */
+  private fastMisses = 0;
+  private fastWait = 0;
+  /** The element in `carried` began in the chunk last scanned. */
+  private carriedIsFresh = false;
+  /** Where the text to parse is put together (reused: a run is a chunk's worth of bytes). */
+  private scratch = Buffer.alloc(0);
 
   constructor(
     private readonly what: string,
     private readonly toRecord: (raw: unknown) => T,
-  ) {}
+    options: ListStreamOptions = {},
+  ) {
+    this.maxDepth = options.maxDepth ?? MAX_ELEMENT_DEPTH;
+  }
+
+  /** Bytes scanned, copied or parsed so far (every pass over a byte counts): for tests of linear work. */
+  get examined(): number {
+    return this.passes;
+  }
 
   write(chunk: Buffer): void {
-    if (!this.fast) {
+    if (chunk.length === 0) return;
+    if (this.fast) {
+      this.writeFast(chunk);
+    } else {
       this.scan(chunk);
-      // Inside `data` now: take the fast path, starting from the element the chunk cut (if any).
-      if (this.inData) {
-        this.fast = true;
-        this.pending = this.carried.length ? Buffer.concat(this.carried) : undefined;
-        this.carried = [];
-      }
+    }
+    if (!this.fast && this.inData) this.resumeFastPath();
+  }
+
+  /**
+   * Inside `data`, the next chunk may try the fast path again: from between two elements, or from
+   * an element begun in the chunk just scanned (its bytes become the pending ones, and the scanner's
+   * state goes back to that element's start). Bytes carried from earlier chunks stay with the exact
+   * scanner, so a failed try re-reads no byte twice. After failed tries the fast path waits a number
+   * of chunks that doubles with each failure in a row.
+   */
+  private resumeFastPath(): void {
+    if (this.carried.length > 0 && !this.carriedIsFresh) return;
+    if (this.fastWait > 0) {
+      this.fastWait--;
       return;
     }
-    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    const cut = lastObjectBoundary(buf);
-    if (cut > 0 && this.tryRun(buf, cut)) {
-      this.pending = buf.subarray(cut + 1);
-      this.afterComma = true;
-    } else if (cut < 0 && buf.length < PENDING_LIMIT) {
-      this.pending = buf;
-    } else {
-      this.leaveFastPath(buf);
+    this.fast = true;
+    this.pending = this.carried;
+    this.pendingLength = 0;
+    for (const piece of this.pending) this.pendingLength += piece.length;
+    this.carried = [];
+    Object.assign(this, { depth: 2, inString: false, escaped: false });
+  }
+
+  /** The records, once the body has ended; throws when the body is not the documented list. */
+  end(): T[] {
+    if (this.fast) this.leaveFastPath();
+    if (this.inData || this.depth !== 0 || this.inString) {
+      throw new BadResponseError(`The service's ${this.what} list is not valid JSON: the body ended early.`);
     }
+    let shape: unknown;
+    try {
+      shape = JSON.parse(this.decode(this.skeleton, '', ''));
+    } catch {
+      throw this.invalid();
+    }
+    // The skeleton holds "data": [] where the elements were streamed, so an array here is that one.
+    const data = listData(shape, this.what);
+    return data.length > 0 ? data.map(this.toRecord) : this.records;
   }
 
-  /** Hands what waits to the exact scanner, which goes on from an element's start inside `data`. */
-  private leaveFastPath(buf: Buffer): void {
+  private writeFast(chunk: Buffer): void {
+    this.passes += chunk.length;
+    const cut = lastObjectBoundary(chunk);
+    if (cut >= 0) {
+      const head = chunk.subarray(0, cut);
+      if (this.tryRun([...this.pending, head])) {
+        this.pending = [chunk.subarray(cut + 1)];
+        this.pendingLength = chunk.length - cut - 1;
+        this.afterComma = true;
+        this.fastMisses = 0;
+        return;
+      }
+      this.fastMisses++;
+      this.fastWait = 2 ** Math.min(this.fastMisses - 1, 6) - 1;
+    } else if (this.pendingLength + chunk.length < PENDING_LIMIT) {
+      this.pending.push(chunk);
+      this.pendingLength += chunk.length;
+      return;
+    }
+    this.pending.push(chunk);
+    this.leaveFastPath();
+  }
+
+  /** Hands what waits to the exact scanner: it is inside `data` at an element's start, as the fast path was. */
+  private leaveFastPath(): void {
+    const pending = this.pending;
     this.fast = false;
-    this.pending = undefined;
-    Object.assign(this, { depth: 2, inString: false, escaped: false, inData: true, carried: [] });
-    this.scan(buf);
+    this.pending = [];
+    this.pendingLength = 0;
+    for (const piece of pending) this.scan(piece);
   }
 
-  /** Parses buf[0, cut) as whole elements; false (keeping nothing) when they are not. */
-  private tryRun(buf: Buffer, cut: number): boolean {
+  /** Parses the pieces as whole elements; false (keeping nothing) when they are not. */
+  private tryRun(pieces: Buffer[]): boolean {
     let values: unknown[];
     try {
-      values = JSON.parse(`[${buf.toString('utf8', 0, cut)}]`) as unknown[];
+      values = JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
     } catch {
       return false;
     }
-    for (const value of values) this.records.push(this.toRecord(value));
+    for (const value of values) {
+      if (deeperThan(value, this.maxDepth)) throw this.tooDeep();
+      this.records.push(this.toRecord(value));
+    }
     return true;
   }
 
+  /** Parses complete elements that lie side by side ("e1,e2,e3"), already depth-checked, and keeps their records. */
+  private parseRun(pieces: Buffer[]): void {
+    let values: unknown[];
+    try {
+      values = JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
+    } catch {
+      throw this.invalid();
+    }
+    for (const value of values) this.records.push(this.toRecord(value));
+  }
+
+  /** The text of the pieces between `open` and `close`, copied once (ASCII is decoded as Latin-1, which is quicker). */
+  private decode(pieces: Buffer[], open: string, close: string): string {
+    let length = open.length + close.length;
+    for (const piece of pieces) length += piece.length;
+    this.passes += length;
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length));
+    const bytes = this.scratch.subarray(0, length);
+    let at = bytes.write(open, 0, 'latin1');
+    for (const piece of pieces) at += piece.copy(bytes, at);
+    bytes.write(close, at, 'latin1');
+    const text = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+    if (this.scratch.length > SCRATCH_KEPT) this.scratch = Buffer.alloc(0); // one huge element: not kept
+    return text;
+  }
+
   private scan(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.passes += chunk.length;
     // The state lives in locals during the loop and is saved after.
-    let { depth, inString, escaped, afterColon, inData } = this;
+    let { depth, inString, escaped, afterColon, inData, topIsObject } = this;
+    const limit = this.maxDepth + 2;
     let skeletonFrom = inData ? -1 : 0;
     let keyStart = this.keyPieces.length && inString ? 0 : -1;
     // Within this chunk: where the current element began (-1: none yet; 0 with `carried`: it
     // continues from the last chunk), and the run of complete elements not yet parsed.
     let elementStart = this.carried.length ? 0 : -1;
+    let fresh = elementStart < 0;
     let runStart = -1;
     let runEnd = -1;
     const n = chunk.length;
     let i = 0;
     while (i < n) {
       if (inString) {
-        // Jump to the closing quote; a quote after an odd run of backslashes is escaped.
         if (escaped) {
           escaped = false;
           i++;
         }
-        let q = chunk.indexOf(QUOTE, i);
-        while (q >= 0 && backslashesBefore(chunk, q, i) % 2 === 1) q = chunk.indexOf(QUOTE, q + 1);
-        if (q < 0) {
-          escaped = backslashesBefore(chunk, n, i) % 2 === 1;
+        const end = stringEnd(chunk, i, n);
+        if (end >= n) {
+          escaped = end > n;
           break;
         }
+        i = end;
         inString = false;
         if (keyStart >= 0) {
-          this.lastKeyIsData = this.isDataKey(chunk.subarray(keyStart, q + 1));
+          this.lastKeyIsData = this.isDataKey(chunk.subarray(keyStart, i + 1));
           keyStart = -1;
         }
-        i = q + 1;
+        i++;
         continue;
       }
       const b = chunk[i]!;
@@ -157,16 +326,17 @@ export class ListStreamParser<T> {
             if (b === COMMA || this.afterComma) throw this.invalid(); // "[1,,2]", "[,1]", "[1,]"
           } else if (this.carried.length) {
             this.carried.push(chunk.subarray(0, i));
-            this.parseRun(Buffer.concat(this.carried).toString('utf8'));
+            this.parseRun(this.carried);
             this.carried = [];
           } else {
             if (runStart < 0) runStart = elementStart;
             runEnd = i;
           }
-          this.afterComma = b === COMMA && elementStart >= 0;
+          this.afterComma = b === COMMA;
           elementStart = -1;
+          fresh = true;
           if (b === CLOSE_ARRAY) {
-            if (runStart >= 0) this.parseRun(chunk.toString('utf8', runStart, runEnd));
+            if (runStart >= 0) this.parseRun([chunk.subarray(runStart, runEnd)]);
             runStart = runEnd = -1;
             inData = false;
             depth--;
@@ -175,17 +345,19 @@ export class ListStreamParser<T> {
           i++;
           continue;
         }
-        if (elementStart < 0 && b > 0x20) elementStart = i;
+        if (elementStart < 0 && !isSpace(b)) elementStart = i;
       }
       if (b === QUOTE) {
         inString = true;
-        if (depth === 1 && !afterColon) {
+        if (depth === 1 && topIsObject && !afterColon) {
           keyStart = i;
           this.keyPieces = [];
         }
       } else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+        if (depth === 0) topIsObject = b === OPEN_OBJECT;
         depth++;
-        if (depth === 2 && b === OPEN_ARRAY && afterColon && this.lastKeyIsData) {
+        if (inData && depth > limit) throw this.tooDeep();
+        if (depth === 2 && b === OPEN_ARRAY && topIsObject && afterColon && this.lastKeyIsData) {
           this.skeleton.push(chunk.subarray(skeletonFrom, i + 1));
           skeletonFrom = -1;
           inData = true;
@@ -202,45 +374,35 @@ export class ListStreamParser<T> {
       }
       i++;
     }
-    if (runStart >= 0) this.parseRun(chunk.toString('utf8', runStart, runEnd));
+    if (runStart >= 0) this.parseRun([chunk.subarray(runStart, runEnd)]);
     if (inData && elementStart >= 0) this.carried.push(chunk.subarray(elementStart));
+    this.carriedIsFresh = fresh;
     if (!inData && skeletonFrom >= 0) this.skeleton.push(chunk.subarray(skeletonFrom));
     if (keyStart >= 0) this.keyPieces.push(chunk.subarray(keyStart));
-    Object.assign(this, { depth, inString, escaped, afterColon, inData });
+    Object.assign(this, { depth, inString, escaped, afterColon, inData, topIsObject });
   }
 
-  /** The records, once the body has ended; throws when the body is not the documented list. */
-  end(): T[] {
-    if (this.fast) this.leaveFastPath(this.pending ?? Buffer.alloc(0));
-    if (this.inData || this.depth !== 0 || this.inString) {
-      throw new BadResponseError(`The service's ${this.what} list is not valid JSON: the body ended early.`);
-    }
-    let shape: unknown;
-    try {
-      shape = JSON.parse(Buffer.concat(this.skeleton).toString('utf8'));
-    } catch {
-      throw this.invalid();
-    }
-    // The skeleton holds "data": [] when the elements were streamed; otherwise what the body had.
-    const data = listData(shape, this.what);
-    return data.length > 0 ? data.map(this.toRecord) : this.records;
-  }
-
+  /** Whether a top-level key (its bytes, quotes included, with any pieces cut by chunks) reads "data". */
   private isDataKey(tail: Buffer): boolean {
-    const key = this.keyPieces.length ? Buffer.concat([...this.keyPieces, tail]) : tail;
+    const pieces = [...this.keyPieces, tail];
     this.keyPieces = [];
-    return key.equals(DATA_KEY);
+    let length = 0;
+    for (const piece of pieces) length += piece.length;
+    if (length > LONGEST_DATA_KEY) return false;
+    const key = Buffer.concat(pieces, length);
+    if (key.equals(DATA_KEY)) return true;
+    if (!key.includes(BACKSLASH)) return false;
+    try {
+      return JSON.parse(key.toString('utf8')) === 'data'; // "\u0064ata" is "data" too
+    } catch {
+      return false; // the skeleton's parse reports it
+    }
   }
 
-  /** Parses complete elements that lie side by side ("e1,e2,e3") and keeps their records. */
-  private parseRun(text: string): void {
-    let values: unknown[];
-    try {
-      values = JSON.parse(`[${text}]`) as unknown[];
-    } catch {
-      throw this.invalid();
-    }
-    for (const value of values) this.records.push(this.toRecord(value));
+  private tooDeep(): BadResponseError {
+    return new BadResponseError(
+      `The service's ${this.what} list holds an element nested more than ${this.maxDepth} levels deep; no ${this.what} record is, so the list was refused.`,
+    );
   }
 
   private invalid(): BadResponseError {

@@ -14,7 +14,9 @@ import { ConfigurationError, UserInputError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Confirmation, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
+import { templateCatalog } from '../templates/load.js';
 import { VERSION } from '../version.js';
+import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain } from './results.js';
@@ -43,7 +45,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS },
   );
   const api = config.api ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, logger, ...options.api }) : undefined;
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
@@ -75,6 +77,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
+  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && ((signal) => api.listClients({ reuse: true, signal })), today: clock, readOnly: config.readOnly, logger });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = offered.find((t) => t.name === request.params.name);

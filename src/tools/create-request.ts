@@ -1,24 +1,12 @@
 import { z } from 'zod';
 import { clientRecord, createPayload, toRequest, type Client, type CreatePayload } from '../api/records.js';
 import { UserInputError } from '../errors.js';
+import { CORRECTNESS_MODES as MODES, itemIn } from './checklist.js';
 import { defineTool, type ToolContext } from './define.js';
 import { clientLine } from './list-clients.js';
 import { dayText, fold, oneLine, quoted } from './render.js';
 import { isOpen } from './request-facts.js';
 import { isoDate } from './schemas.js';
-
-const ITEM_TYPES = ['file', 'text', 'date', 'number', 'boolean'] as const;
-const MODES = ['off', 'advisory', 'soft', 'hard'] as const;
-
-const itemIn = z.strictObject({
-  name: z
-    .string()
-    .refine((s) => s.trim().length > 0, 'must not be empty')
-    .refine((s) => s.trim().length <= 200, 'must be at most 200 characters')
-    .describe('What the client must provide, e.g. "2025 W-2 forms".'),
-  required: z.boolean().optional().describe('Whether the item must be provided (default true).'),
-  type: z.enum(ITEM_TYPES).optional().describe('Answer type: file (default), text, date, number, boolean.'),
-});
 
 /** Finds the one client `query` names: by id, then e-mail, then exact display name; never a guess. */
 function resolveClient(clients: Client[], query: string): { client?: Client; candidates: Client[] } {

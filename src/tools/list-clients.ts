@@ -4,13 +4,14 @@ import { defineTool } from './define.js';
 import { bump, fold, newCounts, oneLine, pageText, quoted } from './render.js';
 import { dueDay, isOpen } from './request-facts.js';
 import { count, nameKeys, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
-import { limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
+import { page, statusCounts } from './schemas.js';
+import { compactPage, pageInput } from './list-text.js';
 
 const DEFAULT_LIMIT = 50;
 const JOINS = ['open', 'none_open', 'overdue'] as const;
 
 const clientOut = clientRecord.extend({
-  openRequests: z.number().int().optional().describe('With `requests`: open requests under this name.'),
+  openRequests: z.number().int().optional(),
   overdueRequests: z.number().int().optional(),
 });
 type ClientOut = z.output<typeof clientOut>;
@@ -35,25 +36,23 @@ export const listClients = defineTool({
   name: 'list_clients',
   title: 'List clients',
   description:
-    "Lists the firm's clients with exact counts (total, matched, by status) and a page with ids. Search by part of a name or e-mail, or by status. " +
-    'requests: open / none_open / overdue joins clients to their requests by name ("which clients have nothing open?") with open and overdue counts each; ' +
-    'names several clients share are flagged in notes. ' +
+    "The firm's clients: exact counts (total, matched, by status) and a page with ids. Search a name or e-mail part. " +
+    'requests: open / none_open / overdue joins requests by name ("clients with nothing open?") with open and overdue counts; shared names are in notes. ' +
     'This server cannot remind a client, change, re-date or cancel a request, or see answers and files.',
   inputSchema: z.strictObject({
-    search: z.string().max(200).optional().describe('Part of the display name or e-mail; case- and accent-insensitive.'),
-    status: z.string().max(50).optional().describe('Only clients with this status (exact, case-insensitive), e.g. "active".'),
+    search: z.string().max(200).optional().describe('Part of the name or e-mail.'),
+    status: z.string().max(50).optional().describe('Exact status, e.g. "active".'),
     requests: z
       .enum(JOINS)
       .optional()
-      .describe('Clients with an open request, with none open, or with an overdue one.'),
-    limit: limitField(DEFAULT_LIMIT),
-    offset: offsetField,
+      .describe('With an open request, none open, or an overdue one.'),
+    ...pageInput(DEFAULT_LIMIT),
   }),
   outputSchema: z.object({
-    ...pageFields,
-    byStatus: statusCounts.describe("Clients per status, over all the firm's clients."),
+    ...compactPage,
+    byStatus: statusCounts.describe('Over all clients.'),
     clients: z.array(clientOut),
-    notes: z.array(z.string()).describe('E.g. a name several clients share.'),
+    notes: z.array(z.string()),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {

@@ -6,7 +6,8 @@ import { bump, dayText, fold, newCounts, oneLine, pageText, quoted } from './ren
 import { addDays } from '../clock.js';
 import { dueDay, isOpen } from './request-facts.js';
 import { count, nameKey, nameKeys, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
-import { isoDate, limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
+import { page, statusCounts } from './schemas.js';
+import { compactPage, day, pageInput } from './list-text.js';
 
 const DEFAULT_LIMIT = 25;
 const SORTS = ['newest', 'oldest', 'due_soonest', 'least_complete', 'most_open', 'most_overdue'] as const;
@@ -23,7 +24,7 @@ const groupOut = z.object({
   overdue: z.number().int(),
   totalItems: z.number(),
   completedItems: z.number(),
-  nextDue: z.string().nullable().describe('Earliest due day of an open request.'),
+  nextDue: z.string().nullable(),
   oldestOverdue: z.string().nullable(),
 });
 type GroupOut = z.output<typeof groupOut>;
@@ -98,52 +99,49 @@ const GROUP_SORT_TEXT: Record<Sort, string> = {
   most_overdue: 'most overdue requests first',
 };
 
-const CANNOT =
-  'This server only reads requests and creates new ones: it cannot remind a client, change, re-date or cancel a request, or see answers and files.';
+const CANNOT = 'This server cannot remind a client, change, re-date or cancel a request, or see answers and files.';
 
 export const listRequests = defineTool({
   name: 'list_requests',
   title: 'List document requests',
   description:
-    "Lists the firm's requests: exact counts over all that match (open, closed, overdue, due within 7 days, by status, items) and a page with ids. " +
-    'groupBy "client" pages one row per client name instead (e.g. sort most_open, limit 3: the 3 clients with most open requests). ' +
-    'Open: status not completed/closed/done/cancelled/archived and items not all complete; overdue: open, due before asOf. ' +
+    "The firm's requests: exact counts over all matches (open, closed, overdue, due in 7 days, by status, items) and a page with ids. " +
+    'groupBy client: one row per client name (sort most_open, limit 3: top 3 by open). Open: not completed/closed/done/cancelled/archived, items not all complete; overdue: open, due before asOf. ' +
     CANNOT,
   inputSchema: z.strictObject({
-    state: z.enum(['open', 'closed']).optional().describe('open or closed (see description).'),
-    status: z.array(z.string().max(50)).max(20).optional().describe('Any of these statuses (case-insensitive).'),
+    state: z.enum(['open', 'closed']).optional().describe('open or closed.'),
+    status: z.array(z.string().max(50)).max(20).optional().describe('Any of these statuses.'),
     client: z
       .string()
       .max(200)
       .optional()
-      .describe('Client name: exact when a client has that whole name, else part of one; case- and accent-insensitive.'),
+      .describe('Whole client name if one matches exactly, else part of one.'),
     search: z.string().max(200).optional().describe('Part of the title.'),
-    overdue: z.boolean().optional().describe('true: only overdue; false: only not overdue.'),
-    dueBefore: isoDate.optional().describe('Due on or before (YYYY-MM-DD).'),
-    dueAfter: isoDate.optional().describe('Due on or after (YYYY-MM-DD).'),
-    createdBefore: isoDate.optional().describe('Created on or before (YYYY-MM-DD).'),
-    createdAfter: isoDate.optional().describe('Created on or after (YYYY-MM-DD).'),
-    groupBy: z.enum(['client']).optional().describe('client: page rows per client name instead of requests.'),
+    overdue: z.boolean().optional().describe('Only overdue, or only not.'),
+    dueBefore: day.optional().describe('Due on/before, YYYY-MM-DD.'),
+    dueAfter: day.optional().describe('Due on/after.'),
+    createdBefore: day.optional().describe('Created on/before.'),
+    createdAfter: day.optional().describe('Created on/after.'),
+    groupBy: z.enum(['client']).optional().describe('Rows per client name, not requests.'),
     sort: z
       .enum(SORTS)
       .optional()
-      .describe('Default newest. most_open, most_overdue need groupBy; groups order by their newest/oldest request, nextDue or item ratio.'),
-    limit: limitField(DEFAULT_LIMIT),
-    offset: offsetField,
+      .describe('Default newest. most_open/most_overdue: groupBy only.'),
+    ...pageInput(DEFAULT_LIMIT),
   }),
   outputSchema: z.object({
-    asOf: z.string().describe('The day overdue is judged on (YYYY-MM-DD).'),
-    ...pageFields,
-    byStatus: statusCounts.describe('Matched requests per status.'),
+    asOf: z.string(),
+    ...compactPage,
+    byStatus: statusCounts,
     open: z.number().int(),
     closed: z.number().int(),
     overdue: z.number().int(),
-    dueWithin7Days: z.number().int().describe('Open, due asOf to asOf+7.'),
+    dueWithin7Days: z.number().int(),
     checklist: z.object({ totalItems: z.number(), completedItems: z.number() }),
     requests: z.array(requestOut),
-    groups: z.array(groupOut).optional().describe('With groupBy; offset, returned, nextOffset then count groups.'),
-    groupCount: z.number().int().optional().describe('With groupBy: all groups.'),
-    notes: z.array(z.string()).describe('E.g. a name several clients share.'),
+    groups: z.array(groupOut).optional().describe('With groupBy; paging counts groups.'),
+    groupCount: z.number().int().optional(),
+    notes: z.array(z.string()),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {

@@ -1,4 +1,5 @@
 /** Shared by list_clients and list_requests: name matching, shared-name notes, plurals and the list header. */
+import { z } from 'zod';
 import type { Client } from '../api/records.js';
 import { fold, oneLine, quoted, range } from './render.js';
 
@@ -106,3 +107,26 @@ export function summarizeList(s: ListSummary): string {
   const showing = `Showing ${range(s.offset, s.returned)} of ${count(rows.count, rows.noun)}${s.order ? `, ${s.order}` : ''}.`;
   return [head, ...s.facts, showing].join(' ');
 }
+
+/** A calendar day; checked without a listed pattern, to keep tools/list small. */
+export const day = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}$/.test(s), 'must be a date YYYY-MM-DD')
+  .refine((s) => !Number.isNaN(Date.parse(s)) && new Date(Date.parse(s)).toISOString().startsWith(s), 'is not a real calendar date');
+
+/** limit and offset for the list tools, described briefly (tools/list is read into every conversation). */
+export function pageInput(fallback: number) {
+  return {
+    limit: z.number().int().min(1).max(500).optional().describe(`Page size (default ${fallback}); counts cover all.`),
+    offset: z.number().int().min(0).max(10_000_000).optional().describe('Skip this many; see nextOffset.'),
+  };
+}
+
+/** Paging fields of a list result. */
+export const compactPage = {
+  total: z.number().int(),
+  matched: z.number().int(),
+  offset: z.number().int(),
+  returned: z.number().int(),
+  nextOffset: z.number().int().nullable(),
+};

@@ -1,0 +1,217 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '../api/records.js';
+import type { Logger } from '../log.js';
+import type { Template } from '../templates/builtin.js';
+import { expandTemplate } from '../templates/expand.js';
+import { findTemplate, templatesStatus, type TemplateCatalog } from '../templates/load.js';
+import { templateJson, templateSummary } from '../tools/list-templates.js';
+import { fold } from '../tools/render.js';
+import { addDays } from '../clock.js';
+
+/**
+ * Templates as MCP resources, prompts for the firm's common workflows, and argument completion.
+ * Everything here reads: no handler calls the service except completion's client list, and no
+ * prompt sends anything itself (each tells the model to preview and ask first).
+ */
+
+export interface ExtrasDeps {
+  templates: TemplateCatalog;
+  /** The firm's clients, for completing client names; absent while the server is not configured. */
+  listClients?: (signal: AbortSignal) => Promise<Client[]>;
+  /** The day due offsets count from, YYYY-MM-DD. */
+  today: () => string;
+  /** No sending tool is offered: the send-checklist prompt is not either. */
+  readOnly: boolean;
+  logger?: Logger;
+}
+
+const INDEX_URI = 'docreq://templates';
+const TEMPLATE_URI = 'docreq://templates/{name}';
+const RESOURCE_NOT_FOUND = -32002; // the MCP specification's code for resources/read of an unknown URI
+const MAX_COMPLETIONS = 100;
+
+const PROMPTS: (Prompt & { sends?: boolean })[] = [
+  {
+    name: 'send-checklist',
+    title: 'Send a checklist to a client',
+    description: 'Send one of the checklist templates to a client: find the client, preview the request, and send only after you agree.',
+    arguments: [
+      { name: 'client', description: "The client's name, e-mail or id.", required: true },
+      { name: 'template', description: 'The template to send, e.g. individual-tax-return.', required: true },
+    ],
+    sends: true,
+  },
+  {
+    name: 'chase-overdue',
+    title: 'Chase overdue documents',
+    description: "Per client, what is overdue and missing, with a draft message you can send yourself (the service cannot send reminders).",
+    arguments: [{ name: 'client', description: 'Only this client (part of a name); omit for every client.', required: false }],
+  },
+  {
+    name: 'weekly-status',
+    title: 'Weekly status',
+    description: "A status report of the firm's document requests: exact counts, what is overdue, what is due this week.",
+    arguments: [],
+  },
+];
+
+function invalid(message: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, message);
+}
+
+function needTemplate(catalog: TemplateCatalog, name: string | undefined): Template {
+  const found = name ? findTemplate(catalog, name) : undefined;
+  if (found) return found;
+  const names = catalog.templates.map((t) => t.name).join(', ');
+  throw invalid(name ? `No template is named ${JSON.stringify(name.slice(0, 60))}. Templates: ${names}.` : `Give a template: ${names}.`);
+}
+
+/** Prefix matches first, then substring matches; case- and accent-insensitive; at most 100. */
+export function completeFrom(candidates: Iterable<string | null | undefined>, typed: string): { values: string[]; total: number; hasMore: boolean } {
+  const needle = fold(typed.trim());
+  const prefix: string[] = [];
+  const inside: string[] = [];
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    if (!candidate || seen.has(candidate)) continue;
+    seen.add(candidate);
+    const folded = fold(candidate);
+    if (folded.startsWith(needle)) prefix.push(candidate);
+    else if (folded.includes(needle)) inside.push(candidate);
+  }
+  const all = [...prefix, ...inside];
+  return { values: all.slice(0, MAX_COMPLETIONS), total: all.length, hasMore: all.length > MAX_COMPLETIONS };
+}
+
+function sendChecklist(template: Template, client: string, today: string): string {
+  const expanded = expandTemplate(template, [], { today });
+  const args = {
+    client: '<the client id from list_clients>',
+    title: expanded.title,
+    ...(expanded.dueDate ? { dueDate: expanded.dueDate } : {}),
+    items: expanded.items,
+    ...(expanded.correctnessMode ? { correctnessMode: expanded.correctnessMode } : {}),
+    dryRun: true,
+  };
+  return [
+    `Send the "${template.title}" checklist (template ${template.name}) to the client ${JSON.stringify(client)}.`,
+    '',
+    `1. Find the client: call list_clients with search ${JSON.stringify(client)}. If no client or more than one matches, show me the candidates and ask which one; never guess.`,
+    '2. Preview: call create_request with these arguments (the client\'s id in place of the placeholder); change the title, due date or items only if I asked you to:',
+    JSON.stringify(args, null, 2),
+    '3. Show me the preview: the recipient, title, due date and every item. Ask me to confirm.',
+    '4. Only after I agree, call create_request again with the same arguments and dryRun: false. If the send fails or its outcome is unclear, check list_requests before trying again; never send twice.',
+  ].join('\n');
+}
+
+function chaseOverdue(client: string | undefined, today: string): string {
+  const filter = client ? `, client: ${JSON.stringify(client)}` : '';
+  return [
+    `Help me chase overdue documents${client ? ` from ${JSON.stringify(client)}` : ''} (today is ${today}). The service cannot send reminders, and you must not send anything: you draft, I send.`,
+    '',
+    `1. Call list_requests with overdue: true${filter}, sort: "due_soonest", limit: 500. While nextOffset is not null, call again with offset: nextOffset, so that you have every overdue request. Its counts are exact: quote them, never estimate.`,
+    '2. Group the requests by client. For each client list every overdue request: its title, due date, days overdue, and what is missing (totalItems minus completedItems items still outstanding, of totalItems).',
+    '3. For each client, write a short, polite DRAFT message I can send myself: name each request and its due date, say how many items are still missing, and ask for them by a new date a few days from today. Label each one clearly as a draft.',
+    'Do not call create_request: a new request is not a reminder, and it would e-mail the client a second checklist.',
+  ].join('\n');
+}
+
+function weeklyStatus(today: string): string {
+  return [
+    `Give me a status report of the firm's document requests as of ${today}.`,
+    '',
+    '1. Call list_requests with limit: 1 for the exact totals: requests by status, overdue, due within 7 days, checklist items completed of all.',
+    '2. Call list_requests with overdue: true, sort: "due_soonest", limit: 20: the longest overdue, and the exact number overdue.',
+    `3. Call list_requests with dueAfter: "${today}", dueBefore: "${addDays(today, 7)}", sort: "due_soonest": what is due this week.`,
+    '4. Call list_requests with sort: "least_complete", limit: 10: the open requests furthest from complete.',
+    'Report in a few short sections: headline numbers (exact, from the results), overdue by client, due this week, furthest behind, and suggested next steps (for overdue clients: the chase-overdue prompt drafts messages). Send nothing.',
+  ].join('\n');
+}
+
+function message(text: string, description: string): GetPromptResult {
+  return { description, messages: [{ role: 'user', content: { type: 'text', text } }] };
+}
+
+/** Registers resources, prompts and completion on the SDK's low-level Server (capabilities declared by its constructor). */
+export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): void {
+  const { templates: catalog } = deps;
+  const prompts = PROMPTS.filter((p) => !(deps.readOnly && p.sends)).map(({ sends: _sends, ...p }) => p);
+  if (catalog.problems.length) deps.logger?.warn(templatesStatus(catalog));
+  else deps.logger?.debug(templatesStatus(catalog));
+
+  const json = (uri: string, value: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      { uri: INDEX_URI, name: 'templates', title: 'Checklist templates', description: "Every checklist template (built-in and the firm's), with item counts.", mimeType: 'application/json' },
+      ...catalog.templates.map(
+        (t): Resource => ({ uri: `${INDEX_URI}/${t.name}`, name: t.name, title: t.title, description: t.description, mimeType: 'application/json' }),
+      ),
+    ],
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      { uriTemplate: TEMPLATE_URI, name: 'template', title: 'A checklist template', description: 'One template with its items, by name.', mimeType: 'application/json' },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const { uri } = request.params;
+    if (uri === INDEX_URI) return json(uri, { templates: catalog.templates.map(templateSummary), problems: catalog.problems });
+    const name = uri.startsWith(`${INDEX_URI}/`) ? decodeURIComponent(uri.slice(INDEX_URI.length + 1)) : undefined;
+    const found = name ? findTemplate(catalog, name) : undefined;
+    if (!found) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, { uri: uri.slice(0, 200) });
+    return json(uri, templateJson(found));
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const { name, arguments: args = {} } = request.params;
+    const prompt = prompts.find((p) => p.name === name);
+    if (!prompt) throw invalid(`Unknown prompt ${JSON.stringify(name.slice(0, 60))}. Prompts: ${prompts.map((p) => p.name).join(', ')}.`);
+    for (const arg of prompt.arguments ?? []) if (arg.required && !args[arg.name]?.trim()) throw invalid(`The ${name} prompt needs ${arg.name}.`);
+    const today = deps.today();
+    switch (name) {
+      case 'send-checklist': {
+        const template = needTemplate(catalog, args.template);
+        return message(sendChecklist(template, args.client!.trim(), today), `Send ${template.name} to ${args.client!.trim()}`);
+      }
+      case 'chase-overdue':
+        return message(chaseOverdue(args.client?.trim() || undefined, today), prompt.description!);
+      default:
+        return message(weeklyStatus(today), prompt.description!);
+    }
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+    const { ref, argument } = request.params;
+    const none = { completion: { values: [], total: 0, hasMore: false } };
+    const templateNames = () => ({ completion: completeFrom(catalog.templates.map((t) => t.name), argument.value) });
+    if (ref.type === 'ref/resource') return ref.uri === TEMPLATE_URI && argument.name === 'name' ? templateNames() : none;
+    const prompt = prompts.find((p) => p.name === ref.name);
+    if (!prompt?.arguments?.some((a) => a.name === argument.name)) return none;
+    if (argument.name === 'template') return templateNames();
+    if (argument.name !== 'client' || !deps.listClients) return none;
+    try {
+      const clients = await deps.listClients(extra.signal);
+      return { completion: completeFrom(clients.map((c) => c.displayName), argument.value) };
+    } catch (error) {
+      // Completion is a convenience: a failing service means no suggestions, not a failed prompt.
+      deps.logger?.debug(`completing client names failed: ${(error as Error).message}`);
+      return none;
+    }
+  });
+}

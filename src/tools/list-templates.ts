@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import type { Template } from '../templates/builtin.js';
+import { findTemplate, templateCatalog, type TemplateCatalog } from '../templates/load.js';
+import { ITEM_TYPES } from './checklist.js';
+import { UserInputError } from '../errors.js';
+import { defineTool } from './define.js';
+import { oneLine, quoted } from './render.js';
+
+const itemOut = z.object({ name: z.string(), required: z.boolean(), type: z.enum(ITEM_TYPES) });
+
+const summaryOut = z.object({
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  itemCount: z.number().int(),
+  correctnessMode: z.string().optional(),
+  dueInDays: z.number().int().optional(),
+  source: z.enum(['built-in', 'file']),
+});
+
+export function templateSummary(t: Template): z.output<typeof summaryOut> {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    itemCount: t.items.length,
+    ...(t.correctnessMode ? { correctnessMode: t.correctnessMode } : {}),
+    ...(t.dueInDays !== undefined ? { dueInDays: t.dueInDays } : {}),
+    source: t.source,
+  };
+}
+
+/** A template in full, as the docreq://templates/{name} resource gives it. */
+export function templateJson(t: Template): z.output<typeof summaryOut> & { items: z.output<typeof itemOut>[] } {
+  return { ...templateSummary(t), items: t.items.map((i) => ({ ...i })) };
+}
+
+export function templateLine(t: Template): string {
+  return `- ${t.name}: ${quoted(t.title, 80)}, ${t.items.length} items${t.source === 'file' ? " (the firm's)" : ''}`;
+}
+
+/** A template in full, as a model reads it: defaults, then one line per item. */
+export function templateText(t: Template): string {
+  const defaults = [
+    `title ${quoted(t.title, 200)}`,
+    t.correctnessMode ? `correctness mode ${t.correctnessMode}` : "the service's default correctness mode",
+    t.dueInDays !== undefined ? `due ${t.dueInDays} days after sending` : 'no due date',
+  ];
+  return (
+    `${t.name}${t.source === 'file' ? " (the firm's template)" : ' (built-in)'}: ${oneLine(t.description, 500)}\nDefaults: ${defaults.join(', ')}.\n` +
+    `${t.items.length} items:\n${t.items.map((i, n) => `  ${n + 1}. ${quoted(i.name, 200)} (${i.type}, ${i.required ? 'required' : 'optional'})`).join('\n')}`
+  );
+}
+
+function problemsText(catalog: TemplateCatalog): string {
+  return catalog.problems.length
+    ? `\nThe firm's templates file is not used until it is fixed (only the built-ins are available):\n${catalog.problems.map((p) => `- ${p}`).join('\n')}`
+    : '';
+}
+
+export const listTemplates = defineTool({
+  name: 'list_templates',
+  title: 'List checklist templates',
+  description:
+    "Lists the checklist templates (built-in starters and the firm's own): name, title, item count. " +
+    "With name: that template's items (name, type, required) and its default title, correctness mode and due offset, to use as create_request's items.",
+  inputSchema: z.strictObject({
+    name: z.string().max(100).optional().describe('A template name, e.g. "individual-tax-return": show its items.'),
+  }),
+  outputSchema: z.object({
+    total: z.number().int(),
+    templates: z.array(summaryOut).describe('Every template; only the one asked for when name is given.'),
+    items: z.array(itemOut).nullable().describe("The named template's items; null without name."),
+    problems: z.array(z.string()).describe("Why the firm's templates file is not used; empty when fine."),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async handler(input, ctx) {
+    const catalog = templateCatalog(ctx.config.templatesFile);
+    const templates = catalog.templates.map(templateSummary);
+    const base = { total: templates.length, problems: catalog.problems };
+    if (input.name !== undefined) {
+      const found = findTemplate(catalog, input.name);
+      if (!found) {
+        throw new UserInputError(
+          `No template is named ${quoted(input.name, 60)}. Templates: ${catalog.templates.map((t) => t.name).join(', ')}.${problemsText(catalog)}`,
+        );
+      }
+      return { text: templateText(found) + problemsText(catalog), structured: { ...base, templates: [templateSummary(found)], items: found.items.map((i) => ({ ...i })) } };
+    }
+    const fromFile = catalog.templates.filter((t) => t.source === 'file').length;
+    const header = `${templates.length} templates (${templates.length - fromFile} built-in, ${fromFile} the firm's). Call list_templates with name for a template's items.`;
+    return { text: `${header}\n${catalog.templates.map(templateLine).join('\n')}${problemsText(catalog)}`, structured: { ...base, templates, items: null } };
+  },
+});

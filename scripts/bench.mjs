@@ -307,9 +307,44 @@ if (SECTIONS.has('growth')) {
   await sb.close();
 }
 
+if (SECTIONS.has('lists')) await groupedAndJoinedCost();
+
 const table = [
   '| group | measure | value | reference | ratio | target |',
   '|---|---|---|---|---|---|',
   ...rows.map((r) => `| ${r.join(' | ')} |`),
 ].join('\n');
 process.stdout.write(`\n${table}\n\nnode ${process.version}, ${RUNS} runs per figure (median), ${new Date().toISOString().slice(0, 10)}\n`);
+
+// ── grouped and joined lists: what one-call answers cost against a plain list_requests ─────────
+// groupBy and the requests join fetch the clients beside the requests (in parallel) and group in
+// the same pass; target: at most 1.3× a plain list_requests call at 100,000 requests.
+async function groupedAndJoinedCost(size = Number(process.env.BENCH_GROUPED_SIZE ?? 100_000)) {
+  const sb = await startSandbox({ clients: 100, requests: 100 });
+  const { client } = await serverOn(sb);
+  const cases = [
+    ['list_requests', {}],
+    ['list_requests', { groupBy: 'client' }],
+    ['list_requests', { groupBy: 'client', sort: 'most_open', limit: 3 }],
+    ['list_requests', { client: 'Sam Taylor' }],
+    ['list_clients', { requests: 'none_open' }],
+    ['list_clients', { requests: 'overdue' }],
+  ];
+  for (let i = 0; i < 3; i++) for (const [name, args] of cases) await client.callTool({ name, arguments: args });
+  sb.reseed({ clients: size / 10, requests: size });
+  const label = `@ ${size.toLocaleString('en')} requests, ${(size / 10).toLocaleString('en')} clients`;
+  const times = cases.map(() => []);
+  const texts = [];
+  for (const [i, [name, args]] of cases.entries()) texts[i] = (await client.callTool({ name, arguments: args })).content[0].text.length;
+  // Interleaved, so drift on the machine falls on every case alike.
+  for (let run = 0; run < RUNS; run++) {
+    for (const [i, [name, args]] of cases.entries()) times[i].push((await timed(() => client.callTool({ name, arguments: args }))).ms);
+  }
+  const plain = median(times[0]);
+  for (const [i, [name, args]] of cases.entries()) {
+    const t = median(times[i]);
+    row(`lists ${label}`, `${name} ${JSON.stringify(args)}`, `${ms(t)}, ${texts[i].toLocaleString('en')} chars`, i === 0 ? '' : ms(plain), i === 0 ? '' : `${(t / plain).toFixed(2)}×`, i === 0 ? '< 8,000 chars' : '≤ 1.3×, < 8,000 chars');
+  }
+  await client.close();
+  await sb.close();
+}

@@ -36,6 +36,12 @@ for (const t of tools) say(`${t.name.padEnd(15)} ${t.title}  (readOnly: ${t.anno
 await call('list_clients', { limit: 5 });
 await call('list_clients', { search: 'muller' });
 await call('list_requests', { overdue: true, sort: 'due_soonest', limit: 5 });
+// "Which 3 clients have the most open requests?" — one grouped call, exact counts per client name.
+await call('list_requests', { groupBy: 'client', sort: 'most_open', limit: 3 });
+// "Which clients have nothing open?" — clients joined to their requests by name.
+await call('list_clients', { requests: 'none_open', limit: 5 });
+// A name two clients share: the counts are the name's, and the note names both ids.
+await call('list_requests', { client: 'Sam Taylor', limit: 2 });
 const clients = (await client.callTool({ name: 'list_clients', arguments: { status: 'active', limit: 1 } })).structuredContent.clients;
 const target = clients[0];
 const request = {

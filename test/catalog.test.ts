@@ -55,6 +55,12 @@ describe('tool catalogue', () => {
     for (const [name, prop] of Object.entries(props)) expect(prop.description, name).toBeTruthy();
   });
 
+  it('says in the list tools what this server cannot do', () => {
+    for (const tool of tools.filter((t) => t.name === 'list_clients' || t.name === 'list_requests')) {
+      expect(tool.description, tool.name).toMatch(/cannot remind a client, change, re-date or cancel a request, or see answers and files/);
+    }
+  });
+
   it('lists the same schemas as the snapshot (a schema change is a visible diff)', async () => {
     await expect(JSON.stringify(tools, null, 2)).toMatchFileSnapshot('__toolsnaps__/tools.json');
   });

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decodeArguments } from '../src/mcp/arguments.js';
 import { TOOLS } from '../src/tools/index.js';
+import { nameKey } from '../src/tools/list-text.js';
 import { addDays, ALL_KEYS, AROUND_TODAY, connect, sandbox, TODAY } from './helpers.js';
 
 const sb = await sandbox(AROUND_TODAY);
@@ -73,9 +74,12 @@ describe('fuzzing tool input', () => {
         }
         expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
         if (valid && name !== 'create_request') {
-          // exactly the one GET this tool needs, unless the handler refused the combination first
-          const expected = result.isError && sb.calls.length === 0 ? [] : [`GET /api/v1/${name === 'list_clients' ? 'clients' : 'requests'}`];
-          expect(sb.calls.map((c) => `${c.method} ${c.path}`)).toEqual(expected);
+          // exactly the GETs this tool needs (both lists, in parallel, for a join, a grouping or a client name), unless the handler refused first
+          const input = tool(name).inputSchema.parse(decodeArguments(received(name, args), tool(name).inputSchema));
+          const both = name === 'list_clients' ? input.requests !== undefined : input.groupBy !== undefined || nameKey(input.client as string | undefined) !== '';
+          const own = `GET /api/v1/${name === 'list_clients' ? 'clients' : 'requests'}`;
+          const expected = result.isError && sb.calls.length === 0 ? [] : both ? ['GET /api/v1/clients', 'GET /api/v1/requests'] : [own];
+          expect(sb.calls.map((c) => `${c.method} ${c.path}`).sort()).toEqual(expected);
         }
       }),
       { numRuns: RUNS },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxAndClient, structured } from './helpers.js';
+import { isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 
-const { firm, mcp } = await sandboxAndClient();
+const { sb, firm, mcp, upstream } = await sandboxAndClient();
 
 interface ClientsOut {
   total: number;
@@ -54,5 +54,88 @@ describe('list_clients', () => {
     const result = await mcp.call('list_clients', { search: 'zzzz-no-such' });
     expect(structured<ClientsOut>(result).matched).toBe(0);
     expect(result.text).toMatch(/Try a shorter or different search/);
+  });
+});
+
+// ── v2: the requests join (oracle from the contract's definitions, joined by name as requests carry only names) ──
+
+interface JoinedOut extends ClientsOut {
+  clients: { id: string; displayName: string; status: string; openRequests?: number; overdueRequests?: number }[];
+  notes: string[];
+}
+const joinKey = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/\s+/).filter(Boolean).join(' ');
+function oracleCounts(name: string): { open: number; overdue: number } {
+  const mine = firm.requests.filter((r) => joinKey(r.clientName) === joinKey(name) && isOpen(r));
+  return { open: mine.length, overdue: mine.filter((r) => r.dueDate !== null && r.dueDate.slice(0, 10) < TODAY).length };
+}
+
+describe('list_clients requests join', () => {
+  it.each([
+    ['open', (n: { open: number }) => n.open > 0],
+    ['none_open', (n: { open: number }) => n.open === 0],
+    ['overdue', (n: { open: number; overdue: number }) => n.overdue > 0],
+  ] as const)('requests: %s keeps exactly the clients the oracle keeps, with their counts', async (join, keep) => {
+    const want = firm.clients.filter((c) => keep(oracleCounts(c.displayName)));
+    expect(want.length).toBeGreaterThan(0);
+    const out = structured<JoinedOut>(await mcp.call('list_clients', { requests: join, limit: 500 }));
+    expect(out.matched).toBe(want.length);
+    expect(out.total).toBe(firm.clients.length);
+    expect(out.clients.map((c) => c.id)).toEqual(want.map((c) => c.id));
+    for (const c of out.clients) {
+      const n = oracleCounts(c.displayName);
+      expect([c.openRequests, c.overdueRequests], c.displayName).toEqual([n.open, n.overdue]);
+    }
+  });
+
+  it('combines the join with status: inactive clients with overdue requests', async () => {
+    const want = firm.clients.filter((c) => c.status === 'inactive' && oracleCounts(c.displayName).overdue > 0);
+    const out = structured<JoinedOut>(await mcp.call('list_clients', { requests: 'overdue', status: 'inactive', limit: 500 }));
+    expect(out.clients.map((c) => c.id)).toEqual(want.map((c) => c.id));
+  });
+
+  it('keeps overlapping names apart: "Tomasz Haddad" counts only its own requests', async () => {
+    const out = structured<JoinedOut>(await mcp.call('list_clients', { search: 'tomasz haddad', requests: 'open', limit: 500 }));
+    const none = structured<JoinedOut>(await mcp.call('list_clients', { search: 'tomasz haddad', requests: 'none_open', limit: 500 }));
+    const both = [...out.clients, ...none.clients];
+    expect(both.map((c) => c.displayName).sort()).toEqual(['Tomasz Haddad', 'Tomasz Haddad B.']);
+    for (const c of both) expect(c.openRequests).toBe(oracleCounts(c.displayName).open);
+  });
+
+  it('flags a name shared by several clients in notes, with both ids, instead of guessing', async () => {
+    const sams = firm.clients.filter((c) => c.displayName === 'Sam Taylor');
+    const open = oracleCounts('Sam Taylor').open;
+    const result = await mcp.call('list_clients', { search: 'sam taylor', requests: open > 0 ? 'open' : 'none_open' });
+    const out = structured<JoinedOut>(result);
+    expect(out.clients.map((c) => c.id).sort()).toEqual(sams.map((c) => c.id).sort());
+    expect(out.notes).toHaveLength(1);
+    for (const c of sams) expect(out.notes[0]).toContain(c.id);
+    expect(result.text).toContain('name shared');
+  });
+
+  it('has notes without the join too, and fetches requests only for the join', async () => {
+    const out = structured<JoinedOut>(await mcp.call('list_clients', { limit: 1 }));
+    expect(upstream()).toBe(1);
+    expect(out.notes).toEqual([]);
+    expect(out.clients[0]).not.toHaveProperty('openRequests');
+  });
+
+  it('names the statuses that occur when a status matches nothing', async () => {
+    const result = await mcp.call('list_clients', { status: 'archived' });
+    expect(result.text).toMatch(/No client has status "archived"\. Statuses that occur: .*active/);
+  });
+
+  it('fetches the two lists in parallel for the join, and for a grouped or by-name list_requests', async () => {
+    sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 400 });
+    sb.inject('GET /api/v1/requests', { kind: 'latency', ms: 400 });
+    for (const [name, args] of [
+      ['list_clients', { requests: 'open' }],
+      ['list_requests', { groupBy: 'client' }],
+      ['list_requests', { client: 'Sam Taylor' }],
+    ] as const) {
+      const started = performance.now();
+      expect((await mcp.call(name, args)).isError).toBeFalsy();
+      expect(performance.now() - started, name).toBeLessThan(750);
+    }
+    expect(upstream()).toBe(6);
   });
 });

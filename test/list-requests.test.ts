@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, CLOSING_STATUSES, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 
-const { firm, mcp, upstream } = await sandboxAndClient();
+const { sb, firm, mcp, upstream } = await sandboxAndClient();
 interface RequestsOut {
   asOf: string;
   total: number;
@@ -92,5 +92,205 @@ describe('list_requests', () => {
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain('dueAfter: is not a real calendar date');
     expect(upstream()).toBe(0);
+  });
+});
+
+// ── v2: state, created range, client names, groupBy, notes (oracle from the contract's definitions) ──
+interface GroupRow {
+  clientName: string;
+  requests: number;
+  open: number;
+  overdue: number;
+  totalItems: number;
+  completedItems: number;
+  nextDue: string | null;
+  oldestOverdue: string | null;
+}
+interface V2Out extends RequestsOut {
+  open: number;
+  closed: number;
+  groups?: GroupRow[];
+  groupCount?: number;
+  notes: string[];
+}
+type Seeded = (typeof firm.requests)[number];
+const dayOf = (d: string | null) => (d && /^\d{4}-\d{2}-\d{2}/.test(d) ? d.slice(0, 10) : null);
+const isOverdue = (r: Seeded) => isOpen(r) && dayOf(r.dueDate) !== null && dayOf(r.dueDate)! < TODAY;
+const norm = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/\s+/).filter(Boolean).join(' ');
+
+/** The oracle's groups: one per client name, counted by hand from the seed. */
+function oracleGroups(rs: Seeded[]): Map<string, GroupRow> {
+  const out = new Map<string, GroupRow>();
+  for (const r of rs) {
+    const g = out.get(r.clientName) ?? { clientName: r.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, nextDue: null, oldestOverdue: null };
+    g.requests += 1;
+    g.totalItems += r.totalItems;
+    g.completedItems += r.completedItems;
+    const due = dayOf(r.dueDate);
+    if (isOpen(r)) {
+      g.open += 1;
+      if (due && (!g.nextDue || due < g.nextDue)) g.nextDue = due;
+    }
+    if (isOverdue(r)) {
+      g.overdue += 1;
+      if (!g.oldestOverdue || due! < g.oldestOverdue) g.oldestOverdue = due;
+    }
+    out.set(r.clientName, g);
+  }
+  return out;
+}
+
+describe('list_requests v2', () => {
+  it('counts open and closed in every result, and filters by state', async () => {
+    const open = firm.requests.filter(isOpen);
+    const all = structured<V2Out>(await mcp.call('list_requests'));
+    expect(all.open).toBe(open.length);
+    expect(all.closed).toBe(firm.requests.length - open.length);
+    expect(all.notes).toEqual([]);
+    const onlyOpen = structured<V2Out>(await mcp.call('list_requests', { state: 'open', limit: 500 }));
+    expect(onlyOpen.matched).toBe(open.length);
+    expect(onlyOpen.closed).toBe(0);
+    expect(onlyOpen.requests.map((r) => r.id)).toEqual(open.map((r) => r.id));
+    const onlyClosed = structured<V2Out>(await mcp.call('list_requests', { state: 'closed', limit: 500 }));
+    expect(onlyClosed.matched).toBe(firm.requests.length - open.length);
+    expect(onlyClosed.open).toBe(0);
+    expect(onlyClosed.overdue).toBe(0);
+    // "in_progress" with every item complete is closed too: the oracle counts items, not only statuses.
+    expect(onlyClosed.requests.every((r) => !isOpen(firm.requests.find((s) => s.id === r.id)!))).toBe(true);
+  });
+
+  it('filters by created day, inclusive at both ends', async () => {
+    const days = firm.requests.map((r) => r.createdAt.slice(0, 10)).sort();
+    const from = days[20]!;
+    const to = days[50]!;
+    const out = structured<V2Out>(await mcp.call('list_requests', { createdAfter: from, createdBefore: to, limit: 500 }));
+    const want = firm.requests.filter((r) => r.createdAt.slice(0, 10) >= from && r.createdAt.slice(0, 10) <= to);
+    expect(out.matched).toBe(want.length);
+    expect(out.requests.map((r) => r.id)).toEqual(want.map((r) => r.id));
+    const one = structured<V2Out>(await mcp.call('list_requests', { createdAfter: from, createdBefore: from }));
+    expect(one.matched).toBe(firm.requests.filter((r) => r.createdAt.slice(0, 10) === from).length);
+    const swapped = await mcp.call('list_requests', { createdAfter: to, createdBefore: from });
+    expect(swapped.isError).toBe(true);
+    expect(swapped.text).toContain('Swap them');
+  });
+
+  it('matches a whole client name exactly when a client has it, and says so', async () => {
+    const exact = firm.requests.filter((r) => r.clientName === 'Tomasz Haddad');
+    const longer = firm.requests.filter((r) => r.clientName === 'Tomasz Haddad B.');
+    expect(exact.length).toBeGreaterThan(0);
+    expect(longer.length).toBeGreaterThan(0);
+    const result = await mcp.call('list_requests', { client: '  tomasz   HADDAD ', limit: 500 });
+    const out = structured<V2Out>(result);
+    expect(out.matched).toBe(exact.length);
+    expect(out.requests.map((r) => r.id)).toEqual(exact.map((r) => r.id));
+    expect(result.text.split('\n')[0]).toContain('client is exactly "tomasz HADDAD"');
+    expect(out.notes.join(' ')).toContain('"Tomasz Haddad B."');
+    const full = structured<V2Out>(await mcp.call('list_requests', { client: 'Tomasz Haddad B.', limit: 500 }));
+    expect(full.requests.map((r) => r.id)).toEqual(longer.map((r) => r.id));
+  });
+
+  it('matches part of a name when no client has exactly that name, and says so', async () => {
+    const result = await mcp.call('list_requests', { client: 'haddad', limit: 500 });
+    const out = structured<V2Out>(result);
+    const want = firm.requests.filter((r) => norm(r.clientName).includes('haddad'));
+    expect(out.matched).toBe(want.length);
+    expect(want.some((r) => r.clientName === 'Tomasz Haddad') && want.some((r) => r.clientName === 'Tomasz Haddad B.')).toBe(true);
+    expect(result.text.split('\n')[0]).toContain('client name contains "haddad"');
+  });
+
+  it('never merges clients who share a name: notes name each with its id', async () => {
+    const sams = firm.clients.filter((c) => c.displayName === 'Sam Taylor');
+    expect(sams).toHaveLength(2);
+    const result = await mcp.call('list_requests', { client: 'sam taylor' });
+    const out = structured<V2Out>(result);
+    expect(out.matched).toBe(firm.requests.filter((r) => r.clientName === 'Sam Taylor').length);
+    expect(out.notes).toHaveLength(1);
+    for (const c of sams) {
+      expect(out.notes[0]).toContain(c.id);
+      expect(result.text).toContain(c.id);
+    }
+    expect(out.notes[0]).toContain('2 clients');
+  });
+
+  it('groups by client name with exact per-name counts, paged like records', async () => {
+    const oracle = oracleGroups(firm.requests);
+    const result = await mcp.call('list_requests', { groupBy: 'client', limit: 500 });
+    const out = structured<V2Out>(result);
+    expect(out.groupCount).toBe(oracle.size);
+    expect(out.matched).toBe(firm.requests.length);
+    expect(out.requests).toEqual([]);
+    expect(out.groups).toHaveLength(oracle.size);
+    for (const g of out.groups!) expect(g).toEqual(oracle.get(g.clientName));
+    // Newest: by each name's newest request.
+    const firstSeen = [...new Set(firm.requests.map((r) => r.clientName))];
+    expect(out.groups!.map((g) => g.clientName)).toEqual(firstSeen);
+    // The shared name is flagged, never merged into one client.
+    expect(out.notes.some((n) => n.includes('"Sam Taylor"'))).toBe(true);
+    const page = structured<V2Out>(await mcp.call('list_requests', { groupBy: 'client', limit: 5, offset: 5 }));
+    expect(page.groups!.map((g) => g.clientName)).toEqual(firstSeen.slice(5, 10));
+    expect(page.nextOffset).toBe(10);
+    expect(page.returned).toBe(5);
+  });
+
+  it('answers "which 3 clients have the most open requests" and "the most overdue" in one call', async () => {
+    const oracle = [...oracleGroups(firm.requests).values()];
+    const top = structured<V2Out>(await mcp.call('list_requests', { groupBy: 'client', sort: 'most_open', limit: 3 }));
+    const opens = oracle.map((g) => g.open).sort((a, b) => b - a);
+    expect(top.groups!.map((g) => g.open)).toEqual(opens.slice(0, 3));
+    expect(top.groupCount).toBe(oracle.length);
+    expect(top.open).toBe(firm.requests.filter(isOpen).length);
+    const overdue = structured<V2Out>(await mcp.call('list_requests', { groupBy: 'client', sort: 'most_overdue', limit: 500 }));
+    const counts = overdue.groups!.map((g) => g.overdue);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(counts[0]).toBe(Math.max(...oracle.map((g) => g.overdue)));
+    const soon = structured<V2Out>(await mcp.call('list_requests', { groupBy: 'client', sort: 'due_soonest', limit: 500 }));
+    const next = soon.groups!.map((g) => g.nextDue ?? '9999');
+    expect(next).toEqual([...next].sort());
+  });
+
+  it('groups only what matched, with filters applied first', async () => {
+    const want = firm.requests.filter((r) => isOpen(r) && norm(r.clientName).includes('haddad'));
+    const out = structured<V2Out>(await mcp.call('list_requests', { groupBy: 'client', state: 'open', client: 'haddad', limit: 500 }));
+    const oracle = oracleGroups(want);
+    expect(out.groups!.map((g) => g.clientName).sort()).toEqual([...oracle.keys()].sort());
+    for (const g of out.groups!) expect(g).toEqual(oracle.get(g.clientName));
+  });
+
+  it('refuses most_open without groupBy, and names the statuses that occur when a status matches nothing', async () => {
+    const bad = await mcp.call('list_requests', { sort: 'most_open' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain('groupBy');
+    const none = await mcp.call('list_requests', { status: ['pending_review'] });
+    expect(structured<V2Out>(none).matched).toBe(0);
+    for (const s of new Set(firm.requests.map((r) => r.status))) expect(none.text).toContain(s);
+  });
+
+  it('words counts right: open requests due soon, and plurals', async () => {
+    const result = await mcp.call('list_requests');
+    expect(result.text).toMatch(/\d+ open requests? due within 7 days/);
+    const one = firm.requests.find((r) => firm.requests.filter((s) => s.clientName === r.clientName).length === 1);
+    if (one) {
+      const single = await mcp.call('list_requests', { client: one.clientName, groupBy: 'client' });
+      expect(single.text).toContain('· 1 request:');
+      expect(single.text).not.toMatch(/\b1 (requests|items)\b/);
+    }
+    expect(result.text).not.toMatch(/\b1 items\b/);
+  });
+
+  it('says what the server cannot do in its description', async () => {
+    const { tools } = await mcp.client.listTools();
+    const text = tools.find((t) => t.name === 'list_requests')!.description!;
+    expect(text).toMatch(/cannot remind a client, change, re-date or cancel a request, or see answers and files/);
+  });
+});
+
+describe('hostile counts', () => {
+  it('keeps the result valid when item counts overflow a number (two records with 1e308 items)', async () => {
+    const body = JSON.stringify({ data: [1, 2].map((i) => ({ id: `r${i}`, title: `T${i}`, status: 'sent', dueDate: null, createdAt: '2026-01-01T00:00:00Z', clientName: 'X', totalItems: 1e308, completedItems: 1e308 })) });
+    sb.inject('GET /api/v1/requests', { kind: 'raw', status: 200, body });
+    const result = await mcp.call('list_requests', {});
+    expect(result.isError).toBeFalsy();
+    const out = structured<{ checklist: { totalItems: number } }>(result);
+    expect(Number.isFinite(out.checklist.totalItems)).toBe(true);
   });
 });

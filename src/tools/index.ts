@@ -8,9 +8,10 @@ import { listTemplates } from './list-templates.js';
 // first finds the ids create_request needs. Read-only mode hides every tool whose readOnlyHint is false.
 export const TOOLS: ToolDefinition[] = [listClients, listRequests, createRequest, listTemplates];
 
-export const INSTRUCTIONS = `docreq-mcp works with the firm's Document Request Service.
-- list_clients finds clients (search by name or e-mail) and gives their ids.
-- list_requests answers questions about requests: exact counts, overdue, due soon, by status, per client.
+export const INSTRUCTIONS = `docreq-mcp works with the firm's Document Request Service: it lists clients, requests and checklist templates and creates (sends) new requests. Nothing else.
+- list_requests answers questions about requests in one call with exact counts (open, closed, overdue, open ones due within 7 days, by status). Filter by state, status, client name, title, due or created dates; groupBy: "client" gives per-client rows (sort most_open or most_overdue, e.g. limit 3 for "the 3 clients with the most open requests").
+- list_clients finds clients and their ids; requests: "open" | "none_open" | "overdue" joins them to their requests ("which clients have nothing open?").
 - list_templates gives the firm's checklist templates (built-in and the firm's own) and, by name, their items for create_request.
-- create_request SENDS an e-mail to a real client. Always: find the client's id, call create_request with dryRun: true, show the person the preview, and send (dryRun: false) only after they agree. Never retry a failed send without checking list_requests.
-Counts in every result are exact over all records; lists are paged (limit/offset, nextOffset).`;
+- create_request SENDS an e-mail to a real client. It takes the client's id, e-mail or exact name and resolves it itself (it lists the candidates when a name is ambiguous), so look the client up first only when unsure who is meant. Preview with dryRun: true, show the person the preview and send only after they agree. Never retry a failed send without checking list_requests.
+- This server cannot remind a client, change, re-date or cancel a request, or see answers or uploaded files: say so plainly rather than improvising. allowDuplicate sends a NEW request (a new e-mail), not a reminder.
+Counts are exact over all records; lists are paged (limit/offset, nextOffset). Requests name their client only by name: notes flag names several clients share.`;

@@ -1,63 +1,133 @@
 import { z } from 'zod';
-import { clientRecord, type Client } from '../api/records.js';
+import { clientRecord, type Client, type RequestRecord } from '../api/records.js';
 import { defineTool } from './define.js';
-import { bump, countsText, fold, newCounts, oneLine, pageText, quoted, range } from './render.js';
-import { limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
+import { bump, fold, newCounts, oneLine, pageText, quoted } from './render.js';
+import { dueDay, isOpen } from './request-facts.js';
+import { count, nameKeys, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { page, statusCounts } from './schemas.js';
+import { compactPage, pageInput } from './list-text.js';
 
 const DEFAULT_LIMIT = 50;
+const JOINS = ['open', 'none_open', 'overdue'] as const;
 
-export function clientLine(c: Client): string {
-  return `- ${quoted(c.displayName, 48)} <${oneLine(c.email, 60)}> · ${oneLine(c.status, 20) || 'no status'} · id ${oneLine(c.id, 40)}`;
+const clientOut = clientRecord.extend({
+  openRequests: z.number().int().optional(),
+  overdueRequests: z.number().int().optional(),
+});
+type ClientOut = z.output<typeof clientOut>;
+
+/** One client as a line (create_request uses it too). */
+export function clientLine(c: ClientOut): string {
+  return joinedLine(c, false);
 }
+
+function joinedLine(c: ClientOut, shared: boolean): string {
+  const counts = c.openRequests === undefined ? '' : ` · ${c.openRequests} open, ${c.overdueRequests ?? 0} overdue${shared ? ' (name shared, see notes)' : ''}`;
+  return `- ${quoted(c.displayName, 48)} <${oneLine(c.email, 60)}> · ${oneLine(c.status, 20) || 'no status'}${counts} · id ${oneLine(c.id, 40)}`;
+}
+
+const JOIN_TEXT: Record<(typeof JOINS)[number], string> = {
+  open: 'with an open request',
+  none_open: 'with no open request',
+  overdue: 'with an overdue request',
+};
 
 export const listClients = defineTool({
   name: 'list_clients',
   title: 'List clients',
   description:
-    "Lists the firm's clients with exact counts (total, matched, by status) and a page of matches, each with its id. " +
-    'Use it to find the client a request is for: search by part of a name or e-mail (case- and accent-insensitive), ' +
-    'then pass the id to create_request. Pages with limit/offset; nextOffset says where the next page starts.',
+    "The firm's clients: exact counts (total, matched, by status) and a page with ids. Search a name or e-mail part. " +
+    'requests: open / none_open / overdue joins requests by name ("clients with nothing open?") with open and overdue counts; shared names are in notes. ' +
+    'This server cannot remind a client, change, re-date or cancel a request, or see answers and files.',
   inputSchema: z.strictObject({
-    search: z.string().max(200).optional().describe('Part of the display name or e-mail; case- and accent-insensitive.'),
-    status: z.string().max(50).optional().describe('Only clients with this status (exact, case-insensitive), e.g. "active".'),
-    limit: limitField(DEFAULT_LIMIT),
-    offset: offsetField,
+    search: z.string().max(200).optional().describe('Part of the name or e-mail.'),
+    status: z.string().max(50).optional().describe('Exact status, e.g. "active".'),
+    requests: z
+      .enum(JOINS)
+      .optional()
+      .describe('With an open request, none open, or an overdue one.'),
+    ...pageInput(DEFAULT_LIMIT),
   }),
   outputSchema: z.object({
-    ...pageFields,
-    byStatus: statusCounts.describe("Clients per status, over all the firm's clients."),
-    clients: z.array(clientRecord),
+    ...compactPage,
+    byStatus: statusCounts.describe('Over all clients.'),
+    clients: z.array(clientOut),
+    notes: z.array(z.string()),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
-    const { search, status } = input;
+    const { search, status, requests: join } = input;
     const limit = input.limit ?? DEFAULT_LIMIT;
     const offset = input.offset ?? 0;
-    await ctx.progress(0, 2, 'Fetching clients');
-    const all = await ctx.api.listClients({ signal: ctx.signal, deadline: ctx.deadline });
+    await ctx.progress(0, 2, join ? 'Fetching clients and requests' : 'Fetching clients');
+    const call = { signal: ctx.signal, deadline: ctx.deadline };
+    const [{ records: all, revalidated }, requests] = await Promise.all([
+      ctx.api.fetchClients(call),
+      join ? ctx.api.listRequests(call) : Promise.resolve([] as RequestRecord[]),
+    ]);
     await ctx.progress(1, 2, `Filtering ${all.length} clients`);
+
+    // Requests name their client only by name: open and overdue counts per name.
+    const asOf = ctx.today;
+    const perName = new Map<string, { open: number; overdue: number }>();
+    const keyOf = nameKeys();
+    if (join) {
+      for (const r of requests) {
+        if (!isOpen(r)) continue;
+        const key = keyOf(r.clientName);
+        let n = perName.get(key);
+        if (!n) perName.set(key, (n = { open: 0, overdue: 0 }));
+        n.open++;
+        const due = dueDay(r);
+        if (due !== null && due < asOf) n.overdue++;
+      }
+    }
 
     const needle = search ? fold(search.trim()) : '';
     const wanted = status?.trim().toLowerCase();
     const byStatus = newCounts();
-    const matches: Client[] = [];
+    const matches: ClientOut[] = [];
+    const keys = new Map<ClientOut, string>();
     for (const c of all) {
       bump(byStatus, c.status ?? '(none)');
       if (wanted !== undefined && (c.status ?? '').toLowerCase() !== wanted) continue;
       if (needle && !fold(c.displayName).includes(needle) && !fold(c.email).includes(needle)) continue;
-      matches.push(c);
+      if (!join) {
+        matches.push(c);
+        continue;
+      }
+      const key = keyOf(c.displayName);
+      const n = perName.get(key) ?? { open: 0, overdue: 0 };
+      if (join === 'open' ? n.open === 0 : join === 'none_open' ? n.open > 0 : n.overdue === 0) continue;
+      const out: ClientOut = { ...c, openRequests: n.open, overdueRequests: n.overdue };
+      matches.push(out);
+      keys.set(out, key);
     }
     const { slice, nextOffset } = page(matches, offset, limit);
 
-    const filters = [search ? `search ${quoted(search, 60)}` : '', wanted !== undefined ? `status ${quoted(status, 30)}` : ''].filter(Boolean);
-    const header =
-      `${all.length} clients (${countsText(byStatus) || 'none'}). ` +
-      (filters.length ? `${matches.length} match ${filters.join(' and ')}. ` : '') +
-      `Showing ${range(offset, slice.length)} of ${matches.length}.`;
-    const hint = filters.length ? 'No client matched. Try a shorter or different search, or drop the status filter.' : 'The firm has no clients.';
+    const notes: string[] = [];
+    if (revalidated) notes.push('Revalidated: the service confirmed the clients are unchanged since the last call, so the copy read then was used.');
+    let shared = new Map<string, Client[]>();
+    if (join) {
+      shared = sharedNames(all, keyOf);
+      const matchedKeys = new Set(keys.values());
+      const met = [...shared.keys()].filter((k) => matchedKeys.has(k));
+      notes.push(...sharedNameNotes(shared, met, (k) => `the ${count(perName.get(k)?.open ?? 0, 'open request')}`));
+    }
+
+    const filters = [
+      search ? `search ${quoted(search, 60)}` : '',
+      wanted !== undefined ? `status ${quoted(status, 30)}` : '',
+      join ? `${JOIN_TEXT[join]} (requests joined by client name)` : '',
+    ].filter(Boolean);
+    const header = summarizeList({ total: all.length, noun: 'client', matched: matches.length, filters, facts: [`By status: ${statusText(byStatus)}.`], offset, returned: slice.length });
+    let hint = filters.length ? 'No client matched. Try a shorter or different search, or drop the status filter.' : 'The firm has no clients.';
+    if (wanted !== undefined && all.length > 0 && !Object.keys(byStatus).some((s) => s.toLowerCase() === wanted)) {
+      hint = `No client has status ${quoted(status, 30)}. Statuses that occur: ${statusText(byStatus, 20)}.`;
+    }
     return {
-      text: pageText(header, slice.map(clientLine), offset, matches.length, hint),
-      structured: { total: all.length, matched: matches.length, offset, returned: slice.length, nextOffset, byStatus: { ...byStatus }, clients: slice },
+      text: pageText([header, ...notes.map((n) => `Note: ${n}`)].join('\n'), slice.map((c) => joinedLine(c, shared.has(keys.get(c) ?? ''))), offset, matches.length, hint),
+      structured: { total: all.length, matched: matches.length, offset, returned: slice.length, nextOffset, byStatus: { ...byStatus }, clients: slice, notes },
     };
   },
 });

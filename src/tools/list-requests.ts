@@ -1,17 +1,33 @@
 import { z } from 'zod';
-import { requestRecord, type RequestRecord } from '../api/records.js';
+import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
-import { bump, countsText, dayText, fold, newCounts, oneLine, pageText, quoted, range } from './render.js';
+import { bump, dayText, fold, newCounts, oneLine, pageText, quoted } from './render.js';
 import { addDays } from '../clock.js';
 import { dueDay, isOpen } from './request-facts.js';
-import { isoDate, limitField, offsetField, page, pageFields, statusCounts } from './schemas.js';
+import { count, nameKey, nameKeys, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { page, statusCounts } from './schemas.js';
+import { compactPage, day, pageInput } from './list-text.js';
 
 const DEFAULT_LIMIT = 25;
-const SORTS = ['newest', 'oldest', 'due_soonest', 'least_complete'] as const;
+const SORTS = ['newest', 'oldest', 'due_soonest', 'least_complete', 'most_open', 'most_overdue'] as const;
+type Sort = (typeof SORTS)[number];
+const GROUP_ONLY: readonly Sort[] = ['most_open', 'most_overdue'];
 
 const requestOut = requestRecord.extend({ overdue: z.boolean() });
 type RequestOut = z.output<typeof requestOut>;
+
+const groupOut = z.object({
+  clientName: z.string().nullable(),
+  requests: z.number().int(),
+  open: z.number().int(),
+  overdue: z.number().int(),
+  totalItems: z.number(),
+  completedItems: z.number(),
+  nextDue: z.string().nullable(),
+  oldestOverdue: z.string().nullable(),
+});
+type GroupOut = z.output<typeof groupOut>;
 
 interface Row {
   record: RequestRecord;
@@ -22,133 +38,310 @@ interface Row {
   ratio: number;
 }
 
+interface Group extends GroupOut {
+  /** Position of the group's newest and oldest request in the API's answer. */
+  first: number;
+  last: number;
+}
+
 function requestLine(r: RequestOut): string {
-  const items = r.totalItems === null ? 'items ?' : `${r.completedItems ?? '?'}/${r.totalItems} items`;
+  const items = r.totalItems === null ? 'items ?' : `${r.completedItems ?? '?'}/${count(r.totalItems, 'item')}`;
   const due = r.dueDate ? `due ${dayText(r.dueDate)}${r.overdue ? ' OVERDUE' : ''}` : 'no due date';
   return `- ${quoted(r.title, 70)} · ${quoted(r.clientName, 40)} · ${oneLine(r.status, 20) || 'no status'} · ${items} · ${due} · created ${dayText(r.createdAt)} · id ${oneLine(r.id, 40)}`;
 }
 
-/** YYYY-MM-DD days order as plain strings (no locale collation); no due date sorts last. */
-function byDue(a: Row, b: Row): number {
-  const x = a.due ?? '9999';
-  const y = b.due ?? '9999';
-  return x < y ? -1 : x > y ? 1 : 0;
+function groupLine(g: GroupOut): string {
+  const overdue = g.overdue ? `${g.overdue} overdue (oldest due ${g.oldestOverdue})` : '0 overdue';
+  return `- ${quoted(g.clientName, 48)} · ${count(g.requests, 'request')}: ${g.open} open, ${overdue} · ${g.completedItems}/${count(g.totalItems, 'item')} complete · ${g.nextDue ? `next due ${g.nextDue}` : 'nothing open with a due date'}`;
 }
 
-const COMPARE: Record<(typeof SORTS)[number], (a: Row, b: Row) => number> = {
+/** YYYY-MM-DD days order as plain strings (no locale collation); no day sorts last. */
+function byDay(x: string | null, y: string | null): number {
+  const a = x ?? '9999';
+  const b = y ?? '9999';
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+const byText = (x: string | null, y: string | null) => ((x ?? '') < (y ?? '') ? -1 : (x ?? '') > (y ?? '') ? 1 : 0);
+const ratio = (done: number, total: number) => (total ? done / total : 1);
+
+const COMPARE: Record<Exclude<Sort, 'most_open' | 'most_overdue'>, (a: Row, b: Row) => number> = {
   // The API document says the list comes newest first: its order is the creation order.
   newest: (a, b) => a.index - b.index,
   oldest: (a, b) => b.index - a.index,
-  due_soonest: (a, b) => byDue(a, b) || a.index - b.index,
-  least_complete: (a, b) => a.ratio - b.ratio || byDue(a, b) || a.index - b.index,
+  due_soonest: (a, b) => byDay(a.due, b.due) || a.index - b.index,
+  least_complete: (a, b) => a.ratio - b.ratio || byDay(a.due, b.due) || a.index - b.index,
 };
+
+/** Group orders; ties fall back to the name, so pages are stable. */
+const GROUP_COMPARE: Record<Sort, (a: Group, b: Group) => number> = {
+  newest: (a, b) => a.first - b.first,
+  oldest: (a, b) => b.last - a.last,
+  due_soonest: (a, b) => byDay(a.nextDue, b.nextDue) || byText(a.clientName, b.clientName),
+  least_complete: (a, b) => ratio(a.completedItems, a.totalItems) - ratio(b.completedItems, b.totalItems) || byText(a.clientName, b.clientName),
+  most_open: (a, b) => b.open - a.open || b.overdue - a.overdue || byText(a.clientName, b.clientName),
+  most_overdue: (a, b) => b.overdue - a.overdue || byDay(a.oldestOverdue, b.oldestOverdue) || b.open - a.open || byText(a.clientName, b.clientName),
+};
+
+const SORT_TEXT: Record<Sort, string> = {
+  newest: 'newest first',
+  oldest: 'oldest first',
+  due_soonest: 'soonest due first',
+  least_complete: 'least complete first',
+  most_open: 'most open first',
+  most_overdue: 'most overdue first',
+};
+const GROUP_SORT_TEXT: Record<Sort, string> = {
+  newest: 'by newest request first',
+  oldest: 'by oldest request first',
+  due_soonest: 'by next due day first',
+  least_complete: 'least complete first',
+  most_open: 'most open requests first',
+  most_overdue: 'most overdue requests first',
+};
+
+const CANNOT = 'This server cannot remind a client, change, re-date or cancel a request, or see answers and files.';
+
+/** A sum that stays a finite number: counts the service gives near 1e308 must never make a result invalid (JSON has no Infinity). */
+function add(a: number, b: number): number {
+  const sum = a + b;
+  return Number.isFinite(sum) ? sum : sum > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE;
+}
 
 export const listRequests = defineTool({
   name: 'list_requests',
   title: 'List document requests',
   description:
-    "Lists the firm's document requests with exact counts over everything that matches (by status, overdue, due within 7 days, checklist items) " +
-    'and a page of requests, each with its id. Filter by status, client name, title, overdue, or due-date range; sort by newest, oldest, ' +
-    'due_soonest or least_complete. Overdue means due before asOf and still open. Use it to answer "what is outstanding" questions ' +
-    'and, before creating a request, to see what a client already has.',
+    "The firm's requests: exact counts over all matches (open, closed, overdue, due in 7 days, by status, items) and a page with ids. " +
+    'groupBy client: one row per client name (sort most_open, limit 3: top 3 by open). Open: not completed/closed/done/cancelled/archived, items not all complete; overdue: open, due before asOf. ' +
+    CANNOT,
   inputSchema: z.strictObject({
-    status: z.array(z.string().max(50)).max(20).optional().describe('Only requests with any of these statuses (case-insensitive), e.g. ["sent","in_progress"].'),
-    client: z.string().max(200).optional().describe("Part of the client's name; case- and accent-insensitive."),
-    search: z.string().max(200).optional().describe('Part of the title; case- and accent-insensitive.'),
-    overdue: z.boolean().optional().describe('true: only overdue requests; false: only those not overdue.'),
-    dueBefore: isoDate.optional().describe('Only requests due on or before this day (YYYY-MM-DD).'),
-    dueAfter: isoDate.optional().describe('Only requests due on or after this day (YYYY-MM-DD).'),
-    sort: z.enum(SORTS).optional().describe('Order: newest (default), oldest, due_soonest, least_complete.'),
-    limit: limitField(DEFAULT_LIMIT),
-    offset: offsetField,
+    state: z.enum(['open', 'closed']).optional().describe('open or closed.'),
+    status: z.array(z.string().max(50)).max(20).optional().describe('Any of these statuses.'),
+    client: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('Whole client name if one matches exactly, else part of one.'),
+    search: z.string().max(200).optional().describe('Part of the title.'),
+    overdue: z.boolean().optional().describe('Only overdue, or only not.'),
+    dueBefore: day.optional().describe('Due on/before, YYYY-MM-DD.'),
+    dueAfter: day.optional().describe('Due on/after.'),
+    createdBefore: day.optional().describe('Created on/before.'),
+    createdAfter: day.optional().describe('Created on/after.'),
+    groupBy: z.enum(['client']).optional().describe('Rows per client name, not requests.'),
+    sort: z
+      .enum(SORTS)
+      .optional()
+      .describe('Default newest. most_open/most_overdue: groupBy only.'),
+    ...pageInput(DEFAULT_LIMIT),
   }),
   outputSchema: z.object({
-    asOf: z.string().describe('The day overdue is judged on (YYYY-MM-DD).'),
-    ...pageFields,
-    byStatus: statusCounts.describe('Matched requests per status.'),
-    overdue: z.number().int().describe('Matched requests that are overdue.'),
-    dueWithin7Days: z.number().int().describe('Matched open requests due from asOf to 7 days after.'),
-    checklist: z.object({ totalItems: z.number(), completedItems: z.number() }).describe('Checklist items over the matched requests.'),
+    asOf: z.string(),
+    ...compactPage,
+    byStatus: statusCounts,
+    open: z.number().int(),
+    closed: z.number().int(),
+    overdue: z.number().int(),
+    dueWithin7Days: z.number().int(),
+    checklist: z.object({ totalItems: z.number(), completedItems: z.number() }),
     requests: z.array(requestOut),
+    groups: z.array(groupOut).optional().describe('With groupBy; paging counts groups.'),
+    groupCount: z.number().int().optional(),
+    notes: z.array(z.string()),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
     const limit = input.limit ?? DEFAULT_LIMIT;
     const offset = input.offset ?? 0;
     const sort = input.sort ?? 'newest';
+    const grouped = input.groupBy === 'client';
     if (input.dueAfter && input.dueBefore && input.dueAfter > input.dueBefore) {
       throw new UserInputError(`dueAfter (${input.dueAfter}) is later than dueBefore (${input.dueBefore}), so nothing can match. Swap them.`);
     }
-    await ctx.progress(0, 2, 'Fetching requests');
-    const all = await ctx.api.listRequests({ signal: ctx.signal, deadline: ctx.deadline });
+    if (input.createdAfter && input.createdBefore && input.createdAfter > input.createdBefore) {
+      throw new UserInputError(`createdAfter (${input.createdAfter}) is later than createdBefore (${input.createdBefore}), so nothing can match. Swap them.`);
+    }
+    if (!grouped && GROUP_ONLY.includes(sort)) {
+      throw new UserInputError(`sort ${sort} orders client groups: add groupBy: "client", or sort requests by newest, oldest, due_soonest or least_complete.`);
+    }
+    const clientNeedle = input.client ? nameKey(input.client) : '';
+    // Clients are needed to tell an exact name from a part of one and to find names several clients share.
+    const needClients = grouped || clientNeedle !== '';
+    await ctx.progress(0, 2, needClients ? 'Fetching requests and clients' : 'Fetching requests');
+    const call = { signal: ctx.signal, deadline: ctx.deadline };
+    const [{ records: all, revalidated }, clients] = await Promise.all([
+      ctx.api.fetchRequests(call),
+      needClients ? ctx.api.listClients(call) : Promise.resolve([] as Client[]),
+    ]);
     await ctx.progress(1, 2, `Filtering ${all.length} requests`);
 
     const asOf = ctx.today;
     const weekEnd = addDays(asOf, 7);
     const statuses = input.status?.length ? new Set(input.status.map((s) => s.trim().toLowerCase())) : undefined;
-    const clientNeedle = input.client ? fold(input.client.trim()) : '';
     const titleNeedle = input.search ? fold(input.search.trim()) : '';
+    const keyOf = nameKeys();
+    const shared = needClients ? sharedNames(clients, keyOf) : new Map<string, Client[]>();
+
+    // The whole name when some client or some request has exactly that name; otherwise any name containing it.
+    let exact = false;
+    let clientsNamed = 0;
+    if (clientNeedle) {
+      for (const c of clients) if (keyOf(c.displayName) === clientNeedle) clientsNamed++;
+      exact = clientsNamed > 0 || all.some((r) => keyOf(r.clientName) === clientNeedle);
+    }
+    const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle
+
     const byStatus = newCounts();
     const rows: Row[] = [];
+    const groups = new Map<string | null, Group>();
+    let openCount = 0;
     let overdueCount = 0;
     let dueSoon = 0;
     let totalItems = 0;
     let completedItems = 0;
 
     // One pass: filter and count together.
-    all.forEach((record, index) => {
-      if (statuses && !statuses.has((record.status ?? '').toLowerCase())) return;
-      if (clientNeedle && !fold(record.clientName).includes(clientNeedle)) return;
-      if (titleNeedle && !fold(record.title).includes(titleNeedle)) return;
+    for (let index = 0; index < all.length; index++) {
+      const record = all[index]!;
+      if (statuses && !statuses.has((record.status ?? '').toLowerCase())) continue;
+      if (clientNeedle) {
+        const key = keyOf(record.clientName);
+        if (exact ? key !== clientNeedle : !key.includes(clientNeedle)) {
+          if (exact && key.includes(clientNeedle)) {
+            const seen = containing.get(key);
+            if (seen) seen.n++;
+            else containing.set(key, { name: record.clientName, n: 1 });
+          }
+          continue;
+        }
+      }
+      if (titleNeedle && !fold(record.title).includes(titleNeedle)) continue;
       const due = dueDay(record);
-      if ((input.dueBefore || input.dueAfter) && due === null) return;
-      if (input.dueBefore && due! > input.dueBefore) return;
-      if (input.dueAfter && due! < input.dueAfter) return;
+      if ((input.dueBefore || input.dueAfter) && due === null) continue;
+      if (input.dueBefore && due! > input.dueBefore) continue;
+      if (input.dueAfter && due! < input.dueAfter) continue;
+      if (input.createdBefore || input.createdAfter) {
+        const created = record.createdAt && /^\d{4}-\d{2}-\d{2}/.test(record.createdAt) ? record.createdAt.slice(0, 10) : null;
+        if (created === null) continue;
+        if (input.createdBefore && created > input.createdBefore) continue;
+        if (input.createdAfter && created < input.createdAfter) continue;
+      }
       const open = isOpen(record);
+      if (input.state !== undefined && open !== (input.state === 'open')) continue;
       const overdue = open && due !== null && due < asOf;
-      if (input.overdue !== undefined && overdue !== input.overdue) return;
+      if (input.overdue !== undefined && overdue !== input.overdue) continue;
 
       bump(byStatus, record.status ?? '(none)');
+      if (open) openCount++;
       if (overdue) overdueCount++;
       if (open && due !== null && due >= asOf && due <= weekEnd) dueSoon++;
-      totalItems += record.totalItems ?? 0;
-      completedItems += record.completedItems ?? 0;
-      rows.push({ record, index, due, overdue, ratio: record.totalItems ? (record.completedItems ?? 0) / record.totalItems : 1 });
-    });
-    if (sort !== 'newest') rows.sort(COMPARE[sort]);
-    const { slice, nextOffset } = page(rows, offset, limit);
-    const requests: RequestOut[] = slice.map(({ record, overdue }) => ({ ...record, overdue }));
+      const total = record.totalItems ?? 0;
+      const done = record.completedItems ?? 0;
+      totalItems = add(totalItems, total);
+      completedItems = add(completedItems, done);
+      if (grouped) {
+        let g = groups.get(record.clientName);
+        if (!g) {
+          g = { clientName: record.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
+          groups.set(record.clientName, g);
+        }
+        g.requests++;
+        g.last = index;
+        g.totalItems = add(g.totalItems, total);
+        g.completedItems = add(g.completedItems, done);
+        if (open) {
+          g.open++;
+          if (due !== null && (g.nextDue === null || due < g.nextDue)) g.nextDue = due;
+        }
+        if (overdue) {
+          g.overdue++;
+          if (g.oldestOverdue === null || due < g.oldestOverdue) g.oldestOverdue = due;
+        }
+      } else {
+        rows.push({ record, index, due, overdue, ratio: ratio(done, total) });
+      }
+    }
+    const matched = grouped ? [...groups.values()].reduce((n, g) => n + g.requests, 0) : rows.length;
 
     const filters = [
+      input.state ? input.state : '',
       statuses ? `status ${[...statuses].map((s) => oneLine(s, 30)).join('|')}` : '',
-      input.client ? `client ${quoted(input.client, 60)}` : '',
-      input.search ? `title ${quoted(input.search, 60)}` : '',
+      clientNeedle ? (exact ? `client is exactly ${quoted(input.client, 60)}` : `client name contains ${quoted(input.client, 60)}`) : '',
+      input.search ? `title contains ${quoted(input.search, 60)}` : '',
       input.overdue !== undefined ? (input.overdue ? 'overdue' : 'not overdue') : '',
       input.dueAfter ? `due ≥ ${input.dueAfter}` : '',
       input.dueBefore ? `due ≤ ${input.dueBefore}` : '',
+      input.createdAfter ? `created ≥ ${input.createdAfter}` : '',
+      input.createdBefore ? `created ≤ ${input.createdBefore}` : '',
     ].filter(Boolean);
-    const header =
-      `As of ${asOf}: ${all.length} requests` +
-      (filters.length ? `, ${rows.length} match ${filters.join(', ')}` : '') +
-      `. Of ${filters.length ? 'these' : 'them'}: ${overdueCount} overdue, ${dueSoon} due within 7 days; ` +
-      `checklist items ${completedItems}/${totalItems} complete. By status: ${countsText(byStatus) || 'none'}. ` +
-      `Showing ${range(offset, slice.length)} of ${rows.length}, ${sort.replace('_', ' ')} first.`;
-    const hint = filters.length ? 'No request matched. Try fewer filters, a shorter client or title search, or a wider date range.' : 'The firm has no requests.';
+
+    // Notes: names shared by several clients among what matched, and other names an exact client name is part of.
+    const notes: string[] = [];
+    if (revalidated) notes.push('Revalidated: the service confirmed the requests are unchanged since the last call, so the copy read then was used.');
+    if (shared.size) {
+      const perName = new Map<string, number>();
+      if (grouped) for (const g of groups.values()) perName.set(keyOf(g.clientName), (perName.get(keyOf(g.clientName)) ?? 0) + g.requests);
+      else if (clientNeedle) for (const r of rows) perName.set(keyOf(r.record.clientName), (perName.get(keyOf(r.record.clientName)) ?? 0) + 1);
+      const keys = [...shared.keys()].filter((k) => perName.has(k));
+      notes.push(...sharedNameNotes(shared, keys, (k) => `the ${count(perName.get(k)!, 'matched request')}`));
+    }
+    if (containing.size) {
+      const names = [...containing.values()].sort((a, b) => b.n - a.n);
+      const shown = names.slice(0, 5).map((x) => `${quoted(x.name, 48)} (${count(x.n, 'request')})`);
+      notes.push(
+        `Matched the whole name only; ${names.length === 1 ? 'another name contains' : `${names.length} other names contain`} it: ${shown.join(', ')}${names.length > 5 ? ', …' : ''}. Pass that whole name to see those.`,
+      );
+    }
+
+    const facts = [
+      `Of ${filters.length ? 'these' : 'them'}: ${openCount.toLocaleString('en')} open, ${(matched - openCount).toLocaleString('en')} closed, ${overdueCount.toLocaleString('en')} overdue, ` +
+        `${count(dueSoon, 'open request')} due within 7 days; checklist items ${completedItems.toLocaleString('en')}/${totalItems.toLocaleString('en')} complete.`,
+      `By status: ${statusText(byStatus)}.`,
+    ];
+    let hint = filters.length ? 'No request matched. Try fewer filters, a shorter client or title search, or a wider date range.' : 'The firm has no requests.';
+    if (matched === 0 && statuses && all.length > 0) {
+      const occurring = newCounts();
+      for (const r of all) bump(occurring, r.status ?? '(none)');
+      if (![...statuses].some((s) => Object.keys(occurring).some((o) => o.toLowerCase() === s))) {
+        hint = `No request has status ${[...statuses].map((s) => quoted(s, 30)).join(' or ')}. Statuses that occur: ${statusText(occurring, 20)}.`;
+      }
+    }
+    const noteText = notes.map((n) => `Note: ${n}`);
+    const base = {
+      asOf,
+      total: all.length,
+      matched,
+      byStatus: { ...byStatus },
+      open: openCount,
+      closed: matched - openCount,
+      overdue: overdueCount,
+      dueWithin7Days: dueSoon,
+      checklist: { totalItems, completedItems },
+      notes,
+    };
+    const prefix = `As of ${asOf}: `;
+
+    if (grouped) {
+      const list = [...groups.values()].sort(GROUP_COMPARE[sort]);
+      const { slice, nextOffset } = page(list, offset, limit);
+      const out: GroupOut[] = slice.map(({ first: _f, last: _l, ...g }) => g);
+      const header = summarizeList({
+        prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: out.length,
+        rows: { noun: 'client name', count: list.length }, order: GROUP_SORT_TEXT[sort],
+      });
+      return {
+        text: pageText([header, ...noteText].join('\n'), out.map(groupLine), offset, list.length, hint),
+        structured: { ...base, offset, returned: out.length, nextOffset, requests: [], groups: out, groupCount: list.length },
+      };
+    }
+
+    if (sort !== 'newest') rows.sort(COMPARE[sort as keyof typeof COMPARE]);
+    const { slice, nextOffset } = page(rows, offset, limit);
+    const requests: RequestOut[] = slice.map(({ record, overdue }) => ({ ...record, overdue }));
+    const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });
     return {
-      text: pageText(header, requests.map(requestLine), offset, rows.length, hint),
-      structured: {
-        asOf,
-        total: all.length,
-        matched: rows.length,
-        offset,
-        returned: requests.length,
-        nextOffset,
-        byStatus: { ...byStatus },
-        overdue: overdueCount,
-        dueWithin7Days: dueSoon,
-        checklist: { totalItems, completedItems },
-        requests,
-      },
+      text: pageText([header, ...noteText].join('\n'), requests.map(requestLine), offset, rows.length, hint),
+      structured: { ...base, offset, returned: requests.length, nextOffset, requests },
     };
   },
 });

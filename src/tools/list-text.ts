@@ -1,0 +1,132 @@
+/** Shared by list_clients and list_requests: name matching, shared-name notes, plurals and the list header. */
+import { z } from 'zod';
+import type { Client } from '../api/records.js';
+import { fold, oneLine, quoted, range } from './render.js';
+
+/** "1 item", "2 items", "1 company", "3 companies". */
+export function count(n: number, noun: string, many = /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? noun : many}`;
+}
+
+/** The form names are compared in: case- and accent-insensitive, white space collapsed. */
+export function nameKey(value: string | null | undefined): string {
+  if (!value) return '';
+  // Most names are plain ASCII: no accents to strip, so skip Unicode normalisation.
+  const folded = PLAIN.test(value) ? value.toLowerCase() : fold(value);
+  return SPACED.test(folded) ? folded.replace(/\s+/g, ' ').trim() : folded;
+}
+const PLAIN = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
+const SPACED = /^\s|\s$|\s\s|[^\S ]/;
+
+/** nameKey, remembered per raw name (names repeat across many requests). */
+export function nameKeys(): (value: string | null | undefined) => string {
+  const memo = new Map<string, string>();
+  return (value) => {
+    if (!value) return '';
+    let key = memo.get(value);
+    if (key === undefined) {
+      key = nameKey(value);
+      memo.set(value, key);
+    }
+    return key;
+  };
+}
+
+/** Clients per name key, kept only for names two or more clients share. */
+export function sharedNames(clients: readonly Client[], keyOf: (value: string | null) => string = nameKey): Map<string, Client[]> {
+  const byKey = new Map<string, Client[]>();
+  for (const c of clients) {
+    const key = keyOf(c.displayName);
+    if (!key) continue;
+    const list = byKey.get(key);
+    if (list) list.push(c);
+    else byKey.set(key, [c]);
+  }
+  for (const [key, list] of byKey) if (list.length < 2) byKey.delete(key);
+  return byKey;
+}
+
+const MAX_NOTES = 5;
+const MAX_IDS = 6;
+
+/**
+ * One note per shared name met (at most a few, then how many more), each naming the clients with their ids.
+ * `what(key)` says what the result counted under that name, e.g. "3 requests".
+ */
+export function sharedNameNotes(shared: Map<string, Client[]>, keys: Iterable<string>, what: (key: string) => string): string[] {
+  const notes: string[] = [];
+  let more = 0;
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const clients = shared.get(key);
+    if (!clients || seen.has(key)) continue;
+    seen.add(key);
+    if (notes.length >= MAX_NOTES) {
+      more++;
+      continue;
+    }
+    const ids = clients.slice(0, MAX_IDS).map((c) => `id ${oneLine(c.id, 40)}${c.email ? ` <${oneLine(c.email, 60)}>` : ''}`);
+    const rest = clients.length > MAX_IDS ? `, and ${clients.length - MAX_IDS} more` : '';
+    notes.push(
+      `${quoted(clients[0]!.displayName, 60)} is the name of ${count(clients.length, 'client')} (${ids.join('; ')}${rest}). ` +
+        `Requests carry only the client's name, so ${what(key)} under this name may belong to any of them; they are not merged into one client.`,
+    );
+  }
+  if (more > 0) notes.push(`${count(more, 'other name')} shared by several clients also ${more === 1 ? 'occurs' : 'occur'} here; see list_clients.`);
+  return notes;
+}
+
+/** Status counts as text, largest first, capped so an open set of statuses cannot blow the budget. */
+export function statusText(counts: Record<string, number>, max = 12): string {
+  const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+  const shown = entries.slice(0, max).map(([k, n]) => `${oneLine(k, 30)} ${n}`);
+  if (entries.length > max) shown.push(`${entries.length - max} other statuses ${entries.slice(max).reduce((a, [, n]) => a + n, 0)}`);
+  return shown.join(', ') || 'none';
+}
+
+export interface ListSummary {
+  /** e.g. "As of 2026-03-16: " */
+  prefix?: string;
+  total: number;
+  noun: string;
+  matched: number;
+  filters: string[];
+  /** Sentences of exact facts over the matched records. */
+  facts: string[];
+  offset: number;
+  returned: number;
+  /** What the page lists, when not the records themselves (e.g. "client names"), and how many of them. */
+  rows?: { noun: string; count: number };
+  order?: string;
+}
+
+/** One summary line: the total, the filters and how many matched, the facts, and which rows are shown. */
+export function summarizeList(s: ListSummary): string {
+  const head = `${s.prefix ?? ''}${count(s.total, s.noun)}` + (s.filters.length ? `, ${s.matched.toLocaleString('en')} match ${s.filters.join(', ')}` : '') + '.';
+  const rows = s.rows ?? { noun: s.noun, count: s.matched };
+  const showing = `Showing ${range(s.offset, s.returned)} of ${count(rows.count, rows.noun)}${s.order ? `, ${s.order}` : ''}.`;
+  return [head, ...s.facts, showing].join(' ');
+}
+
+/** A calendar day; checked without a listed pattern, to keep tools/list small. */
+export const day = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}$/.test(s), 'must be a date YYYY-MM-DD')
+  .refine((s) => !Number.isNaN(Date.parse(s)) && new Date(Date.parse(s)).toISOString().startsWith(s), 'is not a real calendar date');
+
+/** limit and offset for the list tools, described briefly (tools/list is read into every conversation). */
+export function pageInput(fallback: number) {
+  return {
+    limit: z.number().int().min(1).max(500).optional().describe(`Page size (default ${fallback}); counts cover all.`),
+    offset: z.number().int().min(0).max(10_000_000).optional().describe('Skip this many; see nextOffset.'),
+  };
+}
+
+/** Paging fields of a list result. */
+export const compactPage = {
+  total: z.number().int(),
+  matched: z.number().int(),
+  offset: z.number().int(),
+  returned: z.number().int(),
+  nextOffset: z.number().int().nullable(),
+};

@@ -16,6 +16,8 @@ Usage:
   docreq-mcp sandbox [--port N] [--clients N] [--requests N]
                                     run only the sandbox API; prints its base URL and demo keys
   docreq-mcp check                  check the configuration by calling the API once
+  docreq-mcp --transport http [--port N] [--host H] [--sandbox]
+                                    team mode: MCP over Streamable HTTP at /mcp, the key per request
 
 Options (each has an environment twin; the flag wins):
 ${Object.values(SETTINGS)
@@ -47,6 +49,11 @@ function parse(argv: string[]) {
         'log-level': { type: 'string' },
         sandbox: { type: 'boolean' },
         port: { type: 'string' },
+        transport: { type: 'string' },
+        host: { type: 'string' },
+        'allowed-hosts': { type: 'string' },
+        'allowed-origins': { type: 'string' },
+        'rate-limit': { type: 'string' },
         clients: { type: 'string' },
         requests: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -125,6 +132,12 @@ async function main(): Promise<void> {
     confirmSend: values['confirm-send'],
     timeoutMs: values['timeout-ms'],
     logLevel: values['log-level'],
+    transport: values.transport,
+    httpHost: values.host,
+    httpPort: values.port,
+    allowedHosts: values['allowed-hosts'],
+    allowedOrigins: values['allowed-origins'],
+    rateLimit: values['rate-limit'],
   };
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
 
@@ -147,6 +160,13 @@ async function main(): Promise<void> {
   }
   if (command === 'check') {
     process.exitCode = await check(loadConfig(flags));
+    return;
+  }
+  const transport = SETTINGS.transport.schema.safeParse(flags.transport ?? (process.env.DOCREQ_TRANSPORT || 'stdio'));
+  if (!transport.success) fail(`DOCREQ_TRANSPORT (or --transport) must be stdio or http, got "${String(flags.transport ?? process.env.DOCREQ_TRANSPORT)}".`);
+  if (transport.data === 'http') {
+    // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.
+    await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: values.sandbox ? seed : undefined });
     return;
   }
   if (values.sandbox) {

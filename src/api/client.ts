@@ -27,6 +27,8 @@ export interface ApiClientOptions {
   /** How long the client list is reused for resolving a client by name. */
   clientsCacheMs?: number;
   logger?: Logger;
+  /** A connection pool shared by many clients (team mode: one per process, whatever the key); close() leaves it open. */
+  sharedPool?: Dispatcher;
 }
 
 /** The create body, with the field names contract section 4 decides. */
@@ -92,7 +94,8 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
  * upstream call) and retried on transient failures; a POST is sent exactly once, whatever happens.
  */
 export class DocReqApi {
-  private readonly options: Required<Omit<ApiClientOptions, 'logger'>>;
+  private readonly options: Required<Omit<ApiClientOptions, 'logger' | 'sharedPool'>>;
+  private readonly sharedPool: Dispatcher | undefined;
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly logger: Logger;
   private readonly inflight = new Map<string, Promise<unknown>>();
@@ -110,10 +113,12 @@ export class DocReqApi {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
     this.logger = options.logger ?? silentLogger;
+    this.sharedPool = options.sharedPool;
   }
 
   /** One keep-alive pool per API client (so per key), made on first use. */
   private pool(): Promise<Dispatcher> {
+    if (this.sharedPool) return Promise.resolve(this.sharedPool);
     return (this.dispatcher ??= loadUndici().then(({ Agent }) => new Agent({ keepAliveTimeout: 4_000, connections: 16 })));
   }
 

@@ -58,6 +58,8 @@ export interface HttpService {
 
 const MCP_PATH = '/mcp';
 const DEFAULT_MAX_BODY = 1024 * 1024;
+/** While draining: how long without a new request before open connections are closed. */
+const QUIET_MS = 250;
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
 
@@ -162,7 +164,11 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const allowedOrigins = new Set(options.allowedOrigins);
   const active = new Set<ServerResponse>();
   let draining = false;
-  let drained: (() => void) | undefined;
+  let lastRequestAt = 0;
+  // One connection pool to the service for the whole process, whatever the key: connections carry
+  // no credentials (the key is a header of each API call), and warm connections answer faster.
+  const undici = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
+  const sharedPool = new (undici.default ?? undici).Agent({ keepAliveTimeout: 4_000, connections: 64 });
 
   const accessLog = (entry: Record<string, unknown>) => write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
 
@@ -223,11 +229,9 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
         return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
       }
     }
-    if (draining) res.setHeader('Connection', 'close');
-
     const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl } };
     const logger = createLogger(config.logLevel, [key], write);
-    const mcp = createServer(config, { logger, api: options.api });
+    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool } });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const deadline = setTimeout(() => {
       entry.deadline = true;
@@ -247,10 +251,11 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const started = performance.now();
     const entry: Record<string, unknown> = { method: req.method, path: undefined };
     active.add(res);
+    lastRequestAt = Date.now();
+    if (draining) res.setHeader('Connection', 'close');
     res.on('close', () => {
       active.delete(res);
       accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
-      if (draining && active.size === 0) drained?.();
     });
     handle(req, res, entry).catch((error: unknown) => {
       entry.error = error instanceof Error ? error.message.slice(0, 200) : 'failed';
@@ -290,18 +295,15 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
         // served (with Connection: close), rather than reset under a proxy that cannot retry a POST.
         NetServer.prototype.close.call(server);
       }
-      const finished = await new Promise<boolean>((resolve) => {
-        if (active.size === 0) return resolve(true);
-        const timer = setTimeout(() => resolve(false), drainMs);
-        timer.unref();
-        drained = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-      });
-      // Let a proxy that picked an idle connection just now finish, then close everything.
-      await new Promise((r) => setTimeout(r, finished ? 100 : 0));
+      // Wait until nothing is in flight and nothing new has come for a moment: a proxy's idle
+      // connections here are used up (each answered with Connection: close) before they are closed.
+      const deadline = Date.now() + drainMs;
+      while (Date.now() < deadline && (active.size > 0 || Date.now() - lastRequestAt < QUIET_MS)) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const finished = active.size === 0;
       for (const socket of sockets) socket.destroy();
+      await sharedPool.close().catch(() => undefined);
       return finished;
     },
   };

@@ -253,6 +253,11 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     active.add(res);
     lastRequestAt = Date.now();
     if (draining) res.setHeader('Connection', 'close');
+    // While draining, end each connection after its answer, whatever the answer's own Connection
+    // header says (the SDK's SSE answers say keep-alive): a proxy's reused connections run out.
+    res.on('finish', () => {
+      if (draining) req.socket.end();
+    });
     res.on('close', () => {
       active.delete(res);
       accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });

@@ -252,11 +252,18 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const entry: Record<string, unknown> = { method: req.method, path: undefined };
     active.add(res);
     lastRequestAt = Date.now();
-    if (draining) res.setHeader('Connection', 'close');
-    // While draining, end each connection after its answer, whatever the answer's own Connection
-    // header says (the SDK's SSE answers say keep-alive): a proxy's reused connections run out.
-    res.on('finish', () => {
-      if (draining) req.socket.end();
+    // While draining, every answer says Connection: close, whatever the SDK's own headers say (its
+    // SSE answers say keep-alive), so a proxy stops reusing connections here without a race.
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      if (draining) {
+        const headers = args[args.length - 1];
+        if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
+          for (const name of Object.keys(headers)) if (name.toLowerCase() === 'connection') delete (headers as Record<string, unknown>)[name];
+        }
+        res.setHeader('Connection', 'close');
+      }
+      return writeHead(...args);
     });
     res.on('close', () => {
       active.delete(res);

@@ -26,6 +26,7 @@ mkdirSync(join(dir, 'server'), { recursive: true });
 await buildSingleFile(join(dir, 'server/index.js'));
 cpSync(join(root, 'manifest.json'), join(dir, 'manifest.json'));
 cpSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
+cpSync(join(root, 'icon.png'), join(dir, 'icon.png'));
 writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', private: true }, null, 2));
 say(`server/index.js: ${(statSync(join(dir, 'server/index.js')).size / 1024).toFixed(0)} KiB, no node_modules`);
 
@@ -39,7 +40,10 @@ say(`packed ${out.replace(root, '')}: ${(statSync(out).size / 1024).toFixed(0)} 
 const installed = mkdtempSync(join(tmpdir(), 'docreq-mcpb-'));
 mcpb('unpack', out, installed);
 const cfg = manifest.server.mcp_config;
-const userConfig = { api_key: 'unused-with-sandbox', base_url: 'https://docs.example.com', read_only: 'false' };
+// What the host fills in: the user's answers, else each option's default.
+const defaults = Object.fromEntries(Object.entries(manifest.user_config).map(([k, v]) => [k, v.default]));
+const userConfig = { ...defaults, api_key: 'unused-with-sandbox', base_url: 'https://docs.example.com', read_only: 'false' };
+for (const [k, v] of Object.entries(manifest.user_config)) if (userConfig[k] === undefined && v.required) fail(`smoke test has no value for required user_config.${k}`);
 const fill = (s) => s.replaceAll('${__dirname}', installed).replace(/\$\{user_config\.(\w+)\}/g, (_, k) => String(userConfig[k]));
 const transport = new StdioClientTransport({
   command: process.execPath,

@@ -19,6 +19,8 @@ Usage:
   docreq-mcp sandbox [--port N] [--clients N] [--requests N]
                                     run only the sandbox API; prints its base URL and demo keys
   docreq-mcp check                  check the configuration by calling the API once
+  docreq-mcp --transport http [--port N] [--host H] [--sandbox]
+                                    team mode: MCP over Streamable HTTP at /mcp, the key per request
 
 Options (each has an environment twin; the flag wins):
 ${Object.values(SETTINGS)
@@ -147,6 +149,13 @@ async function main(): Promise<void> {
   }
   if (command === 'check') {
     process.exitCode = await check(loadConfig(flags));
+    return;
+  }
+  const transport = SETTINGS.transport.schema.safeParse(flags.transport ?? (process.env.DOCREQ_TRANSPORT || 'stdio'));
+  if (!transport.success) fail(`DOCREQ_TRANSPORT (or --transport) must be stdio or http, got "${String(flags.transport ?? process.env.DOCREQ_TRANSPORT)}".`);
+  if (transport.data === 'http') {
+    // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.
+    await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: values.sandbox ? seed : undefined });
     return;
   }
   if (values.sandbox) {

@@ -49,6 +49,23 @@ const booleanText = z
   .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', '']))
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
+const commaList = (check: (item: string) => boolean, what: string) =>
+  z
+    .string()
+    .transform((text) => text.split(',').map((t) => t.trim()).filter(Boolean))
+    .refine((items) => items.every(check), `must be a comma-separated list of ${what}`);
+
+/** Host header values: a name or address, optionally with a port. */
+const hostList = commaList((h) => /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(h), 'host names (e.g. mcp.example.com,localhost)');
+/** Browser origins: scheme://host[:port], nothing more. */
+const originList = commaList((o) => {
+  try {
+    return new URL(o).origin === o.replace(/\/$/, '').toLowerCase() && /^https?:$/.test(new URL(o).protocol);
+  } catch {
+    return false;
+  }
+}, 'origins (e.g. https://app.example.com)');
+
 /**
  * Every setting, its environment twin and its flag. The README's configuration table is checked
  * against this list by a test, so documentation and code cannot drift apart.
@@ -124,9 +141,52 @@ export const SETTINGS = {
     schema: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)'),
     help: 'signs confirmation tokens; replicas of one team service must share it (default: random per process)',
   },
+  // Team mode (contract §6); read by src/transport/http.ts.
+  transport: {
+    env: 'DOCREQ_TRANSPORT',
+    flag: '--transport',
+    default: 'stdio',
+    schema: z.string().trim().toLowerCase().pipe(z.enum(['stdio', 'http'])),
+    help: 'stdio (one person, spawned by a host) or http (team mode: Streamable HTTP at /mcp, the key per request)',
+  },
+  httpHost: {
+    env: 'DOCREQ_HTTP_HOST',
+    flag: '--host',
+    default: '127.0.0.1',
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'team mode: the interface to listen on',
+  },
+  httpPort: {
+    env: 'DOCREQ_HTTP_PORT',
+    flag: '--port',
+    default: '8787',
+    schema: z.coerce.number().int().min(0).max(65_535),
+    help: 'team mode: the port to listen on',
+  },
+  allowedHosts: {
+    env: 'DOCREQ_ALLOWED_HOSTS',
+    flag: '--allowed-hosts',
+    default: 'localhost,127.0.0.1,[::1]',
+    schema: hostList,
+    help: 'team mode: Host header values accepted, comma-separated (DNS-rebinding protection); others get 403',
+  },
+  allowedOrigins: {
+    env: 'DOCREQ_ALLOWED_ORIGINS',
+    flag: '--allowed-origins',
+    default: undefined,
+    schema: originList,
+    help: 'team mode: browser origins allowed, comma-separated (none by default); a request with another Origin gets 403',
+  },
+  rateLimit: {
+    env: 'DOCREQ_RATE_LIMIT',
+    flag: '--rate-limit',
+    default: '120',
+    schema: z.coerce.number().int().min(1).max(1_000_000_000),
+    help: 'team mode: tool calls per minute per key; beyond it 429 with Retry-After',
+  },
 } as const;
 
-type SettingName = keyof typeof SETTINGS;
+export type SettingName = keyof typeof SETTINGS;
 export type FlagValues = Partial<Record<SettingName, string | boolean | undefined>>;
 
 type FlagOption = { type: 'string' } | { type: 'boolean' };
@@ -151,7 +211,7 @@ export function settingsFromFlags(values: Record<string, string | boolean | unde
 
 const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1']);
 
-function isLoopbackHost(hostname: string): boolean {
+export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
   if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost')) return true;
   return isIP(host) === 4 && host.startsWith('127.');

@@ -51,6 +51,8 @@ export interface ApiClientOptions {
   ca?: string | Buffer | (string | Buffer)[];
   /** A POST is not started with less than this left of its deadline (default max(1 s, 25% of timeoutMs), at most half of it). */
   minPostBudgetMs?: number;
+  /** A connection pool shared by many clients (team mode: one per process, whatever the key); close() leaves it open. */
+  sharedPool?: Dispatcher;
 }
 
 /** Every call is bounded by an absolute `deadline` (ms since the epoch) and may be cancelled. */
@@ -271,7 +273,8 @@ function decoders(encoding: string | undefined): Transform[] | undefined {
  * validators and revalidated; answers are decompressed as they stream; a POST is sent at most once.
  */
 export class DocReqApi {
-  private readonly options: Required<Omit<ApiClientOptions, 'logger' | 'state' | 'proxyEnv' | 'ca' | 'minPostBudgetMs'>>;
+  private readonly options: Required<Omit<ApiClientOptions, 'logger' | 'state' | 'proxyEnv' | 'ca' | 'minPostBudgetMs' | 'sharedPool'>>;
+  private readonly sharedPool: Dispatcher | undefined;
   private readonly proxyEnv: ProxyEnv | undefined;
   private readonly ca: ApiClientOptions['ca'];
   private readonly minPostBudgetMs: number;
@@ -280,7 +283,7 @@ export class DocReqApi {
   readonly state: ApiState;
 
   constructor(options: ApiClientOptions) {
-    const { logger, state, proxyEnv, ca, minPostBudgetMs, ...rest } = options;
+    const { logger, state, proxyEnv, ca, minPostBudgetMs, sharedPool, ...rest } = options;
     this.options = {
       maxResponseBytes: DEFAULT_MAX_BYTES,
       maxRetries: 2,
@@ -296,10 +299,12 @@ export class DocReqApi {
     this.ca = ca;
     // max(1 s, 25%), but never more than half the timeout (a test's 800 ms timeout can still send).
     this.minPostBudgetMs = minPostBudgetMs ?? Math.min(Math.max(1_000, options.timeoutMs / 4), options.timeoutMs / 2);
+    this.sharedPool = sharedPool;
   }
 
   /** One keep-alive pool per API client, routed through the environment's proxy when one is set. */
   private pool(): Promise<Dispatcher> {
+    if (this.sharedPool) return Promise.resolve(this.sharedPool);
     return (this.dispatcher ??= loadUndici().then(({ Agent, EnvHttpProxyAgent }) => {
       const ca = this.ca === undefined ? undefined : [...rootCertificates, ...(Array.isArray(this.ca) ? this.ca : [this.ca])];
       const tls = ca ? { ca } : {};

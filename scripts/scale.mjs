@@ -1,0 +1,254 @@
+// npm run scale: team mode scaled out. N replicas of `docreq-mcp --transport http` on one shared
+// sandbox, behind nginx round-robin (deploy/nginx.conf, the README's TLS config with the replica
+// and listen lines rewritten), driven by M concurrent MCP SDK clients for a fixed number of list
+// calls; one replica is stopped halfway. Then one replica alone, for the ratio; then p50 of
+// list_requests over HTTP against stdio at 10,000 requests.
+//   SCALE_REPLICAS=3 SCALE_CLIENTS=50 SCALE_CALLS=5000 SCALE_KILL=SIGTERM|SIGKILL|none SCALE_P50_RUNS=40
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const root = new URL('..', import.meta.url).pathname;
+const REPLICAS = Number(process.env.SCALE_REPLICAS ?? 3);
+const CLIENTS = Number(process.env.SCALE_CLIENTS ?? 50);
+const CALLS = Number(process.env.SCALE_CALLS ?? 5000);
+const KILL = process.env.SCALE_KILL ?? 'SIGTERM';
+const P50_RUNS = Number(process.env.SCALE_P50_RUNS ?? 40);
+const BIN = join(root, 'dist/cli.js');
+const say = (line) => process.stdout.write(`${line}\n`);
+const note = (line) => process.stderr.write(`  ${line}\n`);
+
+const nginxBin = ['nginx', '/usr/sbin/nginx'].find((b) => spawnSync(b, ['-v'], { stdio: 'ignore' }).status === 0);
+if (!nginxBin) {
+  say('scale: nginx is not installed, so there is no load balancer to measure behind.');
+  say('Install it from Debian/Ubuntu packages: sudo apt-get update && sudo apt-get install -y nginx');
+  say('(macOS: brew install nginx), then run npm run scale again.');
+  process.exit(0);
+}
+if (!existsSync(BIN)) {
+  say('scale: dist/cli.js is missing; run npm run build (npm run scale does).');
+  process.exit(1);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'docreq-scale-'));
+const children = new Set();
+const cleanup = () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  if (!process.env.SCALE_KEEP) rmSync(work, { recursive: true, force: true });
+  else note(`kept ${work}`);
+};
+process.on('exit', cleanup);
+process.on('SIGINT', () => process.exit(130));
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function run(args, env = {}, stdio = ['ignore', 'pipe', 'pipe']) {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+
+async function waitFor(child, stream, pattern) {
+  let text = '';
+  return new Promise((resolve, reject) => {
+    child[stream].on('data', (d) => {
+      text += d;
+      const m = pattern.exec(text);
+      if (m) resolve(m);
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code} before ${pattern}: ${text}`)));
+  });
+}
+
+async function startSandbox(extra = []) {
+  const port = await freePort();
+  const child = run(['sandbox', '--port', String(port), ...extra]);
+  const m = await waitFor(child, 'stdout', /DOCREQ_API_KEY=(\S+)/);
+  return { child, url: `http://127.0.0.1:${port}`, key: m[1] };
+}
+
+const TOKEN_SECRET = randomBytes(32).toString('hex');
+async function startReplica(baseUrl) {
+  const port = await freePort();
+  const child = run(['--transport', 'http', '--port', String(port), '--rate-limit', '1000000000', '--log-level', 'info'], { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET }, ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')]);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`replica exited with ${child.exitCode}`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { child, port, url };
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('replica did not come up');
+}
+
+async function startNginx(ports) {
+  const port = await freePort();
+  let site = readFileSync(join(root, 'deploy/nginx.conf'), 'utf8');
+  const servers = ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n');
+  site = site.replace(/( {4}server 127\.0\.0\.1:\d+ [^\n]*\n)+/, `${servers}\n`);
+  site = site.replace(/listen 443 ssl http2;[^\n]*/, `listen 127.0.0.1:${port};`).replace(/^\s*ssl_[^\n]*\n/gm, '');
+  if (!site.includes(`listen 127.0.0.1:${port};`) || site.includes('ssl_certificate')) throw new Error('deploy/nginx.conf no longer has the lines npm run scale rewrites');
+  writeFileSync(join(work, 'site.conf'), site);
+  writeFileSync(
+    join(work, 'nginx.conf'),
+    [
+      'worker_processes 1;',
+      `pid ${work}/nginx.pid;`,
+      `error_log ${work}/error.log warn;`,
+      'events { worker_connections 4096; }',
+      'http {',
+      '  access_log off;',
+      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${work}/${t};`),
+      `  include ${work}/site.conf;`,
+      '}',
+    ].join('\n'),
+  );
+  const child = spawn(nginxBin, ['-p', work, '-c', join(work, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(child);
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${err}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.ok) return { child, url: `http://127.0.0.1:${port}` };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nginx did not come up: ${err}`);
+}
+
+async function mcpClient(url, key) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+  const client = new Client({ name: 'scale', version: '1' });
+  await client.connect(transport);
+  return client;
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+/** M clients, CALLS list calls in all; `halfway` runs once when half have been issued. */
+async function drive(url, key, { halfway, calls = CALLS } = {}) {
+  const clients = await Promise.all(Array.from({ length: CLIENTS }, () => mcpClient(url, key)));
+  const latencies = [];
+  const errors = [];
+  let issued = 0;
+  const tools = ['list_requests', 'list_clients'];
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (client) => {
+      while (issued < calls) {
+        const n = issued++;
+        if (n === Math.floor(calls / 2)) halfway?.();
+        const t = performance.now();
+        try {
+          const result = await client.callTool({ name: tools[n % 2], arguments: {} });
+          if (result.isError) errors.push(`tool error: ${JSON.stringify(result.content).slice(0, 200)}`);
+          else latencies.push(performance.now() - t);
+        } catch (error) {
+          errors.push(String(error?.message ?? error).slice(0, 200));
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  return { calls, seconds, perSecond: calls / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), errors };
+}
+
+/** Hook: POSTs per confirmed send across replicas, once confirmation tokens land (preview on one replica, send on another). */
+async function confirmedSends(/* url, key, sandbox */) {
+  return undefined;
+}
+
+const rows = [];
+const row = (...cells) => {
+  rows.push(cells);
+  note(cells.join(' · '));
+};
+const fmt = (r) => [`${r.perSecond.toFixed(0)} calls/s`, `p50 ${r.p50.toFixed(1)} ms`, `p99 ${r.p99.toFixed(1)} ms`, `${r.errors.length} errors`];
+
+note(`scale: ${REPLICAS} replicas behind ${nginxBin} round-robin, ${CLIENTS} clients, ${CALLS} list calls, ${KILL} one replica halfway; node ${process.version}`);
+const sandbox = await startSandbox();
+
+// ── N replicas behind nginx, one stopped halfway ─────────────────────────────────────────────
+const replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sandbox.url)));
+const lb = await startNginx(replicas.map((r) => r.port));
+await drive(lb.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined); // warm-up: JIT, connections
+let killedAt;
+const victim = replicas[0];
+const victimExit = once(victim.child, 'exit');
+const scaled = await drive(lb.url, sandbox.key, {
+  halfway: () => {
+    if (KILL === 'none') return;
+    killedAt = performance.now();
+    victim.child.kill(KILL);
+  },
+});
+const [victimCode, victimSignal] = KILL === 'none' ? [null, null] : await victimExit;
+row(`${REPLICAS} replicas behind nginx`, ...fmt(scaled), KILL === 'none' ? 'none stopped' : `replica on :${victim.port} ${KILL} halfway (exit ${victimCode ?? victimSignal})`);
+const sends = await confirmedSends(lb.url, sandbox.key, sandbox);
+row('POSTs per confirmed send', sends === undefined ? 'n/a until confirmation tokens land (hook: confirmedSends in scripts/scale.mjs)' : String(sends));
+for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGTERM');
+lb.child.kill('SIGQUIT');
+await Promise.all([...replicas.map((r) => (r.child.exitCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
+
+// ── one replica alone ──────────────────────────────────────────────────────────────────────
+const alone = await startReplica(sandbox.url);
+await drive(alone.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined);
+const single = await drive(alone.url, sandbox.key);
+row('1 replica alone (no nginx)', ...fmt(single));
+row('throughput ratio', `${(scaled.perSecond / single.perSecond).toFixed(2)}× (${REPLICAS} behind nginx, one stopped halfway / 1 alone)`, 'target ≥ 0.9×');
+alone.child.kill('SIGTERM');
+await once(alone.child, 'exit');
+sandbox.child.kill('SIGTERM');
+
+// ── p50 over HTTP against stdio, list_requests at 10,000 requests ────────────────────────────
+const big = await startSandbox(['--requests', '10000']);
+const http = await startReplica(big.url);
+const overHttp = await mcpClient(http.url, big.key);
+const stdioTransport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--log-level', 'error'], env: { PATH: process.env.PATH, DOCREQ_API_KEY: big.key, DOCREQ_BASE_URL: big.url } });
+const overStdio = new Client({ name: 'scale', version: '1' });
+await overStdio.connect(stdioTransport);
+const times = { http: [], stdio: [] };
+for (let i = 0; i < P50_RUNS + 3; i++) {
+  for (const [name, client] of [['http', overHttp], ['stdio', overStdio]]) {
+    const t = performance.now();
+    const result = await client.callTool({ name: 'list_requests', arguments: {} });
+    if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+    if (i >= 3) times[name].push(performance.now() - t);
+  }
+}
+const p50Http = pct(times.http, 50);
+const p50Stdio = pct(times.stdio, 50);
+row('list_requests @ 10,000, p50', `HTTP ${p50Http.toFixed(1)} ms`, `stdio ${p50Stdio.toFixed(1)} ms`, `ratio ${(p50Http / p50Stdio).toFixed(2)}×`, 'target ≤ 1.3×');
+await overStdio.close();
+await overHttp.close();
+http.child.kill('SIGTERM');
+big.child.kill('SIGTERM');
+
+say('');
+for (const r of rows) say(`| ${r.join(' | ')} |`);
+const errorSamples = [...new Set(scaled.errors.concat(single.errors))].slice(0, 5);
+if (errorSamples.length) say(`\nerrors (first distinct): \n${errorSamples.map((e) => `  ${e}`).join('\n')}`);
+if (killedAt === undefined && KILL !== 'none') say('(the replica was never stopped: fewer calls than expected?)');
+say(`\n${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim()}`);
+process.exit(0);

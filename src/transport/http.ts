@@ -1,0 +1,393 @@
+import { ApiState, proxySettings } from '../api/client.js';
+import { SendLedger } from '../send/ledger.js';
+import { Confirmations } from '../send/token.js';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ApiClientOptions } from '../api/client.js';
+import { checkBaseUrl, isLoopbackHost, loadConfig, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { createLogger } from '../log.js';
+import type { Sandbox } from '../sandbox/service.js';
+import type { SeedOptions } from '../sandbox/seed.js';
+import { createServer } from '../mcp/server.js';
+import { VERSION } from '../version.js';
+import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
+
+/**
+ * Team mode (contract §6): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
+ * the firm's key as a bearer token and gets a fresh MCP server and SDK transport built with that
+ * key, so any replica answers any request and nothing of the key outlives the request. What is
+ * kept between requests (rate-limit buckets; later the API client's caches) lives in a bounded
+ * store keyed by the key's fingerprint.
+ */
+
+export interface HttpSettings {
+  host: string;
+  port: number;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  rateLimit: number;
+}
+
+export interface HttpServiceOptions extends HttpSettings {
+  /** The configuration every request starts from (no key: each request brings its own). */
+  config: Config;
+  /** The service's base URL (checked). */
+  baseUrl: string;
+  /** Cap on one request body (default 1 MiB): beyond it 413. */
+  maxBodyBytes?: number;
+  /** Bound on one HTTP request, end to end (default the tool timeout + 5 s): beyond it 504. */
+  deadlineMs?: number;
+  /** Firms whose per-key state is kept at once (default 1,000; least recently used dropped). */
+  maxKeyScopes?: number;
+  /** Extra API client options (tests). */
+  api?: Partial<ApiClientOptions>;
+  /** Where access-log lines and server logs go (default stderr). */
+  write?: (line: string) => void;
+}
+
+export interface HttpService {
+  /** http://host:port, as bound. */
+  url: string;
+  port: number;
+  /** Per-key state, by fingerprint; the API client's caches can be kept here. */
+  store: KeyScopeStore;
+  fingerprint(key: string): string;
+  /** Requests being served now. */
+  readonly inflight: number;
+  /** Stops accepting, lets requests in flight finish (at most `drainMs`), then closes every connection. Resolves true when all finished. */
+  close(drainMs?: number): Promise<boolean>;
+}
+
+const MCP_PATH = '/mcp';
+const DEFAULT_MAX_BODY = 1024 * 1024;
+/** While draining: how long without a new request before open connections are closed. */
+const QUIET_MS = 250;
+const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
+
+/** Reads the team-mode settings the same way loadConfig reads the others: the flag wins, then the environment, then the default. */
+export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { settings: HttpSettings; problems: string[] } {
+  const problems: string[] = [];
+  const read = <N extends SettingName>(name: N) => {
+    const setting = SETTINGS[name];
+    const fromFlag = flags[name];
+    const fromEnv = env[setting.env];
+    const text = fromFlag !== undefined ? String(fromFlag) : fromEnv === undefined || fromEnv === '' ? setting.default : fromEnv;
+    if (text === undefined) return undefined;
+    const parsed = setting.schema.safeParse(text);
+    if (parsed.success) return parsed.data as unknown;
+    problems.push(`${setting.env} (or ${setting.flag ?? ''}) ${parsed.error.issues.map((i) => i.message).join('; ')}: got "${text.slice(0, 200)}".`);
+    return undefined;
+  };
+  const settings: HttpSettings = {
+    host: (read('httpHost') as string | undefined) ?? '127.0.0.1',
+    port: (read('httpPort') as number | undefined) ?? 8787,
+    allowedHosts: ((read('allowedHosts') as string[] | undefined) ?? []).map((h) => h.toLowerCase()),
+    allowedOrigins: ((read('allowedOrigins') as string[] | undefined) ?? []).map((o) => o.replace(/\/$/, '').toLowerCase()),
+    rateLimit: (read('rateLimit') as number | undefined) ?? 120,
+  };
+  return { settings, problems };
+}
+
+/** The bearer key of a request, or why there is none. */
+export function bearerKey(header: string | undefined): { key: string } | { missing: 'absent' | 'malformed' } {
+  if (header === undefined || header.trim() === '') return { missing: 'absent' };
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  if (!match || !TOKEN.test(match[1]!) || match[1]!.length > 1024) return { missing: 'malformed' };
+  return { key: match[1]! };
+}
+
+function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
+  if (!host) return false;
+  const full = host.toLowerCase();
+  const name = full.startsWith('[') ? full.slice(0, full.indexOf(']') + 1) : full.replace(/:\d+$/, '');
+  return allowed.includes(full) || allowed.includes(name);
+}
+
+interface RpcSummary {
+  rpc: string[];
+  tools: string[];
+  toolCalls: number;
+}
+
+function summarise(body: unknown): RpcSummary {
+  const messages = Array.isArray(body) ? body : [body];
+  const out: RpcSummary = { rpc: [], tools: [], toolCalls: 0 };
+  for (const m of messages.slice(0, 100)) {
+    if (!m || typeof m !== 'object') continue;
+    const method = (m as { method?: unknown }).method;
+    if (typeof method !== 'string') continue;
+    out.rpc.push(method.slice(0, 64));
+    if (method === 'tools/call') {
+      out.toolCalls++;
+      const name = (m as { params?: { name?: unknown } }).params?.name;
+      out.tools.push(typeof name === 'string' ? name.slice(0, 64) : '?');
+    }
+  }
+  return out;
+}
+
+function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** Reads the body up to `cap` bytes: the text, or undefined when it is larger. */
+function readBody(req: IncomingMessage, cap: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > cap) return resolve(undefined);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > cap) {
+        req.off('data', onData);
+        req.resume(); // discard the rest; the connection is closed after the 413
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Starts the team-mode HTTP service. */
+export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
+  const write = options.write ?? ((line: string) => void process.stderr.write(line));
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const deadlineMs = options.deadlineMs ?? options.config.timeoutMs + 5_000;
+  const fingerprinter = new KeyFingerprinter();
+  const store = new KeyScopeStore(options.maxKeyScopes ?? 1_000);
+  const allowedOrigins = new Set(options.allowedOrigins);
+  const active = new Set<ServerResponse>();
+  let draining = false;
+  let lastRequestAt = 0;
+  // One connection pool to the service for the whole process, whatever the key: connections carry
+  // no credentials (the key is a header of each API call), and warm connections answer faster.
+  const undici = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
+  const { Agent, EnvHttpProxyAgent } = undici.default ?? undici;
+  const proxies = proxySettings(process.env);
+  const poolOptions = { keepAliveTimeout: 4_000, connections: 64 };
+  const sharedPool = proxies.httpProxy || proxies.httpsProxy ? new EnvHttpProxyAgent({ ...poolOptions, ...proxies }) : new Agent(poolOptions);
+  // Once-only sending for every firm this process serves: the ledger is keyed by key fingerprint,
+  // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
+  const sending = { ledger: new SendLedger(), confirmations: new Confirmations(options.config.tokenSecret) };
+
+  const accessLog = (entry: Record<string, unknown>) => write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+
+  async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    entry.path = path.slice(0, 200);
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION }));
+    }
+    if (!hostAllowed(req.headers.host, options.allowedHosts)) {
+      return jsonError(res, 403, 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).');
+    }
+    const origin = req.headers.origin;
+    const originOk = origin !== undefined && allowedOrigins.has(origin.toLowerCase());
+    if (origin !== undefined && !originOk) return jsonError(res, 403, 'Forbidden: this Origin is not allowed (DOCREQ_ALLOWED_ORIGINS).');
+    if (originOk) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, WWW-Authenticate, Retry-After');
+    }
+    if (path !== MCP_PATH) return jsonError(res, 404, `Not found: MCP is served at ${MCP_PATH}.`);
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { 'Access-Control-Allow-Methods': 'POST, GET, DELETE', 'Access-Control-Allow-Headers': CORS_HEADERS, 'Access-Control-Max-Age': '600' });
+      return void res.end();
+    }
+
+    const bearer = bearerKey(req.headers.authorization);
+    if ('missing' in bearer) {
+      const challenge = bearer.missing === 'absent' ? 'Bearer realm="docreq-mcp"' : 'Bearer realm="docreq-mcp", error="invalid_request", error_description="malformed bearer token"';
+      return jsonError(res, 401, "Unauthorized: send the firm's API key as Authorization: Bearer <key>.", { 'WWW-Authenticate': challenge });
+    }
+    const key = bearer.key;
+    const fingerprint = fingerprinter.fingerprint(key);
+    entry.key = fingerprint;
+    if (req.method !== 'POST') {
+      // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
+      return jsonError(res, 405, 'Method not allowed: this stateless server takes POST only.', { Allow: 'POST' });
+    }
+
+    const text = await readBody(req, maxBody);
+    if (text === undefined) return jsonError(res, 413, `Request body larger than ${maxBody} bytes.`, { Connection: 'close' });
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return jsonError(res, 400, 'Parse error: invalid JSON.', {}, -32700);
+    }
+    const summary = summarise(body);
+    if (summary.rpc.length) entry.rpc = summary.rpc.join(',');
+    if (summary.tools.length) entry.tool = summary.tools.join(',');
+
+    if (summary.toolCalls > 0) {
+      const bucket = store.scope(fingerprint).ensure('rate', () => new RateBucket(options.rateLimit));
+      const waitMs = bucket.take(summary.toolCalls);
+      if (waitMs > 0) {
+        const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+        return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
+      }
+    }
+    const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl } };
+    const logger = createLogger(config.logLevel, [key], write);
+    // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
+    const state = store.scope(fingerprint).ensure('api', () => new ApiState());
+    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const deadline = setTimeout(() => {
+      entry.deadline = true;
+      jsonError(res, 504, `The request took longer than ${deadlineMs} ms and was stopped; if it was a send, check list_requests before trying again.`);
+      void mcp.close();
+    }, deadlineMs);
+    res.on('close', () => {
+      clearTimeout(deadline);
+      void transport.close().catch(() => undefined);
+      void mcp.close().catch(() => undefined);
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  const server: Server = createHttpServer((req, res) => {
+    const started = performance.now();
+    const entry: Record<string, unknown> = { method: req.method, path: undefined };
+    active.add(res);
+    lastRequestAt = Date.now();
+    // While draining, every answer says Connection: close, whatever the SDK's own headers say (its
+    // SSE answers say keep-alive), so a proxy stops reusing connections here without a race.
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      if (draining) {
+        const headers = args[args.length - 1];
+        if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
+          for (const name of Object.keys(headers)) if (name.toLowerCase() === 'connection') delete (headers as Record<string, unknown>)[name];
+        }
+        res.setHeader('Connection', 'close');
+      }
+      return writeHead(...args);
+    });
+    res.on('close', () => {
+      active.delete(res);
+      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
+    });
+    handle(req, res, entry).catch((error: unknown) => {
+      entry.error = error instanceof Error ? error.message.slice(0, 200) : 'failed';
+      jsonError(res, 500, 'Internal error while handling the request.', {}, -32603);
+    });
+  });
+  // Bounds on slow clients: headers within 10 s, the whole request within 30 s. Keep-alive longer
+  // than a proxy's (nginx: 60 s) so the proxy, not this server, closes idle connections.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 65_000;
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    store,
+    fingerprint: (key) => fingerprinter.fingerprint(key),
+    get inflight() {
+      return active.size;
+    },
+    async close(drainMs = 10_000) {
+      if (!draining) {
+        draining = true;
+        // Stop listening, but keep open connections: a request already on its way over one is
+        // served (with Connection: close), rather than reset under a proxy that cannot retry a POST.
+        NetServer.prototype.close.call(server);
+      }
+      // Wait until nothing is in flight and nothing new has come for a moment: a proxy's idle
+      // connections here are used up (each answered with Connection: close) before they are closed.
+      const deadline = Date.now() + drainMs;
+      while (Date.now() < deadline && (active.size > 0 || Date.now() - lastRequestAt < QUIET_MS)) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const finished = active.size === 0;
+      for (const socket of sockets) socket.destroy();
+      await sharedPool.close().catch(() => undefined);
+      return finished;
+    },
+  };
+}
+
+/**
+ * `docreq-mcp --transport http`: reads the team-mode settings, refuses what would be unsafe,
+ * starts the sandbox when asked, serves, and drains on SIGTERM / SIGINT.
+ */
+export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = process.env, options: { sandbox?: SeedOptions } = {}): Promise<HttpService> {
+  const fail = (message: string): never => {
+    process.stderr.write(`docreq-mcp: ${message}\n`);
+    process.exit(2);
+  };
+  if (env.DOCREQ_API_KEY?.trim() || env.DOCREQ_API_KEY_FILE?.trim()) {
+    fail('DOCREQ_API_KEY (or DOCREQ_API_KEY_FILE) is set, but team mode (--transport http) takes the key from each request\'s Authorization header: a key of the service\'s own would let anyone who reaches the port act as the firm. Unset it and start again.');
+  }
+  const { settings, problems } = loadHttpSettings(flags, env);
+  if (problems.length) fail(`team mode cannot start:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+
+  let sandbox: Sandbox | undefined;
+  let baseUrl: string;
+  if (options.sandbox) {
+    sandbox = await (await import('../sandbox/service.js')).startSandbox(options.sandbox);
+    baseUrl = sandbox.url;
+    const k = sandbox.keys;
+    process.stderr.write(
+      `docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n` +
+        `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`,
+    );
+  } else {
+    const text = flags.baseUrl !== undefined ? String(flags.baseUrl) : env.DOCREQ_BASE_URL;
+    if (!text?.trim()) fail('team mode needs DOCREQ_BASE_URL (or --base-url): the service every request is sent to. To try it, add --sandbox.');
+    const checked = checkBaseUrl(text!.trim());
+    if (!checked.ok) fail(`DOCREQ_BASE_URL (or --base-url) ${checked.reason}.`);
+    baseUrl = (checked as { url: string }).url;
+  }
+
+  const config = loadConfig(flags, { ...env, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
+  config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
+  const logger = createLogger(config.logLevel);
+  for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
+  if (!isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) && settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))) {
+    logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
+  }
+
+  const service = await startHttpService({ ...settings, config, baseUrl });
+  logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; the key comes with each request)${config.readOnly ? ', read-only' : ''}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal}: no new connections; letting ${service.inflight} request(s) in flight finish (at most 10 s)`);
+    void service.close(10_000).then(async (finished) => {
+      if (!finished) logger.warn(`stopped with ${service.inflight} request(s) still in flight`);
+      await sandbox?.close();
+      process.exit(finished ? 0 : 1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  return service;
+}

@@ -1,0 +1,131 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/**
+ * Team mode holds no key of its own: each HTTP request carries the firm's key. Anything kept
+ * between requests (rate-limit buckets now; the API client's client-list and revalidation caches
+ * later) is kept per key *fingerprint*, never per key, in a bounded store.
+ */
+
+/** Fingerprints keys under a per-process random secret: stable within a process, useless outside it. */
+export class KeyFingerprinter {
+  private readonly secret: Buffer;
+
+  constructor(secret: Buffer = randomBytes(32)) {
+    this.secret = secret;
+  }
+
+  /** HMAC-SHA256 of the key, first 12 hex characters: safe to log, not reversible, not comparable across processes. */
+  fingerprint(key: string): string {
+    return createHmac('sha256', this.secret).update(key, 'utf8').digest('hex').slice(0, 12);
+  }
+}
+
+/**
+ * One firm's (one key's) slots. Each feature owns a slot name (e.g. "rate", "clients", "etags")
+ * and decides what it keeps there; the whole scope is dropped when the firm is evicted.
+ */
+export class KeyScope {
+  private readonly slots = new Map<string, unknown>();
+
+  constructor(readonly fingerprint: string) {}
+
+  get<T>(slot: string): T | undefined {
+    return this.slots.get(slot) as T | undefined;
+  }
+
+  /** The slot's value, made with `create` the first time. */
+  ensure<T>(slot: string, create: () => T): T {
+    if (!this.slots.has(slot)) this.slots.set(slot, create());
+    return this.slots.get(slot) as T;
+  }
+
+  set(slot: string, value: unknown): void {
+    this.slots.set(slot, value);
+  }
+
+  delete(slot: string): void {
+    this.slots.delete(slot);
+  }
+
+  /** Drops everything kept for this key (e.g. after a 401 or a send). */
+  clear(): void {
+    this.slots.clear();
+  }
+
+  get size(): number {
+    return this.slots.size;
+  }
+}
+
+/**
+ * A least-recently-used map of fingerprint → KeyScope, holding at most `maxScopes` firms. Whatever
+ * is kept per key lives in a scope, so the memory kept for keys is bounded by the number of scopes
+ * times what each slot bounds itself to.
+ */
+export class KeyScopeStore {
+  private readonly scopes = new Map<string, KeyScope>();
+
+  constructor(readonly maxScopes = 1_000) {
+    if (!Number.isInteger(maxScopes) || maxScopes < 1) throw new RangeError('maxScopes must be a positive integer');
+  }
+
+  /** The scope for this fingerprint, made (and the least recently used one evicted) when new. */
+  scope(fingerprint: string): KeyScope {
+    let scope = this.scopes.get(fingerprint);
+    if (scope) {
+      // Map keeps insertion order: re-inserting marks it most recently used.
+      this.scopes.delete(fingerprint);
+    } else {
+      scope = new KeyScope(fingerprint);
+      while (this.scopes.size >= this.maxScopes) {
+        const oldest = this.scopes.keys().next().value as string;
+        this.scopes.get(oldest)?.clear();
+        this.scopes.delete(oldest);
+      }
+    }
+    this.scopes.set(fingerprint, scope);
+    return scope;
+  }
+
+  /** Looks without creating and without touching recency. */
+  peek(fingerprint: string): KeyScope | undefined {
+    return this.scopes.get(fingerprint);
+  }
+
+  drop(fingerprint: string): void {
+    this.scopes.get(fingerprint)?.clear();
+    this.scopes.delete(fingerprint);
+  }
+
+  get size(): number {
+    return this.scopes.size;
+  }
+}
+
+/**
+ * A token bucket per key: `perMinute` tool calls a minute, bursts up to `perMinute`. `take`
+ * answers 0 when allowed, otherwise the milliseconds until the next call would be.
+ */
+export class RateBucket {
+  private tokens: number;
+  private at: number;
+
+  constructor(
+    private readonly perMinute: number,
+    now = Date.now(),
+  ) {
+    this.tokens = perMinute;
+    this.at = now;
+  }
+
+  take(count = 1, now = Date.now()): number {
+    const ratePerMs = this.perMinute / 60_000;
+    this.tokens = Math.min(this.perMinute, this.tokens + (now - this.at) * ratePerMs);
+    this.at = now;
+    if (this.tokens >= count) {
+      this.tokens -= count;
+      return 0;
+    }
+    return Math.ceil((Math.min(count, this.perMinute) - this.tokens) / ratePerMs);
+  }
+}

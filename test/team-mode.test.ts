@@ -1,0 +1,267 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
+import { bearerKey, loadHttpSettings, startHttpService, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
+import { ALL_KEYS, captured, FAST_API, sandbox } from './helpers.js';
+
+const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+const sb = await sandbox();
+const harbor = sb.firms.get(sb.keys.harbor)!;
+const logLines: string[] = [];
+
+async function service(overrides: Partial<HttpServiceOptions> = {}): Promise<HttpService> {
+  const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url });
+  const svc = await startHttpService({
+    host: '127.0.0.1',
+    port: 0,
+    allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
+    allowedOrigins: [],
+    rateLimit: 1_000,
+    config,
+    baseUrl: sb.url,
+    api: FAST_API,
+    write: (line) => {
+      logLines.push(line);
+      captured.push(line);
+    },
+    ...overrides,
+  });
+  afterAll(() => svc.close(1_000));
+  return svc;
+}
+
+async function connectHttp(url: string, key: string | undefined, headers: Record<string, string> = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...headers } },
+  });
+  const client = new Client({ name: 'team-test', version: '1' });
+  await client.connect(transport);
+  return {
+    client,
+    async call(name: string, args: Record<string, unknown> = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      captured.push(JSON.stringify(result));
+      return result;
+    },
+  };
+}
+
+/** A raw request with any headers (fetch cannot set Host). */
+function raw(url: string, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer } = {}) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const u = new URL(url);
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, method: options.method ?? 'POST', path: options.path ?? '/mcp', headers: options.headers, agent: false },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+const listCall = (id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_clients', arguments: { limit: 1 } } });
+
+describe('team mode over Streamable HTTP (in process)', () => {
+  let svc: HttpService;
+  beforeAll(async () => {
+    svc = await service();
+  });
+
+  it('serves two firms at once, each request with its own key, each seeing only its own data', async () => {
+    const [demo, other] = await Promise.all([connectHttp(svc.url, sb.keys.demo), connectHttp(svc.url, sb.keys.harbor)]);
+    const rounds = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? other : demo).call('list_clients', { limit: 500 })),
+    );
+    for (const [i, result] of rounds.entries()) {
+      const firm = i % 2 ? harbor : sb.demoFirm;
+      const s = result.structuredContent as { total: number; clients: { id: string }[] };
+      expect(result.isError).toBeFalsy();
+      expect(s.total).toBe(firm.clients.length);
+      expect(new Set(s.clients.map((c) => c.id))).toEqual(new Set(firm.clients.map((c) => c.id)));
+    }
+    expect(harbor.clients.length).not.toBe(sb.demoFirm.clients.length);
+    const tools = (await demo.client.listTools()).tools.map((t) => t.name);
+    expect(tools).toEqual(['list_clients', 'list_requests', 'create_request']);
+    await Promise.all([demo.client.close(), other.client.close()]);
+  });
+
+  it('answers 401 with WWW-Authenticate: Bearer before any MCP processing when no key is sent', async () => {
+    const before = sb.calls.length;
+    const none = await raw(svc.url, { headers: MCP_HEADERS, body: listCall() });
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toMatch(/^Bearer /);
+    const malformed = await raw(svc.url, { headers: { ...MCP_HEADERS, Authorization: 'Basic abc' }, body: listCall() });
+    expect(malformed.status).toBe(401);
+    expect(malformed.headers['www-authenticate']).toContain('invalid_request');
+    await expect(connectHttp(svc.url, undefined)).rejects.toThrow(/401|Unauthorized/);
+    expect(sb.calls.length).toBe(before);
+  });
+
+  it('refuses a foreign Host (DNS rebinding) and a foreign Origin with 403, and allows a listed Origin', async () => {
+    const host = await raw(svc.url, { headers: { ...MCP_HEADERS, Host: 'attacker.example', Authorization: `Bearer ${sb.keys.demo}` }, body: listCall() });
+    expect(host.status).toBe(403);
+    expect(host.body).toContain('DOCREQ_ALLOWED_HOSTS');
+    const origin = await raw(svc.url, { headers: { ...MCP_HEADERS, Origin: 'https://attacker.example', Authorization: `Bearer ${sb.keys.demo}` }, body: listCall() });
+    expect(origin.status).toBe(403);
+    expect(origin.body).toContain('DOCREQ_ALLOWED_ORIGINS');
+    await expect(connectHttp(svc.url, sb.keys.demo, { Origin: 'https://attacker.example' })).rejects.toThrow(/Origin is not allowed/);
+
+    const withOrigin = await service({ allowedOrigins: ['https://app.example.com'] });
+    const ok = await raw(withOrigin.url, { headers: { ...MCP_HEADERS, Origin: 'https://app.example.com', Authorization: `Bearer ${sb.keys.demo}` }, body: listCall() });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    const localhostPort = await raw(svc.url.replace('127.0.0.1', 'localhost'), { headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}` }, body: listCall() });
+    expect(localhostPort.status).toBe(200);
+  });
+
+  it('caps request bodies (413) and answers /healthz, GET /mcp (405) and unknown paths (404)', async () => {
+    const big = Buffer.alloc(2 * 1024 * 1024, 'a');
+    const tooLarge = await raw(svc.url, { headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}` }, body: big });
+    expect(tooLarge.status).toBe(413);
+    const health = await raw(svc.url, { method: 'GET', path: '/healthz' });
+    expect(health.status).toBe(200);
+    const get = await raw(svc.url, { method: 'GET', headers: { Authorization: `Bearer ${sb.keys.demo}`, Accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    expect((await raw(svc.url, { method: 'GET', path: '/other' })).status).toBe(404);
+  });
+
+  it('rate-limits tool calls per key with 429 and Retry-After; another key is not affected', async () => {
+    const limited = await service({ rateLimit: 3 });
+    const send = (key: string, id: number) => raw(limited.url, { headers: { ...MCP_HEADERS, Authorization: `Bearer ${key}` }, body: listCall(id) });
+    for (let i = 0; i < 3; i++) expect((await send(sb.keys.demo, i)).status).toBe(200);
+    const refused = await send(sb.keys.demo, 9);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.body).toContain('DOCREQ_RATE_LIMIT');
+    expect((await send(sb.keys.harbor, 10)).status).toBe(200);
+    // tools/list is not a tool call: still served
+    const list = await raw(limited.url, { headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(list.status).toBe(200);
+  });
+
+  it('writes one JSON access-log line per request with the tool and the key fingerprint, never the key', async () => {
+    const demo = await connectHttp(svc.url, sb.keys.demo);
+    await demo.call('list_requests', { overdue: true });
+    await demo.client.close();
+    const entries = logLines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const call = entries.find((e) => e.tool === 'list_requests')!;
+    expect(call).toMatchObject({ method: 'POST', path: '/mcp', status: 200, key: svc.fingerprint(sb.keys.demo) });
+    expect(typeof call.ms).toBe('number');
+    expect(call.key).toMatch(/^[0-9a-f]{12}$/);
+    for (const line of logLines) for (const key of ALL_KEYS) expect(line).not.toContain(key);
+  });
+});
+
+describe('per-key state', () => {
+  it('fingerprints keys with a per-process secret: 12 hex characters, stable within a process, different across', () => {
+    const a = new KeyFingerprinter();
+    const b = new KeyFingerprinter();
+    expect(a.fingerprint('k1')).toMatch(/^[0-9a-f]{12}$/);
+    expect(a.fingerprint('k1')).toBe(a.fingerprint('k1'));
+    expect(a.fingerprint('k1')).not.toBe(a.fingerprint('k2'));
+    expect(a.fingerprint('k1')).not.toBe(b.fingerprint('k1'));
+  });
+
+  it('keeps at most N firms, dropping the least recently used', () => {
+    const store = new KeyScopeStore(2);
+    store.scope('a').set('clients', [1]);
+    store.scope('b').set('clients', [2]);
+    store.scope('a'); // a is now the most recent
+    store.scope('c');
+    expect(store.size).toBe(2);
+    expect(store.peek('b')).toBeUndefined();
+    expect(store.peek('a')?.get('clients')).toEqual([1]);
+  });
+
+  it('refills the rate bucket over time and says how long to wait', () => {
+    const bucket = new RateBucket(60, 0);
+    for (let i = 0; i < 60; i++) expect(bucket.take(1, 0)).toBe(0);
+    expect(bucket.take(1, 0)).toBe(1_000);
+    expect(bucket.take(1, 1_000)).toBe(0);
+  });
+
+  it('parses bearer keys strictly and reads team-mode settings, refusing bad ones', () => {
+    expect(bearerKey('Bearer abc.DEF-1')).toEqual({ key: 'abc.DEF-1' });
+    expect(bearerKey(undefined)).toEqual({ missing: 'absent' });
+    expect(bearerKey('Bearer a b')).toEqual({ missing: 'malformed' });
+    expect(loadHttpSettings({}, {}).settings).toEqual({ host: '127.0.0.1', port: 8787, allowedHosts: ['localhost', '127.0.0.1', '[::1]'], allowedOrigins: [], rateLimit: 120 });
+    const bad = loadHttpSettings({ httpPort: '99999' }, { DOCREQ_ALLOWED_ORIGINS: 'not a url', DOCREQ_RATE_LIMIT: '0' });
+    expect(bad.problems.join('\n')).toMatch(/DOCREQ_HTTP_PORT[\s\S]*DOCREQ_ALLOWED_ORIGINS[\s\S]*DOCREQ_RATE_LIMIT/);
+  });
+
+  it.todo('a confirmation token issued by one replica is accepted by another sharing DOCREQ_TOKEN_SECRET, and sends exactly once (after confirmation tokens land)');
+});
+
+describe('the built binary in team mode', () => {
+  beforeAll(() => {
+    if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
+  });
+
+  async function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    while (!/serving MCP over HTTP at (\S+)\/mcp/.test(stderr)) {
+      if (child.exitCode !== null) throw new Error(`exited: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return { child, url: /serving MCP over HTTP at (\S+)\/mcp/.exec(stderr)![1]!, stderr: () => stderr };
+  }
+
+  it('refuses to start with DOCREQ_API_KEY set', async () => {
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    captured.push(stderr);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('DOCREQ_API_KEY');
+    expect(stderr).toContain('Authorization');
+  });
+
+  it('with --sandbox prints the demo keys on stderr and serves them', async () => {
+    const { child, url, stderr } = await start(['--sandbox']);
+    const key = /demo (\S+);/.exec(stderr())![1]!;
+    const demo = await connectHttp(url, key);
+    const result = await demo.call('list_clients', { search: 'sam taylor' });
+    expect((result.structuredContent as { matched: number }).matched).toBe(2);
+    await demo.client.close();
+    child.kill('SIGTERM');
+    expect((await once(child, 'exit'))[0]).toBe(0);
+  });
+
+  it('on SIGTERM stops accepting, lets the call in flight finish, then exits 0', async () => {
+    const { child, url, stderr } = await start([], { DOCREQ_BASE_URL: sb.url });
+    const demo = await connectHttp(url, sb.keys.demo);
+    sb.clearFaults();
+    sb.inject('GET /api/v1/requests', { kind: 'latency', ms: 1_500 }, { times: 1 });
+    const marker = sb.calls.length;
+    const inFlight = demo.call('list_requests', {});
+    while (!sb.calls.slice(marker).some((c) => c.path === '/api/v1/requests')) await new Promise((r) => setTimeout(r, 10));
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    // no new connections while draining
+    await expect(raw(url, { method: 'GET', path: '/healthz' })).rejects.toThrow(/ECONNREFUSED/);
+    const result = await inFlight;
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { total: number }).total).toBe(sb.demoFirm.requests.length);
+    const [code] = (await exited) as [number];
+    captured.push(stderr());
+    expect(code).toBe(0);
+    expect(stderr()).toContain('SIGTERM');
+    for (const key of ALL_KEYS) expect(stderr()).not.toContain(key);
+  });
+});

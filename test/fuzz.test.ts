@@ -41,9 +41,10 @@ const anyValue = fc.letrec((tie) => ({
  * Text a person can see, as the contract defines what may be e-mailed: no control, format (bidi,
  * zero-width, tag) or other default-ignorable character, and something visible.
  */
-const INVISIBLE_CHAR = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
-const visibleText = (max: number) =>
-  fc.string({ unit: 'grapheme', minLength: 1, maxLength: max }).filter((s) => s.trim().length > 0 && !INVISIBLE_CHAR.test(s.replace(/[\ufe0e\ufe0f]/g, '')));
+// Drawn from a visible alphabet (letters of several scripts, digits, punctuation, emoji, a combining
+// accent that NFC composes): filtering arbitrary Unicode for visibility rejects almost every long string.
+const VISIBLE = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;-&/()#%+éèüöçñßÅØ€£¥中文字한국어日本語😀🎉📄', 'e\u0301', 'A\u030a', '❤️'];
+const visibleText = (max: number) => fc.string({ unit: fc.constantFrom(...VISIBLE), minLength: 1, maxLength: max }).filter((s) => s.trim().length > 0);
 const invisibleChar = fc.constantFrom('\u0000', '\u0007', '\u001b', '\u0085', '\u200b', '\u200d', '\u200e', '\u202a', '\u202e', '\u2066', '\u2069', '\u2060', '\u2063', '\u061c', '\u180e', '\ufeff', '\u00ad', '\u{E0001}', '\u{E0041}', '\u{E007F}', '\u2028', '\u3164', '\u034f');
 
 /** Argument objects that mix the tool's own field names with anything at all, sometimes JSON-encoded. */
@@ -100,7 +101,7 @@ describe('fuzzing tool input', () => {
         expect(result.text).toContain(inTitle ? 'title: must not contain invisible' : 'items[1].name: must not contain invisible');
         expect(sb.calls).toHaveLength(0);
       }),
-      { numRuns: Math.max(100, RUNS / 3) },
+      { numRuns: Math.max(100, Math.round(RUNS / 3)) },
     );
   });
 

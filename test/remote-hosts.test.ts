@@ -1,3 +1,4 @@
+import { TOOLS as CATALOGUE } from '../src/tools/index.js';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,7 +51,7 @@ async function listWith(headers: Record<string, string>): Promise<string[]> {
 }
 
 const bearer = z.object({ Authorization: z.string().regex(/^Bearer \S+$/) }).strict();
-const TOOLS = ['list_clients', 'list_requests', 'create_request'];
+const TOOLS = CATALOGUE.map((t) => t.name);
 
 describe('README: remote use (team mode)', () => {
   it('shows deploy/nginx.conf exactly as npm run scale runs it', () => {

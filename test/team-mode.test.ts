@@ -1,3 +1,4 @@
+import { TOOLS } from '../src/tools/index.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -93,7 +94,7 @@ describe('team mode over Streamable HTTP (in process)', () => {
     }
     expect(harbor.clients.length).not.toBe(sb.demoFirm.clients.length);
     const tools = (await demo.client.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(['list_clients', 'list_requests', 'create_request']);
+    expect(tools).toEqual(TOOLS.map((t) => t.name));
     await Promise.all([demo.client.close(), other.client.close()]);
   });
 
@@ -201,7 +202,38 @@ describe('per-key state', () => {
     expect(bad.problems.join('\n')).toMatch(/DOCREQ_HTTP_PORT[\s\S]*DOCREQ_ALLOWED_ORIGINS[\s\S]*DOCREQ_RATE_LIMIT/);
   });
 
-  it.todo('a confirmation token issued by one replica is accepted by another sharing DOCREQ_TOKEN_SECRET, and sends exactly once (after confirmation tokens land)');
+  it('a token issued by one replica is accepted by another sharing DOCREQ_TOKEN_SECRET; used again on either, nothing more is sent', async () => {
+    const secret = 'team-secret-'.repeat(4);
+    const auto = (svcSecret: string) => loadConfig({}, { DOCREQ_BASE_URL: sb.url, DOCREQ_TOKEN_SECRET: svcSecret });
+    const a = await service({ config: auto(secret) });
+    const b = await service({ config: auto(secret) });
+    const other = await service({ config: auto('another-secret-'.repeat(3)) });
+    const onA = await connectHttp(a.url, sb.keys.demo);
+    const onB = await connectHttp(b.url, sb.keys.demo);
+    const onOther = await connectHttp(other.url, sb.keys.demo);
+    const args = { client: sb.demoFirm.clients[3]!.id, title: `Across replicas ${Date.now()}`, items: [{ name: 'Signed engagement letter' }] };
+    // Team mode has no elicitation to rely on: the first call previews and hands out a token.
+    const preview = await onA.call('create_request', args);
+    const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
+    expect((preview.structuredContent as { outcome: string }).outcome).toBe('previewed');
+    const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
+    const before = posts();
+    const emails = sb.emails.length;
+    // A replica with another secret cannot verify it: it previews again and sends nothing.
+    expect((await onOther.call('create_request', { ...args, confirmationToken: token })).structuredContent).toMatchObject({ outcome: 'previewed' });
+    expect(posts()).toBe(before);
+    const sent = await onB.call('create_request', { ...args, confirmationToken: token });
+    expect(sent.structuredContent).toMatchObject({ outcome: 'sent', sent: true });
+    // Used again on the same replica: answered from its ledger, no POST.
+    expect((await onB.call('create_request', { ...args, confirmationToken: token })).structuredContent).toMatchObject({ outcome: 'already_sent' });
+    // Used again on the replica that issued it (no memory of the send): its POST carries the same
+    // Idempotency-Key, so the service answers with the first result and sends no second e-mail.
+    await onA.call('create_request', { ...args, confirmationToken: token });
+    expect(sb.emails.length).toBe(emails + 1);
+    const keys = sb.callsTo('POST', '/api/v1/requests').slice(before).map((c) => c.idempotencyKey);
+    expect(new Set(keys).size).toBe(1);
+    for (const c of [onA, onB, onOther]) await c.client.close();
+  });
 });
 
 describe('the built binary in team mode', () => {

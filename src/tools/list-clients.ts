@@ -3,7 +3,7 @@ import { clientRecord, type Client, type RequestRecord } from '../api/records.js
 import { defineTool } from './define.js';
 import { bump, fold, newCounts, oneLine, pageText, quoted } from './render.js';
 import { dueDay, isOpen } from './request-facts.js';
-import { count, nameKeys, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { count, nameKeys, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, pageInput } from './list-text.js';
 
@@ -106,7 +106,6 @@ export const listClients = defineTool({
     const { slice, nextOffset } = page(matches, offset, limit);
 
     const notes: string[] = [];
-    if (revalidated) notes.push('Revalidated: the service confirmed the clients are unchanged since the last call, so the copy read then was used.');
     let shared = new Map<string, Client[]>();
     if (join) {
       shared = sharedNames(all, keyOf);
@@ -126,7 +125,7 @@ export const listClients = defineTool({
       hint = `No client has status ${quoted(status, 30)}. Statuses that occur: ${statusText(byStatus, 20)}.`;
     }
     return {
-      text: pageText([header, ...notes.map((n) => `Note: ${n}`)].join('\n'), slice.map((c) => joinedLine(c, shared.has(keys.get(c) ?? ''))), offset, matches.length, hint),
+      text: pageText([header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'), slice.map((c) => joinedLine(c, shared.has(keys.get(c) ?? ''))), offset, matches.length, hint),
       structured: { total: all.length, matched: matches.length, offset, returned: slice.length, nextOffset, byStatus: { ...byStatus }, clients: slice, notes },
     };
   },

@@ -5,7 +5,7 @@ import { defineTool } from './define.js';
 import { bump, dayText, fold, newCounts, oneLine, pageText, quoted } from './render.js';
 import { addDays } from '../clock.js';
 import { dueDay, isOpen } from './request-facts.js';
-import { count, nameKey, nameKeys, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { count, nameKey, nameKeys, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
 
@@ -277,7 +277,6 @@ export const listRequests = defineTool({
 
     // Notes: names shared by several clients among what matched, and other names an exact client name is part of.
     const notes: string[] = [];
-    if (revalidated) notes.push('Revalidated: the service confirmed the requests are unchanged since the last call, so the copy read then was used.');
     if (shared.size) {
       const perName = new Map<string, number>();
       if (grouped) for (const g of groups.values()) perName.set(keyOf(g.clientName), (perName.get(keyOf(g.clientName)) ?? 0) + g.requests);
@@ -330,7 +329,7 @@ export const listRequests = defineTool({
         rows: { noun: 'client name', count: list.length }, order: GROUP_SORT_TEXT[sort],
       });
       return {
-        text: pageText([header, ...noteText].join('\n'), out.map(groupLine), offset, list.length, hint),
+        text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), out.map(groupLine), offset, list.length, hint),
         structured: { ...base, offset, returned: out.length, nextOffset, requests: [], groups: out, groupCount: list.length },
       };
     }
@@ -340,7 +339,7 @@ export const listRequests = defineTool({
     const requests: RequestOut[] = slice.map(({ record, overdue }) => ({ ...record, overdue }));
     const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });
     return {
-      text: pageText([header, ...noteText].join('\n'), requests.map(requestLine), offset, rows.length, hint),
+      text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), requests.map(requestLine), offset, rows.length, hint),
       structured: { ...base, offset, returned: requests.length, nextOffset, requests },
     };
   },

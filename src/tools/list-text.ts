@@ -130,3 +130,8 @@ export const compactPage = {
   returned: z.number().int(),
   nextOffset: z.number().int().nullable(),
 };
+
+/** Said when the service answered 304: the records are the copy read last time, confirmed current. */
+export function revalidatedLine(revalidated: boolean): string[] {
+  return revalidated ? ['(Revalidated: the service confirmed the list is unchanged since the last call.)'] : [];
+}

@@ -102,10 +102,12 @@ const COUNTED: [Outcome, string][] = [
   ['skipped', 'skipped'],
 ];
 
-function countsLine(recipients: Recipient[]): string {
+/** Exact counts: a result's four (and any already sent or declined); a preview's will send and skipped. */
+function countsLine(recipients: Recipient[], preview = false): string {
   const count = (o: Outcome) => recipients.filter((r) => r.outcome === o).length;
-  const extra = (['already_sent', 'declined', 'will_send'] as const).filter((o) => count(o) > 0).map((o) => `${count(o)} ${o.replace('_', ' ')}`);
-  return [...COUNTED.map(([o, words]) => `${count(o)} ${words}`), ...extra].join(', ') + ` (of ${recipients.length})`;
+  const shown: [Outcome, string][] = preview ? [['will_send', 'will send'], ['skipped', 'skipped']] : COUNTED;
+  const extra = (['already_sent', 'declined'] as const).filter((o) => count(o) > 0).map((o) => `${count(o)} ${o.replace('_', ' ')}`);
+  return [...shown.map(([o, words]) => `${count(o)} ${words}`), ...extra].join(', ') + ` (of ${recipients.length})`;
 }
 
 function recipientLines(recipients: Recipient[]): string {
@@ -165,7 +167,7 @@ export const createRequestBatch = defineTool({
     const draftText = `${describeDraft(draft)}\nExact body for each (clientId set per recipient): ${JSON.stringify(payload)}`;
 
     if (willSend().length === 0) {
-      return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
+      return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
     }
 
     let tokenId: string | undefined;
@@ -184,7 +186,7 @@ export const createRequestBatch = defineTool({
       const { token, expiresAt } = ctx.sending.tokens.issue(binding);
       const needed = mode === 'auto' && !ctx.canAsk;
       return result(
-        `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent. ${countsLine(recipients)}.${why ? ` ${why}` : ''}`,
+        `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent. ${countsLine(recipients, true)}.${why ? ` ${why}` : ''}`,
         { needed, token, expiresAt: new Date(expiresAt).toISOString() },
         `${draftText}\n${previewNext(needed, token, expiresAt, 'create_request_batch')}`,
       );
@@ -218,9 +220,13 @@ export const createRequestBatch = defineTool({
     const total = queue.length;
     const key = titleKey(draft.title);
     let done = 0;
-    const stop = (why: string, from: number) => {
-      stoppedBy = why;
-      for (const r of queue.slice(from)) if (r.outcome === 'will_send') Object.assign(r, { outcome: 'not_sent', reason: `not sent: stopped by ${why}` });
+    let stopDetail = '';
+    /** Stops the batch at recipient `at` of the queue: it and every later one not sent. */
+    const stop = (why: string, at: number, detail = '') => {
+      const where = recipients.indexOf(queue[at]!) + 1;
+      stoppedBy = `${why} (at recipient ${where})`;
+      stopDetail = detail;
+      for (const r of queue.slice(at)) if (r.outcome === 'will_send') Object.assign(r, { outcome: 'not_sent', reason: `stopped by ${why} at recipient ${where}` });
     };
     await ctx.progress(0, total, `Sending to ${total} client${total === 1 ? '' : 's'}`);
     for (const [n, r] of queue.entries()) {
@@ -229,6 +235,10 @@ export const createRequestBatch = defineTool({
         stop('the cancellation of the call', n);
         break;
       }
+      const stopHere = (why: string, error: Error) => {
+        Object.assign(r, { outcome: 'not_sent', reason: error.message });
+        stop(why, n, error.message);
+      };
       const release = ctx.sending.ledger.lock(ctx.sending.firm, client.id!, key);
       if (!release) {
         Object.assign(r, { outcome: 'skipped', reason: 'a send of this request to this client is already in progress (another call); check list_requests in a moment' });
@@ -249,15 +259,14 @@ export const createRequestBatch = defineTool({
           if (!(error instanceof ApiError)) {
             // Not a failure the API client knows: whether it was written is unknown.
             ctx.sending.ledger.record(ctx.sending.firm, client.id!, key, { outcome: 'may_have_been_sent', requestId: null, title: draft.title });
-            Object.assign(r, { outcome: 'may_have_been_sent', reason: `sending failed unexpectedly (${oneLine(error instanceof Error ? error.message : String(error), 200)}); check with list_requests` });
-            stop('an unexpected failure', n + 1);
-          } else {
-            Object.assign(r, { outcome: 'not_sent', reason: error.message });
-            if (error instanceof PlanLimitError) stop(`the firm's plan limit (${oneLine(error.message, 300)})`, n + 1);
-            else if (error instanceof KeyRejectedError) stop('the service rejecting the API key', n + 1);
-            else if (error instanceof CancelledError) stop('the cancellation of the call', n + 1);
-            else if (error instanceof TimedOutError) stop('the time limit of the call (DOCREQ_TIMEOUT_MS)', n + 1);
-          }
+            const why = `sending failed unexpectedly (${oneLine(error instanceof Error ? error.message : String(error), 200)}); check with list_requests`;
+            Object.assign(r, { outcome: 'may_have_been_sent', reason: why });
+            stop('an unexpected failure', n, why);
+          } else if (error instanceof PlanLimitError) stopHere("the firm's plan limit", error);
+          else if (error instanceof KeyRejectedError) stopHere('the service rejecting the API key', error);
+          else if (error instanceof CancelledError) stopHere('the cancellation of the call', error);
+          else if (error instanceof TimedOutError) stopHere('the time limit of the call (DOCREQ_TIMEOUT_MS)', error);
+          else Object.assign(r, { outcome: 'not_sent', reason: error.message });
         } finally {
           release();
         }
@@ -272,7 +281,7 @@ export const createRequestBatch = defineTool({
 
     const sent = recipients.filter((r) => r.outcome === 'sent').length;
     const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
-    const head = `${sent ? 'SENT' : 'NOT SENT'}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}.` : ''}`;
+    const head = `${sent ? 'SENT' : 'NOT SENT'}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
     const again = recipients.some((r) => r.outcome === 'not_sent')
       ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
         (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')

@@ -1,6 +1,7 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
+import { clientResolver, resolveClient } from '../src/tools/resolve-client.js';
 import { AROUND_TODAY, captured, connect, previewThenSend, sandbox, TODAY, type Connected } from './helpers.js';
 
 /**
@@ -159,6 +160,13 @@ describe('create_request_batch: recipients that cannot be sent', () => {
     expect(result.text).toMatch(/^NOTHING TO SEND/);
     expect(out(result).confirmation).toEqual({ needed: false, token: null, expiresAt: null });
     expect(posts()).toHaveLength(0);
+  });
+
+  it('resolves each recipient exactly as create_request does (the indexed resolver agrees with resolveClient)', () => {
+    const clients = [...firm.clients, { id: null, displayName: 'No Id', email: null, status: 'active' }, { id: 'X-1', displayName: '  Spaced   Name ', email: ' MIXED@Case.example ', status: null }];
+    const resolve = clientResolver(clients);
+    const queries = [...firm.clients.flatMap((c) => [c.id, c.email.toUpperCase(), ` ${c.displayName}  `]), 'sam   taylor', 'x-1', 'mixed@case.example', 'spaced name', 'no id', 'nobody', ''];
+    for (const q of queries) expect(resolve(q), q).toEqual(resolveClient(clients, q));
   });
 
   it('refuses invalid input before any HTTP call', async () => {

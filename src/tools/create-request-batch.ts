@@ -3,8 +3,9 @@ import { ApiError, CancelledError, KeyRejectedError, PlanLimitError, TimedOutErr
 import { createPayload, requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolContext } from './define.js';
-import { closestClients, resolveClient } from './resolve-client.js';
+import { clientResolver, closestClients } from './resolve-client.js';
 import { oneLine, quoted } from './render.js';
+import { isOpen } from './request-facts.js';
 import {
   assertSendingAllowed,
   clientLabel,
@@ -67,9 +68,12 @@ const idList = (cs: Client[]) => cs.slice(0, 5).map((c) => `${quoted(c.displayNa
 function resolveAll(ctx: ToolContext, given: string[], clients: Client[], requests: RequestRecord[], title: string, allowDuplicate: boolean, warnings: string[]): Recipient[] {
   const key = titleKey(title);
   const seen = new Map<string, number>();
+  const resolve = clientResolver(clients);
+  // Only open requests can be duplicates, and only those with this title: found once, not per recipient.
+  const sameTitle = requests.filter((r) => titleKey(r.title) === key && isOpen(r));
   return given.map((query, n): Recipient => {
     const base = { given: query, client: undefined, request: null, bound: false };
-    const { client, candidates } = resolveClient(clients, query);
+    const { client, candidates } = resolve(query);
     if (!client) {
       if (candidates.length > 1) return { ...base, outcome: 'skipped', reason: `ambiguous: matches ${candidates.length} clients: ${idList(candidates)}; pass the id of the one meant` };
       const { shown } = closestClients(clients, query);
@@ -88,7 +92,7 @@ function resolveAll(ctx: ToolContext, given: string[], clients: Client[], reques
       return { ...at, outcome: recent.outcome === 'sent' ? 'already_sent' : 'skipped', reason: why, bound: true };
     }
     if (client.status && client.status.toLowerCase() !== 'active') return { ...at, outcome: 'skipped', reason: `not active (status ${quoted(client.status, 30)})` };
-    const duplicate = duplicateOf(ctx, client, title, requests);
+    const duplicate = duplicateOf(ctx, client, title, sameTitle);
     if (duplicate && !allowDuplicate) return { ...at, outcome: 'skipped', reason: `duplicate: ${duplicate} (allowDuplicate: true sends a NEW one)` };
     if (duplicate) warnings.push(`${clientLabel(client)}: sending although ${duplicate}.`);
     return { ...at, outcome: 'will_send', reason: null, bound: true };

@@ -83,6 +83,7 @@ describe('create_request_batch: a plan limit reached mid-batch', () => {
 
     const sameToken = await mcp.call('create_request_batch', { ...args, confirmationToken: first.token });
     expect(out(sameToken).sent).toBe(0);
+    expect(sameToken.isError).toBe(true);
     expect(outcomes(sameToken).slice(0, 7)).toEqual(Array<string>(7).fill('already_sent'));
     expect(out(sameToken).recipients[0]!.reason).toContain('this server sent');
     const again = await previewThenSend(mcp, 'create_request_batch', args);

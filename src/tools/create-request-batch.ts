@@ -291,6 +291,8 @@ export const createRequestBatch = defineTool({
         (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
       : '';
     const check = unclear ? 'For "may have been sent": check with list_requests before sending again; this server will not send those again for 24 hours.' : '';
-    return result(head, noToken, [again, check].filter(Boolean).join('\n'), unclear && sent === 0);
+    // Nothing sent and something failed (not only skips): an error result, still with every recipient.
+    const failed = recipients.some((r) => r.outcome === 'not_sent' || r.outcome === 'may_have_been_sent');
+    return result(head, noToken, [again, check].filter(Boolean).join('\n'), sent === 0 && failed);
   },
 });

@@ -308,6 +308,7 @@ if (SECTIONS.has('growth')) {
 }
 
 if (SECTIONS.has('lists')) await groupedAndJoinedCost();
+if (SECTIONS.has('lists')) await batchBench();
 
 const table = [
   '| group | measure | value | reference | ratio | target |',
@@ -345,6 +346,54 @@ async function groupedAndJoinedCost(size = Number(process.env.BENCH_GROUPED_SIZE
     const t = median(times[i]);
     row(`lists ${label}`, `${name} ${JSON.stringify(args)}`, `${ms(t)}, ${texts[i].toLocaleString('en')} chars`, i === 0 ? '' : ms(plain), i === 0 ? '' : `${(t / plain).toFixed(2)}×`, i === 0 ? '< 8,000 chars' : '≤ 1.3×, < 8,000 chars');
   }
+  await client.close();
+  await sb.close();
+}
+
+// ── create_request_batch: a 100-client dry run at 10,000 requests; the batch's overhead per send ──
+async function batchBench() {
+  const size = 10_000;
+  const sb = await startSandbox({ clients: 200, requests: 100 });
+  const { client } = await serverOn(sb);
+  for (let i = 0; i < 3; i++) await client.callTool({ name: 'list_requests', arguments: {} });
+  sb.reseed({ clients: size, requests: size });
+  sb.demoFirm.monthlyRequestLimit = 1e9;
+  const ids = sb.demoFirm.clients.filter((c) => c.status === 'active').map((c) => c.id);
+  const items = [{ name: 'W-2' }, { name: 'Moved?', type: 'boolean' }];
+  const upstream = (mark) => sb.calls.slice(mark).map((c) => `${c.method} ${c.path.split('/').pop()}`).join(' + ');
+  const dry = [];
+  let dryCalls = '';
+  for (let i = 0; i < RUNS; i++) {
+    const mark = sb.calls.length;
+    dry.push((await timed(() => client.callTool({ name: 'create_request_batch', arguments: { clients: ids.slice(0, 100), title: `Bench batch dry ${i}`, items, dryRun: true } }))).ms);
+    dryCalls = upstream(mark);
+  }
+  row(`create_request_batch @ ${size.toLocaleString('en')}`, '100-client dry run (resolve, duplicates, preview)', ms(median(dry)), dryCalls, '', 'one read of each list');
+
+  // Per send: a batch of 20 (DOCREQ_CONFIRM_SEND=never), its reads taken off, next to one raw POST.
+  const perSend = [];
+  const raw = [];
+  let sendCalls = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const recipients = ids.slice(100 + i * 20, 120 + i * 20);
+    const dryRun = (await timed(() => client.callTool({ name: 'create_request_batch', arguments: { clients: recipients, title: `Bench batch ${i}`, items, dryRun: true } }))).ms;
+    const mark = sb.calls.length;
+    const { ms: sendMs, value } = await timed(() => client.callTool({ name: 'create_request_batch', arguments: { clients: recipients, title: `Bench batch ${i}`, items } }));
+    if (value.structuredContent?.sent !== 20) throw new Error(`bench batch sent ${value.structuredContent?.sent}: ${value.content[0].text.slice(0, 300)}`);
+    sendCalls = sb.calls.length - mark;
+    perSend.push((sendMs - dryRun) / 20);
+    // 20 raw POSTs on one kept-alive connection, as the server makes them.
+    const { ms: rawMs } = await timed(async () => {
+      for (let k = 0; k < 20; k++) {
+        const body = JSON.stringify({ clientId: ids[k], title: `Bench raw ${i}`, items: items.map((it) => ({ required: true, type: 'file', ...it })) });
+        const res = await request(`${sb.url}/api/v1/requests`, { method: 'POST', body, headers: { authorization: `Bearer ${sb.keys.demo}`, 'content-type': 'application/json', 'idempotency-key': `bench-${i}-${k}` } });
+        await res.body.text();
+      }
+    });
+    raw.push(rawMs / 20);
+  }
+  const overhead = median(perSend) - median(raw);
+  row(`create_request_batch @ ${size.toLocaleString('en')}`, 'per send in a batch of 20 ((batch − its dry run) / 20)', ms(median(perSend)), `${ms(median(raw))} one raw POST`, `${overhead >= 0 ? '+' : '−'}${ms(Math.abs(overhead))} per send`, `${sendCalls} upstream calls for 20 sends`);
   await client.close();
   await sb.close();
 }

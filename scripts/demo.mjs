@@ -8,7 +8,17 @@ const bin = new URL('../dist/cli.js', import.meta.url).pathname;
 const say = (text = '') => process.stdout.write(`${text}\n`);
 const rule = (title) => say(`\n── ${title} ${'─'.repeat(Math.max(0, 70 - title.length))}`);
 
-const transport = new StdioClientTransport({ command: process.execPath, args: [bin, '--sandbox', '--log-level', 'warn'], stderr: 'inherit' });
+const transport = new StdioClientTransport({ command: process.execPath, args: [bin, '--sandbox', '--log-level', 'warn'], stderr: 'pipe' });
+// The server names its sandbox's URL on stderr: a second server (another firm's key) is pointed at it below.
+let stderrText = '';
+const sandboxUrl = new Promise((resolve) => {
+  transport.stderr.on('data', (chunk) => {
+    process.stderr.write(chunk);
+    stderrText += chunk;
+    const url = /sandbox API on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderrText)?.[1];
+    if (url) resolve(url);
+  });
+});
 const client = new Client({ name: 'docreq-demo', version: '1.0.0' }, { capabilities: { elicitation: {} } });
 client.setRequestHandler(ElicitRequestSchema, (request) => {
   rule('The host asks the person (MCP elicitation)');
@@ -17,9 +27,9 @@ client.setRequestHandler(ElicitRequestSchema, (request) => {
   return { action: 'accept', content: { confirm: true } };
 });
 
-async function call(name, args = {}) {
+async function call(name, args = {}, via = client) {
   rule(`${name} ${JSON.stringify(args)}`);
-  const result = await client.callTool({ name, arguments: args });
+  const result = await via.callTool({ name, arguments: args });
   say(result.content.map((c) => c.text).join('\n'));
   if (result.isError) say('(isError: true)');
   return result;
@@ -55,6 +65,33 @@ await call('create_request', { ...request, dryRun: true });
 const sent = await call('create_request', request);
 await call('create_request', request);
 await call('list_requests', { client: target.displayName, limit: 3 });
+
+// A batch: the same request to four clients; the one who already has it is skipped as a duplicate.
+const others = (await client.callTool({ name: 'list_clients', arguments: { status: 'active', offset: 20, limit: 3 } })).structuredContent.clients;
+const batch = { clients: [target.id, ...others.map((c) => c.id)], title: request.title, items: request.items, correctnessMode: 'advisory' };
+await call('create_request_batch', { ...batch, dryRun: true });
+const batchSent = await call('create_request_batch', batch);
+
+// A batch stopped by a plan limit: Harbor Legal (a sandbox firm at its active-request limit), through
+// a second server with that firm's key, on the same sandbox. This host has no elicitation: the
+// preview hands out one token for the whole batch.
+const harbor = new Client({ name: 'docreq-demo-harbor', version: '1.0.0' });
+await harbor.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, '--log-level', 'warn'],
+    env: { PATH: process.env.PATH, DOCREQ_API_KEY: 'drk_sandbox_harbor_8c2e5a9d1f3b7a40', DOCREQ_BASE_URL: await sandboxUrl },
+    stderr: 'inherit',
+  }),
+);
+rule('A second server: the same sandbox, Harbor Legal LLP\'s key');
+const harborClients = (await harbor.callTool({ name: 'list_clients', arguments: { limit: 4 } })).structuredContent.clients;
+const harborBatch = { clients: harborClients.map((c) => c.email), template: 'legal-intake-kyc' };
+const harborPreview = await call('create_request_batch', harborBatch, harbor);
+const stopped = await call('create_request_batch', { ...harborBatch, confirmationToken: harborPreview.structuredContent.confirmation.token }, harbor);
+await harbor.close();
 await client.close();
 rule('Done');
-say(sent.structuredContent?.sent ? 'One request sent on the sandbox; the repeat was refused as a duplicate. Nothing left this machine.' : 'The send did not happen: see above.');
+say(sent.structuredContent?.sent ? 'One request sent on the sandbox; the repeat was refused as a duplicate.' : 'The single send did not happen: see above.');
+say(`The batch sent ${batchSent.structuredContent?.sent ?? 0} and skipped the client who already had it; Harbor's batch stopped at its plan limit (${stopped.structuredContent?.stoppedBy ?? 'did not stop'}).`);
+say('Nothing left this machine.');

@@ -17,7 +17,7 @@ function walk(schema: unknown, visit: (node: Record<string, unknown>, path: stri
 
 describe('tool catalogue', () => {
   it('lists exactly the four tools, in under 12,000 characters in all', () => {
-    expect(tools.map((t) => t.name)).toEqual(['list_clients', 'list_requests', 'create_request', 'list_templates']);
+    expect(tools.map((t) => t.name)).toEqual(['list_clients', 'list_requests', 'create_request', 'create_request_batch', 'list_templates']);
     expect(JSON.stringify(tools).length).toBeLessThan(12_000);
   });
 

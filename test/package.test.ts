@@ -56,7 +56,7 @@ describe('the npm package', () => {
     npm(['install', '--offline', '--no-audit', '--no-fund', join(work, tarball)], project);
     const entry = (JSON.parse(read('mcp.json')) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers['docreq-sandbox']!;
     const { tools, clients } = await listTools(entry.command, entry.args, project);
-    expect(tools).toEqual(['list_clients', 'list_requests', 'create_request', 'list_templates']);
+    expect(tools).toEqual(['list_clients', 'list_requests', 'create_request', 'create_request_batch', 'list_templates']);
     expect(clients.isError).toBeFalsy();
     // the real-service entry, pointed at a local sandbox through its own variables
     const real = (JSON.parse(read('mcp.json')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers.docreq!;
@@ -149,7 +149,7 @@ describe('registry and bundle metadata', () => {
     const manifest = JSON.parse(read('manifest.json')) as { version: string; tools: { name: string }[]; user_config: Record<string, { sensitive?: boolean }>; server: { mcp_config: { env: Record<string, string> } } };
     expect(manifest.version).toBe(pkg.version);
     expect(manifest.user_config.api_key!.sensitive).toBe(true);
-    expect(manifest.tools.map((t) => t.name)).toEqual(['list_clients', 'list_requests', 'create_request', 'list_templates']);
+    expect(manifest.tools.map((t) => t.name)).toEqual(['list_clients', 'list_requests', 'create_request', 'create_request_batch', 'list_templates']);
     for (const [env, value] of Object.entries(manifest.server.mcp_config.env)) {
       expect(ENV_NAMES.has(env)).toBe(true);
       expect(manifest.user_config[/\$\{user_config\.(\w+)\}/.exec(value)![1]!]).toBeDefined();

@@ -302,6 +302,26 @@ describe('Idempotency-Key', () => {
   });
 });
 
+describe('plan limits', () => {
+  it('setActiveRequestRoom: exactly that many more creates, then 409 active_request_limit_reached', async () => {
+    const sb = await startSandbox();
+    try {
+      const previous = sb.setActiveRequestRoom(SANDBOX_KEYS.demo, 2);
+      expect(previous).toBe(1_000_000);
+      const post = (n: number) => http(`${sb.url}/api/v1/requests`, { method: 'POST', body: payload(sb, `Room ${n}`, n) });
+      expect((await post(1)).status).toBe(201);
+      expect((await post(2)).status).toBe(201);
+      const third = await post(3);
+      expect(third.status).toBe(409);
+      expect(parse<{ error: { code: string } }>(third).error.code).toBe('active_request_limit_reached');
+      expect(sb.emails).toHaveLength(2);
+      expect(sb.activeRequests(SANDBOX_KEYS.demo)).toBe(sb.demoFirm.activeRequestLimit);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
 describe('list lag', () => {
   it('hides requests created within the lag from GET /api/v1/requests, then shows them (option and setter)', async () => {
     const sb = await sandbox({ listLagMs: 400 });

@@ -7,6 +7,11 @@ import type { ToolDefinition } from '../tools/define.js';
 /** JSON Schema keywords every major function-calling API accepts. */
 const PORTABLE_KEYS = new Set(['type', 'properties', 'required', 'items', 'description', 'enum', 'default', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'format', 'anyOf', 'additionalProperties', 'propertyNames', 'title', 'nullable']);
 
+/** `type: [T, "null"]` for a scalar T (a nullable object keeps its listed shape). */
+function nullableScalar(types: unknown[]): boolean {
+  return types.length === 2 && types.includes('null') && types.some((t) => t === 'string' || t === 'number' || t === 'integer' || t === 'boolean');
+}
+
 function portable(schema: unknown, isInput: boolean): unknown {
   if (Array.isArray(schema)) return schema.map((s) => portable(s, isInput));
   if (!schema || typeof schema !== 'object') return schema;
@@ -20,8 +25,12 @@ function portable(schema: unknown, isInput: boolean): unknown {
     // Output schemas are for validating results, not for the model's choice of arguments: their
     // descriptions would only spend the tools/list budget (the text result explains itself).
     if (!isInput && key === 'description') continue;
-    // Our own validation of results is strict (mcp/output-check.ts); the listed copy need not repeat it.
+    // Our own validation of results is strict (mcp/output-check.ts); the listed copy need not repeat
+    // it: no closed objects, no required lists, and a nullable scalar listed as any value. What is
+    // saved goes to the inputs' descriptions within the tools/list budget (12,000 characters).
     if (!isInput && key === 'additionalProperties' && value === false) continue;
+    if (!isInput && key === 'required') continue;
+    if (!isInput && key === 'type' && Array.isArray(value) && nullableScalar(value)) return {};
     if (key === 'type' && Array.isArray(value)) {
       // `type: ["string", "null"]` is legal but single-type dialects (Gemini's) reject it.
       out.anyOf = value.map((t) => ({ type: t as string }));

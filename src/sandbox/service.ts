@@ -307,6 +307,22 @@ export class Sandbox {
     }
   }
 
+  /** The requests that count towards a firm's active-request limit (open ones). */
+  activeRequests(key: string): number {
+    return this.firms.get(key)!.requests.filter(isOpen).length;
+  }
+
+  /**
+   * Sets a firm's active-request limit so that exactly `room` more requests can be created before
+   * the plan limit (`409 active_request_limit_reached`) stops them; returns the previous limit.
+   */
+  setActiveRequestRoom(key: string, room: number): number {
+    const firm = this.firms.get(key)!;
+    const previous = firm.activeRequestLimit;
+    firm.activeRequestLimit = this.activeRequests(key) + Math.max(0, room);
+    return previous;
+  }
+
   inject(route: Route, fault: Fault, options: InjectOptions = {}): void {
     this.rules.push({ route, fault, remaining: options.times ?? Number.POSITIVE_INFINITY, after: options.after ?? false });
   }

@@ -18,9 +18,9 @@ export const itemIn = z.strictObject({
     .string()
     .refine((s) => s.trim().length > 0, 'must not be empty')
     .refine((s) => [...s.trim()].length <= 200, 'must be at most 200 characters')
-    .describe('What the client must provide, e.g. "2025 W-2 forms".'),
-  required: z.boolean().optional().describe('Whether the item must be provided (default true).'),
-  type: z.enum(ITEM_TYPES).optional().describe('Answer type: file (default), text, date, number, boolean.'),
+    .describe('What the client must provide, e.g. "W-2 forms".'),
+  required: z.boolean().optional().describe('Must it be provided (default true).'),
+  type: z.enum(ITEM_TYPES).optional().describe('Answer type (default file).'),
 });
 export type ItemIn = z.output<typeof itemIn>;
 

@@ -42,10 +42,9 @@ export const createRequest = defineTool({
   name: 'create_request',
   title: 'Create and send a document request',
   description:
-    'Creates a document request (a checklist of items) for one client and SENDS IT: the service e-mails the client. ' +
-    'client takes an id, e-mail or exact name (never a guess). A call without confirmation previews and returns a confirmationToken: ' +
-    'show the preview to the person and, only once they agree, call again with the same arguments plus the token. ' +
-    'Refuses a duplicate (an open request with the same title, or one this server sent in the last 24 h) unless allowDuplicate, which sends a NEW request — not a reminder. ' +
+    'Creates a document request (a checklist) for one client and SENDS IT: the service e-mails the client. ' +
+    'Without confirmation it previews and returns a confirmationToken: show the preview and, only once the person agrees, call again with the same arguments plus the token. ' +
+    'Refuses a duplicate (same title open, or sent by this server in 24 h) unless allowDuplicate. ' +
     'It cannot remind a client, change, re-date or cancel a request.',
   inputSchema: z.strictObject({
     client: z.string().min(1).max(320).describe("The client's id (preferred), e-mail, or exact display name."),

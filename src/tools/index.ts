@@ -1,17 +1,19 @@
 import type { ToolDefinition } from './define.js';
 import { createRequest } from './create-request.js';
+import { createRequestBatch } from './create-request-batch.js';
 import { listClients } from './list-clients.js';
 import { listRequests } from './list-requests.js';
 import { listTemplates } from './list-templates.js';
 
 // Reads first, then the send: hosts list tools in this order, and a model that meets list_clients
 // first finds the ids create_request needs. Read-only mode hides every tool whose readOnlyHint is false.
-export const TOOLS: ToolDefinition[] = [listClients, listRequests, createRequest, listTemplates];
+export const TOOLS: ToolDefinition[] = [listClients, listRequests, createRequest, createRequestBatch, listTemplates];
 
 export const INSTRUCTIONS = `docreq-mcp works with the firm's Document Request Service: it lists clients, requests and checklist templates and creates (sends) new requests. Nothing else.
 - list_requests answers questions about requests in one call with exact counts (open, closed, overdue, open ones due within 7 days, by status). Filter by state, status, client name, title, due or created dates; groupBy: "client" gives per-client rows (sort most_open or most_overdue, e.g. limit 3 for "the 3 clients with the most open requests").
 - list_clients finds clients and their ids; requests: "open" | "none_open" | "overdue" joins them to their requests ("which clients have nothing open?").
 - list_templates gives the firm's checklist templates (built-in and the firm's own) and, by name, their items for create_request.
-- create_request SENDS an e-mail to a real client. It takes the client's id, e-mail or exact name and resolves it itself (it lists the candidates when a name is ambiguous), so look the client up first only when unsure who is meant. Preview with dryRun: true, show the person the preview and send only after they agree. Never retry a failed send without checking list_requests.
+- create_request SENDS an e-mail to a real client. It takes the client's id, e-mail or exact name and resolves it itself (it lists the candidates when a name is ambiguous), so look the client up first only when unsure who is meant. A call that needs confirmation returns a preview and a confirmationToken: show the person the preview and call again with the token only after they agree. Never retry a failed send without checking list_requests.
+- create_request_batch sends the same request to 2–100 clients with one preview and one confirmation; it stops at a plan limit, and called again sends only to the clients not yet sent.
 - This server cannot remind a client, change, re-date or cancel a request, or see answers or uploaded files: say so plainly rather than improvising. allowDuplicate sends a NEW request (a new e-mail), not a reminder.
 Counts are exact over all records; lists are paged (limit/offset, nextOffset). Requests name their client only by name: notes flag names several clients share.`;

@@ -23,6 +23,34 @@ export function resolveClient(clients: Client[], query: string): { client?: Clie
   return { candidates: [] };
 }
 
+/**
+ * resolveClient over many queries against one list (a batch): the same matching, with the list
+ * indexed once by id, e-mail and display name instead of scanned for each query.
+ */
+export function clientResolver(clients: Client[]): (query: string) => { client?: Client; candidates: Client[] } {
+  const index = [new Map<string, Client[]>(), new Map<string, Client[]>(), new Map<string, Client[]>()] as const;
+  const add = (map: Map<string, Client[]>, key: string | undefined, c: Client) => {
+    if (key === undefined) return;
+    const list = map.get(key);
+    if (list) list.push(c);
+    else map.set(key, [c]);
+  };
+  for (const c of clients) {
+    add(index[0], c.id?.toLowerCase(), c);
+    add(index[1], c.email?.trim().toLowerCase(), c);
+    add(index[2], c.displayName?.trim().replace(/\s+/g, ' ').toLowerCase(), c);
+  }
+  return (query) => {
+    const q = query.trim().toLowerCase();
+    for (const [map, key] of [[index[0], q], [index[1], q], [index[2], q.replace(/\s+/g, ' ')]] as const) {
+      const found = map.get(key) ?? [];
+      if (found.length === 1) return { client: found[0], candidates: found };
+      if (found.length > 1) return { candidates: found };
+    }
+    return { candidates: [] };
+  };
+}
+
 function bigrams(s: string): Set<string> {
   const set = new Set<string>();
   for (let i = 0; i < s.length - 1; i++) set.add(s.slice(i, i + 2));

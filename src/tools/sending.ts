@@ -25,14 +25,14 @@ export const MAX_ITEMS = 100;
 
 /** The request's fields, shared by create_request and create_request_batch. */
 export const requestFields = {
-  title: z.string().max(2_000).optional().describe('Title, 1–200 characters, e.g. "2025 tax return documents". Optional with a template.'),
+  title: z.string().max(2_000).optional().describe('Title, 1–200 characters. Optional with a template.'),
   dueDate: isoDate.optional().describe('Due day, YYYY-MM-DD, today or later.'),
-  items: z.array(itemIn).max(100).optional().describe('The checklist: 1–100 items in all (after a template\'s items).'),
-  template: z.string().max(100).optional().describe("A checklist template's name (list_templates): its items first, then items; its title, mode and due offset as defaults."),
-  correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("How strictly answers are checked: off, advisory, soft, hard. Omit for the service's default."),
-  dryRun: z.boolean().optional().describe('true: check and preview only; send nothing.'),
-  allowDuplicate: z.boolean().optional().describe('true: send although the same title is open or was sent in the last 24 h (a NEW request, not a reminder).'),
-  confirmationToken: z.string().max(200).optional().describe("From this exact request's preview, once the person agreed to send it."),
+  items: z.array(itemIn).max(100).optional().describe("The checklist, 1–100 items in all (after a template's)."),
+  template: z.string().max(100).optional().describe("A template's name (list_templates): its items come first; its title, mode and due offset are defaults."),
+  correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("How strictly answers are checked; omit for the service's default."),
+  dryRun: z.boolean().optional().describe('true: preview only; send nothing.'),
+  allowDuplicate: z.boolean().optional().describe('true: send although the same title is open or was sent in 24 h (a NEW request, not a reminder).'),
+  confirmationToken: z.string().max(200).optional().describe("From this exact preview, once the person agreed to send."),
 };
 
 export const confirmationOut = z.object({

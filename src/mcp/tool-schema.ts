@@ -22,6 +22,9 @@ function portable(schema: unknown, isInput: boolean): unknown {
     if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) continue;
     // Inputs are checked strictly by us; a listed `additionalProperties: false` trips some hosts.
     if (isInput && key === 'additionalProperties') continue;
+    // String caps (200, 320, 2,000 characters) guard the server, which enforces them and says so; listing
+    // them would spend the tools/list budget on limits no sensible argument comes near.
+    if (isInput && key === 'maxLength') continue;
     // Output schemas are for validating results, not for the model's choice of arguments: their
     // descriptions would only spend the tools/list budget (the text result explains itself).
     if (!isInput && key === 'description') continue;

@@ -42,9 +42,9 @@ export const createRequest = defineTool({
   name: 'create_request',
   title: 'Create and send a document request',
   description:
-    'Creates a document request (a checklist) for one client and SENDS IT: the service e-mails the client. ' +
-    'Without confirmation it previews and returns a confirmationToken: show the preview and, only once the person agrees, call again with the same arguments plus the token. ' +
-    'Refuses a duplicate (same title open, or sent by this server in 24 h) unless allowDuplicate. ' +
+    'Creates a checklist request for one client and SENDS IT (the service e-mails the client). ' +
+    'Unconfirmed, it previews and returns a confirmationToken: show the preview; only once the person agrees, call again adding the token. ' +
+    'Refuses a duplicate (same title open, or sent in 24 h) unless allowDuplicate. ' +
     'It cannot remind a client, change, re-date or cancel a request.',
   inputSchema: z.strictObject({
     client: z.string().min(1).max(320).describe("The client's id (preferred), e-mail, or exact display name."),

@@ -62,8 +62,8 @@ export const listTemplates = defineTool({
   name: 'list_templates',
   title: 'List checklist templates',
   description:
-    "Lists the checklist templates (built-in starters and the firm's own): name, title, item count. " +
-    "With name: that template's items (name, type, required) and its default title, correctness mode and due offset, to use as create_request's items.",
+    "Lists the checklist templates (built-in and the firm's own): name, title, item count. " +
+    "With name: its items and defaults. Pass the name as template to create_request or create_request_batch.",
   inputSchema: z.strictObject({
     name: z.string().max(100).optional().describe('A template name, e.g. "individual-tax-return": show its items.'),
   }),

@@ -12,6 +12,11 @@ function nullableScalar(types: unknown[]): boolean {
   return types.length === 2 && types.includes('null') && types.some((t) => t === 'string' || t === 'number' || t === 'integer' || t === 'boolean');
 }
 
+function isNullableScalar(schema: unknown): boolean {
+  const type = schema && typeof schema === 'object' ? (schema as { type?: unknown }).type : undefined;
+  return Array.isArray(type) && nullableScalar(type);
+}
+
 function portable(schema: unknown, isInput: boolean): unknown {
   if (Array.isArray(schema)) return schema.map((s) => portable(s, isInput));
   if (!schema || typeof schema !== 'object') return schema;
@@ -29,11 +34,17 @@ function portable(schema: unknown, isInput: boolean): unknown {
     // descriptions would only spend the tools/list budget (the text result explains itself).
     if (!isInput && key === 'description') continue;
     // Our own validation of results is strict (mcp/output-check.ts); the listed copy need not repeat
-    // it: no closed objects, no required lists, and a nullable scalar listed as any value. What is
-    // saved goes to the inputs' descriptions within the tools/list budget (12,000 characters).
+    // it: no closed objects, no required lists, and a property that is "a scalar or null" left to the
+    // object's `additionalProperties: true` (spelled out as `anyOf` it would cost 2,000 characters).
+    // What is saved goes to the inputs' descriptions within the tools/list budget (12,000 characters).
     if (!isInput && key === 'additionalProperties' && value === false) continue;
     if (!isInput && key === 'required') continue;
-    if (!isInput && key === 'type' && Array.isArray(value) && nullableScalar(value)) return {};
+    if (!isInput && key === 'properties' && value && typeof value === 'object') {
+      const kept = Object.entries(value).filter(([, v]) => !isNullableScalar(v));
+      out[key] = Object.fromEntries(kept.map(([k, v]) => [k, portable(v, isInput)]));
+      if (kept.length < Object.keys(value).length) out.additionalProperties = true;
+      continue;
+    }
     if (key === 'type' && Array.isArray(value)) {
       // `type: ["string", "null"]` is legal but single-type dialects (Gemini's) reject it.
       out.anyOf = value.map((t) => ({ type: t as string }));

@@ -52,6 +52,21 @@ describe('once: a confirmed request is e-mailed at most once', () => {
     expect(results.filter((r) => !r.isError)).toHaveLength(1);
   });
 
+  it('a second call with the same token that waited out the first (allowDuplicate) sends nothing more', async () => {
+    const mcp = await server();
+    const a = args({ allowDuplicate: true });
+    const token = out(await mcp.call('create_request', a)).confirmation.token!;
+    sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 300 }, { times: 1 });
+    const first = mcp.call('create_request', { ...a, confirmationToken: token });
+    await new Promise((r) => setTimeout(r, 120));
+    // The second call passes the early token check while the first is sending, then waits on a slow read.
+    sb.inject('GET /api/v1/requests', { kind: 'latency', ms: 900 }, { times: 1 });
+    const second = await mcp.call('create_request', { ...a, confirmationToken: token });
+    expect(out(await first).outcome).toBe('sent');
+    expect(second.isError).toBe(true);
+    expect(posts()).toBe(1);
+  });
+
   it('a token used twice sends once and answers the second use with what the first did', async () => {
     const mcp = await server();
     const a = args();

@@ -24,7 +24,7 @@ import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain } from './results.js';
-import { sealer } from './seal.js';
+import { redactor, sealer } from './seal.js';
 import { listedTool } from './tool-schema.js';
 
 export interface ServerOptions {
@@ -99,6 +99,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   };
   // The one redaction where results leave the server: the key and every secret setting.
   const seal = sealer([apiKey, config.tokenSecret]);
+  // Completion answers carry client names from the service: the same redaction applies.
+  const redact = redactor([apiKey, config.tokenSecret]);
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
   const listed = offered.map(listedTool);
@@ -130,7 +132,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
-  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && ((signal) => api.listClients({ reuse: true, signal })), today: clock, readOnly: config.readOnly, logger });
+  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => (await api.listClients({ reuse: true, signal })).map((c) => ({ ...c, displayName: c.displayName && redact(c.displayName) }))), today: clock, readOnly: config.readOnly, logger });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     if (!options.stateless && !server.getClientVersion()) {

@@ -130,6 +130,9 @@ export const createRequest = defineTool({
       );
     }
     try {
+      // A parallel call with the same token may have finished while this one waited for the lock.
+      const first = tokenId ? ctx.sending.ledger.tokenResult<Output>(ctx.sending.firm, tokenId) : undefined;
+      if (first) throw new UserInputError(`Not sent again: this confirmationToken was just used (outcome: ${first.outcome}). Nothing more was sent.`);
       // Another call may have finished this send since the list above was read.
       const sentMeanwhile = duplicateOf(ctx, client, payload.title, []);
       if (sentMeanwhile && !allowDuplicate) throw new UserInputError(`Not sent: ${sentMeanwhile}. Nothing more was sent.`);

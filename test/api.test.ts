@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { DocReqApi, type ApiClientOptions } from '../src/api/client.js';
 import type { CreatePayload } from '../src/api/records.js';
 import {
-  ApiError,
   BadResponseError,
   InputRefusedError,
   KeyRejectedError,
@@ -16,7 +15,7 @@ import {
 } from '../src/api/errors.js';
 import { createLogger } from '../src/log.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { ALL_KEYS, captured, sandbox } from './helpers.js';
+import { sandbox, apiFailure } from './helpers.js';
 
 const sb = await sandbox();
 const apis: DocReqApi[] = [];
@@ -25,16 +24,7 @@ function api(options: Partial<ApiClientOptions> = {}): DocReqApi {
   apis.push(a);
   return a;
 }
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    captured.push((error as Error).message);
-    for (const key of ALL_KEYS) expect((error as Error).message).not.toContain(key);
-    return error as ApiError;
-  }
-  throw new Error('expected a failure');
-}
+const failure = apiFailure;
 const demo = () => sb.demoFirm;
 const payload = (): CreatePayload => ({ clientId: demo().clients[0]!.id, title: `API test ${Math.random()}`, items: [{ name: 'W-2', required: true, type: 'file' }] });
 

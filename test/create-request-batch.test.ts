@@ -1,8 +1,8 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { clientResolver, resolveClient } from '../src/tools/resolve-client.js';
-import { AROUND_TODAY, captured, connect, previewThenSend, sandbox, TODAY, type Connected } from './helpers.js';
+import { AROUND_TODAY, captured, previewThenSend, sandbox, serversOn } from './helpers.js';
 
 /**
  * create_request_batch (contract §3.5) against the sandbox over real HTTP, through the SDK client:
@@ -11,15 +11,7 @@ import { AROUND_TODAY, captured, connect, previewThenSend, sandbox, TODAY, type 
  */
 const sb = await sandbox({ ...AROUND_TODAY, clients: 160 });
 const firm = sb.demoFirm;
-const open: Connected[] = [];
-async function server(options: Parameters<typeof connect>[1] = {}) {
-  const mcp = await connect(sb, { today: TODAY, ...options });
-  open.push(mcp);
-  return mcp;
-}
-afterAll(async () => {
-  for (const m of open) await m.close();
-});
+const server = serversOn(sb);
 const limit = firm.activeRequestLimit;
 afterEach(() => {
   firm.activeRequestLimit = limit;

@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeEach } from 'vitest';
+import { afterAll, beforeEach, expect } from 'vitest';
+import type { ApiError } from '../src/api/errors.js';
 import type { ApiClientOptions } from '../src/api/client.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
@@ -132,4 +133,29 @@ export async function previewThenSend(mcp: Connected, tool: string, args: Record
   if (!token) throw new Error(`no confirmation token in the preview: ${preview.text}`);
   const sent = await mcp.call(tool, { ...args, confirmationToken: token });
   return { preview, sent, token };
+}
+
+/** The error a failing API call throws, checked to carry no key (and captured for the key scan). */
+export async function apiFailure(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    captured.push((error as Error).message);
+    for (const key of ALL_KEYS) expect((error as Error).message).not.toContain(key);
+    return error as ApiError;
+  }
+  throw new Error('expected a failure');
+}
+
+/** Servers connected to one sandbox (the file's usual TODAY), each closed when the file ends. */
+export function serversOn(sb: Sandbox): (options?: ConnectOptions) => Promise<Connected> {
+  const open: Connected[] = [];
+  afterAll(async () => {
+    for (const m of open) await m.close();
+  });
+  return async (options = {}) => {
+    const mcp = await connect(sb, { today: TODAY, ...options });
+    open.push(mcp);
+    return mcp;
+  };
 }

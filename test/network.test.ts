@@ -13,7 +13,6 @@ import { inspect, promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiState, ApiStates, DocReqApi, describeProxy, type ApiClientOptions } from '../src/api/client.js';
 import {
-  ApiError,
   BadResponseError,
   CancelledError,
   CertificateError,
@@ -28,7 +27,7 @@ import {
 import type { CreatePayload } from '../src/api/records.js';
 import { checkBaseUrl } from '../src/config.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { ALL_KEYS, captured, sandbox } from './helpers.js';
+import { captured, sandbox, apiFailure } from './helpers.js';
 
 const run = promisify(execFile);
 interface LinkProxy {
@@ -49,16 +48,7 @@ function api(options: Partial<ApiClientOptions> = {}): DocReqApi {
   apis.push(a);
   return a;
 }
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    captured.push((error as Error).message);
-    for (const key of ALL_KEYS) expect((error as Error).message).not.toContain(key);
-    return error as ApiError;
-  }
-  throw new Error('expected a failure');
-}
+const failure = apiFailure;
 const payload = (): CreatePayload => ({ clientId: sb.demoFirm.clients[0]!.id, title: `Network test ${Math.random()}`, items: [{ name: 'W-2', required: true, type: 'file' }] });
 const send = (a: DocReqApi, p = payload(), options: Partial<Parameters<DocReqApi['createRequest']>[1]> = {}) => a.createRequest(p, { idempotencyKey: randomUUID(), ...options });
 const listed = () => sb.demoFirm.requests.length;

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { AROUND_TODAY, ALL_KEYS, captured, connect, previewThenSend, sandbox, structured, TODAY, type Connected } from './helpers.js';
+import { AROUND_TODAY, ALL_KEYS, captured, previewThenSend, sandbox, structured, serversOn } from './helpers.js';
 
 /**
  * The promises of contract §1 under the conditions that broke them: parallel calls, a host that
@@ -10,15 +10,7 @@ import { AROUND_TODAY, ALL_KEYS, captured, connect, previewThenSend, sandbox, st
  */
 const sb = await sandbox(AROUND_TODAY);
 const firm = sb.demoFirm;
-const open: Connected[] = [];
-async function server(options: Parameters<typeof connect>[1] = {}) {
-  const mcp = await connect(sb, { today: TODAY, ...options });
-  open.push(mcp);
-  return mcp;
-}
-afterAll(async () => {
-  for (const m of open) await m.close();
-});
+const server = serversOn(sb);
 afterEach(() => sb.setListLag(0));
 
 const posts = () => sb.callsTo('POST', '/api/v1/requests').length;

@@ -1,3 +1,4 @@
+import { redactor, sealer } from '../src/mcp/seal.js';
 import { describe, expect, it } from 'vitest';
 import { SendLedger, LEDGER_TTL_MS } from '../src/send/ledger.js';
 import { canonicalJson, Confirmations, TOKEN_TTL_MS } from '../src/send/token.js';
@@ -128,5 +129,21 @@ describe('rendering service text', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 100_000; i++) deep = { a: deep };
     expect(shortValue(deep)).toBe('{a: {a: {a: {…}}}}');
+  });
+});
+
+describe('the one redaction', () => {
+  const key = 'drk_live_0123456789abcdefABCDEF';
+  it('masks the key whole, and the part of it left before a cap cut it off', () => {
+    const redact = redactor([key]);
+    expect(redact(`got ${key} twice: ${key}`)).toBe('got [redacted] twice: [redacted]');
+    expect(redact(`The service said: "got Bearer ${key.slice(0, 17)}…"`)).toBe('The service said: "got Bearer [redacted]…"');
+    expect(redact(`short ${key.slice(0, 5)}…`)).toBe(`short ${key.slice(0, 5)}…`);
+  });
+
+  it('seals every string of a result, text and structuredContent alike', () => {
+    const seal = sealer([key]);
+    const out = seal({ content: [{ type: 'text', text: `${key.slice(0, 12)}…` }], structuredContent: { a: [{ b: key }] } });
+    expect(JSON.stringify(out)).not.toContain(key.slice(0, 12));
   });
 });

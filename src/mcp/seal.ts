@@ -5,9 +5,25 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
  * setting, in the text and anywhere in structuredContent, becomes "[redacted]" — whatever put it
  * there (a service that echoes the key in an error or a record, a bug).
  */
+/** Shortest part of a secret, cut off by a cap ("…"), that is still masked. */
+const MIN_FRAGMENT = 6;
+
 export function redactor(secrets: (string | undefined)[]): (text: string) => string {
   const hidden = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4);
-  return (text) => (hidden.some((s) => text.includes(s)) ? hidden.reduce((t, s) => t.split(s).join('[redacted]'), text) : text);
+  return (text) => {
+    let out = hidden.some((s) => text.includes(s)) ? hidden.reduce((t, s) => t.split(s).join('[redacted]'), text) : text;
+    // Service text is capped before it leaves (one line, "…" at the cut): a secret straddling the
+    // cut survives only as its beginning followed by "…", so that is masked too.
+    if (out.includes('…')) {
+      for (const s of hidden) {
+        for (let n = s.length - 1; n >= MIN_FRAGMENT; n--) {
+          const cut = `${s.slice(0, n)}…`;
+          if (out.includes(cut)) out = out.split(cut).join('[redacted]…');
+        }
+      }
+    }
+    return out;
+  };
 }
 
 export function sealer(secrets: (string | undefined)[]): (result: CallToolResult) => CallToolResult {

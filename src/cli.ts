@@ -11,13 +11,16 @@ import { createServer } from './mcp/server.js';
 import { loadTemplates, templatesStatus } from './templates/load.js';
 import { VERSION } from './version.js';
 
+/** `docreq-mcp sandbox` listens here unless --port says otherwise; team mode's default is 8787 (DOCREQ_HTTP_PORT), so both run at once. */
+const SANDBOX_PORT = 8790;
+
 const HELP = `docreq-mcp ${VERSION}: an MCP server for a firm's Document Request Service.
 
 Usage:
   docreq-mcp [options]              serve MCP over stdio (what an assistant host runs)
   docreq-mcp --sandbox [options]    serve MCP against the embedded sandbox API (no account needed)
   docreq-mcp sandbox [--port N] [--clients N] [--requests N]
-                                    run only the sandbox API; prints its base URL and demo keys
+                                    run only the sandbox API (port ${SANDBOX_PORT} unless --port); prints its base URL and demo keys
   docreq-mcp check                  check the configuration by calling the API once
   docreq-mcp --transport http [--port N] [--host H] [--sandbox]
                                     team mode: MCP over Streamable HTTP at /mcp, the key per request
@@ -133,7 +136,7 @@ async function main(): Promise<void> {
   // The sandbox is loaded only when asked for.
   const startSandbox = async (options: Parameters<typeof import('./sandbox/service.js').startSandbox>[0]) => (await import('./sandbox/service.js')).startSandbox(options);
   if (command === 'sandbox') {
-    const sandbox = await startSandbox({ port: count(values.port, 'port'), ...seed });
+    const sandbox = await startSandbox({ port: count(values.port, 'port') ?? SANDBOX_PORT, ...seed });
     const firm = sandbox.demoFirm;
     process.stdout.write(
       `Sandbox Document Request Service on ${sandbox.url}\n` +
@@ -167,7 +170,22 @@ async function main(): Promise<void> {
   return serveStdio(loadConfig(flags));
 }
 
+/** What went wrong at start, in plain words (never a stack trace): a port in use names the setting that moves it. */
+function startFailure(error: unknown, command: string | undefined, transport: string | undefined): string {
+  const e = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  const where = e.address !== undefined && e.port !== undefined ? `${e.address}:${e.port}` : 'the port';
+  const moveIt = command === 'sandbox' ? 'docreq-mcp sandbox --port N' : transport === 'http' ? '--port N (or DOCREQ_HTTP_PORT)' : '--port N';
+  if (e.code === 'EADDRINUSE') return `${where} is already in use (another docreq-mcp, or another program, listens there): choose another port with ${moveIt}.`;
+  if (e.code === 'EACCES') return `not allowed to listen on ${where}: choose a port above 1023 with ${moveIt}.`;
+  if (e.code === 'EADDRNOTAVAIL') return `${where} is not an address of this machine: check --host (DOCREQ_HTTP_HOST).`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `could not start: ${message.split('\n')[0]}`;
+}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`docreq-mcp: ${(error as Error).stack ?? String(error)}\n`);
+  const args = process.argv.slice(2);
+  const command = args.find((a) => !a.startsWith('-'));
+  const transport = args.includes('http') || process.env.DOCREQ_TRANSPORT?.trim().toLowerCase() === 'http' ? 'http' : undefined;
+  process.stderr.write(`docreq-mcp: ${startFailure(error, command === 'sandbox' ? command : undefined, transport)}\n`);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { plainIssue } from './issues.js';
 
 /** What a tool call needs to reach the service; absent while the configuration is incomplete. */
 export interface ApiSettings {
@@ -27,10 +28,18 @@ export interface Config {
   sendingDisabled: string | undefined;
   /** Each one names the variable to set and how; empty when the configuration is usable. */
   problems: string[];
+  /**
+   * The problems that stop every tool call (contract §2): a setting other than the key, the base URL
+   * (absent `api` says those) and the safety settings (which disable only sending) that cannot be read.
+   */
+  callsDisabled?: string[];
 }
 
 /** The settings that govern safety: when one cannot be read, nothing is sent until it is fixed. */
 const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret']);
+
+/** Settings whose problems leave `api` unset, which already stops every call. */
+const CONNECTION_SETTINGS = new Set(['apiKey', 'apiKeyFile', 'baseUrl']);
 
 /** A value's shape, never the value: a setting may hold a secret pasted into the wrong variable. */
 export function valueShape(text: string): string {
@@ -249,8 +258,9 @@ function readKeyFile(path: string): { key?: string; problem?: string } {
   }
 }
 
-function issueText(error: z.ZodError): string {
-  return error.issues.map((i) => i.message).join('; ');
+function issueText(error: z.ZodError, schema: z.ZodType): string {
+  const inner = schema instanceof z.ZodPipe ? (schema.out as z.ZodType) : schema;
+  return error.issues.map((i) => plainIssue(i, inner)).join('; ');
 }
 
 /**
@@ -260,6 +270,7 @@ function issueText(error: z.ZodError): string {
 export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const unreadableSafety: string[] = [];
+  const unreadableOther: string[] = [];
   const raw = (name: SettingName): string | undefined => {
     const setting = SETTINGS[name];
     const fromFlag = flags[name];
@@ -274,9 +285,10 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as z.output<(typeof SETTINGS)[N]['schema']>;
     const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
-    const problem = `${where} ${issueText(parsed.error)}: got ${valueShape(text)}.`;
+    const problem = `${where} ${issueText(parsed.error, setting.schema)}: got ${valueShape(text)}.`;
     problems.push(problem);
     if (SAFETY_SETTINGS.has(name)) unreadableSafety.push(problem);
+    else if (!CONNECTION_SETTINGS.has(name)) unreadableOther.push(problem);
     return fallback;
   }
 
@@ -324,5 +336,6 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     tokenSecret,
     sendingDisabled: unreadableSafety.length ? unreadableSafety.join(' ') : undefined,
     problems,
+    callsDisabled: unreadableOther,
   };
 }

@@ -193,6 +193,12 @@ function header(headers: RawAnswer['headers'], name: string): string | undefined
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** The first sentence of a message: up to a full stop that ends a sentence (not the dots of a URL, a host or a number). */
+export function firstSentence(message: string): string {
+  const end = /\.(?=\s|$)/.exec(message);
+  return end ? message.slice(0, end.index) : message;
+}
+
 function errorCode(error: unknown): string {
   let e: unknown = error;
   for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
@@ -224,10 +230,23 @@ export function proxySettings(env: ProxyEnv = process.env): { httpProxy: string;
  * undici's EnvHttpProxyAgent, which is what actually routes the calls.
  */
 export function describeProxy(baseUrl: string, env: ProxyEnv = process.env): string {
+  const route = proxyRoute(baseUrl, env);
+  if (route.kind === 'direct') return route.why;
+  if (route.kind === 'invalid') return `a proxy setting that is not a URL (check ${route.variable})`;
+  return `through the proxy ${route.origin} (from ${route.variable})`;
+}
+
+export type ProxyRoute =
+  | { kind: 'direct'; why: string }
+  | { kind: 'proxy'; origin: string; variable: string }
+  | { kind: 'invalid'; variable: string };
+
+/** How a call to `baseUrl` is routed: direct, through a proxy (its origin and variable, never its credentials), or a proxy setting that is not a URL. */
+export function proxyRoute(baseUrl: string, env: ProxyEnv = process.env): ProxyRoute {
   const url = new URL(baseUrl);
   const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
   const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;
-  if (!proxy) return 'direct (no HTTPS_PROXY or HTTP_PROXY set)';
+  if (!proxy) return { kind: 'direct', why: 'direct (no HTTPS_PROXY or HTTP_PROXY set)' };
   const host = url.hostname.toLowerCase();
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
   const entries = noProxy.split(/[,\s]/).filter(Boolean);
@@ -239,16 +258,17 @@ export function describeProxy(baseUrl: string, env: ProxyEnv = process.env): str
       if (m && Number(m[2]) !== port) return false;
       return host === name || host.endsWith(`.${name}`);
     });
-  if (covered) return `direct (NO_PROXY covers ${host})`;
-  let origin: string;
-  try {
-    origin = new URL(proxy).origin;
-  } catch {
-    return 'a proxy setting that is not a URL (check HTTPS_PROXY / HTTP_PROXY)';
-  }
+  if (covered) return { kind: 'direct', why: `direct (NO_PROXY covers ${host})` };
   const variable = url.protocol === 'https:' && (env.https_proxy ?? env.HTTPS_PROXY) ? (env.https_proxy !== undefined ? 'https_proxy' : 'HTTPS_PROXY') : env.http_proxy !== undefined ? 'http_proxy' : 'HTTP_PROXY';
-  return `through the proxy ${origin} (from ${variable})`;
+  try {
+    return { kind: 'proxy', origin: new URL(proxy).origin, variable };
+  } catch {
+    return { kind: 'invalid', variable };
+  }
 }
+
+/** Failures of the connection itself (not of an answer): where the fix is the address that was dialled. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Decoders for a Content-Encoding, outermost last; undefined when an encoding is not one we read. */
 function decoders(encoding: string | undefined): Transform[] | undefined {
@@ -311,6 +331,10 @@ export class DocReqApi {
       const common = { keepAliveTimeout: 4_000, connections: 16, connect: tls };
       const proxies = proxySettings(this.proxyEnv ?? process.env);
       if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
+      const route = proxyRoute(this.options.baseUrl, this.proxyEnv ?? process.env);
+      if (route.kind === 'invalid') {
+        throw new UnreachableError(`${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`, { code: 'ERR_INVALID_URL' });
+      }
       return new EnvHttpProxyAgent({ ...common, ...proxies, requestTls: tls });
     }));
   }
@@ -328,7 +352,9 @@ export class DocReqApi {
   async close(): Promise<void> {
     const pool = this.dispatcher;
     this.dispatcher = undefined;
-    if (pool) await (await pool).destroy();
+    // A pool that could not be made (a proxy setting that is not a URL) has nothing to close.
+    const made = pool && (await pool.catch(() => undefined));
+    if (made) await made.destroy();
   }
 
   /** Forgets cached data (as after a send). */
@@ -573,7 +599,7 @@ export class DocReqApi {
       delay ??= Math.random() * retryBaseDelayMs * 2 ** attempt + retryBaseDelayMs / 4;
       if (Date.now() + delay >= deadline) throw failure;
       onRetry();
-      this.logger.info(`GET ${path}: ${failure.message.split('.')[0]}; retry ${attempt + 1} of ${maxRetries} in ${Math.round(delay)} ms`);
+      this.logger.info(`GET ${path}: ${firstSentence(failure.message)}; retry ${attempt + 1} of ${maxRetries} in ${Math.round(delay)} ms`);
       await sleep(delay, undefined, { signal }).catch(() => {
         throw new CancelledError('The call was cancelled.');
       });
@@ -734,8 +760,22 @@ export class DocReqApi {
         throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, { outcomeUnknown: isPost && written, status: status || undefined });
       }
       if (!isPost && signal?.aborted) throw new CancelledError('The call was cancelled before the service answered.');
-      throw new UnreachableError(`Could not reach the service at ${this.origin} (${oneLine(code, 40)}).`, { code, status: status || undefined });
+      throw new UnreachableError(this.unreachable(code), { code, status: status || undefined });
     }
+  }
+
+  /** Why no answer came, naming what to fix: the proxy when the call goes through one, else DOCREQ_BASE_URL. */
+  private unreachable(code: string): string {
+    const shown = oneLine(code, 40);
+    const route = proxyRoute(this.options.baseUrl, this.proxyEnv ?? process.env);
+    if (route.kind === 'proxy') {
+      return CONNECT_CODES.has(code)
+        ? `Could not reach the proxy ${route.origin} (${shown}; from ${route.variable}), so the service at ${this.origin} was not reached: check that the proxy runs and ${route.variable} names it, or add the service's host to NO_PROXY.`
+        : `Could not reach the service at ${this.origin} through the proxy ${route.origin} (${shown}; from ${route.variable}).`;
+    }
+    return CONNECT_CODES.has(code)
+      ? `Could not reach the service at ${this.origin} (${shown}): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`
+      : `Could not reach the service at ${this.origin} (${shown}).`;
   }
 
   private tooLarge(status: number, bytes: number, decompressed = false): TooLargeError {

@@ -23,7 +23,7 @@ import { VERSION } from '../version.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
-import { errorResult, explain } from './results.js';
+import { errorResult, explain, type KeySource } from './results.js';
 import { redactor, sealer } from './seal.js';
 import { listedTool } from './tool-schema.js';
 
@@ -40,6 +40,8 @@ export interface ServerOptions {
   sending?: { ledger: SendLedger; confirmations: Confirmations };
   /** Stateless HTTP: each request is its own server, so `initialize` was answered by another one. */
   stateless?: boolean;
+  /** Where the key came from, for what a rejected key tells the person to check (team mode: 'header'). */
+  keyFrom?: KeySource;
   /** @internal Tools offered after the catalogue's own (tests use it to prove the output check). */
   extraTools?: ToolDefinition[];
 }
@@ -155,9 +157,10 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     if (!parsed.success) return errorResult(describeIssues(parsed.error, tool));
     const started = Date.now();
     try {
-      if (!api) {
+      // Every setting speaks (contract §2): one that cannot be read stops every call, naming it.
+      if (!api || config.callsDisabled?.length) {
         throw new ConfigurationError(
-          `docreq-mcp is not configured, so nothing was called:\n${config.problems.map((p) => `- ${p}`).join('\n')}\n` +
+          `docreq-mcp is not configured, so nothing was called:\n${(api ? config.callsDisabled! : config.problems).map((p) => `- ${p}`).join('\n')}\n` +
             'Set these in the host\'s "env" for this server and restart it. To try it without an account, start it with --sandbox.',
         );
       }
@@ -171,6 +174,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         canAsk: Boolean(server.getClientCapabilities()?.elicitation),
         sending,
         log: (message) => logger.info(message),
+        warn: (message) => logger.warn(message),
         today: clock(),
         confirm: (message) => confirm(message, extra),
         progress: async (progress, total, message) => {
@@ -187,7 +191,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       }
       return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
     } catch (error) {
-      const expected = explain(error);
+      const expected = explain(error, options.keyFrom);
       if (expected !== undefined) {
         logger.info(`${tool.name}: ${expected.split('\n')[0]}`);
         return errorResult(expected);

@@ -41,6 +41,8 @@ export interface ToolContext {
   sending: SendingContext;
   /** A log line for the person running the server (stderr and MCP logging). */
   log(message: string): void;
+  /** A warning for the person running the server, e.g. the outcome of a send its host cancelled (default: log). */
+  warn?(message: string): void;
   progress(done: number, total: number, message: string): Promise<void>;
 }
 

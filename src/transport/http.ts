@@ -44,7 +44,26 @@ export interface HttpServiceOptions extends HttpSettings {
   api?: Partial<ApiClientOptions>;
   /** Where access-log lines and server logs go (default stderr). */
   write?: (line: string) => void;
+  /** Bounds on slow and idle connections (default CONNECTION_TIMEOUTS; tests use small ones). */
+  timeouts?: Partial<ConnectionTimeouts>;
 }
+
+/**
+ * How long a connection may be idle or slow before it is closed (README, team mode). A connection
+ * that sends nothing is closed after `firstByteMs`; one whose headers are not complete after
+ * `headersMs` gets 408; one whose request (headers and body) is not complete after `requestMs` gets
+ * 408; an idle keep-alive connection is closed after `keepAliveMs` (longer than a proxy's 60 s, so
+ * the proxy closes first). Expiry is checked every `checkMs`.
+ */
+export interface ConnectionTimeouts {
+  firstByteMs: number;
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+  checkMs: number;
+}
+
+export const CONNECTION_TIMEOUTS: ConnectionTimeouts = { firstByteMs: 10_000, headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000, checkMs: 1_000 };
 
 export interface HttpService {
   /** http://host:port, as bound. */
@@ -157,6 +176,38 @@ function readBody(req: IncomingMessage, cap: number): Promise<string | undefined
   });
 }
 
+/**
+ * Front-door checks on the raw request, before any routing or MCP processing: what no proxy or
+ * client may send. More than one Host header is refused (only the first would be checked against
+ * DOCREQ_ALLOWED_HOSTS, while something behind may read another).
+ */
+export function frontDoor(req: IncomingMessage): { status: number; message: string; why: string } | undefined {
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return { status: 400, message: 'Bad request: more than one Host header.', why: 'hosts' };
+  return undefined;
+}
+
+/**
+ * Slow and idle connections end within CONNECTION_TIMEOUTS: Node bounds headers, whole requests and
+ * keep-alive itself, but not a connection that never sends a byte, so that one gets a socket timer
+ * until its first request arrives.
+ */
+export function boundConnections(server: Server, timeouts: ConnectionTimeouts): void {
+  server.headersTimeout = timeouts.headersMs;
+  server.requestTimeout = timeouts.requestMs;
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  const waitingFirst = new WeakSet<Socket>();
+  server.on('connection', (socket: Socket) => {
+    waitingFirst.add(socket);
+    // Node's server destroys a socket whose timer fires (it has no 'timeout' listener of its own).
+    socket.setTimeout(timeouts.firstByteMs);
+  });
+  server.on('request', (req: IncomingMessage) => {
+    if (waitingFirst.delete(req.socket)) req.socket.setTimeout(0);
+  });
+}
+
 /** Starts the team-mode HTTP service. */
 export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
@@ -242,7 +293,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const logger = createLogger(config.logLevel, [key], write);
     // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
-    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true });
+    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: 'header' });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const deadline = setTimeout(() => {
       entry.deadline = true;
@@ -258,7 +309,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     await transport.handleRequest(req, res, body);
   }
 
-  const server: Server = createHttpServer((req, res) => {
+  const timeouts = { ...CONNECTION_TIMEOUTS, ...options.timeouts };
+  const server: Server = createHttpServer({ connectionsCheckingInterval: timeouts.checkMs }, (req, res) => {
     const started = performance.now();
     const entry: Record<string, unknown> = { method: req.method, path: undefined };
     active.add(res);
@@ -280,16 +332,17 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       active.delete(res);
       accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     });
+    const refused = frontDoor(req);
+    if (refused) {
+      entry.refused = refused.why;
+      return jsonError(res, refused.status, refused.message, { Connection: 'close' });
+    }
     handle(req, res, entry).catch((error: unknown) => {
       entry.error = error instanceof Error ? error.message.slice(0, 200) : 'failed';
       jsonError(res, 500, 'Internal error while handling the request.', {}, -32603);
     });
   });
-  // Bounds on slow clients: headers within 10 s, the whole request within 30 s. Keep-alive longer
-  // than a proxy's (nginx: 60 s) so the proxy, not this server, closes idle connections.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 65_000;
+  boundConnections(server, timeouts);
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -1,7 +1,7 @@
 // npm run bench: one table, measured in one run on this machine, medians over repeated runs.
 // Figures, not assertions: targets are printed beside them.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -310,12 +310,30 @@ if (SECTIONS.has('growth')) {
 if (SECTIONS.has('lists')) await groupedAndJoinedCost();
 if (SECTIONS.has('lists')) await batchBench();
 
+// Other benchmarks: every scripts/bench-<topic>.mjs exporting run() → [{ row, figure, note? }] (COMMON.md),
+// each its own section (BENCH_SECTIONS=<topic> runs only it).
+for (const file of readdirSync(`${root}scripts`).filter((f) => /^bench-[\w-]+\.mjs$/.test(f)).sort()) {
+  const topic = file.slice('bench-'.length, -'.mjs'.length);
+  if (process.env.BENCH_SECTIONS && !SECTIONS.has(topic)) continue;
+  const mod = await import(`${root}scripts/${file}`);
+  if (typeof mod.run !== 'function') continue;
+  try {
+    for (const r of await mod.run()) row(topic, r.row, r.figure, r.note ?? '');
+  } catch (error) {
+    row(topic, `${file} failed`, String(error?.message ?? error).split('\n')[0].slice(0, 120));
+  }
+}
+
 const table = [
   '| group | measure | value | reference | ratio | target |',
   '|---|---|---|---|---|---|',
   ...rows.map((r) => `| ${r.join(' | ')} |`),
 ].join('\n');
-process.stdout.write(`\n${table}\n\nnode ${process.version}, ${RUNS} runs per figure (median), ${new Date().toISOString().slice(0, 10)}\n`);
+const footer = `node ${process.version}, ${RUNS} runs per figure (median), ${new Date().toISOString().slice(0, 10)}`;
+process.stdout.write(`\n${table}\n\n${footer}\n`);
+// What `node scripts/readme.mjs` puts in the README's figures block (the README quotes this, never hand-copied numbers).
+mkdirSync(`${root}.bench`, { recursive: true });
+writeFileSync(`${root}.bench/figures.md`, `${table}\n\n${footer}\n`);
 
 // ── grouped and joined lists: what one-call answers cost against a plain list_requests ─────────
 // groupBy and the requests join fetch the clients beside the requests (in parallel) and group in

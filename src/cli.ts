@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, SETTINGS, settingFlagOptions, settingsFromFlags, type Config } from './config.js';
+import { loadConfig, SETTINGS, settingFlagOptions, settingsHelp, settingsFromFlags, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { redactor } from './mcp/seal.js';
 import { LineStdioTransport } from './transport/stdio.js';
@@ -26,9 +26,7 @@ Usage:
                                     team mode: MCP over Streamable HTTP at /mcp, the key per request
 
 Options (each has an environment twin; the flag wins):
-${Object.values(SETTINGS)
-  .map((s) => `  ${(s.flag ?? '').padEnd(16)} ${s.env.padEnd(20)} ${s.help}${s.default !== undefined ? ` (default ${s.default})` : ''}`)
-  .join('\n')}
+${settingsHelp()}
   --help, --version
 
 The key is read from DOCREQ_API_KEY or DOCREQ_API_KEY_FILE only, never from the command line.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 import { escapeHtml, sendPage } from '../auth/pages.js';
 
@@ -82,6 +83,9 @@ export async function startDemoIdp(redirectUris: string[], port = 0): Promise<De
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     pkce: { required: () => true },
+    jwks: { keys: [{ ...(await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey)), alg: 'ES256', use: 'sig' }] },
+    // Set, so the provider does not print notices about its defaults (stdout is the protocol's).
+    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 3600, Session: 3600 },
     findAccount: (_ctx, id) => {
       const user = DEMO_USERS.find((u) => u.email === id);
       return user ? { accountId: id, claims: () => ({ sub: id, email: user.email, email_verified: true, name: user.name, groups: user.groups }) } : undefined;

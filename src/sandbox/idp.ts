@@ -83,7 +83,7 @@ export async function startDemoIdp(redirectUris: string[], port = 0): Promise<De
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     pkce: { required: () => true },
-    jwks: { keys: [{ ...(await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey)), alg: 'ES256', use: 'sig' }] },
+    jwks: { keys: [{ ...(await exportJWK((await generateKeyPair('RS256', { extractable: true })).privateKey)), alg: 'RS256', use: 'sig' }] },
     // Set, so the provider does not print notices about its defaults (stdout is the protocol's).
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 3600, Session: 3600 },
     findAccount: (_ctx, id) => {

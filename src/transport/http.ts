@@ -371,7 +371,9 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     const k = sandbox.keys;
     process.stderr.write(
       `docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n` +
-        `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`,
+        (oauth
+          ? 'docreq-mcp info: sign-in (--auth oauth): the service holds the demo firm\'s key; staff sign in at the demo identity provider below\n'
+          : `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`),
     );
   } else {
     const text = flags.baseUrl !== undefined ? String(flags.baseUrl) : env.DOCREQ_BASE_URL;

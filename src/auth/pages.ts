@@ -41,14 +41,15 @@ export function sendPage(res: ServerResponse, page: Page, formTargets: string[] 
   ].join('; ');
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="referrer" content="no-referrer"><title>${escapeHtml(page.title)} · Document Requests</title><style>${STYLE}</style></head>` +
+    `<meta name="referrer" content="same-origin"><title>${escapeHtml(page.title)} · Document Requests</title><style>${STYLE}</style></head>` +
     `<body><main><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;
   res.writeHead(page.status ?? 200, {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': csp,
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
+    // same-origin, not no-referrer: a form posted to this origin then carries its Origin header, which /authorize/decision checks.
+    'Referrer-Policy': 'same-origin',
     'Cache-Control': 'no-store',
   });
   res.end(html);

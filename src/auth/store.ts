@@ -58,3 +58,42 @@ export class MemoryAuthStore implements AuthStore {
     return Promise.resolve(n);
   }
 }
+
+/** The few commands RedisAuthStore uses, as node-redis (`redis` v4+) offers them. */
+export interface RedisCommands {
+  set(key: string, value: string, options: { PX: number; NX?: true }): Promise<string | null>;
+  get(key: string): Promise<string | null>;
+  del(key: string): Promise<number>;
+  incr(key: string): Promise<number>;
+  pExpire(key: string, ms: number): Promise<unknown>;
+}
+
+/** Shared by every replica: each primitive is one atomic Redis command (SET NX PX for claims). */
+export class RedisAuthStore implements AuthStore {
+  constructor(
+    private readonly redis: RedisCommands,
+    private readonly prefix = 'docreq:auth:',
+  ) {}
+
+  async claim(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(this.prefix + key, value, { PX: ttlMs, NX: true })) === 'OK';
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.redis.get(this.prefix + key)) ?? undefined;
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    await this.redis.set(this.prefix + key, value, { PX: ttlMs });
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.redis.del(this.prefix + key);
+  }
+
+  async incr(key: string, ttlMs: number): Promise<number> {
+    const n = await this.redis.incr(this.prefix + key);
+    if (n === 1) await this.redis.pExpire(this.prefix + key, ttlMs);
+    return n;
+  }
+}

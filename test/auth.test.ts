@@ -205,6 +205,15 @@ describe('firm sign-in (--auth oauth)', () => {
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ outcome: 'sent', email: 'sender@demo.example', sub: 'sender@demo.example', clientId, requestId });
     expect(JSON.stringify(audit[0])).not.toContain(sb.keys.demo);
+
+    // A batch: one audit line per recipient, each with the person.
+    const two = (await sender.call('list_clients', { limit: 3 })).structuredContent as { clients: { id: string }[] };
+    const ids = two.clients.slice(1, 3).map((c) => c.id);
+    const batch = await sender.call('create_request_batch', { clients: ids, title: 'Signed-in batch', items: [{ name: 'Payslips' }] });
+    expect(batch.isError).toBeFalsy();
+    expect(batch.text).toContain('sender@demo.example');
+    const lines = logLines.filter((l) => l.includes('"audit":"send"')).map((l) => JSON.parse(l) as { clientId: string; email: string; outcome: string });
+    expect(lines.slice(1).map((l) => [l.clientId, l.email, l.outcome])).toEqual(ids.map((id) => [id, 'sender@demo.example', 'sent']));
     await sender.client.close();
   });
 

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
 import { loadConfig, SETTINGS, settingFlagOptions, settingsFromFlags, type Config } from './config.js';
 import { createLogger } from './log.js';
-import { redactor } from './mcp/seal.js';
+import { redactor } from './text/redact.js';
 import { LineStdioTransport } from './transport/stdio.js';
 import type { Sandbox } from './sandbox/service.js';
 import { explain } from './mcp/results.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { oneLine } from '../src/tools/render.js';
+import { oneLine } from '../src/text/render.js';
 import { connect, sandbox, structured } from './helpers.js';
 
 describe('results at any size', () => {

@@ -19,7 +19,7 @@ import type { Template } from '../templates/builtin.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templatesStatus, type TemplateCatalog } from '../templates/load.js';
 import { templateJson, templateSummary } from '../tools/list-templates.js';
-import { fold } from '../tools/render.js';
+import { fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 
 /**

@@ -24,7 +24,7 @@ import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain } from './results.js';
-import { redactor, sealer } from './seal.js';
+import { redactor, sealer } from '../text/redact.js';
 import { listedTool } from './tool-schema.js';
 
 export interface ServerOptions {

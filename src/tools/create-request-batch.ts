@@ -4,7 +4,7 @@ import { createPayload, requestRecord, type Client, type RequestRecord } from '.
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolContext } from './define.js';
 import { clientResolver, closestClients } from './resolve-client.js';
-import { oneLine, quoted } from './render.js';
+import { oneLine, quoted } from '../text/render.js';
 import { isOpen } from './request-facts.js';
 import {
   assertSendingAllowed,

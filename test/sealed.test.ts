@@ -158,7 +158,7 @@ describe('a key the service echoes leaves through no sink, whole or in part', ()
       message: `${'A'.repeat(at)}${KEY} ${'B'.repeat(40)}`,
       details: [
         { field: `${'f'.repeat(at % 90)}${KEY}`, message: `${'C'.repeat(at)}${KEY}` },
-        { field: 'split', message: `${'D'.repeat(Math.max(0, at - 40))}${[...KEY].join('\u200b')}` },
+        { field: 'split', message: `${'D'.repeat(Math.max(0, at - 100))}${[...KEY].join('\u200b')}` },
       ],
     },
   });

@@ -20,9 +20,8 @@ export const REDACTED = '[redacted]';
 const MIN_SECRET = 4;
 
 const identity: Redact = (text) => text;
-const HAS_INVISIBLE = new RegExp(INVISIBLE.source, 'u');
-// eslint-disable-next-line no-control-regex
-const NON_ASCII = /[^\u0000-\u007f]/;
+/** Anything but printable ASCII: the only text where invisible characters or compatibility forms can hide a secret. */
+const ODD = /[^\x20-\x7e]/;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -39,17 +38,16 @@ export function redactor(secrets: readonly (string | undefined | null)[]): Redac
   if (hidden.length === 0) return identity;
   const forms = [...new Set(hidden.flatMap(spellings))].sort((a, b) => b.length - a.length);
   const source = forms.map(escapeRegExp).join('|');
-  const all = new RegExp(source, 'giu');
-  const any = new RegExp(source, 'iu');
+  const all = new RegExp(source, 'gi');
+  const any = new RegExp(source, 'i');
   const shortest = Math.min(...hidden.map((s) => s.length));
   return (text) => {
     if (typeof text !== 'string' || text.length < shortest) return text;
     let out = any.test(text) ? text.replace(all, REDACTED) : text;
-    // Letters kept apart only by invisible characters, or written in compatibility forms, read as
-    // the secret once the renderer removes the one or a reader sees the other.
-    const invisible = HAS_INVISIBLE.test(out);
-    if (invisible || NON_ASCII.test(out)) {
-      const seen = (NON_ASCII.test(out) ? out.normalize('NFKC') : out).replace(INVISIBLE, '');
+    // Letters kept apart only by invisible characters, or written in compatibility forms (full-width,
+    // the Kelvin sign), read as the secret once the renderer removes the one or a reader sees the other.
+    if (ODD.test(out)) {
+      const seen = out.normalize('NFKC').replace(INVISIBLE, '');
       if (any.test(seen)) out = seen.replace(all, REDACTED);
     }
     return out;

@@ -335,8 +335,11 @@ const table = [
 const footer = `node ${process.version}, ${RUNS} runs per figure (median), ${new Date().toISOString().slice(0, 10)}`;
 process.stdout.write(`\n${table}\n\n${footer}\n`);
 // What `node scripts/readme.mjs` puts in the README's figures block (the README quotes this, never hand-copied numbers).
-mkdirSync(`${root}.bench`, { recursive: true });
-writeFileSync(`${root}.bench/figures.md`, `${table}\n\n${footer}\n`);
+// Only a run of every section writes it: a partial run (BENCH_SECTIONS) must not replace the whole block.
+if (!process.env.BENCH_SECTIONS) {
+  mkdirSync(`${root}.bench`, { recursive: true });
+  writeFileSync(`${root}.bench/figures.md`, `${table}\n\n${footer}\n`);
+}
 
 // ── grouped and joined lists: what one-call answers cost against a plain list_requests ─────────
 // groupBy and the requests join fetch the clients beside the requests (in parallel) and group in

@@ -193,6 +193,63 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(1_000_000_000),
     help: 'team mode: tool calls per minute per key; beyond it `429` with `Retry-After`',
   },
+  // Firm sign-in (contract §8); read by src/auth/settings.ts.
+  auth: {
+    env: 'DOCREQ_AUTH',
+    flag: '--auth',
+    default: 'bearer',
+    schema: z.string().trim().toLowerCase().pipe(z.enum(['bearer', 'oauth'])),
+    help: "team mode: bearer (each request carries the firm's key) or oauth (staff sign in with the firm's identity provider; the key stays in the service)",
+  },
+  publicUrl: {
+    env: 'DOCREQ_PUBLIC_URL',
+    flag: '--public-url',
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'oauth: the address hosts reach this service at, e.g. https://mcp.example.com (default: the address it listens on)',
+  },
+  oidcIssuer: {
+    env: 'DOCREQ_OIDC_ISSUER',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "oauth: the firm's OpenID Connect issuer URL (Entra ID, Google Workspace, Okta…)",
+  },
+  oidcClientId: {
+    env: 'DOCREQ_OIDC_CLIENT_ID',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "oauth: this service's client id at the identity provider",
+  },
+  oidcClientSecretFile: {
+    env: 'DOCREQ_OIDC_CLIENT_SECRET_FILE',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "oauth: a file holding this service's client secret at the identity provider",
+  },
+  authSecretFile: {
+    env: 'DOCREQ_AUTH_SECRET_FILE',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'oauth: a file holding the secret that signs access tokens (replicas share it; default: derived from DOCREQ_TOKEN_SECRET)',
+  },
+  authReaders: {
+    env: 'DOCREQ_AUTH_READERS',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'oauth: who may read, comma-separated: @domain, e-mail addresses, group:NAME (from the IdP groups claim)',
+  },
+  authSenders: {
+    env: 'DOCREQ_AUTH_SENDERS',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'oauth: who may also send, same form as DOCREQ_AUTH_READERS (nobody by default)',
+  },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -264,6 +321,16 @@ function issueText(error: z.ZodError, schema: z.ZodType): string {
 }
 
 /**
+ * What is wrong with a setting's value, in every mode (stdio and team mode alike): the variable
+ * (and flag), what it must be, and the value's shape, never the value (it may be a secret).
+ */
+export function settingProblem(name: SettingName, error: z.ZodError, text: string): string {
+  const setting = SETTINGS[name];
+  const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
+  return `${where} ${issueText(error, setting.schema)}: got ${valueShape(text)}.`;
+}
+
+/**
  * Reads the configuration from flags and environment (the flag wins). Never throws: what is wrong
  * is collected in `problems`, each naming the variable to set, and the rest takes its default.
  */
@@ -284,8 +351,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     if (text === undefined) return fallback;
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as z.output<(typeof SETTINGS)[N]['schema']>;
-    const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
-    const problem = `${where} ${issueText(parsed.error, setting.schema)}: got ${valueShape(text)}.`;
+    const problem = settingProblem(name, parsed.error, text);
     problems.push(problem);
     if (SAFETY_SETTINGS.has(name)) unreadableSafety.push(problem);
     else if (!CONNECTION_SETTINGS.has(name)) unreadableOther.push(problem);

@@ -24,8 +24,9 @@ import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain, type KeySource } from './results.js';
-import { redactor, sealer } from './seal.js';
+import { redactor, sealer } from '../text/redact.js';
 import { listedTool } from './tool-schema.js';
+import { oneLine, quoted } from '../text/render.js';
 
 export interface ServerOptions {
   logger?: Logger;
@@ -42,6 +43,9 @@ export interface ServerOptions {
   stateless?: boolean;
   /** Where the key came from, for what a rejected key tells the person to check (team mode: 'header'). */
   keyFrom?: KeySource;
+  /** Team mode with sign-in: the signed-in person, and where each send's audit line goes. */
+  actor?: { email: string; sub: string };
+  audit?: (line: string) => void;
   /** @internal Tools offered after the catalogue's own (tests use it to prove the output check). */
   extraTools?: ToolDefinition[];
 }
@@ -98,10 +102,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       idempotencyKey: (id, recipient) => confirmations.idempotencyKey(id, recipient),
     },
     disabled: config.sendingDisabled,
+    actor: options.actor,
+    audit: options.audit,
   };
-  // The one redaction where results leave the server: the key and every secret setting.
+  // The one redaction (src/text/redact.ts) where results leave the server: the key and every secret
+  // setting. Service text was already redacted as the API client read it, before any cap.
   const seal = sealer([apiKey, config.tokenSecret]);
-  // Completion answers carry client names from the service: the same redaction applies.
   const redact = redactor([apiKey, config.tokenSecret]);
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
@@ -128,13 +134,13 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       },
     };
     const result = await server.elicitInput(request, { signal: extra.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
       throw new UserInputError(`Nothing was sent: asking the person to confirm failed (${why}). Ask them in the chat, then call again.`);
     });
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
-  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => (await api.listClients({ reuse: true, signal })).map((c) => ({ ...c, displayName: c.displayName && redact(c.displayName) }))), today: clock, readOnly: config.readOnly, logger });
+  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact, today: clock, readOnly: config.readOnly, logger });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     if (!options.stateless && !server.getClientVersion()) {
@@ -150,7 +156,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       return errorResult(
         hidden
           ? `${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`
-          : `Unknown tool ${JSON.stringify(String(request.params.name).slice(0, 60))}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
+          : `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
       );
     }
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema));
@@ -175,11 +181,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         sending,
         log: (message) => logger.info(message),
         warn: (message) => logger.warn(message),
+        redact,
         today: clock(),
         confirm: (message) => confirm(message, extra),
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => undefined);
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } }).catch(() => undefined);
         },
       };
       const result = await withinDeadline(tool.handler(parsed.data, ctx), deadline, tool.annotations.readOnlyHint);
@@ -196,9 +203,10 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         logger.info(`${tool.name}: ${expected.split('\n')[0]}`);
         return errorResult(expected);
       }
-      const message = error instanceof Error ? error.message : String(error);
+      // Redacted before it is cut: a secret cut by the cap would otherwise survive as its prefix.
+      const message = redact(error instanceof Error ? error.message : String(error));
       logger.error(`${tool.name} failed unexpectedly: ${message}`);
-      return errorResult(`${tool.name} failed unexpectedly (${message.slice(0, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
+      return errorResult(`${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
     }
   }
   return server;

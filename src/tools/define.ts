@@ -22,6 +22,10 @@ export interface SendingContext {
   tokens: TokenIssuer;
   /** Why nothing may be sent (a safety setting cannot be read), or undefined. */
   disabled: string | undefined;
+  /** Team mode with sign-in: the person sending, recorded with every send (contract §8). */
+  actor?: { email: string; sub: string } | undefined;
+  /** Where the one JSON audit line of each send goes (stderr); only with an actor. */
+  audit?: ((line: string) => void) | undefined;
 }
 
 /** What a handler may use; built per call by src/mcp/server.ts. */
@@ -43,6 +47,8 @@ export interface ToolContext {
   log(message: string): void;
   /** A warning for the person running the server, e.g. the outcome of a send its host cancelled (default: log). */
   warn?(message: string): void;
+  /** The one redaction (src/text/redact.ts) of this call's secrets: for text not from the service, before it is cut. */
+  redact(text: string): string;
   progress(done: number, total: number, message: string): Promise<void>;
 }
 

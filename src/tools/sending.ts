@@ -5,13 +5,12 @@ import type { Client, CreatePayload, RequestRecord } from '../api/records.js';
 import { addDays } from '../clock.js';
 import { UserInputError } from '../errors.js';
 import { checkEmailText, titleKey } from '../text/invisible.js';
-import { dayText, oneLine, quoted } from '../text/render.js';
+import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templateCatalog } from '../templates/load.js';
 import { CORRECTNESS_MODES, itemIn } from './checklist.js';
 import type { ToolContext } from './define.js';
 import { isoDate } from './schemas.js';
-import { fold } from './render.js';
 import { isOpen } from './request-facts.js';
 
 /**
@@ -171,6 +170,12 @@ export function duplicateOf(ctx: ToolContext, client: Client, title: string, req
   return undefined;
 }
 
+/** Who sent what: one JSON line per send with a signed-in person, ids only (never the key, never the client's name or address). */
+export function auditSend(ctx: ToolContext, clientId: string, outcome: string, requestId: string | null): void {
+  const { actor, audit } = ctx.sending;
+  if (actor && audit) audit(JSON.stringify({ time: new Date().toISOString(), audit: 'send', outcome, email: actor.email, sub: actor.sub, firm: ctx.sending.firm, clientId, requestId }));
+}
+
 export type PostResult =
   | { outcome: 'sent'; request: RequestRecord | null; warnings: string[] }
   | { outcome: 'may_have_been_sent'; request: null; warnings: string[]; message: string };
@@ -182,14 +187,18 @@ export type PostResult =
  */
 export async function postOnce(ctx: ToolContext, client: Client, payload: CreatePayload, idempotencyKey: string): Promise<PostResult> {
   const key = titleKey(payload.title);
+  const { actor } = ctx.sending;
+  const record = (outcome: string, requestId: string | null) => auditSend(ctx, payload.clientId, outcome, requestId);
   try {
     const answer = await ctx.api.createRequest(payload, { idempotencyKey, signal: ctx.signal, deadline: ctx.deadline });
     ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'sent', requestId: answer.record?.id ?? null, title: payload.title });
+    record('sent', answer.record?.id ?? null);
     cancelledOutcome(ctx, payload, `was sent${answer.record?.id ? ` (request id ${oneLine(answer.record.id, 40)})` : ''}`);
-    return { outcome: 'sent', request: answer.record, warnings: answer.warnings };
+    return { outcome: 'sent', request: answer.record, warnings: actor ? [`Sent in the name of ${actor.email} (signed in).`, ...answer.warnings] : answer.warnings };
   } catch (error) {
     if (error instanceof ApiError && error.outcomeUnknown) {
       ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title });
+      record('may_have_been_sent', null);
       cancelledOutcome(ctx, payload, 'may have been sent (no clear answer came): check with list_requests before sending again');
       return { outcome: 'may_have_been_sent', request: null, warnings: [], message: error.message };
     }

@@ -5,13 +5,16 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ApiClientOptions } from '../api/client.js';
-import { checkBaseUrl, isLoopbackHost, loadConfig, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, isLoopbackHost, loadConfig, settingProblem, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { redactor } from '../text/redact.js';
 import { createLogger } from '../log.js';
 import type { Sandbox } from '../sandbox/service.js';
 import type { SeedOptions } from '../sandbox/seed.js';
 import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
+import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
+import type { Auth, Identity } from '../auth/index.js';
 
 /**
  * Team mode (contract §6): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
@@ -46,6 +49,8 @@ export interface HttpServiceOptions extends HttpSettings {
   write?: (line: string) => void;
   /** Bounds on slow and idle connections (default CONNECTION_TIMEOUTS; tests use small ones). */
   timeouts?: Partial<ConnectionTimeouts>;
+  /** Firm sign-in (--auth oauth, src/auth/): built once the address is known; the key then comes from the service, the person from the token. */
+  auth?: (url: string) => Promise<Auth>;
 }
 
 /**
@@ -96,7 +101,7 @@ export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { s
     if (text === undefined) return undefined;
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as unknown;
-    problems.push(`${setting.env} (or ${setting.flag ?? ''}) ${parsed.error.issues.map((i) => i.message).join('; ')}: got "${text.slice(0, 200)}".`);
+    problems.push(settingProblem(name, parsed.error, text));
     return undefined;
   };
   const settings: HttpSettings = {
@@ -230,11 +235,20 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
   const sending = { ledger: new SendLedger(), confirmations: new Confirmations(options.config.tokenSecret) };
 
-  const accessLog = (entry: Record<string, unknown>) => write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+  // Sign-in, once the address it serves at is known (after listen).
+  const signIn: { auth?: Auth | undefined } = {};
+  // Access-log lines go through the one redaction (the request's key, the token secret) before anything in them is cut.
+  const accessLog = (entry: Record<string, unknown>, redact: (text: string) => string) => {
+    const clean: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(entry)) clean[k] = typeof v === 'string' ? oneLine(redact(v), 200) : v;
+    write(`${JSON.stringify({ time: new Date().toISOString(), ...clean })}\n`);
+  };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, secrets: string[]): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
-    entry.path = path.slice(0, 200);
+    // Whatever the Authorization header holds (a key, well-formed or not) is kept out of the access log.
+    secrets.push(...(req.headers.authorization ?? '').split(/\s+/).filter((part) => part.length >= 8));
+    entry.path = path;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION }));
@@ -242,6 +256,9 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (!hostAllowed(req.headers.host, options.allowedHosts)) {
       return jsonError(res, 403, 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).');
     }
+    const auth = signIn.auth;
+    if (options.auth && !auth) return jsonError(res, 503, 'Starting: sign-in is not ready yet.', { 'Retry-After': '1' });
+    if (auth && (await auth.handle(req, res))) return; // sign-in's own routes and pages
     const origin = req.headers.origin;
     const originOk = origin !== undefined && allowedOrigins.has(origin.toLowerCase());
     if (origin !== undefined && !originOk) return jsonError(res, 403, 'Forbidden: this Origin is not allowed (DOCREQ_ALLOWED_ORIGINS).');
@@ -256,7 +273,11 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       return void res.end();
     }
 
-    const bearer = bearerKey(req.headers.authorization);
+    let actor: Identity | undefined;
+    const who = auth && (await auth.authenticate(req));
+    if (who && !who.ok) return jsonError(res, who.status, who.message, { 'WWW-Authenticate': who.wwwAuthenticate });
+    if (who?.ok) actor = who.identity;
+    const bearer = who?.ok ? { key: who.apiKey } : bearerKey(req.headers.authorization);
     if ('missing' in bearer) {
       const challenge = bearer.missing === 'absent' ? 'Bearer realm="docreq-mcp"' : 'Bearer realm="docreq-mcp", error="invalid_request", error_description="malformed bearer token"';
       return jsonError(res, 401, "Unauthorized: send the firm's API key as Authorization: Bearer <key>.", { 'WWW-Authenticate': challenge });
@@ -264,6 +285,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const key = bearer.key;
     const fingerprint = fingerprinter.fingerprint(key);
     entry.key = fingerprint;
+    if (actor) entry.user = actor.sub.slice(0, 100);
     if (req.method !== 'POST') {
       // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
       return jsonError(res, 405, 'Method not allowed: this stateless server takes POST only.', { Allow: 'POST' });
@@ -282,18 +304,19 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (summary.tools.length) entry.tool = summary.tools.join(',');
 
     if (summary.toolCalls > 0) {
-      const bucket = store.scope(fingerprint).ensure('rate', () => new RateBucket(options.rateLimit));
+      const bucket = store.scope(actor ? `${fingerprint}:${actor.sub}` : fingerprint).ensure('rate', () => new RateBucket(options.rateLimit));
       const waitMs = bucket.take(summary.toolCalls);
       if (waitMs > 0) {
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
         return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
       }
     }
-    const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl } };
-    const logger = createLogger(config.logLevel, [key], write);
+    // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
+    const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl }, readOnly: options.config.readOnly || actor?.role === 'reader' };
+    const logger = createLogger(config.logLevel, [key, options.config.tokenSecret ?? ''], write);
     // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
-    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: 'header' });
+    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`) });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const deadline = setTimeout(() => {
       entry.deadline = true;
@@ -313,6 +336,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const server: Server = createHttpServer({ connectionsCheckingInterval: timeouts.checkMs }, (req, res) => {
     const started = performance.now();
     const entry: Record<string, unknown> = { method: req.method, path: undefined };
+    const secrets: string[] = options.config.tokenSecret ? [options.config.tokenSecret] : [];
     active.add(res);
     lastRequestAt = Date.now();
     // While draining, every answer says Connection: close, whatever the SDK's own headers say (its
@@ -330,15 +354,15 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     });
     res.on('close', () => {
       active.delete(res);
-      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
+      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, redactor(secrets));
     });
     const refused = frontDoor(req);
     if (refused) {
       entry.refused = refused.why;
       return jsonError(res, refused.status, refused.message, { Connection: 'close' });
     }
-    handle(req, res, entry).catch((error: unknown) => {
-      entry.error = error instanceof Error ? error.message.slice(0, 200) : 'failed';
+    handle(req, res, entry, secrets).catch((error: unknown) => {
+      entry.error = error instanceof Error ? error.message : 'failed';
       jsonError(res, 500, 'Internal error while handling the request.', {}, -32603);
     });
   });
@@ -355,6 +379,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`);
 
   return {
     url: `http://${hostForUrl}:${port}`,
@@ -394,7 +419,8 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     process.stderr.write(`docreq-mcp: ${message}\n`);
     process.exit(2);
   };
-  if (env.DOCREQ_API_KEY?.trim() || env.DOCREQ_API_KEY_FILE?.trim()) {
+  const oauth = String(flags.auth ?? env.DOCREQ_AUTH ?? '').trim().toLowerCase() === 'oauth';
+  if (env.DOCREQ_API_KEY?.trim() || (env.DOCREQ_API_KEY_FILE?.trim() && !oauth)) {
     fail('DOCREQ_API_KEY (or DOCREQ_API_KEY_FILE) is set, but team mode (--transport http) takes the key from each request\'s Authorization header: a key of the service\'s own would let anyone who reaches the port act as the firm. Unset it and start again.');
   }
   const { settings, problems } = loadHttpSettings(flags, env);
@@ -408,7 +434,9 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     const k = sandbox.keys;
     process.stderr.write(
       `docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n` +
-        `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`,
+        (oauth
+          ? 'docreq-mcp info: sign-in (--auth oauth): the service holds the demo firm\'s key; staff sign in at the demo identity provider below\n'
+          : `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`),
     );
   } else {
     const text = flags.baseUrl !== undefined ? String(flags.baseUrl) : env.DOCREQ_BASE_URL;
@@ -418,16 +446,19 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     baseUrl = (checked as { url: string }).url;
   }
 
+  const signIn = await (await import('../auth/settings.js')).loadAuthSetup(flags, env, { sandboxApiKey: sandbox?.keys.demo });
+  if (signIn.problems.length) fail(`sign-in (--auth oauth) cannot start:\n${signIn.problems.map((p) => `- ${p}`).join('\n')}`);
+  for (const note of signIn.notes) process.stderr.write(`docreq-mcp info: ${note}\n`);
   const config = loadConfig(flags, { ...env, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
   config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.tokenSecret ? [config.tokenSecret] : []);
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (!isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) && settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))) {
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
   }
 
-  const service = await startHttpService({ ...settings, config, baseUrl });
-  logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; the key comes with each request)${config.readOnly ? ', read-only' : ''}`);
+  const service = await startHttpService({ ...settings, config, baseUrl, ...(signIn.create ? { auth: signIn.create } : {}) });
+  logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; ${signIn.mode === 'oauth' ? 'staff sign in with OAuth; the key stays in the service' : 'the key comes with each request'})${config.readOnly ? ', read-only' : ''}`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -437,6 +468,7 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     void service.close(10_000).then(async (finished) => {
       if (!finished) logger.warn(`stopped with ${service.inflight} request(s) still in flight`);
       await sandbox?.close();
+      await signIn.close();
       process.exit(finished ? 0 : 1);
     });
   };

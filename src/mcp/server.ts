@@ -1,14 +1,5 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  McpError,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CacheHint, CallToolResult, ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
 import type { Config } from '../config.js';
@@ -44,9 +35,24 @@ export interface ServerOptions {
   extraTools?: ToolDefinition[];
 }
 
+/**
+ * `ttlMs`/`cacheScope` on 2026-07-28 list results (2025 results carry none). What they list is fixed
+ * for the life of the process (the catalogue, DOCREQ_READ_ONLY, the templates file read at start) and is
+ * the same for every key, so a shared cache may keep it; nothing in them is revalidated against the
+ * service. resources/read of a template is the same; server/discover too.
+ */
+export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> = {
+  'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+};
+
 const LOG_LEVEL = { error: 'error', warn: 'warning', info: 'info', debug: 'debug' } as const;
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 /**
  * Builds the MCP server. Tool calls flow one way: arguments → decoded and validated input →
@@ -79,8 +85,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, cacheHints: CACHE_HINTS },
   );
+  /** A 2026-07-28 connection or request: no initialize, identity and capabilities come with each request. */
+  const modern = () => (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
+  const clientCapabilities = (extra: Extra): ClientCapabilities | undefined =>
+    modern() ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) : server.getClientCapabilities();
   const api = config.api
     ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024, logger, ...options.api })
     : undefined;
@@ -116,7 +126,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   };
 
   async function confirm(message: string, extra: Extra): Promise<Confirmation> {
-    if (!server.getClientCapabilities()?.elicitation) return 'unsupported';
+    if (modern() || !server.getClientCapabilities()?.elicitation) return 'unsupported';
     const request = {
       message,
       requestedSchema: {
@@ -125,7 +135,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         required: ['confirm'],
       },
     };
-    const result = await server.elicitInput(request, { signal: extra.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
+    const result = await server.elicitInput(request, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
       const why = error instanceof Error ? error.message : String(error);
       throw new UserInputError(`Nothing was sent: asking the person to confirm failed (${why}). Ask them in the chat, then call again.`);
     });
@@ -133,12 +143,13 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   }
 
   registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => (await api.listClients({ reuse: true, signal })).map((c) => ({ ...c, displayName: c.displayName && redact(c.displayName) }))), today: clock, readOnly: config.readOnly, logger });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    if (!options.stateless && !server.getClientVersion()) {
-      throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
+  server.setRequestHandler('tools/list', () => ({ tools: listed }));
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+    // 2025 clients only: a 2026 client has no initialize (contract §9).
+    if (!options.stateless && !modern() && !server.getClientVersion()) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
     }
-    return seal(await callTool(request, extra));
+    return seal(await callTool(request, ctx));
   });
 
   async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult> {
@@ -166,16 +177,16 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       const ctx: ToolContext = {
         api,
         config,
-        signal: extra.signal,
+        signal: extra.mcpReq.signal,
         deadline,
-        canAsk: Boolean(server.getClientCapabilities()?.elicitation),
+        canAsk: !modern() && Boolean(clientCapabilities(extra)?.elicitation),
         sending,
         log: (message) => logger.info(message),
         today: clock(),
         confirm: (message) => confirm(message, extra),
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => undefined);
+          await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => undefined);
         },
       };
       const result = await withinDeadline(tool.handler(parsed.data, ctx), deadline, tool.annotations.readOnlyHint);

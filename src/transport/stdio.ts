@@ -1,6 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { parseJSONRPCMessage, type Transport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /**
  * MCP over stdio, one JSON-RPC message per line, replacing the SDK's StdioServerTransport for three
@@ -94,9 +93,14 @@ export class LineStdioTransport implements Transport {
       this.reply(null, PARSE_ERROR, 'Parse error: the line is not JSON.');
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(raw);
-    if (parsed.success) {
-      this.onmessage?.(parsed.data);
+    let message: JSONRPCMessage | undefined;
+    try {
+      message = parseJSONRPCMessage(raw);
+    } catch {
+      message = undefined;
+    }
+    if (message) {
+      this.onmessage?.(message);
       return;
     }
     const id = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { id?: unknown }).id : undefined;

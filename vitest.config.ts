@@ -15,10 +15,13 @@ const shared = {
 export const BOTH_ERAS = [
   'test/catalog.test.ts',
   'test/create-request.test.ts',
+  'test/create-request-batch.test.ts',
   'test/list-budget.test.ts',
   'test/list-clients.test.ts',
   'test/list-requests.test.ts',
+  'test/once.test.ts',
   'test/rendering.test.ts',
+  'test/server.test.ts',
 ];
 
 export default defineConfig({

@@ -65,6 +65,8 @@ export interface Connected {
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
   logs: string[];
   close(): Promise<void>;
+  /** 2026 only: posts a raw body (with the headers the client sent last) to the server; the JSON-RPC answer. */
+  post?(body: string): Promise<unknown>;
 }
 
 export interface ConnectOptions {
@@ -79,6 +81,8 @@ export interface ConnectOptions {
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
   /** The client's protocol revision (default: the suite's ERA). */
   era?: '2025-11-25' | '2026-07-28';
+  /** 2026 only: sees (and may replace) each HTTP request body the client sends, as a man in the middle would. */
+  tap?: (body: string) => string | undefined;
 }
 
 /**
@@ -106,12 +110,34 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
   client.setNotificationHandler('notifications/message', (n) => {
     captured.push(JSON.stringify(n.params));
   });
-  const transport = new StreamableHTTPClientTransport(new URL('http://docreq.test/mcp'), { fetch: (url, init) => handler.fetch(new Request(url, init)) });
+  let lastHeaders: RequestInit['headers'];
+  const transport = new StreamableHTTPClientTransport(new URL('http://docreq.test/mcp'), {
+    fetch: (url, init) => {
+      let body = init?.body;
+      if (typeof body === 'string' && init?.method === 'POST') {
+        lastHeaders = init.headers;
+        body = options.tap?.(body) ?? body;
+      }
+      return handler.fetch(new Request(url, { ...init, body }));
+    },
+  });
   await client.connect(transport);
   await client.listTools();
   return {
     client: client as unknown as Client,
     logs,
+    async post(body) {
+      // The standard headers must agree with the body (the SDK checks them): set them from it.
+      const headers = new Headers(lastHeaders);
+      const message = JSON.parse(body) as { method: string; params?: { name?: string } };
+      headers.set('mcp-method', message.method);
+      if (message.params?.name) headers.set('mcp-name', message.params.name);
+      const response = await handler.fetch(new Request('http://docreq.test/mcp', { method: 'POST', headers, body }));
+      const text = await response.text();
+      captured.push(text);
+      const data = text.startsWith('event:') || text.includes('\ndata: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+      return JSON.parse(data) as unknown;
+    },
     async call(name, args = {}) {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
       const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

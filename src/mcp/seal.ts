@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 
 /**
  * The one redaction where results leave the server: every occurrence of the key or another secret
@@ -26,8 +26,8 @@ export function redactor(secrets: (string | undefined)[]): (text: string) => str
   };
 }
 
-export function sealer(secrets: (string | undefined)[]): (result: CallToolResult) => CallToolResult {
-  if (!secrets.some((s) => s && s.length >= 4)) return (r) => r;
+export function sealer(secrets: (string | undefined)[]): <R extends CallToolResult | InputRequiredResult>(result: R) => R {
+  if (!secrets.some((s) => s && s.length >= 4)) return <R>(r: R) => r;
   const redact = redactor(secrets);
   const walk = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return redact(value);
@@ -37,5 +37,5 @@ export function sealer(secrets: (string | undefined)[]): (result: CallToolResult
     for (const [k, v] of Object.entries(value)) out[redact(k)] = walk(v, depth + 1);
     return out;
   };
-  return (result) => walk(result, 0) as CallToolResult;
+  return <R extends CallToolResult | InputRequiredResult>(result: R) => walk(result, 0) as R;
 }

@@ -1,12 +1,12 @@
-import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { CacheHint, CallToolResult, ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { SendLedger } from '../send/ledger.js';
-import { Confirmations } from '../send/token.js';
+import { Confirmations, TOKEN_TTL_MS } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
 import { templateCatalog } from '../templates/load.js';
@@ -48,6 +48,32 @@ export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resour
   'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' },
   'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+};
+
+/**
+ * Single use of an MRTR request state (contract §9): true the first time a state id is claimed for a
+ * firm, false ever after (within the ledger's memory). The one place to rewire onto the send store's
+ * `claim(key, value, ttlMs)`.
+ */
+export function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): boolean {
+  void ttlMs;
+  const key = `mrtr:${stateId}`;
+  if (ledger.tokenResult(firm, key) !== undefined) return false;
+  ledger.rememberToken(firm, key, true);
+  return true;
+}
+
+/** Thrown by `confirm` in an MRTR first round: the question goes back to the client as input_required. */
+class AskThroughClient extends Error {
+  constructor(readonly question: string) {
+    super('asking through the client');
+  }
+}
+
+const CONFIRM_SCHEMA = {
+  type: 'object' as const,
+  properties: { confirm: { type: 'boolean' as const, title: 'Send it', description: 'Yes: send the request and e-mail the client.' } },
+  required: ['confirm'],
 };
 
 const LOG_LEVEL = { error: 'error', warn: 'warning', info: 'info', debug: 'debug' } as const;
@@ -127,14 +153,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
 
   async function confirm(message: string, extra: Extra): Promise<Confirmation> {
     if (modern() || !server.getClientCapabilities()?.elicitation) return 'unsupported';
-    const request = {
-      message,
-      requestedSchema: {
-        type: 'object' as const,
-        properties: { confirm: { type: 'boolean' as const, title: 'Send it', description: 'Yes: send the request and e-mail the client.' } },
-        required: ['confirm'],
-      },
-    };
+    const request = { message, requestedSchema: CONFIRM_SCHEMA };
     const result = await server.elicitInput(request, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
       const why = error instanceof Error ? error.message : String(error);
       throw new UserInputError(`Nothing was sent: asking the person to confirm failed (${why}). Ask them in the chat, then call again.`);
@@ -144,7 +163,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
 
   registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => (await api.listClients({ reuse: true, signal })).map((c) => ({ ...c, displayName: c.displayName && redact(c.displayName) }))), today: clock, readOnly: config.readOnly, logger });
   server.setRequestHandler('tools/list', () => ({ tools: listed }));
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     // 2025 clients only: a 2026 client has no initialize (contract §9).
     if (!options.stateless && !modern() && !server.getClientVersion()) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
@@ -152,7 +171,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     return seal(await callTool(request, ctx));
   });
 
-  async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult> {
+  async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult | InputRequiredResult> {
     const tool = offered.find((t) => t.name === request.params.name);
     if (!tool) {
       const hidden = config.readOnly && catalogue.some((t) => t.name === request.params.name);
@@ -164,6 +183,20 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     }
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema));
     if (!parsed.success) return errorResult(describeIssues(parsed.error, tool));
+    // MRTR (2026-07-28 with elicitation): the first round's question goes back as input_required with a
+    // request state bound like a token (key fingerprint, this tool and input, expiry); the retry
+    // answers it once. A missing, altered, expired, foreign or replayed state sends nothing.
+    const mrtr = modern() && Boolean(clientCapabilities(extra)?.elicitation);
+    const binding = { mrtr: tool.name, input: parsed.data as unknown };
+    let answered: 'accepted' | 'declined' | undefined;
+    const state = mrtr ? extra.mcpReq.requestState<string>() : undefined;
+    if (mrtr && state !== undefined) {
+      const check = typeof state === 'string' ? sending.tokens.verify(state, binding) : ({ ok: false, reason: 'malformed' } as const);
+      if (!check.ok) return errorResult(`Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`);
+      if (!claimRequestState(sending.ledger, sending.firm, check.id)) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
+      const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
+      answered = view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
+    }
     const started = Date.now();
     try {
       if (!api) {
@@ -179,11 +212,15 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         config,
         signal: extra.mcpReq.signal,
         deadline,
-        canAsk: !modern() && Boolean(clientCapabilities(extra)?.elicitation),
+        canAsk: Boolean(clientCapabilities(extra)?.elicitation),
         sending,
         log: (message) => logger.info(message),
         today: clock(),
-        confirm: (message) => confirm(message, extra),
+        confirm: (message) => {
+          if (!mrtr) return confirm(message, extra);
+          if (answered) return Promise.resolve(answered);
+          return Promise.reject(new AskThroughClient(message));
+        },
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
           await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => undefined);
@@ -198,6 +235,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       }
       return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
     } catch (error) {
+      if (error instanceof AskThroughClient) {
+        return inputRequired({
+          inputRequests: { confirm: inputRequired.elicit({ message: error.question, requestedSchema: CONFIRM_SCHEMA }) },
+          requestState: sending.tokens.issue(binding).token,
+        });
+      }
       const expected = explain(error);
       if (expected !== undefined) {
         logger.info(`${tool.name}: ${expected.split('\n')[0]}`);

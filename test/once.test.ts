@@ -227,7 +227,8 @@ describe('as previewed: a send needs the preview first', () => {
     expect(posts()).toBe(0);
   });
 
-  it('with elicitation, an identical call while the person is being asked is refused', async () => {
+  // 2025 only: a 2026 question is asked between two requests, with nothing held on the server meanwhile.
+  it.skipIf(ERA === '2026-07-28')('with elicitation, an identical call while the person is being asked is refused', async () => {
     let release!: () => void;
     const asked = new Promise<void>((r) => (release = r));
     const mcp = await server({

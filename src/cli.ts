@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, SETTINGS, settingFlagOptions, settingsFromFlags, type Config } from './config.js';
+import { loadConfig, SETTINGS, settingFlagOptions, settingProblem, settingsFromFlags, type Config } from './config.js';
 import { createLogger } from './log.js';
-import { redactor } from './mcp/seal.js';
+import { redactor } from './text/redact.js';
 import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import { LineStdioTransport } from './transport/stdio.js';
 import type { Sandbox } from './sandbox/service.js';
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     return;
   }
   const transport = SETTINGS.transport.schema.safeParse(flags.transport ?? (process.env.DOCREQ_TRANSPORT || 'stdio'));
-  if (!transport.success) fail(`DOCREQ_TRANSPORT (or --transport) must be stdio or http, got "${String(flags.transport ?? process.env.DOCREQ_TRANSPORT)}".`);
+  if (!transport.success) fail(settingProblem('transport', transport.error, String(flags.transport ?? process.env.DOCREQ_TRANSPORT)));
   if (transport.data === 'http') {
     // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.
     await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: values.sandbox ? seed : undefined });

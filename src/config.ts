@@ -311,6 +311,16 @@ function issueText(error: z.ZodError): string {
 }
 
 /**
+ * What is wrong with a setting's value, in every mode (stdio and team mode alike): the variable
+ * (and flag), what it must be, and the value's shape, never the value (it may be a secret).
+ */
+export function settingProblem(name: SettingName, error: z.ZodError, text: string): string {
+  const setting = SETTINGS[name];
+  const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
+  return `${where} ${issueText(error)}: got ${valueShape(text)}.`;
+}
+
+/**
  * Reads the configuration from flags and environment (the flag wins). Never throws: what is wrong
  * is collected in `problems`, each naming the variable to set, and the rest takes its default.
  */
@@ -330,8 +340,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     if (text === undefined) return fallback;
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as z.output<(typeof SETTINGS)[N]['schema']>;
-    const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
-    const problem = `${where} ${issueText(parsed.error)}: got ${valueShape(text)}.`;
+    const problem = settingProblem(name, parsed.error, text);
     problems.push(problem);
     if (SAFETY_SETTINGS.has(name)) unreadableSafety.push(problem);
     return fallback;

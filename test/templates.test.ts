@@ -10,7 +10,7 @@ import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
 import { expandTemplate } from '../src/templates/expand.js';
 import { loadTemplates, parseTemplatesFile } from '../src/templates/load.js';
 import { ITEM_TYPES } from '../src/tools/checklist.js';
-import { fold } from '../src/tools/render.js';
+import { fold } from '../src/text/render.js';
 import { addDays, captured, connect, sandbox, structured, TODAY, type Connected } from './helpers.js';
 
 const sb = await sandbox();

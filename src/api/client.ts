@@ -5,6 +5,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { USER_AGENT } from '../version.js';
 import { silentLogger, type Logger } from '../log.js';
+import { redactor, type Redact } from '../text/redact.js';
 import { oneLine } from '../text/render.js';
 import {
   ApiError,
@@ -22,7 +23,7 @@ import {
   isErrorBody,
 } from './errors.js';
 import { ListStreamParser } from './list-stream.js';
-import { createdRecord, toClient, toRequest, type Client, type CreatePayload, type RequestRecord } from './records.js';
+import { CLIENT_FIELDS, REQUEST_FIELDS, createdRecord, toClient, toRequest, type Client, type CreatePayload, type RequestRecord } from './records.js';
 
 /** Proxy settings as the environment gives them (HTTPS_PROXY, HTTP_PROXY, NO_PROXY and lower case). */
 export type ProxyEnv = Record<string, string | undefined>;
@@ -280,6 +281,8 @@ export class DocReqApi {
   private readonly minPostBudgetMs: number;
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly logger: Logger;
+  /** The key redacted from everything the service sends, as it is read: before any field or message is capped. */
+  private readonly redact: Redact;
   readonly state: ApiState;
 
   constructor(options: ApiClientOptions) {
@@ -294,6 +297,7 @@ export class DocReqApi {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
     this.logger = logger ?? silentLogger;
+    this.redact = redactor([options.apiKey]);
     this.state = state ?? new ApiState();
     this.proxyEnv = proxyEnv;
     this.ca = ca;
@@ -344,13 +348,13 @@ export class DocReqApi {
       return { records: cached.records, revalidated: false };
     }
     const generation = state.generation;
-    const result = await this.sharedList(CLIENTS, 'clients', toClient, options);
+    const result = await this.sharedList(CLIENTS, 'clients', (raw) => toClient(raw, this.redact), options);
     if (generation === state.generation) state.clients = { at: Date.now(), generation, records: result.records };
     return result;
   }
 
   async fetchRequests(options: CallOptions = {}): Promise<ListResult<RequestRecord>> {
-    return this.sharedList(REQUESTS, 'requests', toRequest, options);
+    return this.sharedList(REQUESTS, 'requests', (raw) => toRequest(raw, this.redact), options);
   }
 
   async listClients(options: CallOptions & { reuse?: boolean } = {}): Promise<Client[]> {
@@ -413,11 +417,11 @@ export class DocReqApi {
       return { record: null, status, warnings: [`The service answered ${status} (sent) with a body that is not JSON.`] };
     }
     if (isErrorBody(parsed)) {
-      const said = errorFromStatus(status, parsed, true, undefined, undefined).message.replace(/^[^.]*\.\s*/, '');
+      const said = errorFromStatus(status, parsed, true, undefined, undefined, this.redact).message.replace(/^[^.]*\.\s*/, '');
       throw new BadResponseError(`The service answered ${status} (success) with an error body.${said ? ` ${said}` : ''} The request may have been sent.`, { status, outcomeUnknown: true });
     }
     const raw = createdRecord(parsed);
-    const record = raw ? toRequest(raw) : null;
+    const record = raw ? toRequest(raw, this.redact) : null;
     return { record, status, warnings: record ? [] : ['The service answered without a record of the created request.'] };
   }
 
@@ -539,7 +543,7 @@ export class DocReqApi {
         const dropSuperseded = (status: number) => {
           if (status >= 200 && status <= 299 && state.copies.get(key)?.etag === etag) state.copies.delete(key);
         };
-        const answer = await this.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser: () => new ListStreamParser(what, toRecord), onStatus: dropSuperseded });
+        const answer = await this.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser: () => new ListStreamParser(what, toRecord, { fields: what === 'clients' ? CLIENT_FIELDS : REQUEST_FIELDS }), onStatus: dropSuperseded });
         this.logger.debug(`GET ${path} → ${answer.status} in ${Date.now() - started} ms (attempt ${attempt + 1})`);
         const copy = asked && answer.status === 304 ? state.copies.get(key) : undefined;
         if (copy && copy.etag === etag) return { records: copy.records as T[], revalidated: true };
@@ -600,7 +604,7 @@ export class DocReqApi {
         { status },
       );
     }
-    const error = errorFromStatus(status, parsed, isJson, header(answer.headers, 'content-type'), parseRetryAfter(header(answer.headers, 'retry-after')));
+    const error = errorFromStatus(status, parsed, isJson, header(answer.headers, 'content-type'), parseRetryAfter(header(answer.headers, 'retry-after')), this.redact);
     if (error instanceof KeyRejectedError) this.state.forget();
     return error;
   }
@@ -612,7 +616,7 @@ export class DocReqApi {
     if (location) {
       try {
         const url = new URL(location, this.url('/'));
-        target = oneLine(`${url.origin}${url.pathname}`, 200);
+        target = oneLine(this.redact(`${url.origin}${url.pathname}`), 200);
       } catch {
         target = undefined;
       }
@@ -668,7 +672,7 @@ export class DocReqApi {
       const chain = decoders(header(res.headers, 'content-encoding'));
       if (!chain) {
         res.body.destroy();
-        throw new BadResponseError(`The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(header(res.headers, 'content-encoding'), 40)}).`, { status });
+        throw new BadResponseError(`The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(this.redact(header(res.headers, 'content-encoding') ?? ''), 40)}).`, { status });
       }
       let decodeError: Error | undefined;
       const source: Readable =
@@ -708,7 +712,7 @@ export class DocReqApi {
         if (error instanceof ApiError) throw error;
         const zlibCode = (error as { code?: string }).code ?? '';
         if (decodeError || /^Z_|^ERR_BROTLI|ERR__ERROR|ERR_ZLIB/.test(zlibCode)) {
-          throw new BadResponseError(`The service's answer (${status}, ${oneLine(header(res.headers, 'content-encoding'), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`, { status });
+          throw new BadResponseError(`The service's answer (${status}, ${oneLine(this.redact(header(res.headers, 'content-encoding') ?? ''), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`, { status });
         }
         throw error;
       }
@@ -716,7 +720,7 @@ export class DocReqApi {
         try {
           return { status, headers: res.headers, bytes: Buffer.alloc(0), records: parser.end() };
         } catch (error) {
-          const type = header(res.headers, 'content-type')?.split(';')[0];
+          const type = this.redact(header(res.headers, 'content-type') ?? '').split(';')[0];
           throw new BadResponseError(`${(error as Error).message} It answered ${status}${type ? ` (${oneLine(type, 40)})` : ''}, ${size} bytes.`, { status });
         }
       }

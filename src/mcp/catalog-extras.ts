@@ -6,7 +6,7 @@ import type { Template } from '../templates/builtin.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templatesStatus, type TemplateCatalog } from '../templates/load.js';
 import { templateJson, templateSummary } from '../tools/list-templates.js';
-import { fold } from '../tools/render.js';
+import { fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 
 /**
@@ -24,6 +24,8 @@ export interface ExtrasDeps {
   /** No sending tool is offered: the send-checklist prompt is not either. */
   readOnly: boolean;
   logger?: Logger;
+  /** The one redaction of the server's secrets (src/text/redact.ts). */
+  redact?: (text: string) => string;
 }
 
 const INDEX_URI = 'docreq://templates';
@@ -63,7 +65,7 @@ function needTemplate(catalog: TemplateCatalog, name: string | undefined): Templ
   const found = name ? findTemplate(catalog, name) : undefined;
   if (found) return found;
   const names = catalog.templates.map((t) => t.name).join(', ');
-  throw invalid(name ? `No template is named ${JSON.stringify(name.slice(0, 60))}. Templates: ${names}.` : `Give a template: ${names}.`);
+  throw invalid(name ? `No template is named ${quoted(name, 60)}. Templates: ${names}.` : `Give a template: ${names}.`);
 }
 
 /** Prefix matches first, then substring matches; case- and accent-insensitive; at most 100. */
@@ -94,9 +96,9 @@ function sendChecklist(template: Template, client: string, today: string): strin
     dryRun: true,
   };
   return [
-    `Send the "${template.title}" checklist (template ${template.name}) to the client ${JSON.stringify(client)}.`,
+    `Send the ${quoted(template.title, 200)} checklist (template ${oneLine(template.name, 100)}) to the client ${quoted(client, 200)}.`,
     '',
-    `1. Find the client: call list_clients with search ${JSON.stringify(client)}. If no client or more than one matches, show me the candidates and ask which one; never guess.`,
+    `1. Find the client: call list_clients with search ${quoted(client, 200)}. If no client or more than one matches, show me the candidates and ask which one; never guess.`,
     '2. Preview: call create_request with these arguments (the client\'s id in place of the placeholder); change the title, due date or items only if I asked you to:',
     JSON.stringify(args, null, 2),
     '3. Show me the preview: the recipient, title, due date and every item. Ask me to confirm.',
@@ -105,9 +107,9 @@ function sendChecklist(template: Template, client: string, today: string): strin
 }
 
 function chaseOverdue(client: string | undefined, today: string): string {
-  const filter = client ? `, client: ${JSON.stringify(client)}` : '';
+  const filter = client ? `, client: ${quoted(client, 200)}` : '';
   return [
-    `Help me chase overdue documents${client ? ` from ${JSON.stringify(client)}` : ''} (today is ${today}). The service cannot send reminders, and you must not send anything: you draft, I send.`,
+    `Help me chase overdue documents${client ? ` from ${quoted(client, 200)}` : ''} (today is ${today}). The service cannot send reminders, and you must not send anything: you draft, I send.`,
     '',
     `1. Call list_requests with overdue: true${filter}, sort: "due_soonest", limit: 500. While nextOffset is not null, call again with offset: nextOffset, so that you have every overdue request. Its counts are exact: quote them, never estimate.`,
     '2. Group the requests by client. For each client list every overdue request: its title, due date, days overdue, and what is missing (totalItems minus completedItems items still outstanding, of totalItems).',
@@ -160,7 +162,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     const name = uri.startsWith(`${INDEX_URI}/`) ? decodeURIComponent(uri.slice(INDEX_URI.length + 1)) : undefined;
     const found = name ? findTemplate(catalog, name) : undefined;
     // SDK v2 answers it with the current specification's code (-32602, data.uri) in both eras.
-    if (!found) throw new ResourceNotFoundError(uri.slice(0, 200));
+    if (!found) throw new ResourceNotFoundError(oneLine(uri, 200));
     return json(uri, templateJson(found));
   });
 
@@ -168,13 +170,15 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
   server.setRequestHandler('prompts/get', (request) => {
     const { name, arguments: args = {} } = request.params;
     const prompt = prompts.find((p) => p.name === name);
-    if (!prompt) throw invalid(`Unknown prompt ${JSON.stringify(name.slice(0, 60))}. Prompts: ${prompts.map((p) => p.name).join(', ')}.`);
+    if (!prompt) throw invalid(`Unknown prompt ${quoted(name, 60)}. Prompts: ${prompts.map((p) => p.name).join(', ')}.`);
     for (const arg of prompt.arguments ?? []) if (arg.required && !args[arg.name]?.trim()) throw invalid(`The ${name} prompt needs ${arg.name}.`);
     const today = deps.today();
+    // Arguments are often completion answers, i.e. client names from the service: rendered as data
+    // (one line, invisible characters removed, quoted where they appear), never as our own words.
     switch (name) {
       case 'send-checklist': {
         const template = needTemplate(catalog, args.template);
-        return message(sendChecklist(template, args.client!.trim(), today), `Send ${template.name} to ${args.client!.trim()}`);
+        return message(sendChecklist(template, args.client!.trim(), today), `Send ${oneLine(template.name, 100)} to ${quoted(args.client, 100)}`);
       }
       case 'chase-overdue':
         return message(chaseOverdue(args.client?.trim() || undefined, today), prompt.description!);
@@ -194,7 +198,9 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     if (argument.name !== 'client' || !deps.listClients) return none;
     try {
       const clients = await deps.listClients(ctx.mcpReq.signal);
-      return { completion: completeFrom(clients.map((c) => c.displayName), argument.value) };
+      // Names from the service, as data: redacted, one line, invisible characters removed, capped.
+      const redact = deps.redact ?? ((t: string) => t);
+      return { completion: completeFrom(clients.map((c) => (c.displayName ? oneLine(redact(c.displayName), 200) : null)), argument.value) };
     } catch (error) {
       // Completion is a convenience: a failing service means no suggestions, not a failed prompt.
       deps.logger?.debug(`completing client names failed: ${(error as Error).message}`);

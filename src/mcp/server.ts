@@ -15,8 +15,9 @@ import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain } from './results.js';
-import { redactor, sealer } from './seal.js';
+import { redactor, sealer } from '../text/redact.js';
 import { listedTool } from './tool-schema.js';
+import { oneLine, quoted } from '../text/render.js';
 
 export interface ServerOptions {
   logger?: Logger;
@@ -138,9 +139,9 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     actor: options.actor,
     audit: options.audit,
   };
-  // The one redaction where results leave the server: the key and every secret setting.
+  // The one redaction (src/text/redact.ts) where results leave the server: the key and every secret
+  // setting. Service text was already redacted as the API client read it, before any cap.
   const seal = sealer([apiKey, config.tokenSecret]);
-  // Completion answers carry client names from the service: the same redaction applies.
   const redact = redactor([apiKey, config.tokenSecret]);
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
@@ -160,13 +161,13 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     if (modern() || !server.getClientCapabilities()?.elicitation) return 'unsupported';
     const request = { message, requestedSchema: CONFIRM_SCHEMA };
     const result = await server.elicitInput(request, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
       throw new UserInputError(`Nothing was sent: asking the person to confirm failed (${why}). Ask them in the chat, then call again.`);
     });
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
-  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => (await api.listClients({ reuse: true, signal })).map((c) => ({ ...c, displayName: c.displayName && redact(c.displayName) }))), today: clock, readOnly: config.readOnly, logger });
+  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact, today: clock, readOnly: config.readOnly, logger });
   server.setRequestHandler('tools/list', () => ({ tools: listed }));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     // 2025 clients only: a 2026 client has no initialize (contract §9).
@@ -183,7 +184,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       return errorResult(
         hidden
           ? `${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`
-          : `Unknown tool ${JSON.stringify(String(request.params.name).slice(0, 60))}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
+          : `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
       );
     }
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema));
@@ -220,6 +221,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         canAsk: Boolean(clientCapabilities(extra)?.elicitation),
         sending,
         log: (message) => logger.info(message),
+        redact,
         today: clock(),
         confirm: (message) => {
           if (!mrtr) return confirm(message, extra);
@@ -228,7 +230,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         },
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
-          await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => undefined);
+          await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } }).catch(() => undefined);
         },
       };
       const result = await withinDeadline(tool.handler(parsed.data, ctx), deadline, tool.annotations.readOnlyHint);
@@ -251,9 +253,10 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         logger.info(`${tool.name}: ${expected.split('\n')[0]}`);
         return errorResult(expected);
       }
-      const message = error instanceof Error ? error.message : String(error);
+      // Redacted before it is cut: a secret cut by the cap would otherwise survive as its prefix.
+      const message = redact(error instanceof Error ? error.message : String(error));
       logger.error(`${tool.name} failed unexpectedly: ${message}`);
-      return errorResult(`${tool.name} failed unexpectedly (${message.slice(0, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
+      return errorResult(`${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
     }
   }
   return server;

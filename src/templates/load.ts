@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { fold } from '../tools/render.js';
+import { fold } from '../text/render.js';
 import { checklistItem, CORRECTNESS_MODES, itemIn, MAX_ITEMS } from '../tools/checklist.js';
 import { BUILTIN_TEMPLATES, type Template } from './builtin.js';
 

@@ -45,6 +45,8 @@ export interface ToolContext {
   sending: SendingContext;
   /** A log line for the person running the server (stderr and MCP logging). */
   log(message: string): void;
+  /** The one redaction (src/text/redact.ts) of this call's secrets: for text not from the service, before it is cut. */
+  redact(text: string): string;
   progress(done: number, total: number, message: string): Promise<void>;
 }
 

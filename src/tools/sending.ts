@@ -5,13 +5,12 @@ import type { Client, CreatePayload, RequestRecord } from '../api/records.js';
 import { addDays } from '../clock.js';
 import { UserInputError } from '../errors.js';
 import { checkEmailText, titleKey } from '../text/invisible.js';
-import { dayText, oneLine, quoted } from '../text/render.js';
+import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templateCatalog } from '../templates/load.js';
 import { CORRECTNESS_MODES, itemIn } from './checklist.js';
 import type { ToolContext } from './define.js';
 import { isoDate } from './schemas.js';
-import { fold } from './render.js';
 import { isOpen } from './request-facts.js';
 
 /**

@@ -6,12 +6,14 @@ import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
-import { checkBaseUrl, isLoopbackHost, loadConfig, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, isLoopbackHost, loadConfig, settingProblem, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { redactor } from '../text/redact.js';
 import { createLogger } from '../log.js';
 import type { Sandbox } from '../sandbox/service.js';
 import type { SeedOptions } from '../sandbox/seed.js';
 import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
+import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
 import type { Auth, Identity } from '../auth/index.js';
 
@@ -81,7 +83,7 @@ export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { s
     if (text === undefined) return undefined;
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as unknown;
-    problems.push(`${setting.env} (or ${setting.flag ?? ''}) ${parsed.error.issues.map((i) => i.message).join('; ')}: got "${text.slice(0, 200)}".`);
+    problems.push(settingProblem(name, parsed.error, text));
     return undefined;
   };
   const settings: HttpSettings = {
@@ -198,11 +200,18 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
 
   // Sign-in, once the address it serves at is known (after listen).
   const signIn: { auth?: Auth | undefined } = {};
-  const accessLog = (entry: Record<string, unknown>) => write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+  // Access-log lines go through the one redaction (the request's key, the token secret) before anything in them is cut.
+  const accessLog = (entry: Record<string, unknown>, redact: (text: string) => string) => {
+    const clean: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(entry)) clean[k] = typeof v === 'string' ? oneLine(redact(v), 200) : v;
+    write(`${JSON.stringify({ time: new Date().toISOString(), ...clean })}\n`);
+  };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, secrets: string[]): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
-    entry.path = path.slice(0, 200);
+    // Whatever the Authorization header holds (a key, well-formed or not) is kept out of the access log.
+    secrets.push(...(req.headers.authorization ?? '').split(/\s+/).filter((part) => part.length >= 8));
+    entry.path = path;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION }));
@@ -267,7 +276,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     }
     // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
     const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl }, readOnly: options.config.readOnly || actor?.role === 'reader' };
-    const logger = createLogger(config.logLevel, [key], write);
+    const logger = createLogger(config.logLevel, [key, options.config.tokenSecret ?? ''], write);
     // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
     let mcp: ReturnType<typeof createServer> | undefined;
@@ -291,6 +300,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const server: Server = createHttpServer((req, res) => {
     const started = performance.now();
     const entry: Record<string, unknown> = { method: req.method, path: undefined };
+    const secrets: string[] = options.config.tokenSecret ? [options.config.tokenSecret] : [];
     active.add(res);
     lastRequestAt = Date.now();
     // While draining, every answer says Connection: close, whatever the SDK's own headers say (its
@@ -308,10 +318,10 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     });
     res.on('close', () => {
       active.delete(res);
-      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
+      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, redactor(secrets));
     });
-    handle(req, res, entry).catch((error: unknown) => {
-      entry.error = error instanceof Error ? error.message.slice(0, 200) : 'failed';
+    handle(req, res, entry, secrets).catch((error: unknown) => {
+      entry.error = error instanceof Error ? error.message : 'failed';
       jsonError(res, 500, 'Internal error while handling the request.', {}, -32603);
     });
   });
@@ -404,7 +414,7 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
   for (const note of signIn.notes) process.stderr.write(`docreq-mcp info: ${note}\n`);
   const config = loadConfig(flags, { ...env, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
   config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.tokenSecret ? [config.tokenSecret] : []);
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (!isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) && settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))) {
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);

@@ -4,6 +4,7 @@ import { DocReqApi, describeProxy } from './api/client.js';
 import { loadConfig, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { redactor } from './text/redact.js';
+import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import { LineStdioTransport } from './transport/stdio.js';
 import type { Sandbox } from './sandbox/service.js';
 import { explain } from './mcp/results.js';
@@ -67,12 +68,15 @@ function count(text: string | undefined, name: string): number | undefined {
   return n;
 }
 
-async function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
+function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
   const logger = createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (config.problems.length) logger.warn('every tool call will answer with what to set; start with --sandbox to try without an account.');
-  const mcp = createServer(config, { logger });
+  // SDK v2's stdio entry decides the era from the opening message (initialize: 2025-11-25; a
+  // per-request envelope or server/discover: 2026-07-28) and pins one server per connection; our own
+  // transport underneath keeps the line cap, the answered junk and the backpressure.
   const transport = new LineStdioTransport();
+  const mcp = serveStdioEntry(() => createServer(config, { logger }), { transport, onerror: (error) => logger.debug(`stdio: ${error.message}`) });
   let closing = false;
   const shutdown = (why: string) => {
     if (closing) return;
@@ -86,8 +90,8 @@ async function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
   process.stdin.on('close', () => shutdown('stdin closed'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  await mcp.connect(transport);
   logger.info(`docreq-mcp ${VERSION} serving on stdio${config.api ? ` for ${new URL(config.api.baseUrl).origin}` : ' (not configured)'}${config.readOnly ? ', read-only' : ''}`);
+  return Promise.resolve();
 }
 
 async function check(config: Config): Promise<number> {

@@ -1,18 +1,5 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type GetPromptResult,
-  type Prompt,
-  type ReadResourceResult,
-  type Resource,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import type { Server, GetPromptResult, Prompt, ReadResourceResult, Resource } from '@modelcontextprotocol/server';
 import type { Client } from '../api/records.js';
 import type { Logger } from '../log.js';
 import type { Template } from '../templates/builtin.js';
@@ -43,7 +30,6 @@ export interface ExtrasDeps {
 
 const INDEX_URI = 'docreq://templates';
 const TEMPLATE_URI = 'docreq://templates/{name}';
-const RESOURCE_NOT_FOUND = -32002; // the MCP specification's code for resources/read of an unknown URI
 const MAX_COMPLETIONS = 100;
 
 const PROMPTS: (Prompt & { sends?: boolean })[] = [
@@ -71,8 +57,8 @@ const PROMPTS: (Prompt & { sends?: boolean })[] = [
   },
 ];
 
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
+function invalid(message: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 
 function needTemplate(catalog: TemplateCatalog, name: string | undefined): Template {
@@ -157,7 +143,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
 
   const json = (uri: string, value: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  server.setRequestHandler('resources/list', () => ({
     resources: [
       { uri: INDEX_URI, name: 'templates', title: 'Checklist templates', description: "Every checklist template (built-in and the firm's), with item counts.", mimeType: 'application/json' },
       ...catalog.templates.map(
@@ -165,22 +151,23 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
       ),
     ],
   }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  server.setRequestHandler('resources/templates/list', () => ({
     resourceTemplates: [
       { uriTemplate: TEMPLATE_URI, name: 'template', title: 'A checklist template', description: 'One template with its items, by name.', mimeType: 'application/json' },
     ],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+  server.setRequestHandler('resources/read', (request) => {
     const { uri } = request.params;
     if (uri === INDEX_URI) return json(uri, { templates: catalog.templates.map(templateSummary), problems: catalog.problems });
     const name = uri.startsWith(`${INDEX_URI}/`) ? decodeURIComponent(uri.slice(INDEX_URI.length + 1)) : undefined;
     const found = name ? findTemplate(catalog, name) : undefined;
-    if (!found) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${oneLine(uri, 200)}`, { uri: oneLine(uri, 200) });
+    // SDK v2 answers it with the current specification's code (-32602, data.uri) in both eras.
+    if (!found) throw new ResourceNotFoundError(oneLine(uri, 200));
     return json(uri, templateJson(found));
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+  server.setRequestHandler('prompts/list', () => ({ prompts }));
+  server.setRequestHandler('prompts/get', (request) => {
     const { name, arguments: args = {} } = request.params;
     const prompt = prompts.find((p) => p.name === name);
     if (!prompt) throw invalid(`Unknown prompt ${quoted(name, 60)}. Prompts: ${prompts.map((p) => p.name).join(', ')}.`);
@@ -200,7 +187,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     }
   });
 
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref, argument } = request.params;
     const none = { completion: { values: [], total: 0, hasMore: false } };
     const templateNames = () => ({ completion: completeFrom(catalog.templates.map((t) => t.name), argument.value) });
@@ -210,7 +197,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     if (argument.name === 'template') return templateNames();
     if (argument.name !== 'client' || !deps.listClients) return none;
     try {
-      const clients = await deps.listClients(extra.signal);
+      const clients = await deps.listClients(ctx.mcpReq.signal);
       // Names from the service, as data: redacted, one line, invisible characters removed, capped.
       const redact = deps.redact ?? ((t: string) => t);
       return { completion: completeFrom(clients.map((c) => (c.displayName ? oneLine(redact(c.displayName), 200) : null)), argument.value) };

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ApiError, KeyRejectedError, NotFoundServiceError, PlanLimitError, RateLimitedError, RedirectedError, ServiceFailedError, TooLargeError } from '../api/errors.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 

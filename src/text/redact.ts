@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { INVISIBLE } from './invisible.js';
 
 /**
@@ -70,7 +70,7 @@ export function redactDeep<T>(value: T, redact: Redact): T {
 }
 
 /** The seal where results leave the server: every string of a tool result, text and structuredContent alike. */
-export function sealer(secrets: readonly (string | undefined | null)[]): (result: CallToolResult) => CallToolResult {
+export function sealer(secrets: readonly (string | undefined | null)[]): <R extends CallToolResult | InputRequiredResult>(result: R) => R {
   const redact = redactor(secrets);
   return (result) => redactDeep(result, redact);
 }

@@ -3,7 +3,8 @@ import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
 import { checkBaseUrl, isLoopbackHost, loadConfig, settingProblem, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
 import { redactor } from '../text/redact.js';
@@ -88,7 +89,7 @@ const DEFAULT_MAX_BODY = 1024 * 1024;
 /** While draining: how long without a new request before open connections are closed. */
 const QUIET_MS = 250;
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
+const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID';
 
 /** Reads the team-mode settings the same way loadConfig reads the others: the flag wins, then the environment, then the default. */
 export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { settings: HttpSettings; problems: string[] } {
@@ -235,6 +236,19 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
   const sending = { ledger: new SendLedger(), confirmations: new Confirmations(options.config.tokenSecret) };
 
+  // One SDK v2 entry for the whole process (contract §9): it answers 2026-07-28 requests (envelope,
+  // Mcp-Method / Mcp-Name headers checked against the body) and 2025-11-25 requests (stateless) alike,
+  // each with the server this request built with its own key (handed over as the request's authInfo).
+  const mcpEntry = createMcpHandler(
+    (ctx) => {
+      const build = ctx.authInfo?.extra?.build as (() => ReturnType<typeof createServer>) | undefined;
+      if (!build) throw new Error('no per-request server');
+      return build();
+    },
+    { onerror: () => undefined },
+  );
+  const serveMcp = toNodeHandler(mcpEntry);
+
   // Sign-in, once the address it serves at is known (after listen).
   const signIn: { auth?: Auth | undefined } = {};
   // Access-log lines go through the one redaction (the request's key, the token secret) before anything in them is cut.
@@ -316,20 +330,22 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const logger = createLogger(config.logLevel, [key, options.config.tokenSecret ?? ''], write);
     // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
-    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`) });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    let mcp: ReturnType<typeof createServer> | undefined;
+    const build = () =>
+      (mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`) }));
     const deadline = setTimeout(() => {
       entry.deadline = true;
       jsonError(res, 504, `The request took longer than ${deadlineMs} ms and was stopped; if it was a send, check list_requests before trying again.`);
-      void mcp.close();
+      void mcp?.close();
     }, deadlineMs);
     res.on('close', () => {
       clearTimeout(deadline);
-      void transport.close().catch(() => undefined);
-      void mcp.close().catch(() => undefined);
+      void mcp?.close().catch(() => undefined);
     });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
+    // The key never travels in authInfo: only its fingerprint and the way to build this request's server.
+    const perRequest: AuthInfo = { token: fingerprint, clientId: fingerprint, scopes: [], extra: { build } };
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = perRequest;
+    await serveMcp(req, res, body);
   }
 
   const timeouts = { ...CONNECTION_TIMEOUTS, ...options.timeouts };

@@ -1,6 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { parseJSONRPCMessage, type Transport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /**
  * MCP over stdio, one JSON-RPC message per line, replacing the SDK's StdioServerTransport for three
@@ -151,12 +150,17 @@ export class LineStdioTransport implements Transport {
       this.reply(null, PARSE_ERROR, 'Parse error: the line is not JSON.');
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(raw);
-    if (parsed.success) {
+    let message: JSONRPCMessage | undefined;
+    try {
+      message = parseJSONRPCMessage(raw);
+    } catch {
+      message = undefined;
+    }
+    if (message) {
       // Answers to the server's own requests (elicitation) and notifications are not new work: they
       // go through at once, so a call waiting on an answer never waits behind the bound it holds.
-      if (!isRequest(parsed.data)) return this.dispatch(parsed.data);
-      this.waiting.push(parsed.data);
+      if (!isRequest(message)) return this.dispatch(message);
+      this.waiting.push(message);
       this.pump();
       return;
     }

@@ -1,3 +1,4 @@
+import { unwatchFile, watchFile } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
@@ -25,7 +26,7 @@ import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain } from './results.js';
 import { redactor, sealer } from './seal.js';
-import { listedTool } from './tool-schema.js';
+import { listedTool, withTemplateNames } from './tool-schema.js';
 
 export interface ServerOptions {
   logger?: Logger;
@@ -79,7 +80,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} }, instructions: INSTRUCTIONS },
   );
   const api = config.api
     ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024, logger, ...options.api })
@@ -103,7 +104,29 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const redact = redactor([apiKey, config.tokenSecret]);
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
-  const listed = offered.map(listedTool);
+  const baseListed = offered.map(listedTool);
+  // The `template` parameters name the templates: listed again when the firm's file changes.
+  let listedNames: string | undefined;
+  let listed = baseListed;
+  const currentListed = () => {
+    const catalog = templateCatalog(config.templatesFile);
+    const names = catalog.templates.map((t) => t.name).join(',');
+    if (names !== listedNames) {
+      listedNames = names;
+      listed = withTemplateNames(baseListed, catalog);
+    }
+    return listed;
+  };
+  currentListed();
+  // A session that lasts (not stateless HTTP) is told when the list changes; the file is polled, not held open.
+  const templatesFile = options.stateless ? undefined : config.templatesFile;
+  const onTemplatesChange = () => {
+    const before = listed;
+    if (currentListed() === before || !server.transport) return;
+    void server.sendToolListChanged().catch(() => undefined);
+    void server.sendResourceListChanged().catch(() => undefined);
+  };
+  if (templatesFile) watchFile(templatesFile, { interval: 1000, persistent: false }, onTemplatesChange);
 
   const removeSink = logger.addSink((level, message) => {
     if (server.transport) server.sendLoggingMessage({ level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message }).catch(() => undefined);
@@ -111,6 +134,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   // Load the HTTP client right after initialize, so the first tool call costs what a later one does.
   server.oninitialized = () => api?.warm();
   server.onclose = () => {
+    if (templatesFile) unwatchFile(templatesFile, onTemplatesChange);
     removeSink();
     void api?.close();
   };
@@ -132,8 +156,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
-  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => (await api.listClients({ reuse: true, signal })).map((c) => ({ ...c, displayName: c.displayName && redact(c.displayName) }))), today: clock, readOnly: config.readOnly, logger });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  registerTemplatesAndPrompts(server, { templates: () => templateCatalog(config.templatesFile), listClients: api && (async (signal) => (await api.listClients({ reuse: true, signal })).map((c) => ({ ...c, displayName: c.displayName && redact(c.displayName) }))), today: clock, readOnly: config.readOnly, logger });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: currentListed() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     if (!options.stateless && !server.getClientVersion()) {
       throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');

@@ -117,9 +117,9 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     }
     return listed;
   };
-  currentListed();
   // A session that lasts (not stateless HTTP) is told when the list changes; the file is polled, not held open.
   const templatesFile = options.stateless ? undefined : config.templatesFile;
+  if (templatesFile) currentListed();
   const onTemplatesChange = () => {
     const before = listed;
     if (currentListed() === before || !server.transport) return;

@@ -59,7 +59,8 @@ export function fieldsLine(fields: Record<string, unknown>, max = 600, items = 1
   const scalar = (v: unknown) => (typeof v === 'string' ? quoted(v, 120) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null || v === undefined ? 'null' : '…');
   const parts = Object.entries(fields).map(([key, v]) => {
     const shown = Array.isArray(v) ? `[${v.slice(0, items).map(scalar).join(', ')}${v.length > items ? ', …' : ''}]` : scalar(v);
-    return `${oneLine(key, 40)} ${shown}`;
+    // A plain name (phone, externalRef) as it is; any other name quoted, like every free text.
+    return `${/^[A-Za-z0-9_.-]{1,40}$/.test(key) ? key : quoted(key, 40)} ${shown}`;
   });
   const line = parts.join('; ');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;

@@ -6,8 +6,8 @@
 //      build (BENCH_ANSWERS_REF, default main), built into a temporary folder from `git archive`;
 //   2. the new questions against this build's plain list_requests: hasDueDate, most_outstanding, a part
 //      of a name several clients share, list_clients with details and a tag search.
-// Calls are interleaved (each run calls every case once), so drift on the machine falls on all alike;
-// figures are medians. Each full answer is read again from the service (a changed list), so
+// Calls are interleaved (each run calls every case once; main and this build take turns going first,
+// each call after a pause), so drift on the machine falls on all alike; figures are medians. Each full answer is read again from the service (a changed list), so
 // revalidation (304) does not flatter any case. Figures, not assertions: printed with their ratios.
 //
 // Exports run() for `npm run bench`: [{ row, figure, note }].
@@ -22,7 +22,7 @@ import { build } from 'esbuild';
 import { esbuildOptions } from './build-options.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const SIZE = Number(process.env.BENCH_ANSWERS_SIZE ?? 100_000);
 const REF = process.env.BENCH_ANSWERS_REF ?? 'main';
 
@@ -93,17 +93,34 @@ export async function run() {
   sb.reseed({ clients: SIZE / 10, requests: SIZE });
   const times = { main: [], plain: [], cases: cases.map(() => []) };
   const chars = { main: 0, plain: 0, cases: [] };
-  for (let i = 0; i < RUNS; i++) {
+  // Each call starts after a pause, so the last call's garbage collection (in either server) is not
+  // charged to it; main and this build take turns going first.
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+  const mainCall = async () => {
     freshLists(sb);
+    await settle();
     const m = await timedCall(theirs, ...plain);
     times.main.push(m.elapsed);
     chars.main = m.chars;
+  };
+  const plainCall = async () => {
     freshLists(sb);
+    await settle();
     const p = await timedCall(ours, ...plain);
     times.plain.push(p.elapsed);
     chars.plain = p.chars;
+  };
+  for (let i = 0; i < RUNS; i++) {
+    if (i % 2 === 0) {
+      await mainCall();
+      await plainCall();
+    } else {
+      await plainCall();
+      await mainCall();
+    }
     for (const [k, c] of cases.entries()) {
       freshLists(sb);
+      await settle();
       const r = await timedCall(ours, ...c);
       times.cases[k].push(r.elapsed);
       chars.cases[k] = r.chars;

@@ -1,3 +1,4 @@
+import { unwatchFile, watchFile } from 'node:fs';
 import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
@@ -16,7 +17,7 @@ import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain, type KeySource } from './results.js';
 import { redactor, sealer } from '../text/redact.js';
-import { listedTool } from './tool-schema.js';
+import { listedTool, withTemplateNames } from './tool-schema.js';
 import { oneLine, quoted } from '../text/render.js';
 
 export interface ServerOptions {
@@ -43,8 +44,8 @@ export interface ServerOptions {
 
 /**
  * `ttlMs`/`cacheScope` on 2026-07-28 list results (2025 results carry none). What they list is fixed
- * for the life of the process (the catalogue, DOCREQ_READ_ONLY, the templates file read at start) and is
- * the same for every key, so a shared cache may keep it; nothing in them is revalidated against the
+ * for the life of the process (the catalogue, DOCREQ_READ_ONLY) and is the same for every key, so a shared
+ * cache may keep it, except as cacheHintsFor says (a templates file, a signed-in person's role); nothing in them is revalidated against the
  * service. resources/read of a template is the same; server/discover too.
  */
 export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> = {
@@ -55,6 +56,21 @@ export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resour
   'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' },
   'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
 };
+
+/**
+ * The hints for one server: a firm's templates file can change (its names are in tools/list and in the
+ * template resources), so with one the lists are kept a minute; a signed-in person's tools/list depends
+ * on their role (a reader is not offered the sending tools), so it is private to them.
+ */
+export function cacheHintsFor(templatesFile: string | undefined, perPerson: boolean): typeof CACHE_HINTS {
+  if (!templatesFile && !perPerson) return CACHE_HINTS;
+  const ttlMs = templatesFile ? 60_000 : 3_600_000;
+  const out: typeof CACHE_HINTS = {};
+  for (const [method, hint] of Object.entries(CACHE_HINTS) as [keyof typeof CACHE_HINTS, CacheHint][]) {
+    out[method] = { ...hint, ttlMs, ...(perPerson && (method === 'tools/list' || method === 'server/discover') ? { cacheScope: 'private' } : {}) };
+  }
+  return out;
+}
 
 /**
  * Single use of an MRTR request state (contract §9): true the first time a state id is claimed for a
@@ -117,7 +133,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, cacheHints: CACHE_HINTS },
+    { capabilities: { tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, cacheHints: cacheHintsFor(config.templatesFile, Boolean(options.actor)) },
   );
   /** A 2026-07-28 connection or request: no initialize, identity and capabilities come with each request. */
   const modern = () => (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
@@ -147,7 +163,29 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const redact = redactor([apiKey, config.tokenSecret]);
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
-  const listed = offered.map(listedTool);
+  const baseListed = offered.map(listedTool);
+  // The `template` parameters name the templates: listed again when the firm's file changes.
+  let listedNames: string | undefined;
+  let listed = baseListed;
+  const currentListed = () => {
+    const catalog = templateCatalog(config.templatesFile);
+    const names = catalog.templates.map((t) => t.name).join(',');
+    if (names !== listedNames) {
+      listedNames = names;
+      listed = withTemplateNames(baseListed, catalog);
+    }
+    return listed;
+  };
+  // A session that lasts (not stateless HTTP) is told when the list changes; the file is polled, not held open.
+  const templatesFile = options.stateless ? undefined : config.templatesFile;
+  if (templatesFile) currentListed();
+  const onTemplatesChange = () => {
+    const before = listed;
+    if (currentListed() === before || !server.transport) return;
+    void server.sendToolListChanged().catch(() => undefined);
+    void server.sendResourceListChanged().catch(() => undefined);
+  };
+  if (templatesFile) watchFile(templatesFile, { interval: 1000, persistent: false }, onTemplatesChange);
 
   const removeSink = logger.addSink((level, message) => {
     if (server.transport) server.sendLoggingMessage({ level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message }).catch(() => undefined);
@@ -155,6 +193,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   // Load the HTTP client right after initialize, so the first tool call costs what a later one does.
   server.oninitialized = () => api?.warm();
   server.onclose = () => {
+    if (templatesFile) unwatchFile(templatesFile, onTemplatesChange);
     removeSink();
     void api?.close();
   };
@@ -169,8 +208,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
-  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact, today: clock, readOnly: config.readOnly, logger });
-  server.setRequestHandler('tools/list', () => ({ tools: listed }));
+  registerTemplatesAndPrompts(server, { templates: () => templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact, today: clock, readOnly: config.readOnly, logger });
+  server.setRequestHandler('tools/list', () => ({ tools: currentListed() }));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     // 2025 clients only: a 2026 client has no initialize (contract §9).
     if (!options.stateless && !modern() && !server.getClientVersion()) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clientRecord, createPayload, requestRecord, type Client, type CreatePayload } from '../api/records.js';
+import { clientRecord, createPayload, documentedClient, requestRecord, type Client, type CreatePayload } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
 import { findClient } from './resolve-client.js';
@@ -45,7 +45,7 @@ export const createRequest = defineTool({
     'Creates a checklist request for one client and SENDS IT (the service e-mails the client). ' +
     'Unconfirmed, it previews and returns a confirmationToken: show the preview; only once the person agrees, call again adding the token. ' +
     'Refuses a duplicate (same title open, or sent in 24 h) unless allowDuplicate. ' +
-    'It cannot remind a client, change, re-date or cancel a request.',
+    'It cannot remind, change, re-date, cancel or delete requests, or change client details.',
   inputSchema: z.strictObject({
     client: z.string().min(1).max(320).describe("The client's id (preferred), e-mail, or exact display name."),
     ...requestFields,
@@ -66,7 +66,7 @@ export const createRequest = defineTool({
     const payload = payloadFor(client.id, draft);
     const allowDuplicate = input.allowDuplicate ?? false;
     const binding = { tool: 'create_request', payload, allowDuplicate };
-    const base = { client, payload, dryRun: input.dryRun ?? false };
+    const base = { client: documentedClient(client), payload, dryRun: input.dryRun ?? false };
     const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'dryRun'>, isError = false) => ({ text, structured: { ...base, ...structured }, isError });
     const noToken = { needed: false, token: null, expiresAt: null };
 

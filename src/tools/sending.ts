@@ -10,7 +10,7 @@ import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templateCatalog } from '../templates/load.js';
 import { CORRECTNESS_MODES, itemIn } from './checklist.js';
 import type { ToolContext } from './define.js';
-import { isoDate } from './schemas.js';
+import { day } from './list-text.js';
 import { isOpen } from './request-facts.js';
 
 /**
@@ -25,10 +25,12 @@ export const MAX_ITEMS = 100;
 /** The request's fields, shared by create_request and create_request_batch. */
 export const requestFields = {
   title: z.string().max(2_000).optional().describe('Title, 1–200 characters. Optional with a template.'),
-  dueDate: isoDate.optional().describe('Due day, YYYY-MM-DD, today or later.'),
-  items: z.array(itemIn).max(100).optional().describe("The checklist, 1–100 items in all (after a template's)."),
+  // Checked without a listed pattern (like the list tools' days), to keep tools/list small.
+  dueDate: day.optional().describe('Due day, YYYY-MM-DD, today or later.'),
+  items: z.array(itemIn).max(100).optional().describe('Checklist, 1–100 items in all.'),
+  // Listed with the catalogue's names in place of this (src/mcp/tool-schema.ts withTemplateNames).
   template: z.string().max(100).optional().describe("A template's name (list_templates): its items come first; its title, mode and due offset are defaults."),
-  correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("How strictly answers are checked; omit for the service's default."),
+  correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("Answer checking; omit for the service's default."),
   dryRun: z.boolean().optional().describe('true: preview only; send nothing.'),
   allowDuplicate: z.boolean().optional().describe('true: send although the same title is open or was sent in 24 h (a NEW request, not a reminder).'),
   confirmationToken: z.string().max(200).optional().describe("From this exact preview, once the person agreed to send."),

@@ -20,6 +20,8 @@ export interface Config {
   templatesFile: string | undefined;
   /** Signs confirmation tokens (DOCREQ_TOKEN_SECRET); undefined: random per process. */
   tokenSecret: string | undefined;
+  /** The send store (contract §7): backend, the file store's folder, the redis URL (may hold a password: never echoed). */
+  store: { backend: 'file' | 'redis' | 'memory'; stateDir: string | undefined; url: string | undefined };
   /**
    * Why nothing may be sent, when a setting that governs safety cannot be read (fail closed:
    * reads still work); undefined when sending is allowed.
@@ -30,7 +32,7 @@ export interface Config {
 }
 
 /** The settings that govern safety: when one cannot be read, nothing is sent until it is fixed. */
-const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret']);
+const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret', 'store', 'stateDir', 'storeUrl']);
 
 /** A value's shape, never the value: a setting may hold a secret pasted into the wrong variable. */
 export function valueShape(text: string): string {
@@ -140,6 +142,31 @@ export const SETTINGS = {
     default: undefined,
     schema: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)'),
     help: 'signs confirmation tokens; replicas of one team service must share it (default: random per process)',
+  },
+  // The send store (contract §7); opened by src/store/index.ts.
+  store: {
+    env: 'DOCREQ_STORE',
+    flag: '--store',
+    default: undefined,
+    schema: z.string().trim().toLowerCase().pipe(z.enum(['file', 'redis', 'memory'])),
+    help: 'where once-only sending is kept: file (default; shared by this user\'s processes), redis (replicas; implied by DOCREQ_STORE_URL), memory (this process only)',
+  },
+  stateDir: {
+    env: 'DOCREQ_STATE_DIR',
+    flag: '--state-dir',
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "the file store's folder (default: the OS's per-user state folder + docreq-mcp)",
+  },
+  storeUrl: {
+    env: 'DOCREQ_STORE_URL',
+    flag: undefined,
+    default: undefined,
+    schema: z
+      .string()
+      .trim()
+      .refine((t) => /^rediss?:\/\/[^\s]+$/i.test(t), 'must be a redis:// or rediss:// URL'),
+    help: 'redis:// or rediss:// URL of Redis >= 6.2 or Valkey (may hold a password: never shown); implies DOCREQ_STORE=redis',
   },
   // Team mode (contract §6); read by src/transport/http.ts.
   transport: {
@@ -288,6 +315,15 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   const maxResponseMb = read('maxResponseMb', 256);
   const logLevel = read('logLevel', 'info');
   const templatesFile = read('templatesFile', undefined);
+  const storeUrl = read('storeUrl', undefined);
+  const stateDir = read('stateDir', undefined);
+  let backend = read('store', undefined) ?? (storeUrl ? 'redis' : 'file');
+  if (backend === 'redis' && !storeUrl) {
+    const problem = 'DOCREQ_STORE is redis, but DOCREQ_STORE_URL is not set: set it to redis://host:6379 (or rediss://).';
+    problems.push(problem);
+    unreadableSafety.push(problem);
+    backend = 'memory';
+  }
 
   let apiKey = read('apiKey', undefined);
   const keyFile = read('apiKeyFile', undefined);
@@ -322,7 +358,22 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     logLevel,
     templatesFile,
     tokenSecret,
+    store: { backend, stateDir, url: storeUrl },
     sendingDisabled: unreadableSafety.length ? unreadableSafety.join(' ') : undefined,
     problems,
   };
+}
+
+/** Every secret a configuration holds (the key, the token secret, the store URL and its password): what the one redaction masks. */
+export function secretsOf(config: Pick<Config, 'api' | 'tokenSecret' | 'store'>): string[] {
+  const out = [config.api?.apiKey, config.tokenSecret, config.store?.url];
+  if (config.store?.url) {
+    try {
+      const url = new URL(config.store.url);
+      out.push(decodeURIComponent(url.password), url.password);
+    } catch {
+      // not a URL: the whole text is masked above
+    }
+  }
+  return out.filter((s): s is string => typeof s === 'string' && s.length >= 4);
 }

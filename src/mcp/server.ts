@@ -11,10 +11,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
-import type { Config } from '../config.js';
+import { secretsOf, type Config } from '../config.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { SendLedger } from '../send/ledger.js';
+import { storeFingerprint } from '../store/index.js';
 import { Confirmations } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
@@ -75,7 +76,7 @@ function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean
 }
 
 export function createServer(config: Config, options: ServerOptions = {}): Server {
-  const logger = options.logger ?? createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
+  const logger = options.logger ?? createLogger(config.logLevel, secretsOf(config));
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
@@ -88,7 +89,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const ledger = options.sending?.ledger ?? new SendLedger();
   const apiKey = config.api?.apiKey ?? '';
   const sending: SendingContext = {
-    firm: apiKey ? confirmations.fingerprint(apiKey) : '',
+    firm: apiKey ? storeFingerprint(apiKey) : '',
     ledger,
     tokens: {
       issue: (binding) => confirmations.issue(apiKey, binding),
@@ -98,9 +99,9 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     disabled: config.sendingDisabled,
   };
   // The one redaction where results leave the server: the key and every secret setting.
-  const seal = sealer([apiKey, config.tokenSecret]);
+  const seal = sealer(secretsOf(config));
   // Completion answers carry client names from the service: the same redaction applies.
-  const redact = redactor([apiKey, config.tokenSecret]);
+  const redact = redactor(secretsOf(config));
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
   const listed = offered.map(listedTool);
@@ -170,7 +171,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         deadline,
         canAsk: Boolean(server.getClientCapabilities()?.elicitation),
         sending,
-        log: (message) => logger.info(message),
+        log: (message, level = 'info') => logger[level](message),
         today: clock(),
         confirm: (message) => confirm(message, extra),
         progress: async (progress, total, message) => {

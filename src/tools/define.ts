@@ -20,7 +20,7 @@ export interface SendingContext {
   firm: string;
   ledger: SendLedger;
   tokens: TokenIssuer;
-  /** Why nothing may be sent (a safety setting cannot be read), or undefined. */
+  /** Why nothing may be sent (a safety setting cannot be read, the send store cannot be used), or undefined. */
   disabled: string | undefined;
 }
 
@@ -39,8 +39,8 @@ export interface ToolContext {
   /** Whether the host can ask the person (MCP elicitation). */
   canAsk: boolean;
   sending: SendingContext;
-  /** A log line for the person running the server (stderr and MCP logging). */
-  log(message: string): void;
+  /** A log line for the person running the server (stderr and MCP logging); info unless said. */
+  log(message: string, level?: 'info' | 'error'): void;
   progress(done: number, total: number, message: string): Promise<void>;
 }
 

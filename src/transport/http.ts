@@ -1,11 +1,12 @@
 import { ApiState, proxySettings } from '../api/client.js';
 import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
+import { openStore, storeFingerprint, storeReach, type SendStore } from '../store/index.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ApiClientOptions } from '../api/client.js';
-import { checkBaseUrl, isLoopbackHost, loadConfig, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
 import { createLogger } from '../log.js';
 import type { Sandbox } from '../sandbox/service.js';
 import type { SeedOptions } from '../sandbox/seed.js';
@@ -44,6 +45,8 @@ export interface HttpServiceOptions extends HttpSettings {
   api?: Partial<ApiClientOptions>;
   /** Where access-log lines and server logs go (default stderr). */
   write?: (line: string) => void;
+  /** The send store (default: opened from config.store); closed with the service. */
+  sendStore?: SendStore;
 }
 
 export interface HttpService {
@@ -52,6 +55,8 @@ export interface HttpService {
   port: number;
   /** Per-key state, by fingerprint; the API client's caches can be kept here. */
   store: KeyScopeStore;
+  /** The send store and what once-only and the rate limit hold across with it. */
+  sendStore: { store: SendStore; reach: { shared: boolean; note: string } };
   fingerprint(key: string): string;
   /** Requests being served now. */
   readonly inflight: number;
@@ -114,15 +119,16 @@ interface RpcSummary {
 function summarise(body: unknown): RpcSummary {
   const messages = Array.isArray(body) ? body : [body];
   const out: RpcSummary = { rpc: [], tools: [], toolCalls: 0 };
-  for (const m of messages.slice(0, 100)) {
+  // Every tool call in a batch counts against the rate limit; only the access log's lists are capped.
+  for (const [n, m] of messages.entries()) {
     if (!m || typeof m !== 'object') continue;
     const method = (m as { method?: unknown }).method;
     if (typeof method !== 'string') continue;
-    out.rpc.push(method.slice(0, 64));
+    if (n < 100) out.rpc.push(method.slice(0, 64));
     if (method === 'tools/call') {
       out.toolCalls++;
       const name = (m as { params?: { name?: unknown } }).params?.name;
-      out.tools.push(typeof name === 'string' ? name.slice(0, 64) : '?');
+      if (n < 100) out.tools.push(typeof name === 'string' ? name.slice(0, 64) : '?');
     }
   }
   return out;
@@ -177,7 +183,31 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const sharedPool = proxies.httpProxy || proxies.httpsProxy ? new EnvHttpProxyAgent({ ...poolOptions, ...proxies }) : new Agent(poolOptions);
   // Once-only sending for every firm this process serves: the ledger is keyed by key fingerprint,
   // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
-  const sending = { ledger: new SendLedger(), confirmations: new Confirmations(options.config.tokenSecret) };
+  // The ledger lives in the send store: with redis, shared by every replica (contract §7).
+  const sendStore = options.sendStore ?? openStore(options.config.store, (message) => write(`docreq-mcp error: ${message}\n`));
+  const reach = storeReach(sendStore, true);
+  const sending = { ledger: new SendLedger(sendStore), confirmations: new Confirmations(options.config.tokenSecret) };
+  let storeRateWarned = false;
+
+  /**
+   * The rate limit: with a shared store, a fixed one-minute window per key fingerprint counted in
+   * the store (INCRBY), so it holds across replicas; otherwise, or while the store cannot be
+   * reached (reads must keep working), this process's bucket. The wait in ms, 0 when allowed.
+   */
+  async function rateWait(key: string, fingerprint: string, calls: number): Promise<number> {
+    if (sendStore.scope === 'replicas') {
+      const now = Date.now();
+      const window = Math.floor(now / 60_000);
+      try {
+        const count = await sendStore.incr(`${storeFingerprint(key)}:rate:${window}`, 61_000, calls);
+        return count > options.rateLimit ? (window + 1) * 60_000 - now : 0;
+      } catch (error) {
+        if (!storeRateWarned) write(`docreq-mcp warn: rate limit: ${(error as Error).message.replace(/^Nothing was sent: /, '')}; counting per process until it is back\n`);
+        storeRateWarned = true;
+      }
+    }
+    return store.scope(fingerprint).ensure('rate', () => new RateBucket(options.rateLimit)).take(calls);
+  }
 
   const accessLog = (entry: Record<string, unknown>) => write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
 
@@ -186,7 +216,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     entry.path = path.slice(0, 200);
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION }));
+      const storeInfo = { backend: sendStore.backend, shared: reach.shared, onceOnly: reach.note };
+      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION, store: storeInfo }));
     }
     if (!hostAllowed(req.headers.host, options.allowedHosts)) {
       return jsonError(res, 403, 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).');
@@ -231,15 +262,14 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (summary.tools.length) entry.tool = summary.tools.join(',');
 
     if (summary.toolCalls > 0) {
-      const bucket = store.scope(fingerprint).ensure('rate', () => new RateBucket(options.rateLimit));
-      const waitMs = bucket.take(summary.toolCalls);
+      const waitMs = await rateWait(key, fingerprint, summary.toolCalls);
       if (waitMs > 0) {
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
         return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
       }
     }
     const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl } };
-    const logger = createLogger(config.logLevel, [key], write);
+    const logger = createLogger(config.logLevel, [key, ...secretsOf(config)], write);
     // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
     const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true });
@@ -307,6 +337,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     url: `http://${hostForUrl}:${port}`,
     port,
     store,
+    sendStore: { store: sendStore, reach },
     fingerprint: (key) => fingerprinter.fingerprint(key),
     get inflight() {
       return active.size;
@@ -327,6 +358,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       const finished = active.size === 0;
       for (const socket of sockets) socket.destroy();
       await sharedPool.close().catch(() => undefined);
+      await sendStore.close().catch(() => undefined);
       return finished;
     },
   };
@@ -367,13 +399,15 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
 
   const config = loadConfig(flags, { ...env, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
   config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, secretsOf(config));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (!isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) && settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))) {
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
   }
 
   const service = await startHttpService({ ...settings, config, baseUrl });
+  if (service.sendStore.reach.shared) logger.info(`send store: ${service.sendStore.reach.note}`);
+  else logger.warn(`send store: ${service.sendStore.reach.note}`);
   logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; the key comes with each request)${config.readOnly ? ', read-only' : ''}`);
 
   let stopping = false;

@@ -89,7 +89,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const ledger = options.sending?.ledger ?? new SendLedger();
   const apiKey = config.api?.apiKey ?? '';
   const sending: SendingContext = {
-    firm: apiKey ? storeFingerprint(apiKey) : '',
+    firm: apiKey ? storeFingerprint(apiKey, config.api?.baseUrl) : '',
     ledger,
     tokens: {
       issue: (binding) => confirmations.issue(apiKey, binding),

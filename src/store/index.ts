@@ -21,9 +21,12 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, platform: 
   return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'docreq-mcp');
 }
 
-/** A firm's tag in the store: stable across processes and restarts, and nothing of the key. */
-export function storeFingerprint(apiKey: string): string {
-  return createHash('sha256').update(`docreq-mcp firm\0${apiKey}`).digest('hex').slice(0, 32);
+/**
+ * A firm's tag in the store: stable across processes and restarts, and nothing of the key. The
+ * service's address is part of it: the same key on another service is another firm's account.
+ */
+export function storeFingerprint(apiKey: string, baseUrl = ''): string {
+  return createHash('sha256').update(`docreq-mcp firm\0${baseUrl}\0${apiKey}`).digest('hex').slice(0, 32);
 }
 
 export function openStore(settings: StoreSettings, onError?: (message: string) => void): SendStore {

@@ -11,7 +11,7 @@ import { StoreUnavailableError, type SendStore } from './store.js';
  * send, 24 hours), and Redis's own maxmemory policy should be noeviction (README).
  */
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
-const INCR = "local n = redis.call('incrby', KEYS[1], ARGV[2]) if n == tonumber(ARGV[2]) then redis.call('pexpire', KEYS[1], ARGV[1]) end return n";
+const INCR = "local n = redis.call('incrby', KEYS[1], ARGV[2]) if redis.call('pttl', KEYS[1]) < 0 then redis.call('pexpire', KEYS[1], ARGV[1]) end return n";
 const PREFIX = 'docreq:';
 
 /** Where a redis URL points, without user or password: what messages may say. */

@@ -196,11 +196,16 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
    */
   async function rateWait(key: string, fingerprint: string, calls: number): Promise<number> {
     if (sendStore.scope === 'replicas') {
+      // A sliding window over two fixed ones: this minute's count plus the last minute's, weighted by how much of it is still in the window.
       const now = Date.now();
       const window = Math.floor(now / 60_000);
+      const firm = storeFingerprint(key, options.baseUrl);
       try {
-        const count = await sendStore.incr(`${storeFingerprint(key)}:rate:${window}`, 61_000, calls);
-        return count > options.rateLimit ? (window + 1) * 60_000 - now : 0;
+        const [count, previous] = await Promise.all([sendStore.incr(`${firm}:rate:${window}`, 121_000, calls), sendStore.get(`${firm}:rate:${window - 1}`)]);
+        const estimate = count + Number(previous ?? 0) * (1 - (now - window * 60_000) / 60_000);
+        if (estimate <= options.rateLimit) return 0;
+        await sendStore.incr(`${firm}:rate:${window}`, 121_000, -calls); // refused calls do not count
+        return Math.max(1_000, (window + 1) * 60_000 - now);
       } catch (error) {
         if (!storeRateWarned) write(`docreq-mcp warn: rate limit: ${(error as Error).message.replace(/^Nothing was sent: /, '')}; counting per process until it is back\n`);
         storeRateWarned = true;

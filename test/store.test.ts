@@ -53,7 +53,7 @@ interface Mcp {
   close(): Promise<void>;
 }
 
-async function wrap(client: Client, pid: number | null = null): Promise<Mcp> {
+function wrap(client: Client, pid: number | null = null): Mcp {
   return {
     client,
     pid,
@@ -107,7 +107,7 @@ async function replica(sb: Sandbox, env: Record<string, string>, rateLimit = 1_0
   });
   children.add(child);
   let log = '';
-  child.stderr!.on('data', (d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => {
     log += d.toString();
     captured.push(d.toString());
   });

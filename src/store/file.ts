@@ -132,13 +132,12 @@ export class FileStore implements SendStore {
 
   async release(key: string, value: string): Promise<boolean> {
     try {
+      // Without the lock: a live claim holding our value can only be ours (a takeover needs it expired).
       const path = await this.path(key);
-      return await this.locked(path, async () => {
-        const held = await this.read(path);
-        if (held?.v !== value) return false;
-        await unlink(path).catch(() => undefined);
-        return true;
-      });
+      const held = await this.read(path);
+      if (held?.v !== value || !this.alive(held)) return false;
+      await unlink(path).catch(() => undefined);
+      return true;
     } catch (error) {
       this.fail(error);
     }

@@ -85,7 +85,7 @@ async function startSandbox(extra = []) {
 const TOKEN_SECRET = randomBytes(32).toString('hex');
 async function startReplica(baseUrl, env = {}, rateLimit = 1_000_000_000) {
   const port = await freePort();
-  const child = run(['--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info'], { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET, DOCREQ_STORE: 'memory', ...env }, ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')]);
+  const child = run(['--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info'], { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET, ...(env.DOCREQ_STORE_URL ? {} : { DOCREQ_STORE: 'memory' }), ...env }, ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')]);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`replica exited with ${child.exitCode}`);
@@ -273,7 +273,7 @@ async function sendPhase() {
   // The rate limit across the replicas: a limit of 60 a minute for one key, 120 calls spread over all.
   for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGTERM');
   lb.child.kill('SIGQUIT');
-  await Promise.all([...replicas.map((r) => (r.child.exitCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
+  await Promise.all([...replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
   const limited = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sb.url, env, 60)));
   const lb2 = await startNginx(limited.map((r) => r.port));
   const rl = await mcpClient(lb2.url, sb.keys.demo);
@@ -328,7 +328,7 @@ const [victimCode, victimSignal] = KILL === 'none' ? [null, null] : await victim
 row(`${REPLICAS} replicas behind nginx`, ...fmt(scaled), KILL === 'none' ? 'none stopped' : `replica on :${victim.port} ${KILL} halfway (exit ${victimCode ?? victimSignal})`);
 for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGTERM');
 lb.child.kill('SIGQUIT');
-await Promise.all([...replicas.map((r) => (r.child.exitCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
+await Promise.all([...replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
 
 // ── one replica alone ──────────────────────────────────────────────────────────────────────
 const alone = await startReplica(sandbox.url);

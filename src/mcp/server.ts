@@ -3,10 +3,11 @@ import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode,
 import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
-import type { Config } from '../config.js';
+import { secretsOf, type Config } from '../config.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { SendLedger } from '../send/ledger.js';
+import { storeFingerprint } from '../store/index.js';
 import { Confirmations, TOKEN_TTL_MS } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
@@ -77,12 +78,8 @@ export function cacheHintsFor(templatesFile: string | undefined, perPerson: bool
  * firm, false ever after (within the ledger's memory). The one place to rewire onto the send store's
  * `claim(key, value, ttlMs)`.
  */
-export function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): boolean {
-  void ttlMs;
-  const key = `mrtr:${stateId}`;
-  if (ledger.tokenResult(firm, key) !== undefined) return false;
-  ledger.rememberToken(firm, key, true);
-  return true;
+export function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): Promise<boolean> {
+  return ledger.claimOnce(firm, `mrtr:${stateId}`, ttlMs);
 }
 
 /** Thrown by `confirm` in an MRTR first round: the question goes back to the client as input_required. */
@@ -129,7 +126,7 @@ function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean
 }
 
 export function createServer(config: Config, options: ServerOptions = {}): Server {
-  const logger = options.logger ?? createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
+  const logger = options.logger ?? createLogger(config.logLevel, secretsOf(config));
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
@@ -146,7 +143,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const ledger = options.sending?.ledger ?? new SendLedger();
   const apiKey = config.api?.apiKey ?? '';
   const sending: SendingContext = {
-    firm: apiKey ? confirmations.fingerprint(apiKey) : '',
+    firm: apiKey ? storeFingerprint(apiKey, config.api?.baseUrl) : '',
     ledger,
     tokens: {
       issue: (binding) => confirmations.issue(apiKey, binding),
@@ -159,8 +156,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   };
   // The one redaction (src/text/redact.ts) where results leave the server: the key and every secret
   // setting. Service text was already redacted as the API client read it, before any cap.
-  const seal = sealer([apiKey, config.tokenSecret]);
-  const redact = redactor([apiKey, config.tokenSecret]);
+  const seal = sealer(secretsOf(config));
+  const redact = redactor(secretsOf(config));
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
   const baseListed = offered.map(listedTool);
@@ -240,7 +237,13 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     if (mrtr && state !== undefined) {
       const check = typeof state === 'string' ? sending.tokens.verify(state, binding) : ({ ok: false, reason: 'malformed' } as const);
       if (!check.ok) return errorResult(`Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`);
-      if (!claimRequestState(sending.ledger, sending.firm, check.id)) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
+      let first: boolean;
+      try {
+        first = await claimRequestState(sending.ledger, sending.firm, check.id);
+      } catch (error) {
+        return errorResult(redact(error instanceof Error ? error.message : String(error)));
+      }
+      if (!first) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
       const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
       answered = view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
     }
@@ -262,7 +265,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         deadline,
         canAsk: Boolean(clientCapabilities(extra)?.elicitation),
         sending,
-        log: (message) => logger.info(message),
+        log: (message, level = 'info') => logger[level](message),
         warn: (message) => logger.warn(message),
         redact,
         today: clock(),

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ALL_KEYS, connect, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { ALL_KEYS, connect, ERA, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 
 const { sb, firm, mcp } = await sandboxAndClient();
 type Seeded = (typeof firm.requests)[number];
@@ -272,7 +272,8 @@ describe('the tool list', () => {
   const file = join(dir, 'templates.yaml');
   const yaml = (names: string[]) => `templates:\n${names.map((n) => `  - { name: ${n}, title: ${n}, items: [{ name: A }] }\n`).join('')}`;
 
-  it("lists the firm's template names and lists them again, with tools/list_changed, when the file changes", async () => {
+  // A 2026-07-28 connection has no standing stream for list_changed (stateless core): run with a 2025 client.
+  it.skipIf(ERA === '2026-07-28')("lists the firm's template names and lists them again, with tools/list_changed, when the file changes", async () => {
     writeFileSync(file, yaml(['annual-audit']));
     const firmServer = await connect(sb, { today: TODAY, env: { DOCREQ_TEMPLATES_FILE: file } });
     afterAll(() => firmServer.close());

@@ -17,7 +17,7 @@ import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
 import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
-import type { Auth, Identity } from '../auth/index.js';
+import type { Auth, AuthStore, Identity } from '../auth/index.js';
 
 /**
  * Team mode (contract §6): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
@@ -53,7 +53,7 @@ export interface HttpServiceOptions extends HttpSettings {
   /** Bounds on slow and idle connections (default CONNECTION_TIMEOUTS; tests use small ones). */
   timeouts?: Partial<ConnectionTimeouts>;
   /** Firm sign-in (--auth oauth, src/auth/): built once the address is known; the key then comes from the service, the person from the token. */
-  auth?: (url: string) => Promise<Auth>;
+  auth?: (url: string, shared?: AuthStore) => Promise<Auth>;
   /** The send store (default: opened from config.store); closed with the service. */
   sendStore?: SendStore;
 }
@@ -433,7 +433,9 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`);
+  // Sign-in state (codes, refresh tokens, revocations) lives in the send store, under its own namespace:
+  // shared by every replica when the store is redis, by this user's processes when it is a file.
+  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, namespaced(sendStore, 'auth'));
 
   return {
     url: `http://${hostForUrl}:${port}`,
@@ -533,4 +535,16 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   return service;
+}
+
+/** The send store seen through one namespace (the part of a key before its first ':' is what the store bounds). */
+function namespaced(store: SendStore, name: string): AuthStore {
+  const k = (key: string) => `${name}:${key}`;
+  return {
+    claim: (key, value, ttlMs) => store.claim(k(key), value, ttlMs),
+    get: (key) => store.get(k(key)),
+    set: (key, value, ttlMs) => store.set(k(key), value, ttlMs),
+    delete: (key) => store.delete(k(key)),
+    incr: (key, ttlMs) => store.incr(k(key), ttlMs),
+  };
 }

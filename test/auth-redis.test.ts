@@ -1,15 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisAuthStore } from '../src/auth/store.js';
+import { RedisStore } from '../src/store/redis.js';
 
-/** Sign-in's shared state on a real Redis (redis-server on loopback, a port of its own): two replicas, two connections. */
+/** Sign-in's shared state (the send store's redis backend, as sign-in uses it) on a real Redis (redis-server on loopback, a port of its own): two replicas, two connections. */
 
 const REDIS = '/usr/bin/redis-server';
 let server: ChildProcess | undefined;
-const clients: { quit(): Promise<unknown> }[] = [];
+const clients: RedisStore[] = [];
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -19,16 +18,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function replica(port: number): Promise<RedisAuthStore> {
-  const client = createClient({ url: `redis://127.0.0.1:${port}` });
-  await client.connect();
-  clients.push(client);
-  return new RedisAuthStore(client, 'test:auth:');
+async function replica(port: number): Promise<RedisStore> {
+  const store = new RedisStore(`redis://127.0.0.1:${port}`);
+  clients.push(store);
+  await store.ready();
+  return store;
 }
 
-describe.skipIf(!existsSync(REDIS))('RedisAuthStore', () => {
-  let a: RedisAuthStore;
-  let b: RedisAuthStore;
+describe.skipIf(!existsSync(REDIS))('sign-in state in the redis send store', () => {
+  let a: RedisStore;
+  let b: RedisStore;
   beforeAll(async () => {
     const port = await freePort();
     server = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
@@ -43,20 +42,20 @@ describe.skipIf(!existsSync(REDIS))('RedisAuthStore', () => {
     b = await replica(port);
   });
   afterAll(async () => {
-    for (const c of clients) await c.quit().catch(() => undefined);
+    for (const c of clients) await c.close().catch(() => undefined);
     server?.kill();
   });
 
   it('a claim is won once across replicas; what one sets the other reads; entries expire', async () => {
-    const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claim('code:x:used', '1', 10_000)));
+    const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claim('auth:code:x:used', '1', 10_000)));
     expect(wins.filter(Boolean)).toHaveLength(1);
-    await a.set('revoked:fam', '1', 10_000);
-    expect(await b.get('revoked:fam')).toBe('1');
-    await b.delete('revoked:fam');
-    expect(await a.get('revoked:fam')).toBeUndefined();
-    expect([await a.incr('n', 10_000), await b.incr('n', 10_000)]).toEqual([1, 2]);
-    await a.set('short', 'v', 50);
+    await a.set('auth:revoked:fam', '1', 10_000);
+    expect(await b.get('auth:revoked:fam')).toBe('1');
+    await b.delete('auth:revoked:fam');
+    expect(await a.get('auth:revoked:fam')).toBeUndefined();
+    expect([await a.incr('auth:n', 10_000), await b.incr('auth:n', 10_000)]).toEqual([1, 2]);
+    await a.set('auth:short', 'v', 50);
     await new Promise((r) => setTimeout(r, 120));
-    expect(await b.get('short')).toBeUndefined();
+    expect(await b.get('auth:short')).toBeUndefined();
   });
 });

@@ -17,7 +17,7 @@ import { MemoryAuthStore, type AuthStore } from './store.js';
  */
 
 export type { AuthStore } from './store.js';
-export { MemoryAuthStore, RedisAuthStore } from './store.js';
+export { MemoryAuthStore } from './store.js';
 export type { Policy, Role } from './policy.js';
 
 export interface Identity {

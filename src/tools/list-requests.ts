@@ -221,8 +221,8 @@ export const listRequests = defineTool({
       if (titleNeedle && !fold(record.title).includes(titleNeedle)) continue;
       const due = facts0.due[index]!;
       if ((input.dueBefore || input.dueAfter) && due === null) continue;
-      if (input.dueBefore && due! > input.dueBefore) continue;
-      if (input.dueAfter && due! < input.dueAfter) continue;
+      if (input.dueBefore && due > input.dueBefore) continue;
+      if (input.dueAfter && due < input.dueAfter) continue;
       if (input.createdBefore || input.createdAfter) {
         const created = record.createdAt && /^\d{4}-\d{2}-\d{2}/.test(record.createdAt) ? record.createdAt.slice(0, 10) : null;
         if (created === null) continue;

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import { createServer as netServer } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -22,7 +23,12 @@ const freePort = () =>
   });
 
 const port = await freePort();
-const service = spawn(process.execPath, [join(root, 'dist/cli.js'), '--transport', 'http', '--sandbox', '--port', String(port), '--rate-limit', '1000000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+const relayPort = await freePort();
+// The suite's DNS-rebinding scenario sends its valid request with `Origin: http://<the URL it was given>`,
+// i.e. the relay's origin. Team mode refuses every Origin not in DOCREQ_ALLOWED_ORIGINS (none by default,
+// contract §6), so the operator's step is taken here: that one origin is allowed, as a deployment would
+// allow the origin its clients use. Host stays on its loopback default (`127.0.0.1`, any port).
+const service = spawn(process.execPath, [join(root, 'dist/cli.js'), '--transport', 'http', '--sandbox', '--port', String(port), '--rate-limit', '1000000', '--allowed-origins', `http://127.0.0.1:${relayPort}`], { stdio: ['ignore', 'ignore', 'pipe'] });
 children.add(service);
 const key = await new Promise((resolve, reject) => {
   let text = '';
@@ -45,13 +51,30 @@ const relay = createServer((req, res) => {
   upstream.on('error', () => res.destroy());
   req.pipe(upstream);
 });
-const relayPort = await freePort();
 await new Promise((r) => relay.listen(relayPort, '127.0.0.1', r));
 
 // The suite needs Node >= 22 (fs.globSync); this project runs on 20: npx fetches Node 22 from the npm
 // registry for the suite alone (CONFORMANCE_NODE may name a node 22 binary instead).
 const suite = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const [cmd, pre] = process.env.CONFORMANCE_NODE ? [process.env.CONFORMANCE_NODE, []] : ['npx', ['-y', 'node@22']];
+mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
+// Fail clearly, before the suite runs, when Node 22 cannot be had (no registry, no cache, no CONFORMANCE_NODE).
+{
+  const probe = spawn(cmd, [...pre, '-e', 'process.stdout.write(process.versions.node)'], { stdio: ['ignore', 'pipe', 'pipe'], cwd: join(root, 'node_modules/.cache') });
+  let out = '';
+  let err = '';
+  probe.stdout.on('data', (d) => (out += d));
+  probe.stderr.on('data', (d) => (err += d));
+  const ok = await new Promise((r) => {
+    probe.on('error', () => r(false));
+    probe.on('exit', (c) => r(c === 0));
+  });
+  if (!ok || Number(out.split('.')[0]) < 22) {
+    process.stderr.write(`conformance: the suite needs Node >= 22 and \`${[cmd, ...pre].join(' ')}\` did not give one (got ${JSON.stringify(out)}). Set CONFORMANCE_NODE to a node 22 binary, or let npx reach the npm registry.\n${err.slice(-500)}\n`);
+    service.kill('SIGTERM');
+    process.exit(2);
+  }
+}
 const run = spawn(cmd, [...pre, suite, 'server', '--url', `http://127.0.0.1:${relayPort}/mcp`, ...process.argv.slice(2)], { stdio: 'inherit', cwd: join(root, 'node_modules/.cache') });
 children.add(run);
 const code = await new Promise((r) => run.on('exit', (c) => r(c ?? 1)));

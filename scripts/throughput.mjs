@@ -3,7 +3,7 @@
 // requests, driven by autocannon over HTTP on loopback with the same 2025-11-25 stateless tools/call
 // POSTs. Prints calls/s and p50/p99 per call, side by side, and the ratio.
 //
-//   node scripts/throughput.mjs                 # builds `main` into a temp dir first
+//   node scripts/throughput.mjs                 # builds the pre-v2 commit (BEFORE_REF) into a temp dir first
 //   THROUGHPUT_BEFORE=/path/to/built/copy node scripts/throughput.mjs
 //   THROUGHPUT_CALLS=5000 THROUGHPUT_CONNECTIONS=16 node scripts/throughput.mjs
 import { execFileSync, spawn } from 'node:child_process';
@@ -42,11 +42,17 @@ function start(bin, args, env = {}) {
   return child;
 }
 
-/** A copy of `main` with this checkout's node_modules (it still has SDK v1 as a devDependency), built. */
+/**
+ * The code before SDK v2: the last `main` before the protocol merge (main now carries v2, so `main`
+ * itself is no longer "before"). THROUGHPUT_BEFORE_REF picks another commit.
+ */
+const BEFORE_REF = process.env.THROUGHPUT_BEFORE_REF ?? 'f92e51a';
+
+/** A copy of BEFORE_REF with this checkout's node_modules (it still has SDK v1 as a devDependency), built. */
 function buildBefore() {
   const dir = mkdtempSync(join(tmpdir(), 'docreq-before-'));
   mkdirSync(dir, { recursive: true });
-  execFileSync('sh', ['-c', `git -C "${root}" archive main | tar -x -C "${dir}"`]);
+  execFileSync('sh', ['-c', `git -C "${root}" archive ${BEFORE_REF} | tar -x -C "${dir}"`]);
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   execFileSync(process.execPath, [join(dir, 'scripts/build.mjs')], { cwd: dir, stdio: 'ignore' });
   return dir;
@@ -106,7 +112,7 @@ export async function run() {
   const rows = [];
   const results = {};
   for (const [label, bin] of [
-    ['before (main)', beforeBin],
+    [`before (${BEFORE_REF})`, beforeBin],
     ['after (this branch)', afterBin],
   ]) {
     const svc = await startService(bin, sb.url);
@@ -115,7 +121,7 @@ export async function run() {
   }
   sb.child.kill('SIGTERM');
   for (const [name] of CASES) {
-    const b = results[`before (main)|${name}`];
+    const b = results[`before (${BEFORE_REF})|${name}`];
     const a = results[`after (this branch)|${name}`];
     const fmt = (m) => `${m.perSecond.toFixed(0)} calls/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.non2xx || m.errors ? ` (${m.non2xx} non-2xx, ${m.errors} errors)` : ''}`;
     rows.push({ row: `team mode ${name}: before`, figure: fmt(b) });

@@ -4,7 +4,7 @@ import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
-import { dueDay, isOpen } from './request-facts.js';
+import { listFacts } from './request-facts.js';
 import { bump, CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
@@ -248,7 +248,10 @@ export const listRequests = defineTool({
     const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle
 
     const byStatus = newCounts();
-    const rows: Row[] = [];
+    const statusTally = new Map<string, number>(); // a Map counts faster than the dictionary; byStatus is filled from it, same order
+    const facts0 = listFacts(all);
+    // Matched records by position; Row objects are made only when a sort needs them (newest is the API's order).
+    const picked: number[] = [];
     const groups = new Map<string | null, Group>();
     let openCount = 0;
     let overdueCount = 0;
@@ -279,23 +282,24 @@ export const listRequests = defineTool({
         }
       }
       if (titleNeedle && !fold(record.title).includes(titleNeedle)) continue;
-      const due = dueDay(record);
+      const due = facts0.due[index]!;
       if (input.hasDueDate !== undefined && (due !== null) !== input.hasDueDate) continue;
       if ((input.dueBefore || input.dueAfter) && due === null) continue;
-      if (input.dueBefore && due! > input.dueBefore) continue;
-      if (input.dueAfter && due! < input.dueAfter) continue;
+      if (input.dueBefore && due > input.dueBefore) continue;
+      if (input.dueAfter && due < input.dueAfter) continue;
       if (input.createdBefore || input.createdAfter) {
         const created = record.createdAt && /^\d{4}-\d{2}-\d{2}/.test(record.createdAt) ? record.createdAt.slice(0, 10) : null;
         if (created === null) continue;
         if (input.createdBefore && created > input.createdBefore) continue;
         if (input.createdAfter && created < input.createdAfter) continue;
       }
-      const open = isOpen(record);
+      const open = facts0.open[index]!;
       if (input.state !== undefined && open !== (input.state === 'open')) continue;
       const overdue = open && due !== null && due < asOf;
       if (input.overdue !== undefined && overdue !== input.overdue) continue;
 
-      bump(byStatus, record.status ?? '(none)');
+      const statusKey = record.status ?? '(none)';
+      statusTally.set(statusKey, (statusTally.get(statusKey) ?? 0) + 1);
       if (open) openCount++;
       let daysOverdue: number | null = null;
       if (overdue) {
@@ -339,10 +343,17 @@ export const listRequests = defineTool({
           if (g.oldestOverdue === null || due < g.oldestOverdue) g.oldestOverdue = due;
         }
       } else {
-        rows.push({ record, index, due, overdue, daysOverdue, ratio: ratio(done, total) });
+        picked.push(index);
       }
     }
-    const matched = grouped ? [...groups.values()].reduce((n, g) => n + g.requests, 0) : rows.length;
+    for (const [key, n] of statusTally) byStatus[key] = n;
+    const matched = grouped ? [...groups.values()].reduce((n, g) => n + g.requests, 0) : picked.length;
+    const rowAt = (index: number): Row => {
+      const record = all[index]!;
+      const due = facts0.due[index]!;
+      const overdue = facts0.open[index]! && due !== null && due < asOf;
+      return { record, index, due, overdue, daysOverdue: overdue ? lateBy(due) : null, ratio: ratio(record.completedItems ?? 0, record.totalItems ?? 0) };
+    };
 
     const filters = [
       input.state ? input.state : '',
@@ -362,7 +373,7 @@ export const listRequests = defineTool({
     if (shared.size) {
       const perName = new Map<string, number>();
       if (grouped) for (const g of groups.values()) perName.set(keyOf(g.clientName), (perName.get(keyOf(g.clientName)) ?? 0) + g.requests);
-      else if (clientNeedle) for (const r of rows) perName.set(keyOf(r.record.clientName), (perName.get(keyOf(r.record.clientName)) ?? 0) + 1);
+      else if (clientNeedle) for (const i of picked) perName.set(keyOf(all[i]!.clientName), (perName.get(keyOf(all[i]!.clientName)) ?? 0) + 1);
       const keys = [...shared.keys()].filter((k) => perName.has(k));
       notes.push(...sharedNameNotes(shared, keys, (k) => `the ${count(perName.get(k)!, 'matched request')}`));
     }
@@ -384,7 +395,7 @@ export const listRequests = defineTool({
         else perName.set(key, { name, n });
       };
       if (grouped) for (const g of groups.values()) met(g.clientName, g.requests);
-      else for (const r of rows) met(r.record.clientName, 1);
+      else for (const i of picked) met(all[i]!.clientName, 1);
       if (perName.size > 1) notes.unshift(partialNameNote(input.client!, perName, clients, keyOf));
     }
 
@@ -437,12 +448,15 @@ export const listRequests = defineTool({
       };
     }
 
-    if (sort !== 'newest') rows.sort(COMPARE[sort as keyof typeof COMPARE]);
-    const { slice, nextOffset } = page(rows, offset, limit);
+    let rows: Row[];
+    if (sort === 'newest') rows = page(picked, offset, limit).slice.map(rowAt);
+    else rows = picked.map(rowAt).sort(COMPARE[sort as keyof typeof COMPARE]).slice(offset, offset + limit);
+    const slice = rows;
+    const nextOffset = offset + slice.length < picked.length ? offset + slice.length : null;
     const requests: RequestOut[] = slice.map(({ record, overdue, daysOverdue }) => ({ ...record, overdue, daysOverdue }));
     const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });
     return {
-      text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), requests.map(requestLine), offset, rows.length, hint),
+      text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), requests.map(requestLine), offset, picked.length, hint),
       structured: { ...base, offset, returned: requests.length, nextOffset, requests },
     };
   },

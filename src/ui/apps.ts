@@ -1,0 +1,101 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type ListResourcesResult,
+  type ListToolsResult,
+  type ReadResourceResult,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js';
+import { pageHtml, type PageName } from './pages.js';
+
+/**
+ * MCP Apps (extension io.modelcontextprotocol/ui, ext-apps spec 2026-01-26) at the protocol level:
+ * three tools name a ui:// page in `_meta.ui.resourceUri` (and the legacy flat key), and the pages
+ * are resources of MIME type text/html;profile=mcp-app with their CSP in `_meta.ui.csp`. Hosts without
+ * Apps ignore both; every tool's text and structuredContent are the same with or without them.
+ */
+
+export const EXTENSION_ID = 'io.modelcontextprotocol/ui';
+export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+/** The flat key the spec's first hosts read; the spec keeps it beside `_meta.ui.resourceUri`. */
+export const LEGACY_URI_KEY = 'ui/resourceUri';
+
+/** No origin at all: the page reaches nothing but the host bridge (the spec's secure default, said explicitly). */
+export const APP_CSP = { connectDomains: [] as string[], resourceDomains: [] as string[], frameDomains: [] as string[], baseUriDomains: [] as string[] };
+
+interface AppPage {
+  uri: string;
+  page: PageName;
+  title: string;
+  description: string;
+  tools: string[];
+}
+
+export const APP_PAGES: AppPage[] = [
+  {
+    uri: 'ui://docreq/send-preview.html',
+    page: 'preview',
+    title: 'Send preview',
+    description: 'The exact request before it is sent, with a Send button for the person and the outcome per recipient after.',
+    tools: ['create_request', 'create_request_batch'],
+  },
+  {
+    uri: 'ui://docreq/dashboard.html',
+    page: 'dashboard',
+    title: 'Requests dashboard',
+    description: "Open, overdue and due-soon requests per client as bars (list_requests with groupBy client), or the firm's status.",
+    tools: ['list_requests'],
+  },
+];
+
+type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/** The handler registered before for `method` (the SDK keeps them by method name). */
+function previous(server: Server, method: string): Handler {
+  const handler = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers.get(method);
+  if (!handler) throw new Error(`registerApps: no ${method} handler to extend`);
+  return handler;
+}
+
+/**
+ * Adds the pages to a server whose tools/list, resources/list and resources/read handlers are
+ * already set (call it last). A page is listed only for a tool that is offered (read-only mode has
+ * no sending tools, so no send preview), and only to a client that said it renders Apps, or whose
+ * capabilities this server cannot know (stateless HTTP, where another instance answered initialize).
+ */
+export function registerApps(server: Server): void {
+  const listTools = previous(server, 'tools/list');
+  const listResources = previous(server, 'resources/list');
+  const readResource = previous(server, 'resources/read');
+  const rendersApps = () => {
+    const capabilities = server.getClientCapabilities();
+    return !capabilities || Boolean(capabilities.extensions?.[EXTENSION_ID]);
+  };
+  const offeredPages = (tools: { name: string }[]) => APP_PAGES.filter((p) => p.tools.some((t) => tools.some((tool) => tool.name === t)));
+
+  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const listed = (await listTools(request, extra)) as ListToolsResult;
+    if (!rendersApps()) return listed;
+    return {
+      ...listed,
+      tools: listed.tools.map((tool) => {
+        const page = APP_PAGES.find((p) => p.tools.includes(tool.name));
+        return page ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: page.uri }, [LEGACY_URI_KEY]: page.uri } } : tool;
+      }),
+    };
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    const listed = (await listResources(request, extra)) as ListResourcesResult;
+    if (!rendersApps()) return listed;
+    const tools = ((await listTools({ method: 'tools/list', params: {} }, extra)) as ListToolsResult).tools;
+    const pages = offeredPages(tools).map((p): Resource => ({ uri: p.uri, name: p.page, title: p.title, description: p.description, mimeType: APP_MIME_TYPE, _meta: { ui: { csp: APP_CSP } } }));
+    return { ...listed, resources: [...listed.resources, ...pages] };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const page = APP_PAGES.find((p) => p.uri === request.params.uri);
+    if (!page) return (await readResource(request, extra)) as ReadResourceResult;
+    return { contents: [{ uri: page.uri, mimeType: APP_MIME_TYPE, text: pageHtml(page.page), _meta: { ui: { csp: APP_CSP, prefersBorder: true } } }] };
+  });
+}

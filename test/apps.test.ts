@@ -186,6 +186,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     // Service text and input are text: the item's markup is shown, not parsed.
     expect(await frame.locator('[data-testid=items] tbody tr').first().textContent()).toContain('W-2 <img src=x onerror=alert(1)>');
     expect(await frame.locator('img').count()).toBe(0);
+    expect(await frame.locator('[data-testid=body]').isVisible()).toBe(true);
     const shown = JSON.parse((await frame.locator('[data-testid=body]').textContent())!) as unknown;
     expect(shown).toEqual(structured<{ payload: unknown }>(preview).payload);
 
@@ -252,7 +253,8 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   });
 
   it("dashboard: per-client bars, most overdue first, with exactly the result's counts; and the firm-wide status", async () => {
-    const grouped = await mcp.call('list_requests', { groupBy: 'client', sort: 'most_overdue', limit: 12 });
+    // Asked most-open first: the page itself puts the most overdue first.
+    const grouped = await mcp.call('list_requests', { groupBy: 'client', sort: 'most_open', limit: 12 });
     const s = structured<{ open: number; overdue: number; dueWithin7Days: number; closed: number; groups: { clientName: string; open: number; overdue: number }[]; byStatus: Record<string, number> }>(grouped);
     const page = await open('ui://docreq/dashboard.html');
     await mount(page, 'list_requests', { groupBy: 'client' }, grouped, 'dark');
@@ -265,7 +267,9 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     const rows = await frame.locator('[data-testid=groups] tbody tr').evaluateAll((trs) =>
       trs.map((tr) => ({ clientName: tr.querySelector('th')!.textContent, open: Number(tr.querySelector('[data-count=open]')!.textContent), overdue: Number(tr.querySelector('[data-count=overdue]')!.textContent) })),
     );
-    expect(rows).toEqual(s.groups.map((g) => ({ clientName: g.clientName ?? '(no name)', open: g.open, overdue: g.overdue })));
+    const byName = (a: { clientName: string | null }, b: { clientName: string | null }) => (a.clientName ?? '').localeCompare(b.clientName ?? '');
+    expect([...rows].sort(byName)).toEqual(s.groups.map((g) => ({ clientName: g.clientName ?? '(no name)', open: g.open, overdue: g.overdue })).sort(byName));
+    expect(rows.map((r) => r.overdue)).not.toEqual(s.groups.map((g) => g.overdue));
     expect(rows.some((r) => r.overdue > 0)).toBe(true);
     for (let n = 1; n < rows.length; n++) expect(rows[n - 1]!.overdue).toBeGreaterThanOrEqual(rows[n]!.overdue);
 

@@ -51,7 +51,7 @@ function warningsBlock(warnings: string[]): Child {
 }
 
 function exactBody(body: unknown, note: string): Node {
-  return el('details', {}, el('summary', {}, 'Exact body that will be sent'), el('p', { class: 'muted' }, note), el('pre', { 'data-testid': 'body' }, JSON.stringify(body, null, 2)));
+  return el('details', { open: true }, el('summary', {}, 'Exact body that will be sent'), el('p', { class: 'muted' }, note), el('pre', { 'data-testid': 'body' }, JSON.stringify(body, null, 2)));
 }
 
 function recipientsTable(recipients: Recipient[], caption: string): Node {

@@ -15,8 +15,6 @@ import { loadConfig } from '../src/config.js';
 import { createServer } from '../src/mcp/server.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { APP_CSP, APP_PAGES } from '../src/ui/apps.js';
-// @ts-expect-error a plain .mjs build script, typed by use
-import { buildPages, PAGE_BUDGET } from '../scripts/build-pages.mjs';
 import { captured, sandboxAndClient, structured, TODAY } from './helpers.js';
 
 /**
@@ -26,9 +24,22 @@ import { captured, sandboxAndClient, structured, TODAY } from './helpers.js';
  */
 
 const root = new URL('..', import.meta.url).pathname;
+/** What the checks read of a page's elements (this file is typed for Node, without the DOM's types). */
+interface El {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): El | null;
+}
+/** ext-apps's own reader of a tool's page (SDK v2's Tool type; the listing is the same JSON). */
+const uiUri = (tool: unknown) => getToolUiResourceUri(tool as Parameters<typeof getToolUiResourceUri>[0]);
 const SHOTS = join(root, 'test/.generated/screenshots');
 const UI = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } };
-const pages = (await buildPages(join(root, 'dist/ui'))) as Record<string, string>;
+// The build's own page builder (a plain .mjs script), typed by use.
+const { buildPages, PAGE_BUDGET } = (await import(new URL('../scripts/build-pages.mjs', import.meta.url).href)) as {
+  buildPages: (outDir: string) => Promise<Record<string, string>>;
+  PAGE_BUDGET: { bytes: number; gzipBytes: number };
+};
+const pages = await buildPages(join(root, 'dist/ui'));
 
 const { sb, firm, mcp } = await sandboxAndClient();
 const POSTS = () => sb.calls.filter((c) => c.method === 'POST' && c.path === '/api/v1/requests');
@@ -48,15 +59,15 @@ describe('app resources, validated with ext-apps (its zod schemas and its host-s
   it('lists the three tools with _meta.ui.resourceUri (and the legacy key) and each page as text/html;profile=mcp-app with its CSP', async () => {
     const client = await appClient();
     const tools = (await client.listTools()).tools;
-    const withUi = tools.filter((t) => getToolUiResourceUri(t));
-    expect(withUi.map((t) => [t.name, getToolUiResourceUri(t)])).toEqual([
+    const withUi = tools.filter((t) => uiUri(t));
+    expect(withUi.map((t) => [t.name, uiUri(t)])).toEqual([
       ['list_requests', 'ui://docreq/dashboard.html'],
       ['create_request', 'ui://docreq/send-preview.html'],
       ['create_request_batch', 'ui://docreq/send-preview.html'],
     ].sort((a, b) => tools.findIndex((t) => t.name === a[0]) - tools.findIndex((t) => t.name === b[0])));
     for (const tool of withUi) {
       McpUiToolMetaSchema.strict().parse(tool._meta!.ui);
-      expect(tool._meta![RESOURCE_URI_META_KEY]).toBe(getToolUiResourceUri(tool));
+      expect(tool._meta![RESOURCE_URI_META_KEY]).toBe(uiUri(tool));
     }
     const listed = (await client.listResources()).resources.filter((r) => r.uri.startsWith('ui://'));
     expect(listed.map((r) => r.uri).sort()).toEqual(APP_PAGES.map((p) => p.uri).sort());
@@ -149,7 +160,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   }
 
   async function mount(page: Page, tool: string, input: Record<string, unknown>, result: CallToolResult, theme: 'light' | 'dark') {
-    await page.evaluate((m) => window.mount(m), { tool, input, result: result as unknown as Record<string, unknown>, theme });
+    await page.evaluate((m) => (globalThis as unknown as { mount(options: typeof m): Promise<void> }).mount(m), { tool, input, result: result, theme });
     const frame = page.frameLocator('#view');
     await frame.locator('h1').waitFor();
     return frame;
@@ -159,8 +170,8 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     const frame = page.frames().find((f) => f.url().endsWith('/view.html'))!;
     await frame.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
     const violations = await frame.evaluate(async () => {
-      const run = (globalThis as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }).axe.run;
-      return (await run(document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] })).violations.map((v) => `${v.id} (${v.nodes.length})`);
+      const g = globalThis as unknown as { document: unknown; axe: { run: (ctx: unknown, o: object) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> } };
+      return (await g.axe.run(g.document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] })).violations.map((v) => `${v.id} (${v.nodes.length})`);
     });
     return violations;
   }
@@ -182,7 +193,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await shoot(page, 'send-preview-light');
     expect(await axe(page)).toEqual([]);
 
-    await expect.poll(() => frame.locator('[data-testid=client]').textContent()).toContain(client.email!);
+    await expect.poll(() => frame.locator('[data-testid=client]').textContent()).toContain(client.email);
     // Service text and input are text: the item's markup is shown, not parsed.
     expect(await frame.locator('[data-testid=items] tbody tr').first().textContent()).toContain('W-2 <img src=x onerror=alert(1)>');
     expect(await frame.locator('img').count()).toBe(0);
@@ -235,7 +246,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     let frame = await mount(page, 'create_request_batch', args, preview, 'light');
     await shoot(page, 'batch-preview-light');
     expect(await axe(page)).toEqual([]);
-    const outcomes = () => frame.locator('[data-testid=recipients] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-outcome')));
+    const outcomes = () => frame.locator('[data-testid=recipients] tbody tr').evaluateAll((rows: El[]) => rows.map((r) => r.getAttribute('data-outcome')));
     expect(await outcomes()).toEqual(['will_send', 'will_send', 'skipped']);
     const shown = JSON.parse((await frame.locator('[data-testid=body]').textContent())!) as Record<string, unknown>;
     await frame.locator('[data-testid=send]').click();
@@ -262,9 +273,9 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     const frame = await mount(page, 'list_requests', { groupBy: 'client' }, grouped, 'light');
     await shoot(page, 'dashboard-light');
     expect(await axe(page)).toEqual([]);
-    const totals = await frame.locator('[data-total]').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-total'), Number(e.textContent)])));
+    const totals = await frame.locator('[data-total]').evaluateAll((els: El[]): Record<string, number> => Object.fromEntries(els.map((e): [string, number] => [e.getAttribute('data-total') ?? '', Number(e.textContent)])));
     expect(totals).toEqual({ open: s.open, overdue: s.overdue, dueWithin7Days: s.dueWithin7Days, closed: s.closed });
-    const rows = await frame.locator('[data-testid=groups] tbody tr').evaluateAll((trs) =>
+    const rows = await frame.locator('[data-testid=groups] tbody tr').evaluateAll((trs: El[]) =>
       trs.map((tr) => ({ clientName: tr.querySelector('th')!.textContent, open: Number(tr.querySelector('[data-count=open]')!.textContent), overdue: Number(tr.querySelector('[data-count=overdue]')!.textContent) })),
     );
     const byName = (a: { clientName: string | null }, b: { clientName: string | null }) => (a.clientName ?? '').localeCompare(b.clientName ?? '');
@@ -276,7 +287,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     const firmWide = await mcp.call('list_requests', { limit: 1 });
     const f = frame;
     await mount(page, 'list_requests', { limit: 1 }, firmWide, 'light');
-    const statuses = await f.locator('[data-testid=statuses] tbody tr').evaluateAll((trs) => Object.fromEntries(trs.map((tr) => [tr.getAttribute('data-status'), Number(tr.querySelector('[data-count]')!.textContent)])));
+    const statuses = await f.locator('[data-testid=statuses] tbody tr').evaluateAll((trs: El[]): Record<string, number> => Object.fromEntries(trs.map((tr): [string, number] => [tr.getAttribute('data-status') ?? '', Number(tr.querySelector('[data-count]')!.textContent)])));
     expect(statuses).toEqual(structured<{ byStatus: Record<string, number> }>(firmWide).byStatus);
     await shoot(page, 'dashboard-status-light');
     await page.close();

@@ -36,9 +36,9 @@ window.mount = async ({ tool, input, result, theme }) => {
   const hostContext: McpUiHostContext = { theme, displayMode: 'inline', toolInfo: { tool: { name: tool, inputSchema: { type: 'object' } } } };
   const bridge = new AppBridge(null, { name: 'docreq-test-host', version: '1' }, { serverTools: {}, updateModelContext: { text: {} } }, { hostContext });
   bridge.oncalltool = async (params) => (await window.mcpCallTool(params)) as never;
-  bridge.onupdatemodelcontext = async (params) => {
+  bridge.onupdatemodelcontext = (params) => {
     window.modelContext.push(params);
-    return {};
+    return Promise.resolve({});
   };
   bridge.onsizechange = ({ height }) => {
     if (height) iframe.style.height = `${height}px`;

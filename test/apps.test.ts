@@ -202,6 +202,8 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     expect(shown).toEqual(structured<{ payload: unknown }>(preview).payload);
 
     const calls = pageCalls;
+    // A slow service, so that the page's send and the model's are in flight together.
+    sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 600 }, { times: 2 });
     await Promise.all([frame.locator('[data-testid=send]').dblclick(), mcp.call('create_request', { ...args, confirmationToken: token })]);
     await frame.locator('h1', { hasNotText: 'Send this' }).waitFor();
     expect(pageCalls - calls).toBe(1);

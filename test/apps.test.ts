@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -36,10 +36,17 @@ const SHOTS = join(root, 'test/.generated/screenshots');
 const UI = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } };
 // The build's own page builder (a plain .mjs script), typed by use.
 const { buildPages, PAGE_BUDGET } = (await import(new URL('../scripts/build-pages.mjs', import.meta.url).href)) as {
-  buildPages: (outDir: string) => Promise<Record<string, string>>;
+  buildPages: () => Promise<Record<string, string>>;
   PAGE_BUDGET: { bytes: number; gzipBytes: number };
 };
-const pages = await buildPages(join(root, 'dist/ui'));
+const pages = await buildPages();
+// The server run from source reads dist/ui (npm test builds it first); rewritten only when stale, so a
+// run after the build writes nothing while other test files pack dist.
+mkdirSync(join(root, 'dist/ui'), { recursive: true });
+for (const [name, html] of Object.entries(pages)) {
+  const file = join(root, 'dist/ui', `${name}.html`);
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== html) writeFileSync(file, html);
+}
 
 const { sb, firm, mcp } = await sandboxAndClient();
 const POSTS = () => sb.calls.filter((c) => c.method === 'POST' && c.path === '/api/v1/requests');

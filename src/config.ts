@@ -184,6 +184,63 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(1_000_000_000),
     help: 'team mode: tool calls per minute per key; beyond it 429 with Retry-After',
   },
+  // Firm sign-in (contract §8); read by src/auth/settings.ts.
+  auth: {
+    env: 'DOCREQ_AUTH',
+    flag: '--auth',
+    default: 'bearer',
+    schema: z.string().trim().toLowerCase().pipe(z.enum(['bearer', 'oauth'])),
+    help: "team mode: bearer (each request carries the firm's key) or oauth (staff sign in with the firm's identity provider; the key stays in the service)",
+  },
+  publicUrl: {
+    env: 'DOCREQ_PUBLIC_URL',
+    flag: '--public-url',
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'oauth: the address hosts reach this service at, e.g. https://mcp.example.com (default: the address it listens on)',
+  },
+  oidcIssuer: {
+    env: 'DOCREQ_OIDC_ISSUER',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "oauth: the firm's OpenID Connect issuer URL (Entra ID, Google Workspace, Okta…)",
+  },
+  oidcClientId: {
+    env: 'DOCREQ_OIDC_CLIENT_ID',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "oauth: this service's client id at the identity provider",
+  },
+  oidcClientSecretFile: {
+    env: 'DOCREQ_OIDC_CLIENT_SECRET_FILE',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "oauth: a file holding this service's client secret at the identity provider",
+  },
+  authSecretFile: {
+    env: 'DOCREQ_AUTH_SECRET_FILE',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'oauth: a file holding the secret that signs access tokens (replicas share it; default: derived from DOCREQ_TOKEN_SECRET)',
+  },
+  authReaders: {
+    env: 'DOCREQ_AUTH_READERS',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'oauth: who may read, comma-separated: @domain, e-mail addresses, group:NAME (from the IdP groups claim)',
+  },
+  authSenders: {
+    env: 'DOCREQ_AUTH_SENDERS',
+    flag: undefined,
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: 'oauth: who may also send, same form as DOCREQ_AUTH_READERS (nobody by default)',
+  },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -41,6 +41,9 @@ export interface ServerOptions {
   sending?: { ledger: SendLedger; confirmations: Confirmations };
   /** Stateless HTTP: each request is its own server, so `initialize` was answered by another one. */
   stateless?: boolean;
+  /** Team mode with sign-in: the signed-in person, and where each send's audit line goes. */
+  actor?: { email: string; sub: string };
+  audit?: (line: string) => void;
   /** @internal Tools offered after the catalogue's own (tests use it to prove the output check). */
   extraTools?: ToolDefinition[];
 }
@@ -97,6 +100,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       idempotencyKey: (id, recipient) => confirmations.idempotencyKey(id, recipient),
     },
     disabled: config.sendingDisabled,
+    actor: options.actor,
+    audit: options.audit,
   };
   // The one redaction where results leave the server: the key and every secret setting.
   const seal = sealer([apiKey, config.tokenSecret]);

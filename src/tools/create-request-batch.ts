@@ -16,6 +16,7 @@ import {
   freshConfirmationId,
   payloadFor,
   postOnce,
+  auditSend,
   previewNext,
   requestFields,
   titleKey,
@@ -263,6 +264,7 @@ export const createRequestBatch = defineTool({
           if (!(error instanceof ApiError)) {
             // Not a failure the API client knows: whether it was written is unknown.
             ctx.sending.ledger.record(ctx.sending.firm, client.id!, key, { outcome: 'may_have_been_sent', requestId: null, title: draft.title });
+            auditSend(ctx, client.id!, 'may_have_been_sent', null);
             const why = `sending failed unexpectedly (${oneLine(error instanceof Error ? error.message : String(error), 200)}); check with list_requests`;
             Object.assign(r, { outcome: 'may_have_been_sent', reason: why });
             stop('an unexpected failure', n, why);

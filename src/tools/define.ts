@@ -22,6 +22,10 @@ export interface SendingContext {
   tokens: TokenIssuer;
   /** Why nothing may be sent (a safety setting cannot be read), or undefined. */
   disabled: string | undefined;
+  /** Team mode with sign-in: the person sending, recorded with every send (contract §8). */
+  actor?: { email: string; sub: string } | undefined;
+  /** Where the one JSON audit line of each send goes (stderr); only with an actor. */
+  audit?: ((line: string) => void) | undefined;
 }
 
 /** What a handler may use; built per call by src/mcp/server.ts. */

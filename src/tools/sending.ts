@@ -171,6 +171,12 @@ export function duplicateOf(ctx: ToolContext, client: Client, title: string, req
   return undefined;
 }
 
+/** Who sent what: one JSON line per send with a signed-in person, ids only (never the key, never the client's name or address). */
+export function auditSend(ctx: ToolContext, clientId: string, outcome: string, requestId: string | null): void {
+  const { actor, audit } = ctx.sending;
+  if (actor && audit) audit(JSON.stringify({ time: new Date().toISOString(), audit: 'send', outcome, email: actor.email, sub: actor.sub, firm: ctx.sending.firm, clientId, requestId }));
+}
+
 export type PostResult =
   | { outcome: 'sent'; request: RequestRecord | null; warnings: string[] }
   | { outcome: 'may_have_been_sent'; request: null; warnings: string[]; message: string };
@@ -182,13 +188,17 @@ export type PostResult =
  */
 export async function postOnce(ctx: ToolContext, client: Client, payload: CreatePayload, idempotencyKey: string): Promise<PostResult> {
   const key = titleKey(payload.title);
+  const { actor } = ctx.sending;
+  const record = (outcome: string, requestId: string | null) => auditSend(ctx, payload.clientId, outcome, requestId);
   try {
     const answer = await ctx.api.createRequest(payload, { idempotencyKey, signal: ctx.signal, deadline: ctx.deadline });
     ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'sent', requestId: answer.record?.id ?? null, title: payload.title });
-    return { outcome: 'sent', request: answer.record, warnings: answer.warnings };
+    record('sent', answer.record?.id ?? null);
+    return { outcome: 'sent', request: answer.record, warnings: actor ? [`Sent in the name of ${actor.email} (signed in).`, ...answer.warnings] : answer.warnings };
   } catch (error) {
     if (error instanceof ApiError && error.outcomeUnknown) {
       ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title });
+      record('may_have_been_sent', null);
       return { outcome: 'may_have_been_sent', request: null, warnings: [], message: error.message };
     }
     throw error;

@@ -12,6 +12,7 @@ import type { SeedOptions } from '../sandbox/seed.js';
 import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
+import type { Auth, Identity } from '../auth/index.js';
 
 /**
  * Team mode (contract §6): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
@@ -44,6 +45,8 @@ export interface HttpServiceOptions extends HttpSettings {
   api?: Partial<ApiClientOptions>;
   /** Where access-log lines and server logs go (default stderr). */
   write?: (line: string) => void;
+  /** Firm sign-in (--auth oauth, src/auth/): built once the address is known; the key then comes from the service, the person from the token. */
+  auth?: (url: string) => Promise<Auth>;
 }
 
 export interface HttpService {
@@ -179,6 +182,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
   const sending = { ledger: new SendLedger(), confirmations: new Confirmations(options.config.tokenSecret) };
 
+  // Sign-in, once the address it serves at is known (after listen).
+  const signIn: { auth?: Auth | undefined } = {};
   const accessLog = (entry: Record<string, unknown>) => write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
 
   async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>): Promise<void> {
@@ -191,6 +196,9 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (!hostAllowed(req.headers.host, options.allowedHosts)) {
       return jsonError(res, 403, 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).');
     }
+    const auth = signIn.auth;
+    if (options.auth && !auth) return jsonError(res, 503, 'Starting: sign-in is not ready yet.', { 'Retry-After': '1' });
+    if (auth && (await auth.handle(req, res))) return; // sign-in's own routes and pages
     const origin = req.headers.origin;
     const originOk = origin !== undefined && allowedOrigins.has(origin.toLowerCase());
     if (origin !== undefined && !originOk) return jsonError(res, 403, 'Forbidden: this Origin is not allowed (DOCREQ_ALLOWED_ORIGINS).');
@@ -205,7 +213,11 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       return void res.end();
     }
 
-    const bearer = bearerKey(req.headers.authorization);
+    let actor: Identity | undefined;
+    const who = auth && (await auth.authenticate(req));
+    if (who && !who.ok) return jsonError(res, who.status, who.message, { 'WWW-Authenticate': who.wwwAuthenticate });
+    if (who?.ok) actor = who.identity;
+    const bearer = who?.ok ? { key: who.apiKey } : bearerKey(req.headers.authorization);
     if ('missing' in bearer) {
       const challenge = bearer.missing === 'absent' ? 'Bearer realm="docreq-mcp"' : 'Bearer realm="docreq-mcp", error="invalid_request", error_description="malformed bearer token"';
       return jsonError(res, 401, "Unauthorized: send the firm's API key as Authorization: Bearer <key>.", { 'WWW-Authenticate': challenge });
@@ -213,6 +225,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const key = bearer.key;
     const fingerprint = fingerprinter.fingerprint(key);
     entry.key = fingerprint;
+    if (actor) entry.user = actor.sub.slice(0, 100);
     if (req.method !== 'POST') {
       // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
       return jsonError(res, 405, 'Method not allowed: this stateless server takes POST only.', { Allow: 'POST' });
@@ -231,18 +244,19 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (summary.tools.length) entry.tool = summary.tools.join(',');
 
     if (summary.toolCalls > 0) {
-      const bucket = store.scope(fingerprint).ensure('rate', () => new RateBucket(options.rateLimit));
+      const bucket = store.scope(actor ? `${fingerprint}:${actor.sub}` : fingerprint).ensure('rate', () => new RateBucket(options.rateLimit));
       const waitMs = bucket.take(summary.toolCalls);
       if (waitMs > 0) {
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
         return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
       }
     }
-    const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl } };
+    // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
+    const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl }, readOnly: options.config.readOnly || actor?.role === 'reader' };
     const logger = createLogger(config.logLevel, [key], write);
     // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
-    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true });
+    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, actor, audit: (line) => write(`${line}\n`) });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const deadline = setTimeout(() => {
       entry.deadline = true;
@@ -302,6 +316,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`);
 
   return {
     url: `http://${hostForUrl}:${port}`,
@@ -341,7 +356,8 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     process.stderr.write(`docreq-mcp: ${message}\n`);
     process.exit(2);
   };
-  if (env.DOCREQ_API_KEY?.trim() || env.DOCREQ_API_KEY_FILE?.trim()) {
+  const oauth = String(flags.auth ?? env.DOCREQ_AUTH ?? '').trim().toLowerCase() === 'oauth';
+  if (env.DOCREQ_API_KEY?.trim() || (env.DOCREQ_API_KEY_FILE?.trim() && !oauth)) {
     fail('DOCREQ_API_KEY (or DOCREQ_API_KEY_FILE) is set, but team mode (--transport http) takes the key from each request\'s Authorization header: a key of the service\'s own would let anyone who reaches the port act as the firm. Unset it and start again.');
   }
   const { settings, problems } = loadHttpSettings(flags, env);
@@ -355,7 +371,9 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     const k = sandbox.keys;
     process.stderr.write(
       `docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n` +
-        `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`,
+        (oauth
+          ? 'docreq-mcp info: sign-in (--auth oauth): the service holds the demo firm\'s key; staff sign in at the demo identity provider below\n'
+          : `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`),
     );
   } else {
     const text = flags.baseUrl !== undefined ? String(flags.baseUrl) : env.DOCREQ_BASE_URL;
@@ -365,6 +383,9 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     baseUrl = (checked as { url: string }).url;
   }
 
+  const signIn = await (await import('../auth/settings.js')).loadAuthSetup(flags, env, { sandboxApiKey: sandbox?.keys.demo });
+  if (signIn.problems.length) fail(`sign-in (--auth oauth) cannot start:\n${signIn.problems.map((p) => `- ${p}`).join('\n')}`);
+  for (const note of signIn.notes) process.stderr.write(`docreq-mcp info: ${note}\n`);
   const config = loadConfig(flags, { ...env, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
   config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
   const logger = createLogger(config.logLevel);
@@ -373,8 +394,8 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
   }
 
-  const service = await startHttpService({ ...settings, config, baseUrl });
-  logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; the key comes with each request)${config.readOnly ? ', read-only' : ''}`);
+  const service = await startHttpService({ ...settings, config, baseUrl, ...(signIn.create ? { auth: signIn.create } : {}) });
+  logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; ${signIn.mode === 'oauth' ? 'staff sign in with OAuth; the key stays in the service' : 'the key comes with each request'})${config.readOnly ? ', read-only' : ''}`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -384,6 +405,7 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     void service.close(10_000).then(async (finished) => {
       if (!finished) logger.warn(`stopped with ${service.inflight} request(s) still in flight`);
       await sandbox?.close();
+      await signIn.close();
       process.exit(finished ? 0 : 1);
     });
   };

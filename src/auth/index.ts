@@ -1,0 +1,531 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import * as oidc from 'openid-client';
+import { isLoopbackHost } from '../config.js';
+import { consentPage, errorPage, refusedPage, sendPage } from './pages.js';
+import { decide, type Policy, type Role } from './policy.js';
+import { MemoryAuthStore, type AuthStore } from './store.js';
+
+/**
+ * Firm sign-in (contract §8): this service is an OAuth 2.1 protected resource (RFC 9728) and its own
+ * authorization server (RFC 8414), which federates the sign-in itself to the firm's OpenID Connect
+ * provider through openid-client. Access tokens are short-lived JWTs (jose, HS256 under a secret the
+ * replicas share) whose audience is this service's /mcp; refresh tokens, codes, sign-ins in progress,
+ * registered clients and revoked sessions live in an AuthStore that replicas share.
+ */
+
+export type { AuthStore } from './store.js';
+export { MemoryAuthStore, RedisAuthStore } from './store.js';
+export type { Policy, Role } from './policy.js';
+
+export interface Identity {
+  email: string;
+  /** The identity provider's subject. */
+  sub: string;
+  role: Role;
+}
+
+export type Authentication = { ok: true; identity: Identity; apiKey: string } | { ok: false; status: number; wwwAuthenticate: string; message: string };
+
+export interface AuthOptions {
+  /** The address hosts reach this service at (no trailing slash): the issuer, and `${publicUrl}/mcp` the resource. */
+  publicUrl: string;
+  /** Signs access tokens; every replica must have the same. */
+  secret: Uint8Array;
+  /** The firm's identity provider. */
+  idp: { issuer: string; clientId: string; clientSecret: string };
+  policy: Policy;
+  /** The firm's key: used for the service on behalf of signed-in staff, never shown to anyone. */
+  apiKey: string;
+  store?: AuthStore;
+  /** http:// on loopback for the identity provider and client metadata documents (sandbox and tests only). */
+  allowLoopbackHttp?: boolean;
+  accessTokenSeconds?: number;
+  refreshTokenSeconds?: number;
+  /** Log lines (stderr by default); never given a token or the key. */
+  log?: (line: string) => void;
+}
+
+export interface Auth {
+  readonly resource: string;
+  readonly resourceMetadataUrl: string;
+  /** Serves sign-in's own routes; false when the request is not one of them. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** Checks a request's access token for /mcp. */
+  authenticate(req: IncomingMessage): Promise<Authentication>;
+}
+
+const SCOPE = 'docreq';
+const MINUTE = 60_000;
+const TX_MS = 10 * MINUTE;
+const CODE_MS = MINUTE;
+const CLIENT_MS = 180 * 24 * 60 * MINUTE;
+const MAX_FORM = 16 * 1024;
+
+const b64url = (bytes: Buffer) => bytes.toString('base64url');
+const random = () => b64url(randomBytes(32));
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+interface ClientRecord {
+  clientName: string | undefined;
+  redirectUris: string[];
+}
+
+interface Pending {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  state: string | undefined;
+  resource: string;
+  scope: string;
+}
+
+interface Grant {
+  clientId: string;
+  resource: string;
+  scope: string;
+  identity: Identity;
+}
+
+class OAuthError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** A redirect URI a client may register: https, http on loopback (native apps), or a private-use scheme. */
+function redirectUriAllowed(text: string): boolean {
+  if (text.length > 500) return false;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  if (url.hash) return false;
+  if (url.protocol === 'https:') return true;
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname);
+  return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol) || /^(cursor|vscode|vscode-insiders|claude|windsurf):$/.test(url.protocol);
+}
+
+function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_FORM) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_FORM) return resolve(undefined);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const type = (req.headers['content-type'] ?? '').toLowerCase();
+      if (type.startsWith('application/json')) {
+        try {
+          const body = JSON.parse(text) as unknown;
+          if (!body || typeof body !== 'object' || Array.isArray(body)) return resolve(undefined);
+          resolve(new URLSearchParams([['__json', text]]));
+        } catch {
+          resolve(undefined);
+        }
+        return;
+      }
+      resolve(new URLSearchParams(text));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** One value of a form parameter; a repeated parameter is refused, as OAuth requires. */
+function one(params: URLSearchParams, name: string): string | undefined {
+  const all = params.getAll(name);
+  if (all.length > 1) throw new OAuthError('invalid_request', `${name} is given more than once.`);
+  return all[0] === '' ? undefined : all[0];
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Access-Control-Allow-Origin': '*', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+  res.end();
+}
+
+export function createAuth(options: AuthOptions): Auth {
+  const base = options.publicUrl.replace(/\/+$/, '');
+  const issuer = base;
+  const resource = `${base}/mcp`;
+  const resourceMetadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
+  const store = options.store ?? new MemoryAuthStore();
+  const accessSeconds = options.accessTokenSeconds ?? 600;
+  const refreshMs = (options.refreshTokenSeconds ?? 30 * 24 * 3600) * 1000;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const idpOrigin = new URL(options.idp.issuer).origin;
+  const challenge = (extra = '') => `Bearer resource_metadata="${resourceMetadataUrl}", scope="${SCOPE}"${extra}`;
+
+  let idp: Promise<oidc.Configuration> | undefined;
+  const idpConfig = () => {
+    idp ??= oidc
+      .discovery(new URL(options.idp.issuer), options.idp.clientId, options.idp.clientSecret, undefined, options.allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : undefined)
+      .catch((error: unknown) => {
+        idp = undefined; // tried again on the next sign-in
+        throw error;
+      });
+    return idp;
+  };
+
+  const protectedResource = { resource, authorization_servers: [issuer], scopes_supported: [SCOPE], bearer_methods_supported: ['header'], resource_name: 'Document Requests' };
+  const serverMetadata = {
+    issuer,
+    authorization_endpoint: `${base}/authorize`,
+    token_endpoint: `${base}/token`,
+    registration_endpoint: `${base}/register`,
+    revocation_endpoint: `${base}/revoke`,
+    scopes_supported: [SCOPE],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
+  };
+
+  /** A client by id: a registered one, or the metadata document its URL names (fetched, checked, cached briefly). */
+  async function findClient(clientId: string): Promise<ClientRecord | undefined> {
+    if (/^https?:\/\//i.test(clientId)) return metadataDocument(clientId);
+    const stored = await store.get(`client:${digest(clientId)}`);
+    return stored ? (JSON.parse(stored) as ClientRecord) : undefined;
+  }
+
+  async function metadataDocument(clientId: string): Promise<ClientRecord | undefined> {
+    let url: URL;
+    try {
+      url = new URL(clientId);
+    } catch {
+      return undefined;
+    }
+    const loopback = isLoopbackHost(url.hostname);
+    const privateAddress = isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0 && !loopback;
+    if (url.hash || url.username || url.password || url.pathname === '/' || privateAddress) return undefined;
+    if (url.protocol === 'http:' ? !(loopback && options.allowLoopbackHttp) : url.protocol !== 'https:' || (loopback && !options.allowLoopbackHttp)) return undefined;
+    const cached = await store.get(`cimd:${digest(clientId)}`);
+    if (cached) return JSON.parse(cached) as ClientRecord;
+    try {
+      const answer = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(5_000), headers: { Accept: 'application/json' } });
+      if (!answer.ok) return undefined;
+      const text = await answer.text();
+      if (text.length > 20_000) return undefined;
+      const doc = JSON.parse(text) as { client_id?: unknown; redirect_uris?: unknown; client_name?: unknown };
+      if (doc.client_id !== clientId || !Array.isArray(doc.redirect_uris) || !doc.redirect_uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))) return undefined;
+      const record: ClientRecord = { clientName: typeof doc.client_name === 'string' ? doc.client_name.slice(0, 100) : undefined, redirectUris: doc.redirect_uris.slice(0, 10) as string[] };
+      await store.set(`cimd:${digest(clientId)}`, JSON.stringify(record), 5 * MINUTE);
+      return record;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function register(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await readForm(req);
+    const text = form?.get('__json');
+    if (!text) return json(res, 400, { error: 'invalid_client_metadata', error_description: 'Send the client metadata as a JSON object.' });
+    const meta = JSON.parse(text) as { redirect_uris?: unknown; client_name?: unknown; token_endpoint_auth_method?: unknown; grant_types?: unknown };
+    const uris = meta.redirect_uris;
+    if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))) {
+      return json(res, 400, { error: 'invalid_redirect_uri', error_description: 'redirect_uris: 1 to 10 addresses, each https, http on loopback, or an app scheme.' });
+    }
+    if ((await store.incr(`registrations:${Math.floor(Date.now() / MINUTE)}`, 2 * MINUTE)) > 600) {
+      return json(res, 429, { error: 'temporarily_unavailable', error_description: 'Too many registrations; try again in a minute.' }, { 'Retry-After': '60' });
+    }
+    const clientId = `dcr_${random()}`;
+    const record: ClientRecord = { clientName: typeof meta.client_name === 'string' ? meta.client_name.slice(0, 100) : undefined, redirectUris: uris as string[] };
+    await store.set(`client:${digest(clientId)}`, JSON.stringify(record), CLIENT_MS);
+    json(res, 201, {
+      client_id: clientId,
+      client_id_issued_at: Math.floor(Date.now() / 1000),
+      redirect_uris: record.redirectUris,
+      ...(record.clientName ? { client_name: record.clientName } : {}),
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    });
+  }
+
+  /** GET /authorize: checks the client and its redirect first (an error page, no redirect), then the rest (an error sent back to the app). */
+  async function authorize(url: URL, res: ServerResponse): Promise<void> {
+    const q = url.searchParams;
+    let clientId: string | undefined;
+    let redirectUri: string | undefined;
+    try {
+      clientId = one(q, 'client_id');
+      redirectUri = one(q, 'redirect_uri');
+    } catch {
+      return sendPage(res, errorPage('The sign-in link is malformed.'));
+    }
+    const client = clientId ? await findClient(clientId) : undefined;
+    if (!clientId || !client) return sendPage(res, errorPage('The app asking to sign you in is not known here (its registration or metadata document could not be found or is not valid).'));
+    if (!redirectUri || !client.redirectUris.includes(redirectUri)) return sendPage(res, errorPage('The app asked to send the answer to an address it did not register.'));
+    const back = (error: string, description: string, state?: string) => {
+      const target = new URL(redirectUri);
+      target.searchParams.set('error', error);
+      target.searchParams.set('error_description', description);
+      if (state) target.searchParams.set('state', state);
+      target.searchParams.set('iss', issuer);
+      redirect(res, target.href);
+    };
+    let state: string | undefined;
+    try {
+      state = one(q, 'state');
+      if (one(q, 'response_type') !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported.');
+      const codeChallenge = one(q, 'code_challenge');
+      if (!codeChallenge || one(q, 'code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
+        throw new OAuthError('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256.');
+      }
+      const asked = one(q, 'resource');
+      if (asked !== undefined && asked.replace(/\/$/, '') !== resource) throw new OAuthError('invalid_target', `This server issues tokens for ${resource} only.`);
+      const scope = one(q, 'scope');
+      if (scope !== undefined && scope.split(' ').some((s) => s && s !== SCOPE)) throw new OAuthError('invalid_scope', `The only scope is ${SCOPE}.`);
+      const pending: Pending = { clientId, redirectUri, codeChallenge, state, resource, scope: SCOPE };
+      const transaction = random();
+      await store.set(`tx:${digest(transaction)}`, JSON.stringify(pending), TX_MS);
+      const app = new URL(redirectUri);
+      // The form leads to the identity provider (continue) or back to the app (cancel).
+      sendPage(res, consentPage(app.host || app.protocol, transaction), [idpOrigin, /^https?:$/.test(app.protocol) ? app.origin : app.protocol]);
+    } catch (error) {
+      if (error instanceof OAuthError) return back(error.code, error.message, state);
+      throw error;
+    }
+  }
+
+  /** POST /authorize/decision: the person chose; on to the identity provider, or back to the app. */
+  async function decision(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A form on our own page only: another site cannot make a signed-in browser go on.
+    if (req.headers.origin !== new URL(base).origin) return sendPage(res, errorPage('This form can only be sent from the sign-in page itself.', 403));
+    const form = await readForm(req);
+    const transaction = form?.get('transaction');
+    const key = transaction ? `tx:${digest(transaction)}` : undefined;
+    const stored = key ? await store.get(key) : undefined;
+    if (!key || !stored || !(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
+    await store.delete(key);
+    const pending = JSON.parse(stored) as Pending;
+    if (form!.get('decision') !== 'continue') {
+      const target = new URL(pending.redirectUri);
+      target.searchParams.set('error', 'access_denied');
+      target.searchParams.set('error_description', 'The person cancelled the sign-in.');
+      if (pending.state) target.searchParams.set('state', pending.state);
+      target.searchParams.set('iss', issuer);
+      return redirect(res, target.href);
+    }
+    let config: oidc.Configuration;
+    try {
+      config = await idpConfig();
+    } catch {
+      log(`docreq-mcp warn: the identity provider at ${options.idp.issuer} cannot be reached (DOCREQ_OIDC_ISSUER)`);
+      return sendPage(res, errorPage("The firm's identity provider cannot be reached right now. Try again in a moment.", 502));
+    }
+    const verifier = oidc.randomPKCECodeVerifier();
+    const nonce = oidc.randomNonce();
+    const idpState = random();
+    await store.set(`login:${digest(idpState)}`, JSON.stringify({ pending, verifier, nonce }), TX_MS);
+    const target = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: `${base}/login/callback`,
+      scope: 'openid email profile',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: idpState,
+      nonce,
+    });
+    redirect(res, target.href);
+  }
+
+  /** GET /login/callback: the identity provider's answer; the person's role; a code for the app. */
+  async function callback(url: URL, res: ServerResponse): Promise<void> {
+    const idpState = url.searchParams.get('state');
+    const key = idpState ? `login:${digest(idpState)}` : undefined;
+    const stored = key ? await store.get(key) : undefined;
+    if (!key || !stored || !(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
+    await store.delete(key);
+    const { pending, verifier, nonce } = JSON.parse(stored) as { pending: Pending; verifier: string; nonce: string };
+    const back = (params: Record<string, string>) => {
+      const target = new URL(pending.redirectUri);
+      for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
+      if (pending.state) target.searchParams.set('state', pending.state);
+      target.searchParams.set('iss', issuer);
+      redirect(res, target.href);
+    };
+    if (url.searchParams.has('error')) return back({ error: 'access_denied', error_description: 'The sign-in at the identity provider did not finish.' });
+    let claims: Record<string, unknown>;
+    try {
+      const tokens = await oidc.authorizationCodeGrant(await idpConfig(), new URL(`${base}/login/callback${url.search}`), { pkceCodeVerifier: verifier, expectedState: idpState!, expectedNonce: nonce, idTokenExpected: true });
+      claims = { ...(tokens.claims() ?? {}) };
+    } catch (error) {
+      log(`docreq-mcp warn: sign-in at the identity provider failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
+      return sendPage(res, errorPage('The answer from the identity provider could not be accepted. Try signing in again.', 502));
+    }
+    const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : undefined;
+    const groups = Array.isArray(claims.groups) ? claims.groups.filter((g): g is string => typeof g === 'string') : [];
+    const verdict = decide(options.policy, { email, emailVerified: typeof claims.email_verified === 'boolean' ? claims.email_verified : undefined, groups });
+    if ('refused' in verdict || !email) {
+      log(JSON.stringify({ audit: 'sign-in refused', email: email ?? null, sub: claims.sub }));
+      return sendPage(res, refusedPage(email, 'refused' in verdict ? verdict.refused : 'your identity provider did not give an e-mail address.'));
+    }
+    const identity: Identity = { email, sub: String(claims.sub), role: verdict.role };
+    const code = random();
+    const grant: Grant & { redirectUri: string; codeChallenge: string } = { clientId: pending.clientId, resource: pending.resource, scope: pending.scope, identity, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge };
+    await store.set(`code:${digest(code)}`, JSON.stringify(grant), CODE_MS);
+    log(JSON.stringify({ audit: 'sign-in', email, sub: identity.sub, role: identity.role }));
+    back({ code });
+  }
+
+  async function issue(grant: Grant, family: string): Promise<Record<string, unknown>> {
+    const accessToken = await new SignJWT({ email: grant.identity.email, role: grant.identity.role, fam: family, client_id: grant.clientId, scope: grant.scope })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setAudience(grant.resource)
+      .setSubject(grant.identity.sub)
+      .setIssuedAt()
+      .setExpirationTime(`${accessSeconds}s`)
+      .setJti(random())
+      .sign(options.secret);
+    const refreshToken = random();
+    await store.set(`refresh:${digest(refreshToken)}`, JSON.stringify({ ...grant, family }), refreshMs);
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: accessSeconds, refresh_token: refreshToken, scope: grant.scope };
+  }
+
+  const revokeFamily = (family: string) => store.set(`revoked:${family}`, '1', refreshMs);
+  const familyRevoked = async (family: string) => (await store.get(`revoked:${family}`)) !== undefined;
+
+  async function token(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await readForm(req);
+    if (!form || form.has('__json')) throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
+    const clientId = one(form, 'client_id');
+    const asked = one(form, 'resource');
+    if (asked !== undefined && asked.replace(/\/$/, '') !== resource) throw new OAuthError('invalid_target', `This server issues tokens for ${resource} only.`);
+    const grantType = one(form, 'grant_type');
+    if (grantType === 'authorization_code') {
+      const code = one(form, 'code');
+      if (!code) throw new OAuthError('invalid_request', 'code is missing.');
+      const key = `code:${digest(code)}`;
+      const stored = await store.get(key);
+      if (!stored) throw new OAuthError('invalid_grant', 'The code is unknown or has expired.');
+      if (!(await store.claim(`${key}:used`, '1', refreshMs))) {
+        // A code used twice: whatever it gave is withdrawn too (RFC 9700 §4.2.4 / OAuth 2.1).
+        const family = await store.get(`${key}:family`);
+        if (family) await revokeFamily(family);
+        throw new OAuthError('invalid_grant', 'The code was already used.');
+      }
+      const grant = JSON.parse(stored) as Grant & { redirectUri: string; codeChallenge: string };
+      if (clientId !== grant.clientId) throw new OAuthError('invalid_grant', 'The code was issued to another client.');
+      if (one(form, 'redirect_uri') !== grant.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
+      const verifier = one(form, 'code_verifier');
+      if (!verifier || !/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier) || !sameText(digest(verifier), grant.codeChallenge)) {
+        throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge.');
+      }
+      const family = random();
+      await store.set(`${key}:family`, family, refreshMs);
+      return json(res, 200, await issue({ clientId: grant.clientId, resource: grant.resource, scope: grant.scope, identity: grant.identity }, family));
+    }
+    if (grantType === 'refresh_token') {
+      const refreshToken = one(form, 'refresh_token');
+      if (!refreshToken) throw new OAuthError('invalid_request', 'refresh_token is missing.');
+      const key = `refresh:${digest(refreshToken)}`;
+      const stored = await store.get(key);
+      if (!stored) throw new OAuthError('invalid_grant', 'The refresh token is unknown or has expired: sign in again.');
+      const grant = JSON.parse(stored) as Grant & { family: string };
+      if (clientId !== grant.clientId) throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
+      if (await familyRevoked(grant.family)) throw new OAuthError('invalid_grant', 'This session was signed out: sign in again.');
+      if (!(await store.claim(`${key}:used`, '1', refreshMs))) {
+        // A rotated refresh token came back: someone holds a copy. The whole session ends.
+        await revokeFamily(grant.family);
+        log(JSON.stringify({ audit: 'refresh token reused; session revoked', email: grant.identity.email, sub: grant.identity.sub }));
+        throw new OAuthError('invalid_grant', 'The refresh token was already used, so the session was ended: sign in again.');
+      }
+      return json(res, 200, await issue({ clientId: grant.clientId, resource: grant.resource, scope: grant.scope, identity: grant.identity }, grant.family));
+    }
+    throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token are supported.');
+  }
+
+  /** POST /revoke (RFC 7009): a refresh or access token ends its whole session, on every replica. */
+  async function revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await readForm(req);
+    const tokenText = form && !form.has('__json') ? one(form, 'token') : undefined;
+    if (!tokenText) throw new OAuthError('invalid_request', 'token is missing.');
+    const stored = await store.get(`refresh:${digest(tokenText)}`);
+    if (stored) {
+      await revokeFamily((JSON.parse(stored) as { family: string }).family);
+    } else {
+      try {
+        const { payload } = await jwtVerify(tokenText, options.secret, { issuer, algorithms: ['HS256'] });
+        if (typeof payload.fam === 'string') await revokeFamily(payload.fam);
+      } catch {
+        // An unknown token is not an error (RFC 7009 §2.2).
+      }
+    }
+    res.writeHead(200, { 'Cache-Control': 'no-store', 'Access-Control-Allow-Origin': '*' });
+    res.end();
+  }
+
+  return {
+    resource,
+    resourceMetadataUrl,
+    async handle(req, res) {
+      const url = new URL(req.url ?? '/', base);
+      const path = url.pathname;
+      const method = req.method ?? 'GET';
+      const api = ['/token', '/register', '/revoke'].includes(path) || path.startsWith('/.well-known/');
+      if (api && method === 'OPTIONS') {
+        res.writeHead(204, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, POST', 'Access-Control-Allow-Headers': 'Content-Type, Authorization, Mcp-Protocol-Version', 'Access-Control-Max-Age': '600' });
+        res.end();
+        return true;
+      }
+      try {
+        if (method === 'GET' && (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/mcp')) json(res, 200, protectedResource, { 'Cache-Control': 'max-age=300' });
+        else if (method === 'GET' && path === '/.well-known/oauth-authorization-server') json(res, 200, serverMetadata, { 'Cache-Control': 'max-age=300' });
+        else if (method === 'POST' && path === '/register') await register(req, res);
+        else if (method === 'GET' && path === '/authorize') await authorize(url, res);
+        else if (method === 'POST' && path === '/authorize/decision') await decision(req, res);
+        else if (method === 'GET' && path === '/login/callback') await callback(url, res);
+        else if (method === 'POST' && path === '/token') await token(req, res);
+        else if (method === 'POST' && path === '/revoke') await revoke(req, res);
+        else return false;
+      } catch (error) {
+        if (!(error instanceof OAuthError)) throw error;
+        json(res, error.status, { error: error.code, error_description: error.message });
+      }
+      return true;
+    },
+    async authenticate(req) {
+      const header = req.headers.authorization;
+      const match = header ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
+      if (!header) return { ok: false, status: 401, wwwAuthenticate: challenge(), message: 'Unauthorized: sign in with your firm account (OAuth); this server publishes how at /.well-known/oauth-protected-resource/mcp.' };
+      const refuse = (description: string) => ({ ok: false as const, status: 401, wwwAuthenticate: challenge(`, error="invalid_token", error_description="${description}"`), message: `Unauthorized: ${description}.` });
+      if (!match || match[1]!.length > 4096) return refuse('malformed bearer token');
+      try {
+        const { payload } = await jwtVerify(match[1]!, options.secret, { issuer, audience: resource, algorithms: ['HS256'], typ: 'at+jwt', requiredClaims: ['sub', 'exp', 'fam', 'email', 'role'] });
+        if (await familyRevoked(String(payload.fam))) return refuse('this session was signed out (revoked); sign in again');
+        const role: Role = payload.role === 'sender' ? 'sender' : 'reader';
+        return { ok: true, identity: { email: String(payload.email), sub: String(payload.sub), role }, apiKey: options.apiKey };
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) return refuse('the access token has expired; refresh it or sign in again');
+        if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') return refuse('the access token was issued for another resource');
+        return refuse('the access token is not valid here');
+      }
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+
+/**
+ * The sign-in pages: plain HTML served by this service, one small inline style allowed by its hash,
+ * no script at all, nothing taken from the request's query or body. What a page shows beyond its
+ * fixed text (an app's host name, the signed-in address) comes from the service's own records and
+ * is escaped.
+ */
+
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f6f4;color:#1a1a1a}' +
+  'main{max-width:34rem;margin:3rem auto;padding:2rem;background:#fff;border:1px solid #d0d0cc;border-radius:8px}' +
+  'h1{font-size:1.4rem;margin-top:0}ul{padding-left:1.2rem}' +
+  '.actions{display:flex;gap:.75rem;margin-top:1.5rem}' +
+  'button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:1px solid #1d4ed8;cursor:pointer}' +
+  '.primary{background:#1d4ed8;color:#fff}.secondary{background:#fff;color:#1d4ed8}' +
+  'button:focus-visible{outline:3px solid #b45309;outline-offset:2px}' +
+  '.note{color:#444;font-size:.9rem}';
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export interface Page {
+  title: string;
+  /** HTML, already escaped where it holds data. */
+  body: string;
+  status?: number;
+}
+
+/** Writes a page with its security headers; `formTargets` are the origins a form on it may lead to. */
+export function sendPage(res: ServerResponse, page: Page, formTargets: string[] = []): void {
+  const csp = [
+    "default-src 'none'",
+    `style-src 'sha256-${STYLE_HASH}'`,
+    `form-action 'self'${formTargets.map((o) => ` ${o}`).join('')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  const html =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<meta name="referrer" content="same-origin"><title>${escapeHtml(page.title)} · Document Requests</title><style>${STYLE}</style></head>` +
+    `<body><main><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;
+  res.writeHead(page.status ?? 200, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': csp,
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    // same-origin, not no-referrer: a form posted to this origin then carries its Origin header, which /authorize/decision checks.
+    'Referrer-Policy': 'same-origin',
+    'Cache-Control': 'no-store',
+  });
+  res.end(html);
+}
+
+/** Asks the person before anything is signed in: which app asks, and what it may do. */
+export function consentPage(appHost: string, transaction: string): Page {
+  return {
+    title: 'Sign in to Document Requests',
+    body:
+      `<p>An app at <strong>${escapeHtml(appHost)}</strong> asks to use the firm's Document Requests as you.</p>` +
+      '<p>If you go on, you sign in with your firm account. The app can then list clients and requests, and, if you are allowed to send, send document requests in your name. Every request sent is recorded with your name.</p>' +
+      '<p class="note">Only go on if you started this from your assistant just now.</p>' +
+      `<form method="post" action="/authorize/decision"><input type="hidden" name="transaction" value="${escapeHtml(transaction)}">` +
+      '<div class="actions"><button class="primary" type="submit" name="decision" value="continue">Continue to firm sign-in</button>' +
+      '<button class="secondary" type="submit" name="decision" value="cancel">Cancel</button></div></form>',
+  };
+}
+
+/** The sign-in cannot go on, and nothing is sent back to the app (its address is not trusted). */
+export function errorPage(reason: string, status = 400): Page {
+  return { title: 'Sign-in could not start', status, body: `<p>${escapeHtml(reason)}</p><p>Close this window and try connecting again from your assistant. If it keeps happening, ask your IT team.</p>` };
+}
+
+/** A signed-in person this firm does not let in. */
+export function refusedPage(email: string | undefined, why: string): Page {
+  return {
+    title: 'Not allowed',
+    status: 403,
+    body:
+      `<p>You are signed in${email ? ` as <strong>${escapeHtml(email)}</strong>` : ''}, but ${escapeHtml(why)}</p>` +
+      '<p>Who may use Document Requests is set by your firm (DOCREQ_AUTH_READERS and DOCREQ_AUTH_SENDERS). Ask your IT team to add you, then connect again.</p>',
+  };
+}

@@ -1,0 +1,130 @@
+import { hkdfSync, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { checkBaseUrl, SETTINGS, type FlagValues, type SettingName } from '../config.js';
+import { createAuth, type Auth, type AuthStore } from './index.js';
+import { parseRules, type Policy } from './policy.js';
+
+/**
+ * Reads the sign-in settings (DOCREQ_AUTH and the rows after it in SETTINGS) for team mode. Any
+ * problem stops team mode from starting: sign-in is the door, and a door half-configured stays shut.
+ */
+
+export type AuthMode = 'bearer' | 'oauth';
+
+export interface AuthSetup {
+  mode: AuthMode;
+  problems: string[];
+  /** With oauth: builds sign-in once the service knows the address it listens on. */
+  create?: (listeningUrl: string) => Promise<Auth>;
+  /** With oauth: the firm's key, for the start-up check; never printed. */
+  apiKey?: string;
+  /** What to print on stderr at start (the sandbox's demo users), never a secret. */
+  notes: string[];
+  close(): Promise<void>;
+}
+
+function readSecretFile(path: string, what: string, problems: string[]): string | undefined {
+  try {
+    const text = readFileSync(path, 'utf8').trim();
+    if (text) return text;
+    problems.push(`${what} names a file that is empty.`);
+  } catch (error) {
+    problems.push(`${what} names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}).`);
+  }
+  return undefined;
+}
+
+export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, options: { sandboxApiKey?: string; store?: AuthStore } = {}): Promise<AuthSetup> {
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const text = (name: SettingName): string | undefined => {
+    const fromFlag = flags[name];
+    const value = fromFlag !== undefined ? String(fromFlag) : env[SETTINGS[name].env];
+    return value === undefined || value.trim() === '' ? (SETTINGS[name].default) : value.trim();
+  };
+  const modeText = text('auth') ?? 'bearer';
+  const mode = SETTINGS.auth.schema.safeParse(modeText);
+  if (!mode.success) return { mode: 'bearer', problems: [`DOCREQ_AUTH (or --auth) must be bearer or oauth.`], notes, close: () => Promise.resolve() };
+  if (mode.data === 'bearer') return { mode: 'bearer', problems, notes, close: () => Promise.resolve() };
+
+  // The firm's key, held by the service: from a file only (a secret manager's mount), or the sandbox's.
+  let apiKey = options.sandboxApiKey;
+  if (!apiKey) {
+    const file = text('apiKeyFile');
+    if (!file) problems.push("--auth oauth needs DOCREQ_API_KEY_FILE: a file holding the firm's key, which the service uses for signed-in staff.");
+    else apiKey = readSecretFile(file, 'DOCREQ_API_KEY_FILE', problems);
+    if (apiKey && /\s/.test(apiKey)) {
+      problems.push('DOCREQ_API_KEY_FILE holds white space inside the key: it must hold the key alone.');
+      apiKey = undefined;
+    }
+  }
+
+  // The secret access tokens are signed with: its own file, or derived from DOCREQ_TOKEN_SECRET (both shared by replicas).
+  let secret: Uint8Array;
+  const secretFile = text('authSecretFile');
+  const tokenSecret = env.DOCREQ_TOKEN_SECRET;
+  if (secretFile) {
+    const value = readSecretFile(secretFile, 'DOCREQ_AUTH_SECRET_FILE', problems);
+    if (value && value.length < 32) problems.push('DOCREQ_AUTH_SECRET_FILE must hold at least 32 characters (e.g. openssl rand -hex 32).');
+    secret = new Uint8Array(Buffer.from(value ?? ''));
+  } else if (tokenSecret && tokenSecret.length >= 32) {
+    secret = new Uint8Array(hkdfSync('sha256', tokenSecret, 'docreq-mcp', 'access tokens', 32));
+  } else {
+    secret = new Uint8Array(randomBytes(32));
+    notes.push('access tokens are signed with a random per-process secret: set DOCREQ_AUTH_SECRET_FILE (or DOCREQ_TOKEN_SECRET) so that every replica, and a restarted one, accepts them.');
+  }
+
+  const readers = parseRules(text('authReaders'));
+  const senders = parseRules(text('authSenders'));
+  for (const p of readers.problems) problems.push(`DOCREQ_AUTH_READERS: ${p}.`);
+  for (const p of senders.problems) problems.push(`DOCREQ_AUTH_SENDERS: ${p}.`);
+  let policy: Policy = { readers: readers.rules, senders: senders.rules };
+
+  let publicUrl: string | undefined;
+  const publicText = text('publicUrl');
+  if (publicText) {
+    const checked = checkBaseUrl(publicText);
+    if (checked.ok) publicUrl = checked.url;
+    else problems.push(`DOCREQ_PUBLIC_URL (or --public-url) ${checked.reason}.`);
+  }
+
+  let closeIdp = (): Promise<void> => Promise.resolve();
+  let idp: (publicUrl: string) => Promise<{ issuer: string; clientId: string; clientSecret: string }>;
+  let allowLoopbackHttp = false;
+  if (options.sandboxApiKey && !text('oidcIssuer')) {
+    // The sandbox's demo identity provider, started once the service's address is known.
+    const demo = await import('../sandbox/idp.js');
+    if (!policy.readers.length && !policy.senders.length) policy = { ...demo.DEMO_POLICY };
+    allowLoopbackHttp = true;
+    idp = async (url) => {
+      const started = await demo.startDemoIdp([`${url}/login/callback`]);
+      closeIdp = () => started.close();
+      return started;
+    };
+    notes.push(`sandbox demo identity provider: ${demo.DEMO_USERS.map((u) => `${u.email} (password ${u.password})`).join('; ')}; readers ${policy.readers.join(', ')}; senders ${policy.senders.join(', ')}`);
+  } else {
+    const issuer = text('oidcIssuer');
+    const clientId = text('oidcClientId');
+    const secretPath = text('oidcClientSecretFile');
+    if (!issuer) problems.push("--auth oauth needs DOCREQ_OIDC_ISSUER: the firm's OpenID Connect issuer URL.");
+    else if (!checkBaseUrl(issuer).ok) problems.push('DOCREQ_OIDC_ISSUER must be an https URL (http only on loopback), without user, query or fragment.');
+    if (!clientId) problems.push("--auth oauth needs DOCREQ_OIDC_CLIENT_ID: this service's client id at the identity provider.");
+    const clientSecret = secretPath ? readSecretFile(secretPath, 'DOCREQ_OIDC_CLIENT_SECRET_FILE', problems) : undefined;
+    if (!secretPath) problems.push("--auth oauth needs DOCREQ_OIDC_CLIENT_SECRET_FILE: a file holding this service's client secret at the identity provider.");
+    allowLoopbackHttp = Boolean(issuer && /^http:/i.test(issuer));
+    idp = () => Promise.resolve({ issuer: issuer!, clientId: clientId!, clientSecret: clientSecret! });
+    if (!policy.readers.length && !policy.senders.length) problems.push('--auth oauth needs DOCREQ_AUTH_READERS and/or DOCREQ_AUTH_SENDERS: nobody would be let in.');
+  }
+
+  return {
+    mode: 'oauth',
+    problems,
+    notes,
+    apiKey,
+    create: async (listeningUrl) => {
+      const url = publicUrl ?? listeningUrl;
+      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, ...(options.store ? { store: options.store } : {}) });
+    },
+    close: () => closeIdp(),
+  };
+}

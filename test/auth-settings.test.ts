@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadAuthSetup } from '../src/auth/settings.js';
+import { decide, parseRules } from '../src/auth/policy.js';
+import { captured } from './helpers.js';
+
+const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'docreq-auth-'));
+const KEY = 'drk_live_do_not_print_0123456789abcdef';
+const OIDC_SECRET = 'oidc-secret-never-shown-0123456789';
+writeFileSync(join(dir, 'key'), `${KEY}\n`);
+writeFileSync(join(dir, 'oidc'), OIDC_SECRET);
+writeFileSync(join(dir, 'auth'), 'a'.repeat(40));
+
+describe('sign-in settings', () => {
+  it('bearer stays the default; oauth names every missing setting, and shows no secret', async () => {
+    expect((await loadAuthSetup({}, {})).mode).toBe('bearer');
+    const missing = await loadAuthSetup({ auth: 'oauth' }, {});
+    const text = missing.problems.join('\n');
+    for (const name of ['DOCREQ_API_KEY_FILE', 'DOCREQ_OIDC_ISSUER', 'DOCREQ_OIDC_CLIENT_ID', 'DOCREQ_OIDC_CLIENT_SECRET_FILE', 'DOCREQ_AUTH_READERS']) expect(text).toContain(name);
+
+    const ok = await loadAuthSetup({}, {
+      DOCREQ_AUTH: 'oauth',
+      DOCREQ_API_KEY_FILE: join(dir, 'key'),
+      DOCREQ_OIDC_ISSUER: 'https://login.example.com',
+      DOCREQ_OIDC_CLIENT_ID: 'docreq',
+      DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'oidc'),
+      DOCREQ_AUTH_SECRET_FILE: join(dir, 'auth'),
+      DOCREQ_AUTH_READERS: '@example.com',
+      DOCREQ_AUTH_SENDERS: 'ann@example.com,group:senders',
+    });
+    expect(ok.problems).toEqual([]);
+    expect(ok.apiKey).toBe(KEY);
+    const bad = await loadAuthSetup({ auth: 'oauth' }, { DOCREQ_AUTH_READERS: 'example.com', DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'nope') });
+    expect(bad.problems.join('\n')).toContain('"example.com" is not @domain');
+    captured.push(JSON.stringify([missing, ok.problems, ok.notes, bad]));
+    expect(JSON.stringify([missing, ok.problems, ok.notes, bad])).not.toContain(OIDC_SECRET);
+  });
+
+  it('who may read and send: domains, addresses, groups; an unverified address matches nothing', () => {
+    const policy = { readers: parseRules('@firm.com').rules, senders: parseRules('boss@firm.com, group:senders').rules };
+    expect(decide(policy, { email: 'ann@firm.com', emailVerified: true, groups: [] })).toEqual({ role: 'reader' });
+    expect(decide(policy, { email: 'boss@firm.com', emailVerified: true, groups: [] })).toEqual({ role: 'sender' });
+    expect(decide(policy, { email: 'x@other.com', emailVerified: true, groups: ['senders'] })).toEqual({ role: 'sender' });
+    expect(decide(policy, { email: 'ann@evilfirm.com', emailVerified: true, groups: [] })).toHaveProperty('refused');
+    expect(decide(policy, { email: 'ann@firm.com.evil.com', emailVerified: true, groups: [] })).toHaveProperty('refused');
+    expect(decide(policy, { email: 'boss@firm.com', emailVerified: false, groups: [] })).toHaveProperty('refused');
+  });
+
+  it.skipIf(!existsSync(BIN))('the built CLI: a key file is refused with bearer, and oauth refuses to start half-configured', () => {
+    const env = { PATH: process.env.PATH, DOCREQ_API_KEY_FILE: join(dir, 'key'), DOCREQ_BASE_URL: 'http://127.0.0.1:9' };
+    const bearer = spawnSync(process.execPath, [BIN, '--transport', 'http', '--port', '0'], { env, encoding: 'utf8', timeout: 10_000 });
+    expect(bearer.status).toBe(2);
+    expect(bearer.stderr).toContain('DOCREQ_API_KEY_FILE');
+    const oauth = spawnSync(process.execPath, [BIN, '--transport', 'http', '--port', '0', '--auth', 'oauth'], { env, encoding: 'utf8', timeout: 10_000 });
+    expect(oauth.status).toBe(2);
+    expect(oauth.stderr).toContain('DOCREQ_OIDC_ISSUER');
+    for (const out of [bearer.stdout, bearer.stderr, oauth.stdout, oauth.stderr]) expect(out).not.toContain(KEY);
+  });
+});

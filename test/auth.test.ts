@@ -1,0 +1,343 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuth, MemoryAuthStore } from '../src/auth/index.js';
+import { loadConfig } from '../src/config.js';
+import { DEMO_POLICY, startDemoIdp, type DemoIdp } from '../src/sandbox/idp.js';
+import { startHttpService, type HttpService } from '../src/transport/http.js';
+import { captured, FAST_API, sandbox } from './helpers.js';
+
+/**
+ * Firm sign-in end to end: the real service on loopback, oidc-provider as the firm's identity
+ * provider, and the official SDK client's OAuth flow (discovery from a 401, registration, PKCE),
+ * its browser step played by following the redirects and submitting the identity provider's form.
+ */
+
+const sb = await sandbox();
+const logLines: string[] = [];
+const secret = new Uint8Array(randomBytes(32));
+const store = new MemoryAuthStore();
+const idps: DemoIdp[] = [];
+const REDIRECT = 'http://127.0.0.1:9/callback'; // never fetched: the test reads the code from the redirect
+
+async function service(publicUrl?: string): Promise<HttpService> {
+  const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url });
+  const svc = await startHttpService({
+    host: '127.0.0.1',
+    port: 0,
+    allowedHosts: ['127.0.0.1'],
+    allowedOrigins: [],
+    rateLimit: 1_000,
+    config,
+    baseUrl: sb.url,
+    api: FAST_API,
+    write: (line) => {
+      logLines.push(line);
+      captured.push(line);
+    },
+    auth: async (url) => {
+      const base = publicUrl ?? url;
+      const idp = await startDemoIdp([`${base}/login/callback`]);
+      idps.push(idp);
+      return createAuth({ publicUrl: base, secret, idp, policy: DEMO_POLICY, apiKey: sb.keys.demo, store, allowLoopbackHttp: true, log: (line) => logLines.push(line) });
+    },
+  });
+  afterAll(() => svc.close(1_000));
+  return svc;
+}
+
+/** What a host keeps for one person: the SDK asks it for its client, tokens and verifier. */
+class HostProvider implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier = '';
+  authorizationUrl?: URL;
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'Test host', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+/**
+ * The browser's part: our consent page (Continue), the identity provider's sign-in form, and the
+ * redirects back, with the identity provider's cookies kept. Returns where the app is sent at the end.
+ */
+async function signIn(authorizationUrl: URL | string, email: string, password: string): Promise<{ location: URL; pages: { url: string; status: number; body: string }[] }> {
+  const pages: { url: string; status: number; body: string }[] = [];
+  const cookies = new Map<string, string>();
+  const get = async (url: string, init: RequestInit = {}) => {
+    const jar = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(jar ? { Cookie: jar } : {}) } });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const at = pair!.indexOf('=');
+      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+    return res;
+  };
+  let res = await get(String(authorizationUrl));
+  let body = await res.text();
+  pages.push({ url: String(authorizationUrl), status: res.status, body });
+  if (res.status !== 200) throw new Error(`consent page: ${res.status} ${body.slice(0, 200)}`);
+  const transaction = /name="transaction" value="([^"]+)"/.exec(body)![1]!;
+  const origin = new URL(String(authorizationUrl)).origin;
+  res = await get(`${origin}/authorize/decision`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: new URLSearchParams({ transaction, decision: 'continue' }).toString() });
+  let url = new URL(res.headers.get('location')!, origin);
+  // Follow the identity provider until it shows its form, submit it, then follow to the app.
+  for (let hops = 0; hops < 20; hops++) {
+    if (url.origin === new URL(REDIRECT).origin || !url.protocol.startsWith('http')) return { location: url, pages };
+    res = await get(url.href);
+    if (res.status >= 300 && res.status < 400) {
+      url = new URL(res.headers.get('location')!, url);
+      continue;
+    }
+    body = await res.text();
+    pages.push({ url: url.href, status: res.status, body });
+    const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1];
+    if (!action || res.status !== 200) return { location: url, pages };
+    res = await get(new URL(action.replace(/&#47;/g, '/'), url).href, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password }).toString() });
+    url = new URL(res.headers.get('location')!, url);
+  }
+  throw new Error('too many redirects');
+}
+
+/** The SDK client's whole flow for one person; returns a connected client and the host's state. */
+async function connectAs(svc: HttpService, email: string, password: string) {
+  const provider = new HostProvider();
+  const first = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { authProvider: provider });
+  await expect(new Client({ name: 'host', version: '1' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+  expect(provider.client?.client_id).toMatch(/^dcr_/); // registered dynamically
+  const authUrl = provider.authorizationUrl!;
+  expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
+  expect(authUrl.searchParams.get('resource')).toBe(`${svc.url}/mcp`);
+  const { location } = await signIn(authUrl, email, password);
+  expect(location.searchParams.get('iss')).toBe(svc.url); // RFC 9207
+  await first.finishAuth(location.searchParams.get('code')!);
+  const client = new Client({ name: 'host', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { authProvider: provider }));
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    captured.push(JSON.stringify(result));
+    return { ...result, text: (result.content as { text: string }[]).map((c) => c.text).join('\n') };
+  };
+  return { client, provider, call };
+}
+
+const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/** A registered client and a code for `email`, without the SDK: for the refusals the SDK would never send. */
+async function codeFor(svc: HttpService, email: string, password: string, overrides: Record<string, string> = {}) {
+  const reg = (await (await fetch(`${svc.url}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) })).json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${svc.url}/authorize`);
+  const params = { response_type: 'code', client_id: reg.client_id, redirect_uri: REDIRECT, code_challenge: s256(verifier), code_challenge_method: 'S256', state: 'st', resource: `${svc.url}/mcp`, ...overrides };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const { location } = await signIn(url, email, password);
+  return { clientId: reg.client_id, verifier, code: location.searchParams.get('code')!, location };
+}
+
+const mcpList = (token: string, svc: HttpService) =>
+  fetch(`${svc.url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+
+describe('firm sign-in (--auth oauth)', () => {
+  let svc: HttpService;
+  beforeAll(async () => {
+    svc = await service();
+  });
+  afterAll(async () => {
+    for (const idp of idps) await idp.close();
+  });
+
+  it('answers 401 with the protected resource metadata, which names this server as its authorization server', async () => {
+    const res = await mcpList('', svc).catch(() => undefined);
+    const bare = await fetch(`${svc.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource/mcp", scope="docreq"`);
+    expect(res?.status).toBe(401);
+    const prm = (await (await fetch(`${svc.url}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
+    expect(prm).toMatchObject({ resource: `${svc.url}/mcp`, authorization_servers: [svc.url] });
+    const as = (await (await fetch(`${svc.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(as).toMatchObject({ issuer: svc.url, code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true, client_id_metadata_document_supported: true, grant_types_supported: ['authorization_code', 'refresh_token'] });
+  });
+
+  it('a sender signs in through the SDK client and the firm IdP, sends, and the send is audited under their name', async () => {
+    const sender = await connectAs(svc, 'sender@demo.example', 'sender-demo');
+    const names = (await sender.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('create_request');
+    const clients = await sender.call('list_clients', { limit: 1 });
+    const clientId = (clients.structuredContent as { clients: { id: string }[] }).clients[0]!.id;
+    const sent = await sender.call('create_request', { client: clientId, title: 'Signed-in send', items: [{ name: 'Bank statement' }] });
+    expect(sent.isError).toBeFalsy();
+    expect(sent.text).toContain('Sent in the name of sender@demo.example (signed in).');
+    const requestId = (sent.structuredContent as { request: { id: string } }).request.id;
+    const audit = logLines.filter((l) => l.includes('"audit":"send"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ outcome: 'sent', email: 'sender@demo.example', sub: 'sender@demo.example', clientId, requestId });
+    expect(JSON.stringify(audit[0])).not.toContain(sb.keys.demo);
+
+    // A batch: one audit line per recipient, each with the person.
+    const two = (await sender.call('list_clients', { limit: 3 })).structuredContent as { clients: { id: string }[] };
+    const ids = two.clients.slice(1, 3).map((c) => c.id);
+    const batch = await sender.call('create_request_batch', { clients: ids, title: 'Signed-in batch', items: [{ name: 'Payslips' }] });
+    expect(batch.isError).toBeFalsy();
+    expect(batch.text).toContain('sender@demo.example');
+    const lines = logLines.filter((l) => l.includes('"audit":"send"')).map((l) => JSON.parse(l) as { clientId: string; email: string; outcome: string });
+    expect(lines.slice(1).map((l) => [l.clientId, l.email, l.outcome])).toEqual(ids.map((id) => [id, 'sender@demo.example', 'sent']));
+    await sender.client.close();
+  });
+
+  it("a reader's session does not list the sending tools and cannot call them", async () => {
+    const reader = await connectAs(svc, 'reader@demo.example', 'reader-demo');
+    const names = (await reader.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('list_clients');
+    expect(names).not.toContain('create_request');
+    expect(names).not.toContain('create_request_batch');
+    const before = sb.calls.filter((c) => c.method === 'POST').length;
+    const refused = await reader.call('create_request', { client: 'x', title: 'No', items: [{ name: 'Y' }] });
+    expect(refused.isError).toBe(true);
+    expect(sb.calls.filter((c) => c.method === 'POST').length).toBe(before);
+    await reader.client.close();
+  });
+
+  it('someone the firm has not allowed sees why on a plain page, and the app gets no code', async () => {
+    const reg = (await (await fetch(`${svc.url}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) })).json()) as { client_id: string };
+    const url = new URL(`${svc.url}/authorize`);
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.client_id, redirect_uri: REDIRECT, code_challenge: s256('x'.repeat(43)), code_challenge_method: 'S256', state: '<script>alert(1)</script>' })) url.searchParams.set(k, v);
+    const { location, pages } = await signIn(url, 'outsider@elsewhere.example', 'outsider-demo');
+    expect(location.origin).not.toBe(new URL(REDIRECT).origin);
+    const last = pages.at(-1)!;
+    expect(last.status).toBe(403);
+    expect(last.body).toContain('outsider@elsewhere.example');
+    expect(last.body).toContain('has not allowed your account');
+    for (const page of pages.filter((p) => p.url.startsWith(svc.url))) {
+      expect(page.body).not.toContain('<script');
+      expect(page.body).not.toContain('alert(1)');
+    }
+  });
+
+  it('refresh tokens rotate; a reused one ends the session on the spot', async () => {
+    const { clientId, verifier, code } = await codeFor(svc, 'reader@demo.example', 'reader-demo');
+    const first = (await (await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT, resource: `${svc.url}/mcp` }))).json()) as OAuthTokens;
+    const second = (await (await fetch(`${svc.url}/token`, form({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: clientId }))).json()) as OAuthTokens;
+    expect(second.refresh_token).toBeTruthy();
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect((await mcpList(second.access_token, svc)).status).toBe(200);
+    const reused = await fetch(`${svc.url}/token`, form({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: clientId }));
+    expect(reused.status).toBe(400);
+    expect(((await reused.json()) as { error: string }).error).toBe('invalid_grant');
+    // The thief's copy is refused, and so is the rightful holder's newer token: the whole session ended.
+    expect((await fetch(`${svc.url}/token`, form({ grant_type: 'refresh_token', refresh_token: second.refresh_token!, client_id: clientId }))).status).toBe(400);
+    const after = await mcpList(second.access_token, svc);
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('revocation ends a session, on this replica and on another that shares the store and secret', async () => {
+    const replica = await service(svc.url); // behind the same public address, as behind a load balancer
+    const { clientId, verifier, code } = await codeFor(svc, 'reader@demo.example', 'reader-demo');
+    const tokens = (await (await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }))).json()) as OAuthTokens;
+    expect((await mcpList(tokens.access_token, replica)).status).toBe(200);
+    expect((await fetch(`${svc.url}/revoke`, form({ token: tokens.refresh_token!, client_id: clientId }))).status).toBe(200);
+    for (const s of [svc, replica]) {
+      const res = await mcpList(tokens.access_token, s);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain('signed out');
+    }
+  });
+
+  it('refuses a token for another audience, and tokens for another resource are never issued', async () => {
+    const forged = await new SignJWT({ email: 'sender@demo.example', role: 'sender', fam: 'f' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setIssuer(svc.url)
+      .setAudience('https://other.example/mcp')
+      .setSubject('s')
+      .setExpirationTime('5m')
+      .sign(secret);
+    const res = await mcpList(forged, svc);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('another resource');
+
+    const wrong = await codeFor(svc, 'reader@demo.example', 'reader-demo').catch((e: Error) => e);
+    expect(wrong).not.toBeInstanceOf(Error);
+    const reg = (await (await fetch(`${svc.url}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) })).json()) as { client_id: string };
+    const url = new URL(`${svc.url}/authorize`);
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.client_id, redirect_uri: REDIRECT, code_challenge: s256('y'.repeat(43)), code_challenge_method: 'S256', resource: 'https://other.example/mcp' })) url.searchParams.set(k, v);
+    const back = await fetch(url, { redirect: 'manual' });
+    expect(back.status).toBe(302);
+    const location = new URL(back.headers.get('location')!);
+    expect(location.searchParams.get('error')).toBe('invalid_target');
+    expect(location.searchParams.get('iss')).toBe(svc.url);
+    // At the token endpoint too.
+    const ok = wrong as Awaited<ReturnType<typeof codeFor>>;
+    const atToken = await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code: ok.code, code_verifier: ok.verifier, client_id: ok.clientId, redirect_uri: REDIRECT, resource: 'https://other.example/mcp' }));
+    expect(((await atToken.json()) as { error: string }).error).toBe('invalid_target');
+  });
+
+  it('a replayed code is refused and withdraws the tokens it gave; a PKCE mismatch is refused', async () => {
+    const { clientId, verifier, code } = await codeFor(svc, 'reader@demo.example', 'reader-demo');
+    const exchange = () => fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }));
+    const first = await exchange();
+    expect(first.status).toBe(200);
+    const tokens = (await first.json()) as OAuthTokens;
+    const again = await exchange();
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error_description: string }).error_description).toContain('already used');
+    expect((await mcpList(tokens.access_token, svc)).status).toBe(401);
+
+    const other = await codeFor(svc, 'reader@demo.example', 'reader-demo');
+    const mismatch = await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code: other.code, code_verifier: randomBytes(32).toString('base64url'), client_id: other.clientId, redirect_uri: REDIRECT }));
+    expect(mismatch.status).toBe(400);
+    expect(((await mismatch.json()) as { error_description: string }).error_description).toContain('PKCE');
+  });
+
+  it('accepts a Client ID Metadata Document as the client_id, and refuses one that names another client', async () => {
+    let doc: Record<string, unknown> = {};
+    const docs: Server = createHttpServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(doc)));
+    await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
+    const clientId = `http://127.0.0.1:${(docs.address() as AddressInfo).port}/client.json`;
+    try {
+      const url = new URL(`${svc.url}/authorize`);
+      for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256('z'.repeat(43)), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+      doc = { client_id: 'http://127.0.0.1:1/someone-else.json', client_name: 'Impostor', redirect_uris: [REDIRECT] };
+      expect((await fetch(url)).status).toBe(400);
+      doc = { client_id: clientId, client_name: 'Metadata host', redirect_uris: [REDIRECT] };
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(await page.text()).toContain('Continue to firm sign-in');
+    } finally {
+      docs.close();
+    }
+  });
+});

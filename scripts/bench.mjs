@@ -1,7 +1,7 @@
 // npm run bench: one table, measured in one run on this machine, medians over repeated runs.
 // Figures, not assertions: targets are printed beside them.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { startSandbox } from '../dist/index.js';
 import { startLinkProxy } from './link-proxy.mjs';
+import { buildSingleFile } from './single-file.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const SIZES = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
@@ -63,14 +64,16 @@ const unbundled = `${root}.bench/unbundled`;
 mkdirSync(unbundled, { recursive: true });
 execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`, '--emitDeclarationOnly', 'false', '--declaration', 'false', '--outDir', unbundled]);
 writeFileSync(`${root}.bench/package.json`, '{"type":"module","version":"0.0.0-bench"}');
-if (!existsSync(`${root}bundle/server/index.js`)) execFileSync('npm', ['run', '-s', 'bundle'], { cwd: root, stdio: 'ignore' });
+// The MCP Bundle's single file, built now from this source (a bundle/ left from an older build would measure old code).
+await buildSingleFile(`${root}.bench/single/index.js`);
+writeFileSync(`${root}.bench/single/package.json`, '{"type":"module"}');
 
 if (SECTIONS.has('cold')) {
 const bare = await repeat(bareNode);
 row('cold start', 'bare `node -e 0`', ms(bare));
 const shipped = await repeat(() => coldStart([`${root}dist/cli.js`]));
 row('cold start', 'shipped CLI (esbuild, split), → initialize → tools/list', ms(shipped), ms(bare), `${(shipped / bare).toFixed(2)}×`, '≤ 2.0×');
-const single = await repeat(() => coldStart([`${root}bundle/server/index.js`]));
+const single = await repeat(() => coldStart([`${root}.bench/single/index.js`]));
 row('cold start', 'MCP Bundle single minified file', ms(single), ms(bare), `${(single / bare).toFixed(2)}×`, '≤ 2.0×');
 const plain = await repeat(() => coldStart([`${unbundled}/cli.js`]));
 row('cold start', 'unbundled tsc output + node_modules (not shipped)', ms(plain), ms(bare), `${(plain / bare).toFixed(2)}×`);
@@ -310,12 +313,33 @@ if (SECTIONS.has('growth')) {
 if (SECTIONS.has('lists')) await groupedAndJoinedCost();
 if (SECTIONS.has('lists')) await batchBench();
 
+// Other benchmarks: every scripts/bench-<topic>.mjs exporting run() → [{ row, figure, note? }] (COMMON.md),
+// each its own section (BENCH_SECTIONS=<topic> runs only it).
+for (const file of readdirSync(`${root}scripts`).filter((f) => /^bench-[\w-]+\.mjs$/.test(f)).sort()) {
+  const topic = file.slice('bench-'.length, -'.mjs'.length);
+  if (process.env.BENCH_SECTIONS && !SECTIONS.has(topic)) continue;
+  const mod = await import(`${root}scripts/${file}`);
+  if (typeof mod.run !== 'function') continue;
+  try {
+    for (const r of await mod.run()) row(topic, r.row, r.figure, r.note ?? '');
+  } catch (error) {
+    row(topic, `${file} failed`, String(error?.message ?? error).split('\n')[0].slice(0, 120));
+  }
+}
+
 const table = [
   '| group | measure | value | reference | ratio | target |',
   '|---|---|---|---|---|---|',
   ...rows.map((r) => `| ${r.join(' | ')} |`),
 ].join('\n');
-process.stdout.write(`\n${table}\n\nnode ${process.version}, ${RUNS} runs per figure (median), ${new Date().toISOString().slice(0, 10)}\n`);
+const footer = `node ${process.version}, ${RUNS} runs per figure (median), ${new Date().toISOString().slice(0, 10)}`;
+process.stdout.write(`\n${table}\n\n${footer}\n`);
+// What `node scripts/readme.mjs` puts in the README's figures block (the README quotes this, never hand-copied numbers).
+// Only a run of every section writes it: a partial run (BENCH_SECTIONS) must not replace the whole block.
+if (!process.env.BENCH_SECTIONS) {
+  mkdirSync(`${root}.bench`, { recursive: true });
+  writeFileSync(`${root}.bench/figures.md`, `${table}\n\n${footer}\n`);
+}
 
 // ── grouped and joined lists: what one-call answers cost against a plain list_requests ─────────
 // groupBy and the requests join fetch the clients beside the requests (in parallel) and group in
@@ -381,7 +405,10 @@ async function batchBench() {
     const { ms: sendMs, value } = await timed(() => client.callTool({ name: 'create_request_batch', arguments: { clients: recipients, title: `Bench batch ${i}`, items } }));
     if (value.structuredContent?.sent !== 20) throw new Error(`bench batch sent ${value.structuredContent?.sent}: ${value.content[0].text.slice(0, 300)}`);
     sendCalls = sb.calls.length - mark;
-    perSend.push((sendMs - dryRun) / 20);
+    // The whole confirmed call (its list revalidation included) over its 20 POSTs. Subtracting a separate
+    // dry run's time instead gave negative figures: the send revalidates lists the dry run had to read in full.
+    void dryRun;
+    perSend.push(sendMs / 20);
     // 20 raw POSTs on one kept-alive connection, as the server makes them.
     const { ms: rawMs } = await timed(async () => {
       for (let k = 0; k < 20; k++) {
@@ -392,8 +419,7 @@ async function batchBench() {
     });
     raw.push(rawMs / 20);
   }
-  const overhead = median(perSend) - median(raw);
-  row(`create_request_batch @ ${size.toLocaleString('en')}`, 'per send in a batch of 20 ((batch − its dry run) / 20)', ms(median(perSend)), `${ms(median(raw))} one raw POST`, `${overhead >= 0 ? '+' : '−'}${ms(Math.abs(overhead))} per send`, `${sendCalls} upstream calls for 20 sends`);
+  row(`create_request_batch @ ${size.toLocaleString('en')}`, 'per send in a confirmed batch of 20 (the whole call / 20)', ms(median(perSend)), `${ms(median(raw))} one raw POST`, `${(median(perSend) / median(raw)).toFixed(2)}×`, `${sendCalls} upstream calls for 20 sends`);
   await client.close();
   await sb.close();
 }

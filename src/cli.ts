@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, SETTINGS, settingFlagOptions, settingsFromFlags, type Config } from './config.js';
+import { loadConfig, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, type Config } from './config.js';
 import { createLogger } from './log.js';
-import { redactor } from './mcp/seal.js';
+import { redactor } from './text/redact.js';
+import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
 import { LineStdioTransport } from './transport/stdio.js';
 import type { Sandbox } from './sandbox/service.js';
 import { explain } from './mcp/results.js';
@@ -11,21 +12,22 @@ import { createServer } from './mcp/server.js';
 import { loadTemplates, templatesStatus } from './templates/load.js';
 import { VERSION } from './version.js';
 
+/** `docreq-mcp sandbox` listens here unless --port says otherwise; team mode's default is 8787 (DOCREQ_HTTP_PORT), so both run at once. */
+const SANDBOX_PORT = 8790;
+
 const HELP = `docreq-mcp ${VERSION}: an MCP server for a firm's Document Request Service.
 
 Usage:
   docreq-mcp [options]              serve MCP over stdio (what an assistant host runs)
   docreq-mcp --sandbox [options]    serve MCP against the embedded sandbox API (no account needed)
   docreq-mcp sandbox [--port N] [--clients N] [--requests N]
-                                    run only the sandbox API; prints its base URL and demo keys
+                                    run only the sandbox API (port ${SANDBOX_PORT} unless --port); prints its base URL and demo keys
   docreq-mcp check                  check the configuration by calling the API once
   docreq-mcp --transport http [--port N] [--host H] [--sandbox]
                                     team mode: MCP over Streamable HTTP at /mcp, the key per request
 
 Options (each has an environment twin; the flag wins):
-${Object.values(SETTINGS)
-  .map((s) => `  ${(s.flag ?? '').padEnd(16)} ${s.env.padEnd(20)} ${s.help}${s.default !== undefined ? ` (default ${s.default})` : ''}`)
-  .join('\n')}
+${settingsHelp()}
   --help, --version
 
 The key is read from DOCREQ_API_KEY or DOCREQ_API_KEY_FILE only, never from the command line.
@@ -66,12 +68,15 @@ function count(text: string | undefined, name: string): number | undefined {
   return n;
 }
 
-async function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
+function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
   const logger = createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (config.problems.length) logger.warn('every tool call will answer with what to set; start with --sandbox to try without an account.');
-  const mcp = createServer(config, { logger });
+  // SDK v2's stdio entry decides the era from the opening message (initialize: 2025-11-25; a
+  // per-request envelope or server/discover: 2026-07-28) and pins one server per connection; our own
+  // transport underneath keeps the line cap, the answered junk and the backpressure.
   const transport = new LineStdioTransport();
+  const mcp = serveStdioEntry(() => createServer(config, { logger }), { transport, onerror: (error) => logger.debug(`stdio: ${error.message}`) });
   let closing = false;
   const shutdown = (why: string) => {
     if (closing) return;
@@ -85,8 +90,8 @@ async function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
   process.stdin.on('close', () => shutdown('stdin closed'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  await mcp.connect(transport);
   logger.info(`docreq-mcp ${VERSION} serving on stdio${config.api ? ` for ${new URL(config.api.baseUrl).origin}` : ' (not configured)'}${config.readOnly ? ', read-only' : ''}`);
+  return Promise.resolve();
 }
 
 async function check(config: Config): Promise<number> {
@@ -133,7 +138,7 @@ async function main(): Promise<void> {
   // The sandbox is loaded only when asked for.
   const startSandbox = async (options: Parameters<typeof import('./sandbox/service.js').startSandbox>[0]) => (await import('./sandbox/service.js')).startSandbox(options);
   if (command === 'sandbox') {
-    const sandbox = await startSandbox({ port: count(values.port, 'port'), ...seed });
+    const sandbox = await startSandbox({ port: count(values.port, 'port') ?? SANDBOX_PORT, ...seed });
     const firm = sandbox.demoFirm;
     process.stdout.write(
       `Sandbox Document Request Service on ${sandbox.url}\n` +
@@ -152,7 +157,7 @@ async function main(): Promise<void> {
     return;
   }
   const transport = SETTINGS.transport.schema.safeParse(flags.transport ?? (process.env.DOCREQ_TRANSPORT || 'stdio'));
-  if (!transport.success) fail(`DOCREQ_TRANSPORT (or --transport) must be stdio or http, got "${String(flags.transport ?? process.env.DOCREQ_TRANSPORT)}".`);
+  if (!transport.success) fail(settingProblem('transport', transport.error, String(flags.transport ?? process.env.DOCREQ_TRANSPORT)));
   if (transport.data === 'http') {
     // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.
     await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: values.sandbox ? seed : undefined });
@@ -167,7 +172,22 @@ async function main(): Promise<void> {
   return serveStdio(loadConfig(flags));
 }
 
+/** What went wrong at start, in plain words (never a stack trace): a port in use names the setting that moves it. */
+function startFailure(error: unknown, command: string | undefined, transport: string | undefined): string {
+  const e = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  const where = e.address !== undefined && e.port !== undefined ? `${e.address}:${e.port}` : 'the port';
+  const moveIt = command === 'sandbox' ? 'docreq-mcp sandbox --port N' : transport === 'http' ? '--port N (or DOCREQ_HTTP_PORT)' : '--port N';
+  if (e.code === 'EADDRINUSE') return `${where} is already in use (another docreq-mcp, or another program, listens there): choose another port with ${moveIt}.`;
+  if (e.code === 'EACCES') return `not allowed to listen on ${where}: choose a port above 1023 with ${moveIt}.`;
+  if (e.code === 'EADDRNOTAVAIL') return `${where} is not an address of this machine: check --host (DOCREQ_HTTP_HOST).`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `could not start: ${message.split('\n')[0]}`;
+}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`docreq-mcp: ${(error as Error).stack ?? String(error)}\n`);
+  const args = process.argv.slice(2);
+  const command = args.find((a) => !a.startsWith('-'));
+  const transport = args.includes('http') || process.env.DOCREQ_TRANSPORT?.trim().toLowerCase() === 'http' ? 'http' : undefined;
+  process.stderr.write(`docreq-mcp: ${startFailure(error, command === 'sandbox' ? command : undefined, transport)}\n`);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { plainIssue } from './issues.js';
 
 /** What a tool call needs to reach the service; absent while the configuration is incomplete. */
 export interface ApiSettings {
@@ -27,10 +28,18 @@ export interface Config {
   sendingDisabled: string | undefined;
   /** Each one names the variable to set and how; empty when the configuration is usable. */
   problems: string[];
+  /**
+   * The problems that stop every tool call (contract §2): a setting other than the key, the base URL
+   * (absent `api` says those) and the safety settings (which disable only sending) that cannot be read.
+   */
+  callsDisabled?: string[];
 }
 
 /** The settings that govern safety: when one cannot be read, nothing is sent until it is fixed. */
 const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret']);
+
+/** Settings whose problems leave `api` unset, which already stops every call. */
+const CONNECTION_SETTINGS = new Set(['apiKey', 'apiKeyFile', 'baseUrl']);
 
 /** A value's shape, never the value: a setting may hold a secret pasted into the wrong variable. */
 export function valueShape(text: string): string {
@@ -76,42 +85,42 @@ export const SETTINGS = {
     flag: undefined,
     default: undefined,
     schema: z.string().trim().min(1, 'is empty'),
-    help: "the firm's bearer key; DOCREQ_API_KEY_FILE may name a file holding it instead",
+    help: "the firm's bearer key (stdio; never on the command line)",
   },
   apiKeyFile: {
     env: 'DOCREQ_API_KEY_FILE',
     flag: undefined,
     default: undefined,
     schema: z.string().trim().min(1, 'is empty'),
-    help: 'a file holding the key (used when DOCREQ_API_KEY is unset)',
+    help: 'a file holding the key (used when `DOCREQ_API_KEY` is unset)',
   },
   baseUrl: {
     env: 'DOCREQ_BASE_URL',
     flag: '--base-url',
     default: undefined,
     schema: z.string().trim().min(1, 'is empty'),
-    help: "the service's base URL; https required unless the host is loopback",
+    help: "the service's base URL; `/api/v1/...` is appended (a path prefix is kept). `https://` unless the host is loopback; no user-info, query or fragment",
   },
   readOnly: {
     env: 'DOCREQ_READ_ONLY',
     flag: '--read-only',
     default: 'off',
     schema: booleanText,
-    help: 'create_request is not offered at all',
+    help: 'no tool that sends is offered at all; a value that cannot be read counts as on',
   },
   confirmSend: {
     env: 'DOCREQ_CONFIRM_SEND',
     flag: '--confirm-send',
     default: 'auto',
     schema: z.string().trim().toLowerCase().pipe(z.enum(['auto', 'always', 'never'])),
-    help: 'auto: ask through MCP elicitation when the host supports it; always: refuse unless confirmed; never: do not ask',
+    help: '`auto`: ask through MCP elicitation when the host supports it, otherwise a send needs the preview\'s confirmation token; `always`: only through elicitation (a host without it cannot send); `never`: no confirmation (unattended scripts). A value that cannot be read disables sending',
   },
   timeoutMs: {
     env: 'DOCREQ_TIMEOUT_MS',
     flag: '--timeout-ms',
     default: '30000',
     schema: z.coerce.number().int().min(100).max(600_000),
-    help: 'bound on one API call, connection to last byte (retries included)',
+    help: 'bound on one tool call, end to end (every API call it makes, retries included)',
   },
   maxResponseMb: {
     env: 'DOCREQ_MAX_RESPONSE_MB',
@@ -125,14 +134,14 @@ export const SETTINGS = {
     flag: '--log-level',
     default: 'info',
     schema: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
-    help: 'error, warn, info, debug; logs go to stderr and MCP logging, never stdout',
+    help: '`error`, `warn`, `info`, `debug`; logs go to stderr and MCP logging, never stdout',
   },
   templatesFile: {
     env: 'DOCREQ_TEMPLATES_FILE',
     flag: '--templates',
     default: undefined,
     schema: z.string().trim().min(1, 'is empty'),
-    help: "the firm's own checklist templates, YAML or JSON (added to the built-ins)",
+    help: "the firm's own checklist templates, YAML or JSON, added to the built-ins (a regular file of at most 1 MB)",
   },
   tokenSecret: {
     env: 'DOCREQ_TOKEN_SECRET',
@@ -147,7 +156,7 @@ export const SETTINGS = {
     flag: '--transport',
     default: 'stdio',
     schema: z.string().trim().toLowerCase().pipe(z.enum(['stdio', 'http'])),
-    help: 'stdio (one person, spawned by a host) or http (team mode: Streamable HTTP at /mcp, the key per request)',
+    help: '`stdio` (one person, spawned by a host) or `http` (team mode: Streamable HTTP at `/mcp`, the key per request)',
   },
   httpHost: {
     env: 'DOCREQ_HTTP_HOST',
@@ -168,21 +177,21 @@ export const SETTINGS = {
     flag: '--allowed-hosts',
     default: 'localhost,127.0.0.1,[::1]',
     schema: hostList,
-    help: 'team mode: Host header values accepted, comma-separated (DNS-rebinding protection); others get 403',
+    help: 'team mode: `Host` header values accepted, comma-separated (DNS-rebinding protection); others get `403`, and so does a request with more than one `Host` header',
   },
   allowedOrigins: {
     env: 'DOCREQ_ALLOWED_ORIGINS',
     flag: '--allowed-origins',
     default: undefined,
     schema: originList,
-    help: 'team mode: browser origins allowed, comma-separated (none by default); a request with another Origin gets 403',
+    help: 'team mode: browser origins allowed, comma-separated (none by default); a request with another `Origin` gets `403`',
   },
   rateLimit: {
     env: 'DOCREQ_RATE_LIMIT',
     flag: '--rate-limit',
     default: '120',
     schema: z.coerce.number().int().min(1).max(1_000_000_000),
-    help: 'team mode: tool calls per minute per key; beyond it 429 with Retry-After',
+    help: 'team mode: tool calls per minute per key; beyond it `429` with `Retry-After`',
   },
   // Firm sign-in (contract §8); read by src/auth/settings.ts.
   auth: {
@@ -306,8 +315,19 @@ function readKeyFile(path: string): { key?: string; problem?: string } {
   }
 }
 
-function issueText(error: z.ZodError): string {
-  return error.issues.map((i) => i.message).join('; ');
+function issueText(error: z.ZodError, schema: z.ZodType): string {
+  const inner = schema instanceof z.ZodPipe ? (schema.out as z.ZodType) : schema;
+  return error.issues.map((i) => plainIssue(i, inner)).join('; ');
+}
+
+/**
+ * What is wrong with a setting's value, in every mode (stdio and team mode alike): the variable
+ * (and flag), what it must be, and the value's shape, never the value (it may be a secret).
+ */
+export function settingProblem(name: SettingName, error: z.ZodError, text: string): string {
+  const setting = SETTINGS[name];
+  const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
+  return `${where} ${issueText(error, setting.schema)}: got ${valueShape(text)}.`;
 }
 
 /**
@@ -317,6 +337,7 @@ function issueText(error: z.ZodError): string {
 export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const unreadableSafety: string[] = [];
+  const unreadableOther: string[] = [];
   const raw = (name: SettingName): string | undefined => {
     const setting = SETTINGS[name];
     const fromFlag = flags[name];
@@ -330,10 +351,10 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     if (text === undefined) return fallback;
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as z.output<(typeof SETTINGS)[N]['schema']>;
-    const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
-    const problem = `${where} ${issueText(parsed.error)}: got ${valueShape(text)}.`;
+    const problem = settingProblem(name, parsed.error, text);
     problems.push(problem);
     if (SAFETY_SETTINGS.has(name)) unreadableSafety.push(problem);
+    else if (!CONNECTION_SETTINGS.has(name)) unreadableOther.push(problem);
     return fallback;
   }
 
@@ -381,5 +402,28 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     tokenSecret,
     sendingDisabled: unreadableSafety.length ? unreadableSafety.join(' ') : undefined,
     problems,
+    callsDisabled: unreadableOther,
   };
+}
+
+/** A setting's help as plain text (for `--help`, manifest.json and server.json): the table's words without Markdown. */
+export function plainHelp(help: string): string {
+  return help.replace(/`/g, '');
+}
+
+/** The options part of `--help`, one line per setting, generated from SETTINGS. */
+export function settingsHelp(): string {
+  return Object.values(SETTINGS)
+    .map((s) => `  ${(s.flag ?? '').padEnd(16)} ${s.env.padEnd(22)} ${plainHelp(s.help)}${s.default !== undefined ? ` (default ${s.default})` : ''}`)
+    .join('\n');
+}
+
+/** The README's settings table (between its settings-table markers), generated from SETTINGS by scripts/readme.mjs. */
+export function settingsTable(): string {
+  const code = (text: string | undefined) => (text === undefined ? '—' : `\`${text}\``);
+  return [
+    '| env | flag | default | meaning |',
+    '|---|---|---|---|',
+    ...Object.values(SETTINGS).map((s) => `| ${code(s.env)} | ${code(s.flag)} | ${code(s.default)} | ${s.help} |`),
+  ].join('\n');
 }

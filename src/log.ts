@@ -1,4 +1,5 @@
 import type { LogLevel } from './config.js';
+import { redactor } from './text/redact.js';
 
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
@@ -15,12 +16,11 @@ export interface Logger {
 
 /**
  * Logs go to stderr (never stdout, which belongs to the protocol) and to any added sink. Every
- * secret given is replaced by "[redacted]" before a line leaves, whoever wrote it.
+ * secret given is replaced by "[redacted]" (src/text/redact.ts) before a line leaves, whoever wrote it.
  */
 export function createLogger(level: LogLevel, secrets: readonly string[] = [], stderr: (line: string) => void = (l) => process.stderr.write(l)): Logger {
   const sinks = new Set<LogSink>();
-  const hidden = secrets.filter((s) => s.length >= 4);
-  const redact = (text: string) => hidden.reduce((t, s) => t.split(s).join('[redacted]'), text);
+  const redact = redactor(secrets);
   const emit = (at: LogLevel, message: string) => {
     if (RANK[at] > RANK[level]) return;
     const clean = redact(message);

@@ -2,7 +2,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { clientResolver, resolveClient } from '../src/tools/resolve-client.js';
-import { AROUND_TODAY, captured, previewThenSend, sandbox, serversOn } from './helpers.js';
+import { AROUND_TODAY, captured, ERA, previewThenSend, sandbox, serversOn } from './helpers.js';
 
 /**
  * create_request_batch (contract §3.5) against the sandbox over real HTTP, through the SDK client:
@@ -173,7 +173,8 @@ describe('create_request_batch: recipients that cannot be sent', () => {
 });
 
 describe('create_request_batch: cancel, key rejected, progress, logs', () => {
-  it('cancel mid-batch: no POST after the cancel; what was sent is recorded, and the batch sent again sends only the rest', async () => {
+  // 2025 only: cancellation by notifications/cancelled, and progress, as the 2025 client sees them.
+  it.skipIf(ERA === '2026-07-28')('cancel mid-batch: no POST after the cancel; what was sent is recorded, and the batch sent again sends only the rest', async () => {
     const mcp = await server();
     const clients = take(10);
     const args = { clients: clients.map((c) => c.id), ...request() };
@@ -238,7 +239,7 @@ describe('create_request_batch: cancel, key rejected, progress, logs', () => {
     expect(posts()).toHaveLength(3);
   });
 
-  it('sends progress notifications with a total, and a log line per send', async () => {
+  it.skipIf(ERA === '2026-07-28')('sends progress notifications with a total, and a log line per send', async () => {
     const mcp = await server();
     const args = { clients: [...take(4).map((c) => c.id), 'Sam Taylor'], ...request() };
     const token = out(await mcp.call('create_request_batch', args)).confirmation.token!;

@@ -188,7 +188,7 @@ describe('prototype keys', () => {
     expect((listed.structuredContent as { matched: number }).matched).toBe(sb.demoFirm.clients.length);
     const refused = await mcp.client.callTool({ name: 'create_request', arguments: smuggle({ client: sb.demoFirm.clients[0]!.id, title: 'T', items: [{ name: 'a' }] }) });
     expect(refused.isError).toBe(true);
-    expect(JSON.stringify(refused.content)).toContain('client: Invalid input');
+    expect(JSON.stringify(refused.content)).toContain('client: must be text');
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
     expect(({} as Record<string, unknown>).search).toBeUndefined();
   });

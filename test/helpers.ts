@@ -9,6 +9,18 @@ import { createLogger } from '../src/log.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/service.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { createServer, type ServerOptions } from '../src/mcp/server.js';
+import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { ApiState } from '../src/api/client.js';
+import { SendLedger } from '../src/send/ledger.js';
+import { Confirmations } from '../src/send/token.js';
+
+/**
+ * The protocol revision the suite's client speaks: 2025-11-25 (the SDK v1 Client, initialize, linked
+ * in memory) or 2026-07-28 (the SDK v2 Client pinned to the modern era, no initialize, each request
+ * served by the SDK v2 HTTP entry in process). vitest.config.ts runs the behaviour files once per era.
+ */
+export const ERA: '2025-11-25' | '2026-07-28' = process.env.DOCREQ_TEST_ERA === '2026-07-28' ? '2026-07-28' : '2025-11-25';
 
 /** Everything any test captured (logs, results, errors): scanned for the key at the end. */
 export const captured: string[] = [];
@@ -53,6 +65,8 @@ export interface Connected {
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
   logs: string[];
   close(): Promise<void>;
+  /** 2026 only: posts a raw body (with the headers the client sent last) to the server; the JSON-RPC answer. */
+  post?(body: string): Promise<unknown>;
 }
 
 export interface ConnectOptions {
@@ -65,6 +79,77 @@ export interface ConnectOptions {
   extraTools?: ServerOptions['extraTools'];
   /** Answer elicitation requests with this (absent: the client does not support elicitation). */
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
+  /** The client's protocol revision (default: the suite's ERA). */
+  era?: '2025-11-25' | '2026-07-28';
+  /** 2026 only: sees (and may replace) each HTTP request body the client sends, as a man in the middle would. */
+  tap?: (body: string) => string | undefined;
+}
+
+/**
+ * A 2026-07-28 client: the SDK v2 Client pinned to the modern era, over Streamable HTTP whose fetch is
+ * the SDK v2 HTTP entry serving the real server (a fresh one per request, as in team mode: the
+ * once-only state and the API client's caches are shared between requests, as team mode shares them).
+ */
+async function connectModern(config: ReturnType<typeof loadConfig>, serverOptions: ServerOptions, options: ConnectOptions, logs: string[]): Promise<Connected> {
+  const sending = { ledger: new SendLedger(), confirmations: new Confirmations(config.tokenSecret) };
+  const state = new ApiState();
+  const built: ReturnType<typeof createServer>[] = [];
+  const handler = createMcpHandler(() => {
+    const server = createServer(config, { ...serverOptions, api: { ...serverOptions.api, state }, sending, stateless: true });
+    built.push(server);
+    return server;
+  });
+  const client = new ModernClient(
+    { name: 'test', version: '1.0.0' },
+    { capabilities: options.elicit ? { elicitation: {} } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  if (options.elicit) {
+    const answer = options.elicit;
+    client.setRequestHandler('elicitation/create', async (request) => (await answer(request.params.message)) as never);
+  }
+  client.setNotificationHandler('notifications/message', (n) => {
+    captured.push(JSON.stringify(n.params));
+  });
+  let lastHeaders: RequestInit['headers'];
+  const transport = new StreamableHTTPClientTransport(new URL('http://docreq.test/mcp'), {
+    fetch: (url, init) => {
+      let body = init?.body;
+      if (typeof body === 'string' && init?.method === 'POST') {
+        lastHeaders = init.headers;
+        body = options.tap?.(body) ?? body;
+      }
+      return handler.fetch(new Request(url, { ...init, body }));
+    },
+  });
+  await client.connect(transport);
+  await client.listTools();
+  return {
+    client: client as unknown as Client,
+    logs,
+    async post(body) {
+      // The standard headers must agree with the body (the SDK checks them): set them from it.
+      const headers = new Headers(lastHeaders);
+      const message = JSON.parse(body) as { method: string; params?: { name?: string } };
+      headers.set('mcp-method', message.method);
+      if (message.params?.name) headers.set('mcp-name', message.params.name);
+      const response = await handler.fetch(new Request('http://docreq.test/mcp', { method: 'POST', headers, body }));
+      const text = await response.text();
+      captured.push(text);
+      const data = text.startsWith('event:') || text.includes('\ndata: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+      return JSON.parse(data) as unknown;
+    },
+    async call(name, args = {}) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+      captured.push(text, JSON.stringify(result.structuredContent ?? null));
+      return { ...result, text };
+    },
+    async close() {
+      await client.close();
+      await handler.close();
+      for (const server of built) await server.close().catch(() => undefined);
+    },
+  };
 }
 
 /** A real SDK Client linked in memory to the real server, which talks HTTP to the sandbox. */
@@ -80,7 +165,9 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     logs.push(line);
     captured.push(line);
   });
-  const server = createServer(config, { logger, api: { ...FAST_API, ...options.api }, clock: options.today ? () => options.today! : undefined, extraTools: options.extraTools });
+  const serverOptions: ServerOptions = { logger, api: { ...FAST_API, ...options.api }, clock: options.today ? () => options.today! : undefined, extraTools: options.extraTools };
+  if ((options.era ?? ERA) === '2026-07-28') return connectModern(config, serverOptions, options, logs);
+  const server = createServer(config, serverOptions);
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   if (options.elicit) {
     const answer = options.elicit;

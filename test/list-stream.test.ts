@@ -196,6 +196,114 @@ describe('streaming list parser', () => {
       expect(streamed(meta, [0.3, 0.6])).toEqual([{ a: 1 }]);
     });
 
+    describe('what is not read is skipped, whatever its depth; the limit guards only the read fields', () => {
+      const fields = ['id', 'displayName'];
+      const feedFields = (body: Buffer, size: number, maxDepth?: number) => {
+        const parser = new ListStreamParser('client', (v) => v, { fields, ...(maxDepth !== undefined ? { maxDepth } : {}) });
+        let result: unknown;
+        try {
+          for (let at = 0; at < body.length; at += size) parser.write(body.subarray(at, at + size));
+          result = parser.end();
+        } catch (error) {
+          result = error;
+        }
+        return { parser, result };
+      };
+      const LEVELS = 200_000;
+      const deepArrays = `${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`;
+      const deepObjects = `${'{"a":'.repeat(LEVELS)}1${'}'.repeat(LEVELS)}`;
+      const client = (i: number, extra?: string) => `{"id":"c${i}","displayName":"Client ${i}"${extra ? `,"extra":${extra},"after":"x"` : ''}}`;
+      const body = (extra: string) => Buffer.from(`{"data":[${client(1)},${client(2, extra)},${client(3)}],"total":3}`);
+
+      it('keeps every record when an unknown field nests 200,000 levels deep, on every path, in linear work', () => {
+        for (const deep of [deepArrays, deepObjects]) {
+          const bytes = body(deep);
+          for (const size of [7, 4096, 64 * 1024, 1 << 20]) {
+            const { parser, result } = feedFields(bytes, size);
+            expect(result).not.toBeInstanceOf(Error);
+            const records = result as Record<string, unknown>[];
+            expect(records.map((r) => r.id)).toEqual(['c1', 'c2', 'c3']);
+            expect(records[1]!.after).toBe('x');
+            // Cut where it grows too deep: MAX_ELEMENT_DEPTH levels kept, the record counted, then null.
+            let v: unknown = records[1]!.extra;
+            let levels = 1; // the record
+            while (v !== null && typeof v === 'object') {
+              v = Array.isArray(v) ? v[0] : (v as Record<string, unknown>).a;
+              levels++;
+            }
+            expect(v).toBeNull();
+            expect(levels).toBe(MAX_ELEMENT_DEPTH);
+            expect(parser.examined).toBeLessThanOrEqual(5 * bytes.length);
+          }
+        }
+      });
+
+      it('still refuses a read field nested too deep, and keeps shallow extras as they are', () => {
+        const deepName = Buffer.from(`{"data":[{"id":"c1","displayName":${deepArrays}}]}`);
+        for (const size of [7, 1 << 20]) expect(feedFields(deepName, size).result).toBeInstanceOf(BadResponseError);
+        const escapedKey = Buffer.from(`{"data":[{"id":"c1","display\\u004eame":${'['.repeat(100)}${']'.repeat(100)}}]}`);
+        for (const size of [3, 1 << 20]) expect(feedFields(escapedKey, size).result).toBeInstanceOf(BadResponseError);
+        const shallow = Buffer.from(`{"data":[{"id":"c1","tier":"gold","tags":["a","b"],"n":3}]}`);
+        expect(feedFields(shallow, 5).result).toEqual([{ id: 'c1', tier: 'gold', tags: ['a', 'b'], n: 3 }]);
+      });
+
+      it('agrees with JSON.parse (what is too deep outside the read fields cut to null) however the body is chunked', () => {
+        const keys = fc.constantFrom('id', 'displayName', 'extra', 'x', 'data');
+        const element = fc.oneof(
+          { weight: 4, arbitrary: fc.dictionary(keys, values, { maxKeys: 4 }) },
+          { weight: 1, arbitrary: values },
+        );
+        const maxDepth = 2;
+        const cut = (v: unknown, left: number): unknown =>
+          v === null || typeof v !== 'object'
+            ? v
+            : left <= 0
+              ? null
+              : Array.isArray(v)
+                ? v.map((x) => cut(x, left - 1))
+                : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x, left - 1)]));
+        const depthOf = (v: unknown): number =>
+          v === null || typeof v !== 'object' ? 0 : 1 + Math.max(0, ...(Array.isArray(v) ? v : Object.values(v)).map(depthOf));
+        const expected = (data: unknown[]): unknown => {
+          const out: unknown[] = [];
+          for (const e of data) {
+            if (e === null || typeof e !== 'object' || Array.isArray(e)) {
+              out.push(cut(e, maxDepth));
+              continue;
+            }
+            const rec: Record<string, unknown> = {};
+            for (const [k, v] of Object.entries(e)) {
+              if (fields.includes(k) && depthOf(v) > maxDepth - 1) return 'error';
+              rec[k] = fields.includes(k) ? v : cut(v, maxDepth - 1);
+            }
+            out.push(rec);
+          }
+          return out;
+        };
+        fc.assert(
+          fc.property(fc.array(element, { maxLength: 12 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 4 }), (data, cuts) => {
+            const bytes = Buffer.from(JSON.stringify({ data }));
+            const parser = new ListStreamParser('client', (v) => v, { fields, maxDepth });
+            let got: unknown;
+            try {
+              let from = 0;
+              for (const c of [...cuts.map((x) => Math.floor(x * bytes.length)).sort((a, b) => a - b), bytes.length]) {
+                parser.write(bytes.subarray(from, c));
+                from = c;
+              }
+              got = parser.end();
+            } catch (error) {
+              if (!(error instanceof BadResponseError)) throw error;
+              got = 'error';
+            }
+            // What the wire carries (JSON has no -0), as JSON.parse reads it.
+            expect(got).toEqual(expected((JSON.parse(bytes.toString()) as { data: unknown[] }).data));
+          }),
+          { numRuns: RUNS },
+        );
+      });
+    });
+
     it('takes the limit as an option', () => {
       const parser = new ListStreamParser('request', (v) => v, { maxDepth: 2 });
       parser.write(Buffer.from('{"data":[{"a":{"b":1}}]}'));

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { AROUND_TODAY, ALL_KEYS, captured, previewThenSend, sandbox, structured, serversOn } from './helpers.js';
+import { AROUND_TODAY, ALL_KEYS, captured, ERA, previewThenSend, sandbox, structured, serversOn } from './helpers.js';
 
 /**
  * The promises of contract §1 under the conditions that broke them: parallel calls, a host that
@@ -71,7 +71,8 @@ describe('once: a confirmed request is e-mailed at most once', () => {
     expect(posts()).toBe(1);
   });
 
-  it('a host that cancels and retries while the POST runs: 1 POST, and the outcome is recorded', async () => {
+  // 2025 only: cancellation by notifications/cancelled (a 2026 HTTP client closes the stream instead).
+  it.skipIf(ERA === '2026-07-28')('a host that cancels and retries while the POST runs: 1 POST, and the outcome is recorded', async () => {
     const mcp = await server();
     const a = args();
     const token = out(await mcp.call('create_request', a)).confirmation.token!;
@@ -226,7 +227,8 @@ describe('as previewed: a send needs the preview first', () => {
     expect(posts()).toBe(0);
   });
 
-  it('with elicitation, an identical call while the person is being asked is refused', async () => {
+  // 2025 only: a 2026 question is asked between two requests, with nothing held on the server meanwhile.
+  it.skipIf(ERA === '2026-07-28')('with elicitation, an identical call while the person is being asked is refused', async () => {
     let release!: () => void;
     const asked = new Promise<void>((r) => (release = r));
     const mcp = await server({

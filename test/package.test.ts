@@ -115,11 +115,12 @@ describe('README snippets', () => {
 });
 
 describe('registry and bundle metadata', () => {
-  // The rules of the registry's published server.json schema (2025-09-29) for the fields we use.
+  // The rules of the registry's published server.json schema (2025-12-11) for the fields we use.
   const argument = z.object({ name: z.string(), description: z.string(), isRequired: z.boolean().optional(), isSecret: z.boolean().optional(), format: z.enum(['string', 'number', 'boolean', 'filepath']).optional(), default: z.string().optional(), choices: z.array(z.string()).optional() }).strict();
   const serverJson = z.object({
-    $schema: z.string().url(),
+    $schema: z.literal('https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json'),
     name: z.string().min(3).max(200).regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
+    title: z.string().min(1).max(100).optional(),
     description: z.string().min(1).max(100),
     version: z.string().max(255).refine((v) => !/^[~^><=]|\.x$|\*/.test(v), 'a range'),
     packages: z.array(

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { oneLine } from '../src/tools/render.js';
+import { oneLine } from '../src/text/render.js';
 import { connect, sandbox, structured } from './helpers.js';
 
 describe('results at any size', () => {
@@ -22,7 +22,7 @@ describe('results at any size', () => {
 
 describe('API text is data', () => {
   it('removes line breaks, control and bidi characters, and caps length', () => {
-    expect(oneLine('a\nb\r\nc\u2028d\u001b[31me\u202Ef')).toBe('a b c d [31me f');
+    expect(oneLine('a\nb\r\nc\u2028d\u001b[31me\u202Ef\u{E0041}g')).toBe('a b c d [31mefg');
     expect(oneLine('x'.repeat(500), 50)).toHaveLength(50);
   });
 

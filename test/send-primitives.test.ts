@@ -1,4 +1,4 @@
-import { redactor, sealer } from '../src/mcp/seal.js';
+import { redactor, sealer } from '../src/text/redact.js';
 import { describe, expect, it } from 'vitest';
 import { SendLedger, LEDGER_TTL_MS } from '../src/send/ledger.js';
 import { canonicalJson, Confirmations, TOKEN_TTL_MS } from '../src/send/token.js';
@@ -134,16 +134,25 @@ describe('rendering service text', () => {
 
 describe('the one redaction', () => {
   const key = 'drk_live_0123456789abcdefABCDEF';
-  it('masks the key whole, and the part of it left before a cap cut it off', () => {
-    const redact = redactor([key]);
+  it('masks the key however it is spelt: as is, any case, JSON-escaped, URL-encoded, split by invisible characters, full-width', () => {
+    const redact = redactor([key, 'a/b c"d+e']);
     expect(redact(`got ${key} twice: ${key}`)).toBe('got [redacted] twice: [redacted]');
-    expect(redact(`The service said: "got Bearer ${key.slice(0, 17)}…"`)).toBe('The service said: "got Bearer [redacted]…"');
-    expect(redact(`short ${key.slice(0, 5)}…`)).toBe(`short ${key.slice(0, 5)}…`);
+    expect(redact(`upper ${key.toUpperCase()}`)).toBe('upper [redacted]');
+    expect(redact(`url a%2Fb%20c%22d%2Be and a%2fb%20c%22d%2be`)).toBe('url [redacted] and [redacted]');
+    expect(redact(JSON.stringify({ k: 'a/b c"d+e' }))).toBe('{"k":"[redacted]"}');
+    const split = [...key].join('\u200b');
+    expect(redact(`zw ${split}`)).toBe('zw [redacted]');
+    const tagged = [...key].join('\u{E0041}');
+    expect(redact(`tags ${tagged}`)).toBe('tags [redacted]');
+    const wide = [...key].map((c) => (/[a-z0-9_]/i.test(c) ? String.fromCodePoint(c.codePointAt(0)! + 0xfee0) : c)).join('');
+    expect(redact(`wide ${wide}`)).toBe('wide [redacted]');
+    // No special case for what a cap left: redaction runs before every cut, so there is no fragment to guess at.
+    expect(redact(`short ${key.slice(0, 20)}…`)).toBe(`short ${key.slice(0, 20)}…`);
   });
 
   it('seals every string of a result, text and structuredContent alike', () => {
     const seal = sealer([key]);
-    const out = seal({ content: [{ type: 'text', text: `${key.slice(0, 12)}…` }], structuredContent: { a: [{ b: key }] } });
+    const out = seal({ content: [{ type: 'text', text: `x ${key} y` }], structuredContent: { a: [{ b: key }], [key]: 1 } });
     expect(JSON.stringify(out)).not.toContain(key.slice(0, 12));
   });
 });

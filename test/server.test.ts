@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define.js';
-import { ALL_KEYS, connect, sandboxAndClient, structured } from './helpers.js';
+import { ALL_KEYS, connect, ERA, sandboxAndClient, structured } from './helpers.js';
 
 const { sb, firm, mcp, upstream } = await sandboxAndClient();
 
@@ -31,7 +31,8 @@ describe('modes and configuration', () => {
 });
 
 describe('progress', () => {
-  it('reports progress when the caller asks for it', async () => {
+  // 2025 only (so far): progress over the 2026 per-request exchange is not checked here yet.
+  it.skipIf(ERA === '2026-07-28')('reports progress when the caller asks for it', async () => {
     const seen: { progress: number; total?: number; message?: string }[] = [];
     await mcp.client.callTool({ name: 'list_requests', arguments: {} }, undefined, { onprogress: (p) => seen.push(p) });
     expect(seen.map((p) => p.progress)).toEqual([0, 1]);
@@ -85,7 +86,8 @@ describe('confirmation before a send', () => {
     expect(asked).toBe(0);
   });
 
-  it('sends nothing and says so when the host fails to ask the person', async () => {
+  // 2025 only: a pushed elicitation that fails; a 2026 client answers the question in its retry.
+  it.skipIf(ERA === '2026-07-28')('sends nothing and says so when the host fails to ask the person', async () => {
     const host = await connect(sb, {
       elicit: () => {
         throw new Error('the dialog crashed');

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LineStdioTransport } from '../src/transport/stdio.js';
 
 /** A real SDK server on our transport, fed through in-memory streams. */
-async function serve(options: { maxLineBytes?: number; stdout?: Writable } = {}) {
+async function serve(options: { maxLineBytes?: number; stdout?: Writable; maxPendingOutput?: number } = {}) {
   const stdin = new PassThrough();
   const out: string[] = [];
   const stdout =
@@ -18,7 +18,7 @@ async function serve(options: { maxLineBytes?: number; stdout?: Writable } = {})
     });
   const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
-  const transport = new LineStdioTransport({ stdin, stdout, maxLineBytes: options.maxLineBytes });
+  const transport = new LineStdioTransport({ stdin, stdout, maxLineBytes: options.maxLineBytes, maxPendingOutput: options.maxPendingOutput });
   await server.connect(transport);
   const send = (line: string) => stdin.write(`${line}\n`);
   const answers = async (n: number) => {
@@ -75,7 +75,8 @@ describe('the stdio transport', () => {
     // A stdout that never finishes a write until released: the host is not reading.
     const held: (() => void)[] = [];
     const stdout = new Writable({ highWaterMark: 1024, write: (_c, _e, done) => void held.push(() => done()) });
-    const s = await serve({ stdout });
+    // Pending output is bounded at 1 MB by default; a small bound shows the same mechanism with small answers.
+    const s = await serve({ stdout, maxPendingOutput: 1024 });
     s.send(init);
     for (let batch = 0; batch < 20; batch++) {
       for (let i = 0; i < 20; i++) s.send(list(100 + batch * 20 + i));

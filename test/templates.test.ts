@@ -10,7 +10,7 @@ import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
 import { expandTemplate } from '../src/templates/expand.js';
 import { loadTemplates, parseTemplatesFile } from '../src/templates/load.js';
 import { ITEM_TYPES } from '../src/tools/checklist.js';
-import { fold } from '../src/tools/render.js';
+import { fold } from '../src/text/render.js';
 import { addDays, captured, connect, sandbox, structured, TODAY, type Connected } from './helpers.js';
 
 const sb = await sandbox();
@@ -264,10 +264,11 @@ describe('resources', () => {
     expect(template.items).toEqual(BUILTIN_TEMPLATES.find((t) => t.name === 'mortgage-application')!.items);
   });
 
-  it('an unknown template is "resource not found" (-32002)', async () => {
+  it('an unknown template is "resource not found" (-32602 with data.uri, as SDK v2 answers it in both eras)', async () => {
     const error = await withSample.client.readResource({ uri: 'docreq://templates/nope' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(-32002);
+    expect((error as McpError).code).toBe(-32602);
+    expect((error as McpError).message).toContain('Resource not found');
   });
 });
 

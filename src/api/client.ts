@@ -5,6 +5,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { USER_AGENT } from '../version.js';
 import { silentLogger, type Logger } from '../log.js';
+import { redactor, type Redact } from '../text/redact.js';
 import { oneLine } from '../text/render.js';
 import {
   ApiError,
@@ -22,7 +23,7 @@ import {
   isErrorBody,
 } from './errors.js';
 import { ListStreamParser } from './list-stream.js';
-import { createdRecord, toClient, toRequest, type Client, type CreatePayload, type RequestRecord } from './records.js';
+import { CLIENT_FIELDS, REQUEST_FIELDS, createdRecord, toClient, toRequest, type Client, type CreatePayload, type RequestRecord } from './records.js';
 
 /** Proxy settings as the environment gives them (HTTPS_PROXY, HTTP_PROXY, NO_PROXY and lower case). */
 export type ProxyEnv = Record<string, string | undefined>;
@@ -193,6 +194,12 @@ function header(headers: RawAnswer['headers'], name: string): string | undefined
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** The first sentence of a message: up to a full stop that ends a sentence (not the dots of a URL, a host or a number). */
+export function firstSentence(message: string): string {
+  const end = /\.(?=\s|$)/.exec(message);
+  return end ? message.slice(0, end.index) : message;
+}
+
 function errorCode(error: unknown): string {
   let e: unknown = error;
   for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
@@ -224,10 +231,23 @@ export function proxySettings(env: ProxyEnv = process.env): { httpProxy: string;
  * undici's EnvHttpProxyAgent, which is what actually routes the calls.
  */
 export function describeProxy(baseUrl: string, env: ProxyEnv = process.env): string {
+  const route = proxyRoute(baseUrl, env);
+  if (route.kind === 'direct') return route.why;
+  if (route.kind === 'invalid') return `a proxy setting that is not a URL (check ${route.variable})`;
+  return `through the proxy ${route.origin} (from ${route.variable})`;
+}
+
+export type ProxyRoute =
+  | { kind: 'direct'; why: string }
+  | { kind: 'proxy'; origin: string; variable: string }
+  | { kind: 'invalid'; variable: string };
+
+/** How a call to `baseUrl` is routed: direct, through a proxy (its origin and variable, never its credentials), or a proxy setting that is not a URL. */
+export function proxyRoute(baseUrl: string, env: ProxyEnv = process.env): ProxyRoute {
   const url = new URL(baseUrl);
   const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
   const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;
-  if (!proxy) return 'direct (no HTTPS_PROXY or HTTP_PROXY set)';
+  if (!proxy) return { kind: 'direct', why: 'direct (no HTTPS_PROXY or HTTP_PROXY set)' };
   const host = url.hostname.toLowerCase();
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
   const entries = noProxy.split(/[,\s]/).filter(Boolean);
@@ -239,16 +259,17 @@ export function describeProxy(baseUrl: string, env: ProxyEnv = process.env): str
       if (m && Number(m[2]) !== port) return false;
       return host === name || host.endsWith(`.${name}`);
     });
-  if (covered) return `direct (NO_PROXY covers ${host})`;
-  let origin: string;
-  try {
-    origin = new URL(proxy).origin;
-  } catch {
-    return 'a proxy setting that is not a URL (check HTTPS_PROXY / HTTP_PROXY)';
-  }
+  if (covered) return { kind: 'direct', why: `direct (NO_PROXY covers ${host})` };
   const variable = url.protocol === 'https:' && (env.https_proxy ?? env.HTTPS_PROXY) ? (env.https_proxy !== undefined ? 'https_proxy' : 'HTTPS_PROXY') : env.http_proxy !== undefined ? 'http_proxy' : 'HTTP_PROXY';
-  return `through the proxy ${origin} (from ${variable})`;
+  try {
+    return { kind: 'proxy', origin: new URL(proxy).origin, variable };
+  } catch {
+    return { kind: 'invalid', variable };
+  }
 }
+
+/** Failures of the connection itself (not of an answer): where the fix is the address that was dialled. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Decoders for a Content-Encoding, outermost last; undefined when an encoding is not one we read. */
 function decoders(encoding: string | undefined): Transform[] | undefined {
@@ -280,6 +301,8 @@ export class DocReqApi {
   private readonly minPostBudgetMs: number;
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly logger: Logger;
+  /** The key redacted from everything the service sends, as it is read: before any field or message is capped. */
+  private readonly redact: Redact;
   readonly state: ApiState;
 
   constructor(options: ApiClientOptions) {
@@ -294,6 +317,7 @@ export class DocReqApi {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
     };
     this.logger = logger ?? silentLogger;
+    this.redact = redactor([options.apiKey]);
     this.state = state ?? new ApiState();
     this.proxyEnv = proxyEnv;
     this.ca = ca;
@@ -311,6 +335,10 @@ export class DocReqApi {
       const common = { keepAliveTimeout: 4_000, connections: 16, connect: tls };
       const proxies = proxySettings(this.proxyEnv ?? process.env);
       if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
+      const route = proxyRoute(this.options.baseUrl, this.proxyEnv ?? process.env);
+      if (route.kind === 'invalid') {
+        throw new UnreachableError(`${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`, { code: 'ERR_INVALID_URL' });
+      }
       return new EnvHttpProxyAgent({ ...common, ...proxies, requestTls: tls });
     }));
   }
@@ -328,7 +356,9 @@ export class DocReqApi {
   async close(): Promise<void> {
     const pool = this.dispatcher;
     this.dispatcher = undefined;
-    if (pool) await (await pool).destroy();
+    // A pool that could not be made (a proxy setting that is not a URL) has nothing to close.
+    const made = pool && (await pool.catch(() => undefined));
+    if (made) await made.destroy();
   }
 
   /** Forgets cached data (as after a send). */
@@ -344,13 +374,13 @@ export class DocReqApi {
       return { records: cached.records, revalidated: false };
     }
     const generation = state.generation;
-    const result = await this.sharedList(CLIENTS, 'clients', toClient, options);
+    const result = await this.sharedList(CLIENTS, 'clients', (raw) => toClient(raw, this.redact), options);
     if (generation === state.generation) state.clients = { at: Date.now(), generation, records: result.records };
     return result;
   }
 
   async fetchRequests(options: CallOptions = {}): Promise<ListResult<RequestRecord>> {
-    return this.sharedList(REQUESTS, 'requests', toRequest, options);
+    return this.sharedList(REQUESTS, 'requests', (raw) => toRequest(raw, this.redact), options);
   }
 
   async listClients(options: CallOptions & { reuse?: boolean } = {}): Promise<Client[]> {
@@ -413,11 +443,11 @@ export class DocReqApi {
       return { record: null, status, warnings: [`The service answered ${status} (sent) with a body that is not JSON.`] };
     }
     if (isErrorBody(parsed)) {
-      const said = errorFromStatus(status, parsed, true, undefined, undefined).message.replace(/^[^.]*\.\s*/, '');
+      const said = errorFromStatus(status, parsed, true, undefined, undefined, this.redact).message.replace(/^[^.]*\.\s*/, '');
       throw new BadResponseError(`The service answered ${status} (success) with an error body.${said ? ` ${said}` : ''} The request may have been sent.`, { status, outcomeUnknown: true });
     }
     const raw = createdRecord(parsed);
-    const record = raw ? toRequest(raw) : null;
+    const record = raw ? toRequest(raw, this.redact) : null;
     return { record, status, warnings: record ? [] : ['The service answered without a record of the created request.'] };
   }
 
@@ -539,7 +569,7 @@ export class DocReqApi {
         const dropSuperseded = (status: number) => {
           if (status >= 200 && status <= 299 && state.copies.get(key)?.etag === etag) state.copies.delete(key);
         };
-        const answer = await this.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser: () => new ListStreamParser(what, toRecord), onStatus: dropSuperseded });
+        const answer = await this.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser: () => new ListStreamParser(what, toRecord, { fields: what === 'clients' ? CLIENT_FIELDS : REQUEST_FIELDS }), onStatus: dropSuperseded });
         this.logger.debug(`GET ${path} → ${answer.status} in ${Date.now() - started} ms (attempt ${attempt + 1})`);
         const copy = asked && answer.status === 304 ? state.copies.get(key) : undefined;
         if (copy && copy.etag === etag) return { records: copy.records as T[], revalidated: true };
@@ -573,7 +603,7 @@ export class DocReqApi {
       delay ??= Math.random() * retryBaseDelayMs * 2 ** attempt + retryBaseDelayMs / 4;
       if (Date.now() + delay >= deadline) throw failure;
       onRetry();
-      this.logger.info(`GET ${path}: ${failure.message.split('.')[0]}; retry ${attempt + 1} of ${maxRetries} in ${Math.round(delay)} ms`);
+      this.logger.info(`GET ${path}: ${firstSentence(failure.message)}; retry ${attempt + 1} of ${maxRetries} in ${Math.round(delay)} ms`);
       await sleep(delay, undefined, { signal }).catch(() => {
         throw new CancelledError('The call was cancelled.');
       });
@@ -600,7 +630,7 @@ export class DocReqApi {
         { status },
       );
     }
-    const error = errorFromStatus(status, parsed, isJson, header(answer.headers, 'content-type'), parseRetryAfter(header(answer.headers, 'retry-after')));
+    const error = errorFromStatus(status, parsed, isJson, header(answer.headers, 'content-type'), parseRetryAfter(header(answer.headers, 'retry-after')), this.redact);
     if (error instanceof KeyRejectedError) this.state.forget();
     return error;
   }
@@ -612,7 +642,7 @@ export class DocReqApi {
     if (location) {
       try {
         const url = new URL(location, this.url('/'));
-        target = oneLine(`${url.origin}${url.pathname}`, 200);
+        target = oneLine(this.redact(`${url.origin}${url.pathname}`), 200);
       } catch {
         target = undefined;
       }
@@ -668,7 +698,7 @@ export class DocReqApi {
       const chain = decoders(header(res.headers, 'content-encoding'));
       if (!chain) {
         res.body.destroy();
-        throw new BadResponseError(`The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(header(res.headers, 'content-encoding'), 40)}).`, { status });
+        throw new BadResponseError(`The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(this.redact(header(res.headers, 'content-encoding') ?? ''), 40)}).`, { status });
       }
       let decodeError: Error | undefined;
       const source: Readable =
@@ -708,7 +738,7 @@ export class DocReqApi {
         if (error instanceof ApiError) throw error;
         const zlibCode = (error as { code?: string }).code ?? '';
         if (decodeError || /^Z_|^ERR_BROTLI|ERR__ERROR|ERR_ZLIB/.test(zlibCode)) {
-          throw new BadResponseError(`The service's answer (${status}, ${oneLine(header(res.headers, 'content-encoding'), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`, { status });
+          throw new BadResponseError(`The service's answer (${status}, ${oneLine(this.redact(header(res.headers, 'content-encoding') ?? ''), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`, { status });
         }
         throw error;
       }
@@ -716,7 +746,7 @@ export class DocReqApi {
         try {
           return { status, headers: res.headers, bytes: Buffer.alloc(0), records: parser.end() };
         } catch (error) {
-          const type = header(res.headers, 'content-type')?.split(';')[0];
+          const type = this.redact(header(res.headers, 'content-type') ?? '').split(';')[0];
           throw new BadResponseError(`${(error as Error).message} It answered ${status}${type ? ` (${oneLine(type, 40)})` : ''}, ${size} bytes.`, { status });
         }
       }
@@ -734,8 +764,22 @@ export class DocReqApi {
         throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, { outcomeUnknown: isPost && written, status: status || undefined });
       }
       if (!isPost && signal?.aborted) throw new CancelledError('The call was cancelled before the service answered.');
-      throw new UnreachableError(`Could not reach the service at ${this.origin} (${oneLine(code, 40)}).`, { code, status: status || undefined });
+      throw new UnreachableError(this.unreachable(code), { code, status: status || undefined });
     }
+  }
+
+  /** Why no answer came, naming what to fix: the proxy when the call goes through one, else DOCREQ_BASE_URL. */
+  private unreachable(code: string): string {
+    const shown = oneLine(code, 40);
+    const route = proxyRoute(this.options.baseUrl, this.proxyEnv ?? process.env);
+    if (route.kind === 'proxy') {
+      return CONNECT_CODES.has(code)
+        ? `Could not reach the proxy ${route.origin} (${shown}; from ${route.variable}), so the service at ${this.origin} was not reached: check that the proxy runs and ${route.variable} names it, or add the service's host to NO_PROXY.`
+        : `Could not reach the service at ${this.origin} through the proxy ${route.origin} (${shown}; from ${route.variable}).`;
+    }
+    return CONNECT_CODES.has(code)
+      ? `Could not reach the service at ${this.origin} (${shown}): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`
+      : `Could not reach the service at ${this.origin} (${shown}).`;
   }
 
   private tooLarge(status: number, bytes: number, decompressed = false): TooLargeError {

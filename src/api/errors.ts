@@ -1,3 +1,4 @@
+import type { Redact } from '../text/redact.js';
 import { oneLine, quoted, shortValue } from '../text/render.js';
 
 /**
@@ -86,16 +87,22 @@ interface ErrorBodyReading {
   details: FieldDetail[];
 }
 
-/** A service string as one safe line (invisible characters removed, capped), or undefined when blank or not text. */
-function text(value: unknown, max = 300): string | undefined {
-  if (typeof value === 'string') return oneLine(value, max) || undefined;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return undefined;
+const same: Redact = (s) => s;
+
+/** What the service's error body says, every string redacted before it is capped. */
+function bodyReader(redact: Redact) {
+  /** A service string as one safe line (redacted, invisible characters removed, capped), or undefined when blank or not text. */
+  const text = (value: unknown, max = 300): string | undefined => {
+    if (typeof value === 'string') return oneLine(redact(value), max) || undefined;
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    return undefined;
+  };
+  return { text, readDetails: (value: unknown) => readDetails(value, text, redact) };
 }
 
 const MAX_DETAILS = 50;
 
-function readDetails(value: unknown): FieldDetail[] {
+function readDetails(value: unknown, text: (value: unknown, max?: number) => string | undefined, redact: Redact): FieldDetail[] {
   if (Array.isArray(value)) {
     return value.slice(0, MAX_DETAILS).flatMap((entry): FieldDetail[] => {
       if (typeof entry === 'string') return [{ field: '', message: entry }];
@@ -114,7 +121,7 @@ function readDetails(value: unknown): FieldDetail[] {
     return Object.entries(value as Record<string, unknown>)
       .slice(0, MAX_DETAILS)
       .flatMap(([field, v]) =>
-        (Array.isArray(v) ? v.slice(0, 10) : [v]).map((m) => ({ field: oneLine(field, 80), message: text(m) ?? shortValue(m, 300) })),
+        (Array.isArray(v) ? v.slice(0, 10) : [v]).map((m) => ({ field: oneLine(redact(field), 80), message: text(m) ?? shortValue(m, 300, 3, redact) })),
       );
   }
   return [];
@@ -129,8 +136,9 @@ export function isErrorBody(body: unknown): boolean {
 }
 
 /** Reads the error body shapes the contract names; anything else yields no message. */
-export function readErrorBody(body: unknown): ErrorBodyReading {
+export function readErrorBody(body: unknown, redact: Redact = same): ErrorBodyReading {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { details: [] };
+  const { text, readDetails } = bodyReader(redact);
   const b = body as Record<string, unknown>;
   if (typeof b.error === 'string') return { message: text(b.error), code: text(b.code, 80), details: readDetails(b.details) };
   if (b.error && typeof b.error === 'object') {
@@ -165,13 +173,14 @@ export function errorFromStatus(
   bodyWasJson: boolean,
   contentType: string | undefined,
   retryAfterMs: number | undefined,
+  redact: Redact = same,
 ): ApiError {
-  const reading = readErrorBody(parsed);
+  const reading = readErrorBody(parsed, redact);
   const serviceSaid = reading.message
     ? ` The service said: ${quoted(reading.message, 300)}${reading.code ? ` (${quoted(reading.code, 60)})` : ''}.`
     : bodyWasJson
       ? ''
-      : ` The body was not JSON${contentType ? ` (${oneLine(contentType.split(';')[0], 60)})` : ''}.`;
+      : ` The body was not JSON${contentType ? ` (${oneLine(redact(contentType).split(';')[0], 60)})` : ''}.`;
   const init: ApiErrorInit = { status, code: reading.code, details: reading.details, retryAfterMs };
 
   if (status === 401) {

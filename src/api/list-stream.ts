@@ -25,7 +25,16 @@ export const MAX_ELEMENT_DEPTH = 64;
 export interface ListStreamOptions {
   /** Elements of `data` nested deeper than this many levels are refused (default {@link MAX_ELEMENT_DEPTH}). */
   maxDepth?: number;
+  /**
+   * The fields each element is read for. When given, the depth limit guards only those: a value
+   * anywhere else (another field of an object element, any part of an element that is not an
+   * object) that nests deeper than `maxDepth` is skipped unread, whatever its depth, in constant
+   * memory, and stands as null where it was cut. A read field nested too deep still refuses the list.
+   */
+  fields?: readonly string[];
 }
+
+const NULL = Buffer.from('null');
 
 /** JSON white space: anything else between elements is an error, as JSON.parse says. */
 function isSpace(b: number): boolean {
@@ -89,6 +98,19 @@ function deeperThan(value: unknown, levels: number): boolean {
   return false;
 }
 
+/** `value` with every container more than `levels` deep replaced by null (copied only where something is cut). */
+function pruned(value: unknown, levels: number): unknown {
+  const cut = (v: unknown, left: number): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    if (left <= 0) return null;
+    if (Array.isArray(v)) return (v as unknown[]).map((x) => cut(x, left - 1));
+    const out: Record<string, unknown> = {};
+    for (const key in v) out[key] = cut((v as Record<string, unknown>)[key], left - 1);
+    return out;
+  };
+  return deeperThan(value, levels) ? cut(value, levels) : value;
+}
+
 /**
  * Reads a `{ "data": [ ... ] }` body as it streams, turning each element of `data` into a record
  * without ever holding the whole body, its text or its full object tree: memory stays near the size
@@ -117,6 +139,18 @@ function deeperThan(value: unknown, levels: number): boolean {
 export class ListStreamParser<T> {
   private passes = 0;
   private readonly maxDepth: number;
+  private readonly fields: Set<string> | undefined;
+  /** The longest read field's name as JSON can spell it (every character a \\uXXXX escape, and the quotes). */
+  private readonly longestField: number;
+  /** The element being read is an object; at its top level, between a key's colon and the next comma. */
+  private elemIsObject = false;
+  private elemAfterColon = false;
+  /** The element's current top-level key is a read field. */
+  private elemKeyRead = false;
+  /** Pieces of an element's top-level key cut by a chunk's end. */
+  private elemKeyPieces: Buffer[] = [];
+  /** Skipping a value nested too deep outside the read fields: the depth at which it ends (0: not skipping). */
+  private skipUntil = 0;
   private readonly records: T[] = [];
   private readonly skeleton: Buffer[] = [];
   private depth = 0;
@@ -154,6 +188,8 @@ export class ListStreamParser<T> {
     options: ListStreamOptions = {},
   ) {
     this.maxDepth = options.maxDepth ?? MAX_ELEMENT_DEPTH;
+    this.fields = options.fields ? new Set(options.fields) : undefined;
+    this.longestField = Math.max(0, ...(options.fields ?? []).map((f) => f.length * 6 + 2));
   }
 
   /** Bytes scanned, copied or parsed so far (every pass over a byte counts): for tests of linear work. */
@@ -249,11 +285,35 @@ export class ListStreamParser<T> {
     } catch {
       return false;
     }
-    for (const value of values) {
-      if (deeperThan(value, this.maxDepth)) throw this.tooDeep();
-      this.records.push(this.toRecord(value));
-    }
+    for (const value of values) this.records.push(this.toRecord(this.withinDepth(value)));
     return true;
+  }
+
+  /**
+   * An element parsed whole, checked for depth: without `fields` any part too deep refuses the list;
+   * with them only a read field does, and what is too deep elsewhere becomes null (as the scanner skips it).
+   */
+  private withinDepth(value: unknown): unknown {
+    const max = this.maxDepth;
+    if (!this.fields) {
+      if (deeperThan(value, max)) throw this.tooDeep();
+      return value;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return pruned(value, max);
+    if (max <= 0) return null;
+    const element = value as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    for (const key in element) {
+      const v = element[key];
+      if (v === null || typeof v !== 'object') continue;
+      if (this.fields.has(key)) {
+        if (deeperThan(v, max - 1)) throw this.tooDeep();
+      } else {
+        const kept = pruned(v, max - 1);
+        if (kept !== v) (out ??= { ...element })[key] = kept;
+      }
+    }
+    return out ?? value;
   }
 
   /** Parses complete elements that lie side by side ("e1,e2,e3"), already depth-checked, and keeps their records. */
@@ -294,6 +354,10 @@ export class ListStreamParser<T> {
     // continues from the last chunk), and the run of complete elements not yet parsed.
     let elementStart = this.carried.length ? 0 : -1;
     let fresh = elementStart < 0;
+    // Where the element's bytes not yet kept begin in this chunk, after a skipped value ended here (-1: none).
+    let segFrom = -1;
+    let skipUntil = this.skipUntil;
+    let elemKeyStart = this.elemKeyPieces.length && inString ? 0 : -1;
     let runStart = -1;
     let runEnd = -1;
     const n = chunk.length;
@@ -315,19 +379,38 @@ export class ListStreamParser<T> {
           this.lastKeyIsData = this.isDataKey(chunk.subarray(keyStart, i + 1));
           keyStart = -1;
         }
+        if (elemKeyStart >= 0) {
+          this.elemKeyRead = this.isReadField(chunk.subarray(elemKeyStart, i + 1));
+          elemKeyStart = -1;
+        }
         i++;
         continue;
       }
       const b = chunk[i]!;
+      if (skipUntil > 0) {
+        // Inside a value skipped unread: only strings and brackets matter, and nothing is kept.
+        if (b === QUOTE) inString = true;
+        else if (b === OPEN_OBJECT || b === OPEN_ARRAY) depth++;
+        else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+          depth--;
+          if (depth === skipUntil) {
+            skipUntil = 0;
+            segFrom = i + 1;
+          }
+        }
+        i++;
+        continue;
+      }
       if (inData && depth === 2) {
         if (b === COMMA || b === CLOSE_ARRAY) {
           // An element ends here (or, for "[]", none was there).
           if (elementStart < 0) {
             if (b === COMMA || this.afterComma) throw this.invalid(); // "[1,,2]", "[,1]", "[1,]"
           } else if (this.carried.length) {
-            this.carried.push(chunk.subarray(0, i));
+            this.carried.push(chunk.subarray(segFrom >= 0 ? segFrom : 0, i));
             this.parseRun(this.carried);
             this.carried = [];
+            segFrom = -1;
           } else {
             if (runStart < 0) runStart = elementStart;
             runEnd = i;
@@ -345,18 +428,38 @@ export class ListStreamParser<T> {
           i++;
           continue;
         }
-        if (elementStart < 0 && !isSpace(b)) elementStart = i;
+        if (elementStart < 0 && !isSpace(b)) {
+          elementStart = i;
+          this.elemIsObject = b === OPEN_OBJECT;
+          this.elemAfterColon = false;
+          this.elemKeyRead = false;
+        }
       }
       if (b === QUOTE) {
         inString = true;
         if (depth === 1 && topIsObject && !afterColon) {
           keyStart = i;
           this.keyPieces = [];
+        } else if (depth === 3 && inData && this.fields && this.elemIsObject && !this.elemAfterColon) {
+          elemKeyStart = i;
+          this.elemKeyPieces = [];
         }
       } else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
         if (depth === 0) topIsObject = b === OPEN_OBJECT;
         depth++;
-        if (inData && depth > limit) throw this.tooDeep();
+        if (inData && depth > limit) {
+          // Too deep: refused when it is part of what is read; otherwise skipped unread, standing as null.
+          if (!this.fields || (this.elemIsObject && this.elemKeyRead && depth > 3)) throw this.tooDeep();
+          if (runStart >= 0) this.parseRun([chunk.subarray(runStart, runEnd)]);
+          runStart = runEnd = -1;
+          this.carried.push(chunk.subarray(segFrom >= 0 ? segFrom : elementStart, i), NULL);
+          segFrom = -1;
+          if (elementStart < 0) elementStart = 0;
+          fresh = false;
+          skipUntil = depth - 1;
+          i++;
+          continue;
+        }
         if (depth === 2 && b === OPEN_ARRAY && topIsObject && afterColon && this.lastKeyIsData) {
           this.skeleton.push(chunk.subarray(skeletonFrom, i + 1));
           skeletonFrom = -1;
@@ -371,11 +474,16 @@ export class ListStreamParser<T> {
       } else if (depth === 1) {
         if (b === COLON) afterColon = true;
         else if (b === COMMA) afterColon = false;
+      } else if (depth === 3 && inData) {
+        if (b === COLON) this.elemAfterColon = true;
+        else if (b === COMMA) this.elemAfterColon = false;
       }
       i++;
     }
     if (runStart >= 0) this.parseRun([chunk.subarray(runStart, runEnd)]);
-    if (inData && elementStart >= 0) this.carried.push(chunk.subarray(elementStart));
+    if (inData && elementStart >= 0 && skipUntil === 0) this.carried.push(chunk.subarray(segFrom >= 0 ? segFrom : elementStart));
+    if (elemKeyStart >= 0) this.elemKeyPieces.push(chunk.subarray(elemKeyStart));
+    this.skipUntil = skipUntil;
     this.carriedIsFresh = fresh;
     if (!inData && skeletonFrom >= 0) this.skeleton.push(chunk.subarray(skeletonFrom));
     if (keyStart >= 0) this.keyPieces.push(chunk.subarray(keyStart));
@@ -396,6 +504,21 @@ export class ListStreamParser<T> {
       return JSON.parse(key.toString('utf8')) === 'data'; // "\u0064ata" is "data" too
     } catch {
       return false; // the skeleton's parse reports it
+    }
+  }
+
+  /** Whether an element's top-level key (its bytes, quotes included, with any pieces cut by chunks) is a read field. */
+  private isReadField(tail: Buffer): boolean {
+    const pieces = [...this.elemKeyPieces, tail];
+    this.elemKeyPieces = [];
+    let length = 0;
+    for (const piece of pieces) length += piece.length;
+    if (length > this.longestField) return false;
+    try {
+      const key: unknown = JSON.parse(Buffer.concat(pieces, length).toString('utf8'));
+      return typeof key === 'string' && this.fields!.has(key);
+    } catch {
+      return false; // the element's parse reports it
     }
   }
 

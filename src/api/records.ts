@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Redact } from '../text/redact.js';
 import { BadResponseError } from './errors.js';
 
 /**
@@ -39,15 +40,34 @@ export type CreatePayload = z.infer<typeof createPayload>;
 
 const MAX_FIELD = 2_000;
 
-function asText(value: unknown): string | null {
+const same: Redact = (text) => text;
+
+/** A field as text, redacted before it is capped (a secret cut by the cap would survive as its prefix). */
+function asText(value: unknown, redact: Redact): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value.length > MAX_FIELD ? value.slice(0, MAX_FIELD) : value;
+  if (typeof value === 'string') {
+    const clean = redact(value);
+    return clean.length > MAX_FIELD ? clean.slice(0, MAX_FIELD) : clean;
+  }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   try {
-    return JSON.stringify(value).slice(0, MAX_FIELD);
+    return redact(JSON.stringify(value)).slice(0, MAX_FIELD);
   } catch {
     return null;
   }
+}
+
+/** The record itself when redaction changes none of its text fields, else a copy with them redacted. */
+function redacted<R extends Record<string, unknown>>(record: R, keys: readonly string[], redact: Redact): R {
+  if (redact === same) return record;
+  let copy: R | undefined;
+  for (const key of keys) {
+    const v = record[key];
+    if (typeof v !== 'string') continue;
+    const clean = redact(v);
+    if (clean !== v) (copy ??= { ...record })[key as keyof R] = clean.slice(0, MAX_FIELD) as R[keyof R];
+  }
+  return copy ?? record;
 }
 
 function asCount(value: unknown): number | null {
@@ -62,6 +82,9 @@ function fields(raw: unknown): Record<string, unknown> {
 
 const CLIENT_KEYS = ['id', 'displayName', 'email', 'status'] as const;
 const REQUEST_TEXT_KEYS = ['id', 'title', 'status', 'dueDate', 'createdAt', 'clientName'] as const;
+/** The fields a list element is read for: the list parser skips everything else unread, whatever its depth. */
+export const CLIENT_FIELDS: readonly string[] = CLIENT_KEYS;
+export const REQUEST_FIELDS: readonly string[] = [...REQUEST_TEXT_KEYS, 'totalItems', 'completedItems'];
 const textOrNull = (v: unknown) => v === null || (typeof v === 'string' && v.length <= MAX_FIELD);
 const countOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
 
@@ -78,22 +101,23 @@ function isExactly(raw: unknown, textKeys: readonly string[], countKeys: readonl
 }
 
 // A conforming record is kept as parsed rather than copied: at 100,000 records that is half the garbage.
-export function toClient(raw: unknown): Client {
-  if (isExactly(raw, CLIENT_KEYS, [])) return raw as Client;
+// `redact` is the API client's redaction of its own key, applied to every text field before any cap.
+export function toClient(raw: unknown, redact: Redact = same): Client {
+  if (isExactly(raw, CLIENT_KEYS, [])) return redacted(raw as Client, CLIENT_KEYS, redact);
   const r = fields(raw);
-  return { id: asText(r.id), displayName: asText(r.displayName), email: asText(r.email), status: asText(r.status) };
+  return { id: asText(r.id, redact), displayName: asText(r.displayName, redact), email: asText(r.email, redact), status: asText(r.status, redact) };
 }
 
-export function toRequest(raw: unknown): RequestRecord {
-  if (isExactly(raw, REQUEST_TEXT_KEYS, ['totalItems', 'completedItems'])) return raw as RequestRecord;
+export function toRequest(raw: unknown, redact: Redact = same): RequestRecord {
+  if (isExactly(raw, REQUEST_TEXT_KEYS, ['totalItems', 'completedItems'])) return redacted(raw as RequestRecord, REQUEST_TEXT_KEYS, redact);
   const r = fields(raw);
   return {
-    id: asText(r.id),
-    title: asText(r.title),
-    status: asText(r.status),
-    dueDate: asText(r.dueDate),
-    createdAt: asText(r.createdAt),
-    clientName: asText(r.clientName),
+    id: asText(r.id, redact),
+    title: asText(r.title, redact),
+    status: asText(r.status, redact),
+    dueDate: asText(r.dueDate, redact),
+    createdAt: asText(r.createdAt, redact),
+    clientName: asText(r.clientName, redact),
     totalItems: asCount(r.totalItems),
     completedItems: asCount(r.completedItems),
   };

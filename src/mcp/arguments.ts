@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../tools/define.js';
+import { plainIssue } from '../issues.js';
 
 /** Tool arguments as hosts send them: decoded, then worded for the model when they fail validation. */
 
@@ -45,13 +46,25 @@ export function decodeArguments(value: unknown, schema: z.ZodType): unknown {
   return value;
 }
 
+/** The schema at `path` inside `schema` (through optional, default, object and array), if any. */
+function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
+  let s: z.ZodType | undefined = schema;
+  for (const step of path) {
+    const inner: z.ZodType | undefined = s && innerType(s);
+    if (inner instanceof z.ZodObject && typeof step === 'string') s = (inner.shape as Record<string, z.ZodType>)[step];
+    else if (inner instanceof z.ZodArray && typeof step === 'number') s = inner.element as z.ZodType;
+    else return undefined;
+  }
+  return s && innerType(s);
+}
+
 export function describeIssues(error: z.ZodError, tool: ToolDefinition): string {
   const lines = error.issues.slice(0, 12).map((issue) => {
     const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(arguments)';
     if (issue.code === 'unrecognized_keys') {
       return `- ${path === '(arguments)' ? '' : `${path}: `}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`;
     }
-    return `- ${path}: ${issue.message}`;
+    return `- ${path}: ${plainIssue(issue, schemaAt(tool.inputSchema, issue.path))}`;
   });
   const fields = Object.keys(tool.inputSchema.shape as Record<string, unknown>).join(', ');
   return `Invalid arguments for ${tool.name}; nothing was called or sent:\n${lines.join('\n')}${error.issues.length > 12 ? `\n…${error.issues.length - 12} more` : ''}\nFields: ${fields}.`;

@@ -1,25 +1,12 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type GetPromptResult,
-  type Prompt,
-  type ReadResourceResult,
-  type Resource,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import type { Server, GetPromptResult, Prompt, ReadResourceResult, Resource } from '@modelcontextprotocol/server';
 import type { Client } from '../api/records.js';
 import type { Logger } from '../log.js';
 import type { Template } from '../templates/builtin.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templatesStatus, type TemplateCatalog } from '../templates/load.js';
 import { templateJson, templateSummary } from '../tools/list-templates.js';
-import { fold } from '../tools/render.js';
+import { fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 
 /**
@@ -37,11 +24,12 @@ export interface ExtrasDeps {
   /** No sending tool is offered: the send-checklist prompt is not either. */
   readOnly: boolean;
   logger?: Logger;
+  /** The one redaction of the server's secrets (src/text/redact.ts). */
+  redact?: (text: string) => string;
 }
 
 const INDEX_URI = 'docreq://templates';
 const TEMPLATE_URI = 'docreq://templates/{name}';
-const RESOURCE_NOT_FOUND = -32002; // the MCP specification's code for resources/read of an unknown URI
 const MAX_COMPLETIONS = 100;
 
 const PROMPTS: (Prompt & { sends?: boolean })[] = [
@@ -69,15 +57,15 @@ const PROMPTS: (Prompt & { sends?: boolean })[] = [
   },
 ];
 
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
+function invalid(message: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 
 function needTemplate(catalog: TemplateCatalog, name: string | undefined): Template {
   const found = name ? findTemplate(catalog, name) : undefined;
   if (found) return found;
   const names = catalog.templates.map((t) => t.name).join(', ');
-  throw invalid(name ? `No template is named ${JSON.stringify(name.slice(0, 60))}. Templates: ${names}.` : `Give a template: ${names}.`);
+  throw invalid(name ? `No template is named ${quoted(name, 60)}. Templates: ${names}.` : `Give a template: ${names}.`);
 }
 
 /** Prefix matches first, then substring matches; case- and accent-insensitive; at most 100. */
@@ -108,9 +96,9 @@ function sendChecklist(template: Template, client: string, today: string): strin
     dryRun: true,
   };
   return [
-    `Send the "${template.title}" checklist (template ${template.name}) to the client ${JSON.stringify(client)}.`,
+    `Send the ${quoted(template.title, 200)} checklist (template ${oneLine(template.name, 100)}) to the client ${quoted(client, 200)}.`,
     '',
-    `1. Find the client: call list_clients with search ${JSON.stringify(client)}. If no client or more than one matches, show me the candidates and ask which one; never guess.`,
+    `1. Find the client: call list_clients with search ${quoted(client, 200)}. If no client or more than one matches, show me the candidates and ask which one; never guess.`,
     '2. Preview: call create_request with these arguments (the client\'s id in place of the placeholder); change the title, due date or items only if I asked you to:',
     JSON.stringify(args, null, 2),
     '3. Show me the preview: the recipient, title, due date and every item. Ask me to confirm.',
@@ -119,9 +107,9 @@ function sendChecklist(template: Template, client: string, today: string): strin
 }
 
 function chaseOverdue(client: string | undefined, today: string): string {
-  const filter = client ? `, client: ${JSON.stringify(client)}` : '';
+  const filter = client ? `, client: ${quoted(client, 200)}` : '';
   return [
-    `Help me chase overdue documents${client ? ` from ${JSON.stringify(client)}` : ''} (today is ${today}). The service cannot send reminders, and you must not send anything: you draft, I send.`,
+    `Help me chase overdue documents${client ? ` from ${quoted(client, 200)}` : ''} (today is ${today}). The service cannot send reminders, and you must not send anything: you draft, I send.`,
     '',
     `1. Call list_requests with overdue: true${filter}, sort: "due_soonest", limit: 500. While nextOffset is not null, call again with offset: nextOffset, so that you have every overdue request. Its counts are exact: quote them, never estimate.`,
     '2. Group the requests by client. For each client list every overdue request: its title, due date, days overdue, and what is missing (totalItems minus completedItems items still outstanding, of totalItems).',
@@ -155,7 +143,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
 
   const json = (uri: string, value: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  server.setRequestHandler('resources/list', () => ({
     resources: [
       { uri: INDEX_URI, name: 'templates', title: 'Checklist templates', description: "Every checklist template (built-in and the firm's), with item counts.", mimeType: 'application/json' },
       ...catalog.templates.map(
@@ -163,31 +151,34 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
       ),
     ],
   }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  server.setRequestHandler('resources/templates/list', () => ({
     resourceTemplates: [
       { uriTemplate: TEMPLATE_URI, name: 'template', title: 'A checklist template', description: 'One template with its items, by name.', mimeType: 'application/json' },
     ],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+  server.setRequestHandler('resources/read', (request) => {
     const { uri } = request.params;
     if (uri === INDEX_URI) return json(uri, { templates: catalog.templates.map(templateSummary), problems: catalog.problems });
     const name = uri.startsWith(`${INDEX_URI}/`) ? decodeURIComponent(uri.slice(INDEX_URI.length + 1)) : undefined;
     const found = name ? findTemplate(catalog, name) : undefined;
-    if (!found) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, { uri: uri.slice(0, 200) });
+    // SDK v2 answers it with the current specification's code (-32602, data.uri) in both eras.
+    if (!found) throw new ResourceNotFoundError(oneLine(uri, 200));
     return json(uri, templateJson(found));
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+  server.setRequestHandler('prompts/list', () => ({ prompts }));
+  server.setRequestHandler('prompts/get', (request) => {
     const { name, arguments: args = {} } = request.params;
     const prompt = prompts.find((p) => p.name === name);
-    if (!prompt) throw invalid(`Unknown prompt ${JSON.stringify(name.slice(0, 60))}. Prompts: ${prompts.map((p) => p.name).join(', ')}.`);
+    if (!prompt) throw invalid(`Unknown prompt ${quoted(name, 60)}. Prompts: ${prompts.map((p) => p.name).join(', ')}.`);
     for (const arg of prompt.arguments ?? []) if (arg.required && !args[arg.name]?.trim()) throw invalid(`The ${name} prompt needs ${arg.name}.`);
     const today = deps.today();
+    // Arguments are often completion answers, i.e. client names from the service: rendered as data
+    // (one line, invisible characters removed, quoted where they appear), never as our own words.
     switch (name) {
       case 'send-checklist': {
         const template = needTemplate(catalog, args.template);
-        return message(sendChecklist(template, args.client!.trim(), today), `Send ${template.name} to ${args.client!.trim()}`);
+        return message(sendChecklist(template, args.client!.trim(), today), `Send ${oneLine(template.name, 100)} to ${quoted(args.client, 100)}`);
       }
       case 'chase-overdue':
         return message(chaseOverdue(args.client?.trim() || undefined, today), prompt.description!);
@@ -196,7 +187,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     }
   });
 
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref, argument } = request.params;
     const none = { completion: { values: [], total: 0, hasMore: false } };
     const templateNames = () => ({ completion: completeFrom(catalog.templates.map((t) => t.name), argument.value) });
@@ -206,8 +197,10 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     if (argument.name === 'template') return templateNames();
     if (argument.name !== 'client' || !deps.listClients) return none;
     try {
-      const clients = await deps.listClients(extra.signal);
-      return { completion: completeFrom(clients.map((c) => c.displayName), argument.value) };
+      const clients = await deps.listClients(ctx.mcpReq.signal);
+      // Names from the service, as data: redacted, one line, invisible characters removed, capped.
+      const redact = deps.redact ?? ((t: string) => t);
+      return { completion: completeFrom(clients.map((c) => (c.displayName ? oneLine(redact(c.displayName), 200) : null)), argument.value) };
     } catch (error) {
       // Completion is a convenience: a failing service means no suggestions, not a failed prompt.
       deps.logger?.debug(`completing client names failed: ${(error as Error).message}`);

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ApiError, KeyRejectedError, NotFoundServiceError, PlanLimitError, RateLimitedError, RedirectedError, ServiceFailedError, TooLargeError } from '../api/errors.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 
@@ -9,8 +9,10 @@ export function errorResult(message: string): CallToolResult {
 }
 
 /** What to do about an API failure; empty when the message says it all. */
-function guidance(error: ApiError): string {
-  if (error instanceof KeyRejectedError) return ' Check DOCREQ_API_KEY.';
+function guidance(error: ApiError, keyFrom: KeySource): string {
+  if (error instanceof KeyRejectedError) {
+    return keyFrom === 'header' ? " Check the key this request sent as Authorization: Bearer <key> (the firm's API key)." : ' Check DOCREQ_API_KEY.';
+  }
   if (error instanceof PlanLimitError) {
     return ' What the firm can do: complete or archive open requests, wait for the next billing period, or upgrade the plan in the dashboard.';
   }
@@ -24,11 +26,14 @@ function guidance(error: ApiError): string {
 }
 
 /** The message for a failure we expected (bad input, configuration, the service); undefined for a bug. */
-export function explain(error: unknown): string | undefined {
+/** Where the key came from: the environment (stdio, check) or each request's Authorization header (team mode). */
+export type KeySource = 'env' | 'header';
+
+export function explain(error: unknown, keyFrom: KeySource = 'env'): string | undefined {
   if (error instanceof ApiError) {
     // "…may have been sent." reads on as the contract words it: "may have been sent: check with list_requests".
     if (error.outcomeUnknown) return `${error.message.replace(/\.$/, '')}: check with list_requests before sending again.`;
-    return `${error.message}${guidance(error)}`;
+    return `${error.message}${guidance(error, keyFrom)}`;
   }
   if (error instanceof UserInputError || error instanceof ConfigurationError) return error.message;
   return undefined;

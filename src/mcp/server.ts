@@ -1,21 +1,12 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  McpError,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { SendLedger } from '../send/ledger.js';
-import { Confirmations } from '../send/token.js';
+import { Confirmations, TOKEN_TTL_MS } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
 import { templateCatalog } from '../templates/load.js';
@@ -24,9 +15,10 @@ import { VERSION } from '../version.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
-import { errorResult, explain } from './results.js';
-import { redactor, sealer } from './seal.js';
+import { errorResult, explain, type KeySource } from './results.js';
+import { redactor, sealer } from '../text/redact.js';
 import { listedTool } from './tool-schema.js';
+import { oneLine, quoted } from '../text/render.js';
 
 export interface ServerOptions {
   logger?: Logger;
@@ -41,6 +33,8 @@ export interface ServerOptions {
   sending?: { ledger: SendLedger; confirmations: Confirmations };
   /** Stateless HTTP: each request is its own server, so `initialize` was answered by another one. */
   stateless?: boolean;
+  /** Where the key came from, for what a rejected key tells the person to check (team mode: 'header'). */
+  keyFrom?: KeySource;
   /** Team mode with sign-in: the signed-in person, and where each send's audit line goes. */
   actor?: { email: string; sub: string };
   audit?: (line: string) => void;
@@ -48,9 +42,50 @@ export interface ServerOptions {
   extraTools?: ToolDefinition[];
 }
 
+/**
+ * `ttlMs`/`cacheScope` on 2026-07-28 list results (2025 results carry none). What they list is fixed
+ * for the life of the process (the catalogue, DOCREQ_READ_ONLY, the templates file read at start) and is
+ * the same for every key, so a shared cache may keep it; nothing in them is revalidated against the
+ * service. resources/read of a template is the same; server/discover too.
+ */
+export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> = {
+  'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+};
+
+/**
+ * Single use of an MRTR request state (contract §9): true the first time a state id is claimed for a
+ * firm, false ever after (within the ledger's memory). The one place to rewire onto the send store's
+ * `claim(key, value, ttlMs)`.
+ */
+export function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): boolean {
+  void ttlMs;
+  const key = `mrtr:${stateId}`;
+  if (ledger.tokenResult(firm, key) !== undefined) return false;
+  ledger.rememberToken(firm, key, true);
+  return true;
+}
+
+/** Thrown by `confirm` in an MRTR first round: the question goes back to the client as input_required. */
+class AskThroughClient extends Error {
+  constructor(readonly question: string) {
+    super('asking through the client');
+  }
+}
+
+const CONFIRM_SCHEMA = {
+  type: 'object' as const,
+  properties: { confirm: { type: 'boolean' as const, title: 'Send it', description: 'Yes: send the request and e-mail the client.' } },
+  required: ['confirm'],
+};
+
 const LOG_LEVEL = { error: 'error', warn: 'warning', info: 'info', debug: 'debug' } as const;
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 /**
  * Builds the MCP server. Tool calls flow one way: arguments → decoded and validated input →
@@ -83,8 +118,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, cacheHints: CACHE_HINTS },
   );
+  /** A 2026-07-28 connection or request: no initialize, identity and capabilities come with each request. */
+  const modern = () => (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
+  const clientCapabilities = (extra: Extra): ClientCapabilities | undefined =>
+    modern() ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) : server.getClientCapabilities();
   const api = config.api
     ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024, logger, ...options.api })
     : undefined;
@@ -103,9 +142,9 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     actor: options.actor,
     audit: options.audit,
   };
-  // The one redaction where results leave the server: the key and every secret setting.
+  // The one redaction (src/text/redact.ts) where results leave the server: the key and every secret
+  // setting. Service text was already redacted as the API client read it, before any cap.
   const seal = sealer([apiKey, config.tokenSecret]);
-  // Completion answers carry client names from the service: the same redaction applies.
   const redact = redactor([apiKey, config.tokenSecret]);
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
@@ -122,48 +161,57 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   };
 
   async function confirm(message: string, extra: Extra): Promise<Confirmation> {
-    if (!server.getClientCapabilities()?.elicitation) return 'unsupported';
-    const request = {
-      message,
-      requestedSchema: {
-        type: 'object' as const,
-        properties: { confirm: { type: 'boolean' as const, title: 'Send it', description: 'Yes: send the request and e-mail the client.' } },
-        required: ['confirm'],
-      },
-    };
-    const result = await server.elicitInput(request, { signal: extra.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error);
+    if (modern() || !server.getClientCapabilities()?.elicitation) return 'unsupported';
+    const request = { message, requestedSchema: CONFIRM_SCHEMA };
+    const result = await server.elicitInput(request, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
+      const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
       throw new UserInputError(`Nothing was sent: asking the person to confirm failed (${why}). Ask them in the chat, then call again.`);
     });
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
-  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => (await api.listClients({ reuse: true, signal })).map((c) => ({ ...c, displayName: c.displayName && redact(c.displayName) }))), today: clock, readOnly: config.readOnly, logger });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    if (!options.stateless && !server.getClientVersion()) {
-      throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
+  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact, today: clock, readOnly: config.readOnly, logger });
+  server.setRequestHandler('tools/list', () => ({ tools: listed }));
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+    // 2025 clients only: a 2026 client has no initialize (contract §9).
+    if (!options.stateless && !modern() && !server.getClientVersion()) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
     }
-    return seal(await callTool(request, extra));
+    return seal(await callTool(request, ctx));
   });
 
-  async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult> {
+  async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult | InputRequiredResult> {
     const tool = offered.find((t) => t.name === request.params.name);
     if (!tool) {
       const hidden = config.readOnly && catalogue.some((t) => t.name === request.params.name);
       return errorResult(
         hidden
           ? `${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`
-          : `Unknown tool ${JSON.stringify(String(request.params.name).slice(0, 60))}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
+          : `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
       );
     }
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema));
     if (!parsed.success) return errorResult(describeIssues(parsed.error, tool));
+    // MRTR (2026-07-28 with elicitation): the first round's question goes back as input_required with a
+    // request state bound like a token (key fingerprint, this tool and input, expiry); the retry
+    // answers it once. A missing, altered, expired, foreign or replayed state sends nothing.
+    const mrtr = modern() && Boolean(clientCapabilities(extra)?.elicitation);
+    const binding = { mrtr: tool.name, input: parsed.data as unknown };
+    let answered: 'accepted' | 'declined' | undefined;
+    const state = mrtr ? extra.mcpReq.requestState<string>() : undefined;
+    if (mrtr && state !== undefined) {
+      const check = typeof state === 'string' ? sending.tokens.verify(state, binding) : ({ ok: false, reason: 'malformed' } as const);
+      if (!check.ok) return errorResult(`Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`);
+      if (!claimRequestState(sending.ledger, sending.firm, check.id)) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
+      const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
+      answered = view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
+    }
     const started = Date.now();
     try {
-      if (!api) {
+      // Every setting speaks (contract §2): one that cannot be read stops every call, naming it.
+      if (!api || config.callsDisabled?.length) {
         throw new ConfigurationError(
-          `docreq-mcp is not configured, so nothing was called:\n${config.problems.map((p) => `- ${p}`).join('\n')}\n` +
+          `docreq-mcp is not configured, so nothing was called:\n${(api ? config.callsDisabled! : config.problems).map((p) => `- ${p}`).join('\n')}\n` +
             'Set these in the host\'s "env" for this server and restart it. To try it without an account, start it with --sandbox.',
         );
       }
@@ -172,16 +220,22 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       const ctx: ToolContext = {
         api,
         config,
-        signal: extra.signal,
+        signal: extra.mcpReq.signal,
         deadline,
-        canAsk: Boolean(server.getClientCapabilities()?.elicitation),
+        canAsk: Boolean(clientCapabilities(extra)?.elicitation),
         sending,
         log: (message) => logger.info(message),
+        warn: (message) => logger.warn(message),
+        redact,
         today: clock(),
-        confirm: (message) => confirm(message, extra),
+        confirm: (message) => {
+          if (!mrtr) return confirm(message, extra);
+          if (answered) return Promise.resolve(answered);
+          return Promise.reject(new AskThroughClient(message));
+        },
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => undefined);
+          await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } }).catch(() => undefined);
         },
       };
       const result = await withinDeadline(tool.handler(parsed.data, ctx), deadline, tool.annotations.readOnlyHint);
@@ -193,14 +247,21 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       }
       return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
     } catch (error) {
-      const expected = explain(error);
+      if (error instanceof AskThroughClient) {
+        return inputRequired({
+          inputRequests: { confirm: inputRequired.elicit({ message: error.question, requestedSchema: CONFIRM_SCHEMA }) },
+          requestState: sending.tokens.issue(binding).token,
+        });
+      }
+      const expected = explain(error, options.keyFrom);
       if (expected !== undefined) {
         logger.info(`${tool.name}: ${expected.split('\n')[0]}`);
         return errorResult(expected);
       }
-      const message = error instanceof Error ? error.message : String(error);
+      // Redacted before it is cut: a secret cut by the cap would otherwise survive as its prefix.
+      const message = redact(error instanceof Error ? error.message : String(error));
       logger.error(`${tool.name} failed unexpectedly: ${message}`);
-      return errorResult(`${tool.name} failed unexpectedly (${message.slice(0, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
+      return errorResult(`${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
     }
   }
   registerApps(server);

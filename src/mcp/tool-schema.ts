@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolDefinition } from '../tools/define.js';
 
@@ -65,7 +65,27 @@ function portable(schema: unknown, isInput: boolean): unknown {
   return out;
 }
 
+/**
+ * A tool as tools/list shows it. Computed once per definition and frozen (team mode builds a server
+ * per request: converting the schemas each time cost more than answering list_templates), so the
+ * list is the same object, in the same order, every time: deterministic and cacheable.
+ */
+const listedOnce = new WeakMap<ToolDefinition, Tool>();
 export function listedTool(tool: ToolDefinition): Tool {
+  let listed = listedOnce.get(tool);
+  if (!listed) listedOnce.set(tool, (listed = deepFreeze(listTool(tool))));
+  return listed;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function listTool(tool: ToolDefinition): Tool {
   return {
     name: tool.name,
     title: tool.title,

@@ -1,7 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { fold } from '../tools/render.js';
+import { fold } from '../text/render.js';
 import { checklistItem, CORRECTNESS_MODES, itemIn, MAX_ITEMS } from '../tools/checklist.js';
 import { BUILTIN_TEMPLATES, type Template } from './builtin.js';
 
@@ -165,13 +165,35 @@ export function parseTemplatesFile(text: string, file: string): { templates: Tem
   };
 }
 
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/**
+ * Reads the file with a bound, so start-up never blocks: it is opened without waiting (a FIFO nobody
+ * writes would otherwise hang `initialize` and `check`), refused unless it is a regular file, and read
+ * up to the size cap. Reading a regular file of bounded size does not wait on anyone.
+ */
 function readText(file: string): { text?: string; problem?: string } {
+  let fd: number | undefined;
   try {
-    const size = statSync(file).size;
-    if (size > MAX_FILE_BYTES) return { problem: `${file} is ${size} bytes; a templates file may be at most ${MAX_FILE_BYTES} bytes` };
-    return { text: readFileSync(file, 'utf8') };
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { problem: `${file} is ${kindOf(stats)}; DOCREQ_TEMPLATES_FILE must name a regular YAML or JSON file` };
+    if (stats.size > MAX_FILE_BYTES) return { problem: `${file} is ${stats.size} bytes; a templates file may be at most ${MAX_FILE_BYTES} bytes` };
+    const buffer = Buffer.alloc(MAX_FILE_BYTES + 1);
+    let size = 0;
+    for (let n = -1; n !== 0 && size < buffer.length; size += n) n = readSync(fd, buffer, size, buffer.length - size, null);
+    if (size > MAX_FILE_BYTES) return { problem: `${file} is over ${MAX_FILE_BYTES} bytes; a templates file may be at most ${MAX_FILE_BYTES} bytes` };
+    return { text: buffer.subarray(0, size).toString('utf8') };
   } catch (error) {
     return { problem: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})` };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

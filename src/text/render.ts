@@ -25,6 +25,12 @@ export function quoted(value: string | null | undefined, max = 80): string {
   return JSON.stringify(oneLine(value, max));
 }
 
+/** Case- and accent-insensitive form for matching (NFKD, combining marks removed, lower case). */
+export function fold(value: string | null | undefined): string {
+  if (!value) return '';
+  return value.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+}
+
 /** A date or date-time shown as its day (YYYY-MM-DD); anything else shown as it came, capped. */
 export function dayText(value: string | null | undefined): string {
   if (value && /^\d{4}-\d{2}-\d{2}/.test(value)) return value.slice(0, 10);
@@ -35,7 +41,7 @@ export function dayText(value: string | null | undefined): string {
  * Any JSON value from the service as short text, however deep or large: nesting beyond `depth` and
  * entries beyond a few are summarised, never walked (a hostile body cannot exhaust the stack).
  */
-export function shortValue(value: unknown, max = 200, depth = 3): string {
+export function shortValue(value: unknown, max = 200, depth = 3, redact: (text: string) => string = (t) => t): string {
   const walk = (v: unknown, d: number): string => {
     if (v === null || v === undefined) return 'null';
     if (typeof v === 'string') return v;
@@ -48,5 +54,5 @@ export function shortValue(value: unknown, max = 200, depth = 3): string {
     }
     return '';
   };
-  return oneLine(walk(value, depth), max);
+  return oneLine(redact(walk(value, depth)), max);
 }

@@ -4,7 +4,7 @@ import { createPayload, requestRecord, type Client, type RequestRecord } from '.
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolContext } from './define.js';
 import { clientResolver, closestClients } from './resolve-client.js';
-import { oneLine, quoted } from './render.js';
+import { oneLine, quoted } from '../text/render.js';
 import { isOpen } from './request-facts.js';
 import {
   assertSendingAllowed,
@@ -265,7 +265,7 @@ export const createRequestBatch = defineTool({
             // Not a failure the API client knows: whether it was written is unknown.
             ctx.sending.ledger.record(ctx.sending.firm, client.id!, key, { outcome: 'may_have_been_sent', requestId: null, title: draft.title });
             auditSend(ctx, client.id!, 'may_have_been_sent', null);
-            const why = `sending failed unexpectedly (${oneLine(error instanceof Error ? error.message : String(error), 200)}); check with list_requests`;
+            const why = `sending failed unexpectedly (${oneLine(ctx.redact(error instanceof Error ? error.message : String(error)), 200)}); check with list_requests`;
             Object.assign(r, { outcome: 'may_have_been_sent', reason: why });
             stop('an unexpected failure', n, why);
           } else if (error instanceof PlanLimitError) stopHere("the firm's plan limit", error);

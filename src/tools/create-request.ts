@@ -3,7 +3,7 @@ import { clientRecord, createPayload, requestRecord, type Client, type CreatePay
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
 import { findClient } from './resolve-client.js';
-import { oneLine, quoted } from './render.js';
+import { oneLine, quoted } from '../text/render.js';
 import {
   assertSendingAllowed,
   clientLabel,

@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { DocReqApi } from '../api/client.js';
 import type { Config } from '../config.js';
@@ -45,6 +45,10 @@ export interface ToolContext {
   sending: SendingContext;
   /** A log line for the person running the server (stderr and MCP logging). */
   log(message: string): void;
+  /** A warning for the person running the server, e.g. the outcome of a send its host cancelled (default: log). */
+  warn?(message: string): void;
+  /** The one redaction (src/text/redact.ts) of this call's secrets: for text not from the service, before it is cut. */
+  redact(text: string): string;
   progress(done: number, total: number, message: string): Promise<void>;
 }
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { clientRecord, type Client, type RequestRecord } from '../api/records.js';
 import { defineTool } from './define.js';
-import { bump, fold, newCounts, oneLine, pageText, quoted } from './render.js';
+import { fold, oneLine, quoted } from '../text/render.js';
 import { dueDay, isOpen } from './request-facts.js';
-import { count, nameKeys, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { bump, count, newCounts, nameKeys, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, pageInput } from './list-text.js';
 

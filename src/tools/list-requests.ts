@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
-import { bump, dayText, fold, newCounts, oneLine, pageText, quoted } from './render.js';
+import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 import { dueDay, isOpen } from './request-facts.js';
-import { count, nameKey, nameKeys, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { bump, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
 

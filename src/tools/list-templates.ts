@@ -4,7 +4,7 @@ import { findTemplate, templateCatalog, type TemplateCatalog } from '../template
 import { ITEM_TYPES } from './checklist.js';
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
-import { oneLine, quoted } from './render.js';
+import { oneLine, quoted } from '../text/render.js';
 
 const itemOut = z.object({ name: z.string(), required: z.boolean(), type: z.enum(ITEM_TYPES) });
 

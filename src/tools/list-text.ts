@@ -1,7 +1,7 @@
 /** Shared by list_clients and list_requests: name matching, shared-name notes, plurals and the list header. */
 import { z } from 'zod';
 import type { Client } from '../api/records.js';
-import { fold, oneLine, quoted, range } from './render.js';
+import { fold, oneLine, quoted } from '../text/render.js';
 
 /** "1 item", "2 items", "1 company", "3 companies". */
 export function count(n: number, noun: string, many = /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
@@ -134,4 +134,38 @@ export const compactPage = {
 /** Said when the service answered 304: the records are the copy read last time, confirmed current. */
 export function revalidatedLine(revalidated: boolean): string[] {
   return revalidated ? ['(Revalidated: the service confirmed the list is unchanged since the last call.)'] : [];
+}
+
+/** Adds `key` to a count object without touching the prototype (keys come from the API). */
+export function bump(counts: Record<string, number>, key: string): void {
+  counts[key] = (Object.hasOwn(counts, key) ? counts[key]! : 0) + 1;
+}
+
+export function newCounts(): Record<string, number> {
+  return Object.create(null) as Record<string, number>;
+}
+
+const TEXT_BUDGET = 7_600;
+
+/**
+ * Joins a header and record lines within the text budget, then says how many more there are and
+ * the offset that shows them. Exact counts stay in the header whatever is cut.
+ */
+export function pageText(header: string, lines: string[], offset: number, matched: number, emptyHint: string): string {
+  if (matched === 0) return `${header}\n${emptyHint}`;
+  if (lines.length === 0) return `${header}\nNo records at offset ${offset}: ${matched} matched; use offset=0.`;
+  let text = header;
+  let shown = 0;
+  for (const line of lines) {
+    if (text.length + line.length + 60 > TEXT_BUDGET) break;
+    text += `\n${line}`;
+    shown++;
+  }
+  const rest = matched - offset - shown;
+  if (rest > 0) text += `\n…${rest} more; use offset=${offset + shown}`;
+  return text;
+}
+
+export function range(offset: number, returned: number): string {
+  return returned === 0 ? 'none' : `${offset + 1}–${offset + returned}`;
 }

@@ -2,7 +2,7 @@ import type { Client } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import type { ToolContext } from './define.js';
 import { clientLine } from './list-clients.js';
-import { fold, quoted } from './render.js';
+import { fold, quoted } from '../text/render.js';
 
 /**
  * Which client a caller means: by id, then e-mail, then exact display name (case-insensitive);

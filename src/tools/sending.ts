@@ -5,13 +5,12 @@ import type { Client, CreatePayload, RequestRecord } from '../api/records.js';
 import { addDays } from '../clock.js';
 import { UserInputError } from '../errors.js';
 import { checkEmailText, titleKey } from '../text/invisible.js';
-import { dayText, oneLine, quoted } from '../text/render.js';
+import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templateCatalog } from '../templates/load.js';
 import { CORRECTNESS_MODES, itemIn } from './checklist.js';
 import type { ToolContext } from './define.js';
 import { isoDate } from './schemas.js';
-import { fold } from './render.js';
 import { isOpen } from './request-facts.js';
 
 /**
@@ -194,15 +193,26 @@ export async function postOnce(ctx: ToolContext, client: Client, payload: Create
     const answer = await ctx.api.createRequest(payload, { idempotencyKey, signal: ctx.signal, deadline: ctx.deadline });
     ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'sent', requestId: answer.record?.id ?? null, title: payload.title });
     record('sent', answer.record?.id ?? null);
+    cancelledOutcome(ctx, payload, `was sent${answer.record?.id ? ` (request id ${oneLine(answer.record.id, 40)})` : ''}`);
     return { outcome: 'sent', request: answer.record, warnings: actor ? [`Sent in the name of ${actor.email} (signed in).`, ...answer.warnings] : answer.warnings };
   } catch (error) {
     if (error instanceof ApiError && error.outcomeUnknown) {
       ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title });
       record('may_have_been_sent', null);
+      cancelledOutcome(ctx, payload, 'may have been sent (no clear answer came): check with list_requests before sending again');
       return { outcome: 'may_have_been_sent', request: null, warnings: [], message: error.message };
     }
     throw error;
   }
+}
+
+/**
+ * A host that cancels a call after the POST was written gets no answer (a POST is never aborted
+ * once written), so the person learns the outcome from a warning instead.
+ */
+function cancelledOutcome(ctx: ToolContext, payload: CreatePayload, outcome: string): void {
+  if (!ctx.signal.aborted) return;
+  (ctx.warn ?? ctx.log)(`a send the host cancelled after it was written ${outcome}: ${quoted(payload.title, 80)} to client ${oneLine(payload.clientId, 40)}`);
 }
 
 /** A fresh Idempotency-Key for a send confirmed some other way than a token (elicitation, or none). */

@@ -3,14 +3,17 @@ import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
-import { checkBaseUrl, isLoopbackHost, loadConfig, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, isLoopbackHost, loadConfig, settingProblem, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { redactor } from '../text/redact.js';
 import { createLogger } from '../log.js';
 import type { Sandbox } from '../sandbox/service.js';
 import type { SeedOptions } from '../sandbox/seed.js';
 import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
+import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
 import type { Auth, Identity } from '../auth/index.js';
 
@@ -45,9 +48,28 @@ export interface HttpServiceOptions extends HttpSettings {
   api?: Partial<ApiClientOptions>;
   /** Where access-log lines and server logs go (default stderr). */
   write?: (line: string) => void;
+  /** Bounds on slow and idle connections (default CONNECTION_TIMEOUTS; tests use small ones). */
+  timeouts?: Partial<ConnectionTimeouts>;
   /** Firm sign-in (--auth oauth, src/auth/): built once the address is known; the key then comes from the service, the person from the token. */
   auth?: (url: string) => Promise<Auth>;
 }
+
+/**
+ * How long a connection may be idle or slow before it is closed (README, team mode). A connection
+ * that sends nothing is closed after `firstByteMs`; one whose headers are not complete after
+ * `headersMs` gets 408; one whose request (headers and body) is not complete after `requestMs` gets
+ * 408; an idle keep-alive connection is closed after `keepAliveMs` (longer than a proxy's 60 s, so
+ * the proxy closes first). Expiry is checked every `checkMs`.
+ */
+export interface ConnectionTimeouts {
+  firstByteMs: number;
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+  checkMs: number;
+}
+
+export const CONNECTION_TIMEOUTS: ConnectionTimeouts = { firstByteMs: 10_000, headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000, checkMs: 1_000 };
 
 export interface HttpService {
   /** http://host:port, as bound. */
@@ -67,7 +89,7 @@ const DEFAULT_MAX_BODY = 1024 * 1024;
 /** While draining: how long without a new request before open connections are closed. */
 const QUIET_MS = 250;
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
+const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID';
 
 /** Reads the team-mode settings the same way loadConfig reads the others: the flag wins, then the environment, then the default. */
 export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { settings: HttpSettings; problems: string[] } {
@@ -80,7 +102,7 @@ export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { s
     if (text === undefined) return undefined;
     const parsed = setting.schema.safeParse(text);
     if (parsed.success) return parsed.data as unknown;
-    problems.push(`${setting.env} (or ${setting.flag ?? ''}) ${parsed.error.issues.map((i) => i.message).join('; ')}: got "${text.slice(0, 200)}".`);
+    problems.push(settingProblem(name, parsed.error, text));
     return undefined;
   };
   const settings: HttpSettings = {
@@ -160,6 +182,38 @@ function readBody(req: IncomingMessage, cap: number): Promise<string | undefined
   });
 }
 
+/**
+ * Front-door checks on the raw request, before any routing or MCP processing: what no proxy or
+ * client may send. More than one Host header is refused (only the first would be checked against
+ * DOCREQ_ALLOWED_HOSTS, while something behind may read another).
+ */
+export function frontDoor(req: IncomingMessage): { status: number; message: string; why: string } | undefined {
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return { status: 400, message: 'Bad request: more than one Host header.', why: 'hosts' };
+  return undefined;
+}
+
+/**
+ * Slow and idle connections end within CONNECTION_TIMEOUTS: Node bounds headers, whole requests and
+ * keep-alive itself, but not a connection that never sends a byte, so that one gets a socket timer
+ * until its first request arrives.
+ */
+export function boundConnections(server: Server, timeouts: ConnectionTimeouts): void {
+  server.headersTimeout = timeouts.headersMs;
+  server.requestTimeout = timeouts.requestMs;
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  const waitingFirst = new WeakSet<Socket>();
+  server.on('connection', (socket: Socket) => {
+    waitingFirst.add(socket);
+    // Node's server destroys a socket whose timer fires (it has no 'timeout' listener of its own).
+    socket.setTimeout(timeouts.firstByteMs);
+  });
+  server.on('request', (req: IncomingMessage) => {
+    if (waitingFirst.delete(req.socket)) req.socket.setTimeout(0);
+  });
+}
+
 /** Starts the team-mode HTTP service. */
 export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
@@ -182,13 +236,33 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
   const sending = { ledger: new SendLedger(), confirmations: new Confirmations(options.config.tokenSecret) };
 
+  // One SDK v2 entry for the whole process (contract §9): it answers 2026-07-28 requests (envelope,
+  // Mcp-Method / Mcp-Name headers checked against the body) and 2025-11-25 requests (stateless) alike,
+  // each with the server this request built with its own key (handed over as the request's authInfo).
+  const mcpEntry = createMcpHandler(
+    (ctx) => {
+      const build = ctx.authInfo?.extra?.build as (() => ReturnType<typeof createServer>) | undefined;
+      if (!build) throw new Error('no per-request server');
+      return build();
+    },
+    { onerror: () => undefined },
+  );
+  const serveMcp = toNodeHandler(mcpEntry);
+
   // Sign-in, once the address it serves at is known (after listen).
   const signIn: { auth?: Auth | undefined } = {};
-  const accessLog = (entry: Record<string, unknown>) => write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+  // Access-log lines go through the one redaction (the request's key, the token secret) before anything in them is cut.
+  const accessLog = (entry: Record<string, unknown>, redact: (text: string) => string) => {
+    const clean: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(entry)) clean[k] = typeof v === 'string' ? oneLine(redact(v), 200) : v;
+    write(`${JSON.stringify({ time: new Date().toISOString(), ...clean })}\n`);
+  };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, secrets: string[]): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
-    entry.path = path.slice(0, 200);
+    // Whatever the Authorization header holds (a key, well-formed or not) is kept out of the access log.
+    secrets.push(...(req.headers.authorization ?? '').split(/\s+/).filter((part) => part.length >= 8));
+    entry.path = path;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION }));
@@ -253,28 +327,32 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     }
     // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
     const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl }, readOnly: options.config.readOnly || actor?.role === 'reader' };
-    const logger = createLogger(config.logLevel, [key], write);
+    const logger = createLogger(config.logLevel, [key, options.config.tokenSecret ?? ''], write);
     // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
-    const mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, actor, audit: (line) => write(`${line}\n`) });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    let mcp: ReturnType<typeof createServer> | undefined;
+    const build = () =>
+      (mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`) }));
     const deadline = setTimeout(() => {
       entry.deadline = true;
       jsonError(res, 504, `The request took longer than ${deadlineMs} ms and was stopped; if it was a send, check list_requests before trying again.`);
-      void mcp.close();
+      void mcp?.close();
     }, deadlineMs);
     res.on('close', () => {
       clearTimeout(deadline);
-      void transport.close().catch(() => undefined);
-      void mcp.close().catch(() => undefined);
+      void mcp?.close().catch(() => undefined);
     });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
+    // The key never travels in authInfo: only its fingerprint and the way to build this request's server.
+    const perRequest: AuthInfo = { token: fingerprint, clientId: fingerprint, scopes: [], extra: { build } };
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = perRequest;
+    await serveMcp(req, res, body);
   }
 
-  const server: Server = createHttpServer((req, res) => {
+  const timeouts = { ...CONNECTION_TIMEOUTS, ...options.timeouts };
+  const server: Server = createHttpServer({ connectionsCheckingInterval: timeouts.checkMs }, (req, res) => {
     const started = performance.now();
     const entry: Record<string, unknown> = { method: req.method, path: undefined };
+    const secrets: string[] = options.config.tokenSecret ? [options.config.tokenSecret] : [];
     active.add(res);
     lastRequestAt = Date.now();
     // While draining, every answer says Connection: close, whatever the SDK's own headers say (its
@@ -292,18 +370,19 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     });
     res.on('close', () => {
       active.delete(res);
-      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
+      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, redactor(secrets));
     });
-    handle(req, res, entry).catch((error: unknown) => {
-      entry.error = error instanceof Error ? error.message.slice(0, 200) : 'failed';
+    const refused = frontDoor(req);
+    if (refused) {
+      entry.refused = refused.why;
+      return jsonError(res, refused.status, refused.message, { Connection: 'close' });
+    }
+    handle(req, res, entry, secrets).catch((error: unknown) => {
+      entry.error = error instanceof Error ? error.message : 'failed';
       jsonError(res, 500, 'Internal error while handling the request.', {}, -32603);
     });
   });
-  // Bounds on slow clients: headers within 10 s, the whole request within 30 s. Keep-alive longer
-  // than a proxy's (nginx: 60 s) so the proxy, not this server, closes idle connections.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 65_000;
+  boundConnections(server, timeouts);
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -388,7 +467,7 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
   for (const note of signIn.notes) process.stderr.write(`docreq-mcp info: ${note}\n`);
   const config = loadConfig(flags, { ...env, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
   config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.tokenSecret ? [config.tokenSecret] : []);
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (!isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) && settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))) {
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);

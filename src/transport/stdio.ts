@@ -1,6 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { parseJSONRPCMessage, type Transport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /**
  * MCP over stdio, one JSON-RPC message per line, replacing the SDK's StdioServerTransport for three
@@ -8,12 +7,17 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
  * - a line over the cap is answered with a JSON-RPC error and skipped; the server keeps serving
  *   (the SDK's transport closes, and the process exits silently);
  * - an invalid message that carries an id is answered with a JSON-RPC error (the SDK drops it);
- * - when stdout is not drained, stdin is paused until it is, so memory stays bounded however many
- *   calls a host sends while it is not reading.
+ * - memory stays bounded however many calls a host sends while it is not reading stdout: requests
+ *   are dispatched to the server only while fewer than `maxInFlight` are unanswered and the output
+ *   not yet taken by the host is under `maxPendingOutput` bytes; the rest wait in order, and stdin
+ *   is paused while any wait (so at most one chunk of read-ahead is held). Reading and dispatching
+ *   resume when answers go out and stdout drains.
  */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
-/** Pending output (bytes) above which reading stops until the host drains stdout. */
-const HIGH_WATER = 1024 * 1024;
+/** Pending output (bytes) above which no new request is dispatched until the host drains stdout. */
+export const MAX_PENDING_OUTPUT = 1024 * 1024;
+/** Requests dispatched and not yet answered, at most. */
+export const MAX_IN_FLIGHT = 16;
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
@@ -22,6 +26,18 @@ export interface StdioOptions {
   stdin?: Readable;
   stdout?: Writable;
   maxLineBytes?: number;
+  maxInFlight?: number;
+  maxPendingOutput?: number;
+}
+
+type RequestId = string | number;
+
+function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } {
+  return 'method' in message && 'id' in message;
+}
+
+function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
+  return 'id' in message && !('method' in message);
 }
 
 export class LineStdioTransport implements Transport {
@@ -32,6 +48,13 @@ export class LineStdioTransport implements Transport {
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private readonly maxLineBytes: number;
+  private readonly maxInFlight: number;
+  private readonly maxPendingOutput: number;
+  /** Requests read and not yet dispatched, in order. */
+  private readonly waiting: JSONRPCMessage[] = [];
+  /** Requests dispatched and not yet answered, by id (a count: a careless host may reuse an id). */
+  private readonly inFlight = new Map<RequestId, number>();
+  private inFlightCount = 0;
   private pieces: Buffer[] = [];
   private pending = 0;
   /** Bytes of the current line dropped because it is over the cap (until its newline). */
@@ -42,6 +65,41 @@ export class LineStdioTransport implements Transport {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+    this.maxPendingOutput = options.maxPendingOutput ?? MAX_PENDING_OUTPUT;
+  }
+
+  /** Requests waiting to be dispatched and requests dispatched but unanswered (for tests and logs). */
+  get load(): { waiting: number; inFlight: number; pendingOutput: number } {
+    return { waiting: this.waiting.length, inFlight: this.inFlightCount, pendingOutput: this.stdout.writableLength };
+  }
+
+  private full(): boolean {
+    return this.inFlightCount >= this.maxInFlight || this.stdout.writableLength > this.maxPendingOutput;
+  }
+
+  /** Hands waiting requests to the server while there is room; pauses stdin while any wait. */
+  private pump(): void {
+    while (!this.closed && this.waiting.length && !this.full()) this.dispatch(this.waiting.shift()!);
+    if (this.closed) return;
+    if (this.waiting.length || this.full()) this.stdin.pause();
+    else this.stdin.resume();
+  }
+
+  private dispatch(message: JSONRPCMessage): void {
+    if (isRequest(message)) {
+      this.inFlight.set(message.id, (this.inFlight.get(message.id) ?? 0) + 1);
+      this.inFlightCount++;
+    }
+    this.onmessage?.(message);
+  }
+
+  private answered(id: RequestId): void {
+    const n = this.inFlight.get(id);
+    if (n === undefined) return;
+    if (n > 1) this.inFlight.set(id, n - 1);
+    else this.inFlight.delete(id);
+    this.inFlightCount--;
   }
 
   private readonly onData = (chunk: Buffer) => {
@@ -74,9 +132,7 @@ export class LineStdioTransport implements Transport {
   };
 
   private readonly onError = (error: Error) => this.onerror?.(error);
-  private readonly onDrain = () => {
-    if (!this.closed) this.stdin.resume();
-  };
+  private readonly onDrain = () => this.pump();
 
   async start(): Promise<void> {
     this.stdin.on('data', this.onData);
@@ -94,9 +150,18 @@ export class LineStdioTransport implements Transport {
       this.reply(null, PARSE_ERROR, 'Parse error: the line is not JSON.');
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(raw);
-    if (parsed.success) {
-      this.onmessage?.(parsed.data);
+    let message: JSONRPCMessage | undefined;
+    try {
+      message = parseJSONRPCMessage(raw);
+    } catch {
+      message = undefined;
+    }
+    if (message) {
+      // Answers to the server's own requests (elicitation) and notifications are not new work: they
+      // go through at once, so a call waiting on an answer never waits behind the bound it holds.
+      if (!isRequest(message)) return this.dispatch(message);
+      this.waiting.push(message);
+      this.pump();
       return;
     }
     const id = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { id?: unknown }).id : undefined;
@@ -112,13 +177,14 @@ export class LineStdioTransport implements Transport {
 
   private write(text: string): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const ok = this.stdout.write(text);
-    // Backpressure: stop taking new calls until the host reads what we wrote.
-    if (!ok || this.stdout.writableLength > HIGH_WATER) this.stdin.pause();
+    this.stdout.write(text);
+    // Backpressure: no new call is dispatched, and stdin is not read, until the host takes this.
+    this.pump();
     return Promise.resolve();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    if (isResponse(message)) this.answered(message.id);
     return this.write(JSON.stringify(message) + '\n');
   }
 
@@ -130,6 +196,7 @@ export class LineStdioTransport implements Transport {
     this.stdout.off('drain', this.onDrain);
     this.stdin.pause();
     this.pieces = [];
+    this.waiting.length = 0;
     this.onclose?.();
     return Promise.resolve();
   }

@@ -1,13 +1,5 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  type ListResourcesResult,
-  type ListToolsResult,
-  type ReadResourceResult,
-  type Resource,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, ListResourcesResult, ListToolsResult, ReadResourceResult, Resource, Server, ServerContext } from '@modelcontextprotocol/server';
 import { pageHtml, type PageName } from './pages.js';
 
 /**
@@ -50,11 +42,11 @@ export const APP_PAGES: AppPage[] = [
   },
 ];
 
-type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
+type Handler = (request: { method: string; params?: unknown }, ctx: ServerContext) => Promise<unknown>;
 
-/** The handler registered before for `method` (the SDK keeps them by method name). */
+/** The handler registered before for `method` (the SDK's accessor for its stored handler chain). */
 function previous(server: Server, method: string): Handler {
-  const handler = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers.get(method);
+  const handler = (server as unknown as { _getRequestHandler(method: string): Handler | undefined })._getRequestHandler(method);
   if (!handler) throw new Error(`registerApps: no ${method} handler to extend`);
   return handler;
 }
@@ -69,15 +61,19 @@ export function registerApps(server: Server): void {
   const listTools = previous(server, 'tools/list');
   const listResources = previous(server, 'resources/list');
   const readResource = previous(server, 'resources/read');
-  const rendersApps = () => {
-    const capabilities = server.getClientCapabilities();
-    return !capabilities || Boolean(capabilities.extensions?.[EXTENSION_ID]);
+  // 2026-07-28 clients send their capabilities with each request; 2025 clients with initialize.
+  const rendersApps = (ctx: ServerContext) => {
+    const modern = (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
+    const capabilities = modern
+      ? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+      : server.getClientCapabilities();
+    return !capabilities || Boolean((capabilities as { extensions?: Record<string, unknown> }).extensions?.[EXTENSION_ID]);
   };
   const offeredPages = (tools: { name: string }[]) => APP_PAGES.filter((p) => p.tools.some((t) => tools.some((tool) => tool.name === t)));
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-    const listed = (await listTools(request, extra)) as ListToolsResult;
-    if (!rendersApps()) return listed;
+  server.setRequestHandler('tools/list', async (request, ctx) => {
+    const listed = (await listTools(request, ctx)) as ListToolsResult;
+    if (!rendersApps(ctx)) return listed;
     return {
       ...listed,
       tools: listed.tools.map((tool) => {
@@ -86,16 +82,16 @@ export function registerApps(server: Server): void {
       }),
     };
   });
-  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
-    const listed = (await listResources(request, extra)) as ListResourcesResult;
-    if (!rendersApps()) return listed;
-    const tools = ((await listTools({ method: 'tools/list', params: {} }, extra)) as ListToolsResult).tools;
+  server.setRequestHandler('resources/list', async (request, ctx) => {
+    const listed = (await listResources(request, ctx)) as ListResourcesResult;
+    if (!rendersApps(ctx)) return listed;
+    const tools = ((await listTools({ method: 'tools/list', params: {} }, ctx)) as ListToolsResult).tools;
     const pages = offeredPages(tools).map((p): Resource => ({ uri: p.uri, name: p.page, title: p.title, description: p.description, mimeType: APP_MIME_TYPE, _meta: { ui: { csp: APP_CSP } } }));
     return { ...listed, resources: [...listed.resources, ...pages] };
   });
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
     const page = APP_PAGES.find((p) => p.uri === request.params.uri);
-    if (!page) return (await readResource(request, extra)) as ReadResourceResult;
+    if (!page) return (await readResource(request, ctx)) as ReadResourceResult;
     return { contents: [{ uri: page.uri, mimeType: APP_MIME_TYPE, text: pageHtml(page.page), _meta: { ui: { csp: APP_CSP, prefersBorder: true } } }] };
   });
 }

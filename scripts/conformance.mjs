@@ -1,0 +1,60 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance, pinned devDependency, runs
+// offline) against team mode on the sandbox. The suite has no way to send a credential, so a loopback
+// relay in front of the service adds the demo firm's bearer key to each request (as a host would).
+// Prints the suite's own output; exits with its status.
+//   node scripts/conformance.mjs [extra conformance args, e.g. --suite all]
+import { spawn } from 'node:child_process';
+import { createServer, request } from 'node:http';
+import { createServer as netServer } from 'node:net';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = netServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const port = await freePort();
+const service = spawn(process.execPath, [join(root, 'dist/cli.js'), '--transport', 'http', '--sandbox', '--port', String(port), '--rate-limit', '1000000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+children.add(service);
+const key = await new Promise((resolve, reject) => {
+  let text = '';
+  service.stderr.on('data', (d) => {
+    text += d;
+    const m = /demo (\S+?);/.exec(text);
+    if (m) resolve(m[1]);
+  });
+  service.on('exit', () => reject(new Error('team mode exited')));
+});
+for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok).catch(() => false)); i++) await new Promise((r) => setTimeout(r, 50));
+
+const relay = createServer((req, res) => {
+  // The Host header is passed on as sent: the suite's DNS-rebinding scenario checks the service refuses a foreign one.
+  const headers = { ...req.headers, authorization: `Bearer ${key}` };
+  const upstream = request({ host: '127.0.0.1', port, path: req.url, method: req.method, headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  upstream.on('error', () => res.destroy());
+  req.pipe(upstream);
+});
+const relayPort = await freePort();
+await new Promise((r) => relay.listen(relayPort, '127.0.0.1', r));
+
+// The suite needs Node >= 22 (fs.globSync); this project runs on 20: npx fetches Node 22 from the npm
+// registry for the suite alone (CONFORMANCE_NODE may name a node 22 binary instead).
+const suite = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const [cmd, pre] = process.env.CONFORMANCE_NODE ? [process.env.CONFORMANCE_NODE, []] : ['npx', ['-y', 'node@22']];
+const run = spawn(cmd, [...pre, suite, 'server', '--url', `http://127.0.0.1:${relayPort}/mcp`, ...process.argv.slice(2)], { stdio: 'inherit', cwd: join(root, 'node_modules/.cache') });
+children.add(run);
+const code = await new Promise((r) => run.on('exit', (c) => r(c ?? 1)));
+relay.close();
+service.kill('SIGTERM');
+process.exit(code);

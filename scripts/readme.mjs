@@ -1,0 +1,27 @@
+// node scripts/readme.mjs [figures.md]: rewrites the README's generated blocks from their one source.
+// - settings table (between the settings-table markers): from SETTINGS in src/config.ts (via dist/);
+// - figures (between the figures markers): from what `npm run bench` last printed (.bench/figures.md).
+// test/readme.test.ts fails when the README's settings table drifts from SETTINGS.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const root = new URL('..', import.meta.url).pathname;
+if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run npm run build first');
+const { settingsTable } = await import(`${root}dist/index.js`);
+
+/** Replaces what lies between `<!-- name…-->` and `<!-- /name -->` (the opening marker's comment is kept). */
+export function replaceBlock(text, name, body) {
+  const open = text.indexOf(`<!-- ${name}`);
+  const close = text.indexOf(`<!-- /${name} -->`);
+  if (open === -1 || close === -1 || close < open) throw new Error(`README has no ${name} markers`);
+  const afterOpen = text.indexOf('-->', open) + 3;
+  return `${text.slice(0, afterOpen)}\n${body.trim()}\n${text.slice(close)}`;
+}
+
+const readmePath = `${root}README.md`;
+let readme = readFileSync(readmePath, 'utf8');
+readme = replaceBlock(readme, 'settings-table', settingsTable());
+const figures = process.argv[2] ?? `${root}.bench/figures.md`;
+if (existsSync(figures)) readme = replaceBlock(readme, 'figures', readFileSync(figures, 'utf8'));
+else process.stderr.write(`readme: no ${figures} (run npm run bench first); figures left as they are\n`);
+writeFileSync(readmePath, readme);
+process.stderr.write('readme: settings table regenerated from SETTINGS\n');

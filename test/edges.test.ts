@@ -1,0 +1,310 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect as netConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstSentence } from '../src/api/client.js';
+import { loadConfig } from '../src/config.js';
+import { loadTemplates } from '../src/templates/load.js';
+import { startHttpService, type HttpService } from '../src/transport/http.js';
+import { captured, connect, FAST_API, sandbox } from './helpers.js';
+
+/**
+ * Issue 17, the edges: bounded under hostile clients, every setting speaks, plain words. Each test
+ * drives the real server (built binary, or the real transport on real sockets) against the sandbox.
+ */
+
+const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+const sb = await sandbox();
+const dir = mkdtempSync(join(tmpdir(), 'docreq-edges-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
+});
+
+const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The complete JSON-RPC lines of a stdout so far. */
+function messages(out: string): { id?: unknown; result?: unknown; error?: unknown }[] {
+  return out.split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l) as { id?: unknown });
+}
+
+/** Runs the binary to its end; stdout and stderr together. */
+function run(args: string[], env: Record<string, string | undefined>, timeoutMs = 20_000): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return once(child, 'exit').then(([code]) => {
+    clearTimeout(killer);
+    captured.push(out);
+    return { code: code as number | null, out };
+  });
+}
+
+const STACK = /\n\s+at .+:\d+:\d+/;
+
+describe('stdio under a host that stops reading', () => {
+  it('dispatches a bounded number of calls while stdout is not read, then answers every one when it is', async () => {
+    const child = spawn(process.execPath, [BIN, '--sandbox', '--requests', '600', '--log-level', 'debug'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    let out = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const onOut = (d: Buffer) => (out += d.toString());
+    child.stdout.on('data', onOut);
+    const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    send(INITIALIZE);
+    while (!messages(out).some((m) => m.id === 1)) await sleep(20);
+    send(INITIALIZED);
+    const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+    const before = rssMb();
+    // The host stops reading stdout, then asks for many large lists (about 130 KB of answer each).
+    const CALLS = 120;
+    child.stdout.off('data', onOut);
+    child.stdout.pause();
+    for (let i = 0; i < CALLS; i++) send({ jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'list_requests', arguments: { limit: 500 } } });
+    // Wait until the server has answered some and then stops answering (the count holds still), however long that takes here.
+    const answered = () => (err.match(/list_requests answered in/g) ?? []).length;
+    while (answered() === 0) await sleep(50);
+    for (let last = -1; answered() !== last; ) {
+      last = answered();
+      await sleep(1_500);
+    }
+    const held = answered();
+    const grownMb = rssMb() - before;
+    // Resume reading: every call is answered.
+    child.stdout.on('data', onOut);
+    child.stdout.resume();
+    const ids = () => new Set(messages(out).filter((m) => m.result !== undefined && typeof m.id === 'number' && m.id >= 100).map((m) => m.id));
+    while (ids().size < CALLS) await sleep(50);
+    child.stdin.end();
+    await once(child, 'exit');
+    // Unbounded, every call is answered into the pipe (300 calls: 40 MB held, RSS +220 MB); bounded: 16 in flight plus 1 MB of output.
+    expect(held).toBeLessThanOrEqual(40);
+    expect(grownMb).toBeLessThan(150);
+    expect(ids().size).toBe(CALLS);
+  }, 120_000);
+});
+
+describe('team mode at the front door', () => {
+  let svc: HttpService;
+  beforeAll(async () => {
+    const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url });
+    svc = await startHttpService({
+      host: '127.0.0.1',
+      port: 0,
+      allowedHosts: ['localhost', '127.0.0.1'],
+      allowedOrigins: [],
+      rateLimit: 1_000,
+      config,
+      baseUrl: sb.url,
+      api: FAST_API,
+      write: (line) => void captured.push(line),
+      timeouts: { firstByteMs: 300, headersMs: 300, requestMs: 600, keepAliveMs: 300, checkMs: 50 },
+    });
+  });
+  afterAll(() => svc.close(500));
+
+  /** A raw connection: what it was answered, and whether the server closed it. */
+  function socket(write?: (s: ReturnType<typeof netConnect>) => void) {
+    const s = netConnect(svc.port, '127.0.0.1');
+    let got = '';
+    s.on('data', (d: Buffer) => (got += d.toString()));
+    s.on('error', () => undefined);
+    if (write) s.on('connect', () => write(s));
+    const closed = once(s, 'close').then(() => got);
+    return { s, closed };
+  }
+
+  it('refuses a request with two Host headers, even when the first is allowed', async () => {
+    const { s, closed } = socket((c) => c.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n'));
+    const answer = await closed;
+    s.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toContain('more than one Host header');
+    // One Host header: served.
+    const ok = socket((c) => c.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+    expect(await ok.closed).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it('closes a connection that never sends a byte, and one whose headers never end', async () => {
+    const silent = socket();
+    const slow = socket((c) => c.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+    // Without the bounds these connections stay open forever, and the test times out.
+    expect(await silent.closed).toBe('');
+    // Headers that never end: a 408, or closed by the first-byte bound, whichever comes first.
+    expect(await slow.closed).toMatch(/^(HTTP\/1\.1 408|)/);
+  });
+
+  it('tells a person whose key is refused to check the Authorization header, not DOCREQ_API_KEY', async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.revoked}` } } });
+    const client = new Client({ name: 'edges', version: '1' });
+    await client.connect(transport);
+    const result = (await client.callTool({ name: 'list_clients', arguments: {} })) as CallToolResult;
+    await client.close();
+    const text = JSON.stringify(result.content);
+    captured.push(text);
+    expect(result.isError).toBe(true);
+    expect(text).toContain('Authorization: Bearer');
+    expect(text).not.toContain('DOCREQ_API_KEY');
+  });
+});
+
+describe('start-up never blocks on the templates file', () => {
+  const fifo = join(dir, 'templates.fifo');
+  beforeAll(() => execFileSync('mkfifo', [fifo]));
+
+  it('refuses a FIFO nobody writes, saying what it is', () => {
+    const catalog = loadTemplates(fifo);
+    expect(catalog.problems.join(' ')).toContain('named pipe (FIFO)');
+    expect(catalog.templates.length).toBe(catalog.builtIn);
+  });
+
+  it('check ends and says what is wrong; the server initialises and reads and sends without templates', async () => {
+    const checked = await run(['check'], { DOCREQ_TEMPLATES_FILE: fifo, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url });
+    expect(checked.code).toBe(1);
+    expect(checked.out).toContain('named pipe (FIFO)');
+    expect(checked.out).toContain('the service answered');
+
+    const child = spawn(process.execPath, [BIN, '--confirm-send', 'never'], {
+      env: { PATH: process.env.PATH, DOCREQ_TEMPLATES_FILE: fifo, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    const answer = async (id: number) => {
+      while (!messages(out).some((m) => m.id === id)) await sleep(20);
+      return JSON.stringify(messages(out).find((m) => m.id === id));
+    };
+    send(INITIALIZE);
+    expect(await answer(1)).toContain('"serverInfo"');
+    send(INITIALIZED);
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_clients', arguments: {} } });
+    expect(await answer(2)).not.toContain('"isError":true');
+    const client = sb.demoFirm.clients[0]!;
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_request', arguments: { client: client.id, title: 'Edges: no templates needed', items: [{ name: 'Bank statement' }] } } });
+    expect(await answer(3)).not.toContain('"isError":true');
+    child.stdin.end();
+    await once(child, 'exit');
+    captured.push(out);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
+  }, 30_000);
+});
+
+describe('every setting speaks', () => {
+  for (const [name, value] of [
+    ['DOCREQ_TIMEOUT_MS', 'soon'],
+    ['DOCREQ_MAX_RESPONSE_MB', '0'],
+    ['DOCREQ_LOG_LEVEL', 'loud'],
+  ] as const) {
+    it(`an unreadable ${name} makes every tool call answer an error naming it, and check exit 1`, async () => {
+      const mcp = await connect(sb, { env: { [name]: value } });
+      const result = await mcp.call('list_clients');
+      await mcp.close();
+      expect(result.isError).toBe(true);
+      expect(result.text).toContain(name);
+      expect(result.text).toMatch(/must be/);
+      expect(sb.calls).toHaveLength(0);
+      const checked = await run(['check'], { [name]: value, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url });
+      expect(checked.code).toBe(1);
+      expect(checked.out).toContain(name);
+    });
+  }
+
+  it('an unreadable safety setting still lets reads run (only sending stops)', async () => {
+    const mcp = await connect(sb, { env: { DOCREQ_CONFIRM_SEND: 'sometimes' } });
+    const result = await mcp.call('list_clients');
+    await mcp.close();
+    expect(result.isError).toBeFalsy();
+  });
+
+  it('logs at warning level what became of a send the host cancelled after the POST was written', async () => {
+    const mcp = await connect(sb, { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 600 }, { after: true, times: 1 });
+    const controller = new AbortController();
+    const client = sb.demoFirm.clients[1]!;
+    const call = mcp.client.callTool({ name: 'create_request', arguments: { client: client.id, title: 'Edges: cancelled after writing', items: [{ name: 'Payslip' }] } }, undefined, { signal: controller.signal });
+    call.catch(() => undefined);
+    while (sb.callsTo('POST', '/api/v1/requests').length === 0) await sleep(10);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    while (!mcp.logs.some((l) => l.includes('cancelled after it was written'))) await sleep(20);
+    await mcp.close();
+    const line = mcp.logs.find((l) => l.includes('cancelled after it was written'))!;
+    expect(line).toMatch(/^docreq-mcp warn: /);
+    expect(line).toMatch(/was sent \(request id [^)]+\)/);
+    expect(line).toContain('Edges: cancelled after writing');
+  });
+});
+
+describe('plain words', () => {
+  it('check with a proxy setting that is not a URL names it, without a stack trace', async () => {
+    const checked = await run(['check'], { HTTPS_PROXY: 'not-a-url', HTTP_PROXY: 'not-a-url', DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url });
+    expect(checked.code).toBe(1);
+    expect(checked.out).toContain('✗ HTTP_PROXY is not a URL');
+    expect(checked.out).not.toContain('could not start');
+    expect(checked.out).not.toMatch(STACK);
+  });
+
+  it('a dead proxy is named as the proxy; a refused direct connection names DOCREQ_BASE_URL', async () => {
+    const dead = createNetServer();
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((r) => dead.close(r));
+    const viaProxy = await run(['check'], { HTTP_PROXY: `http://127.0.0.1:${port}`, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url });
+    expect(viaProxy.out).toContain(`Could not reach the proxy http://127.0.0.1:${port} (ECONNREFUSED; from HTTP_PROXY)`);
+    const direct = await run(['check'], { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: `http://127.0.0.1:${port}` });
+    expect(direct.out).toMatch(/\(ECONNREFUSED\): check DOCREQ_BASE_URL/);
+  });
+
+  it('a port in use is said plainly, for sandbox and team mode alike', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = String((busy.address() as AddressInfo).port);
+    try {
+      const sandboxRun = await run(['sandbox', '--port', port], {});
+      expect(sandboxRun.code).toBe(1);
+      expect(sandboxRun.out).toContain(`127.0.0.1:${port} is already in use`);
+      expect(sandboxRun.out).toContain('docreq-mcp sandbox --port N');
+      expect(sandboxRun.out).not.toMatch(STACK);
+      const team = await run(['--transport', 'http', '--port', port], { DOCREQ_BASE_URL: sb.url });
+      expect(team.code).toBe(1);
+      expect(team.out).toContain('DOCREQ_HTTP_PORT');
+      expect(team.out).not.toMatch(STACK);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('retry log lines keep the whole address (not cut at its first dot)', async () => {
+    expect(firstSentence('Could not reach the service at http://127.0.0.1:9 (ECONNRESET). More.')).toBe('Could not reach the service at http://127.0.0.1:9 (ECONNRESET)');
+    const mcp = await connect(sb);
+    sb.inject('GET /api/v1/clients', { kind: 'reset' }, { times: 1 });
+    const result = await mcp.call('list_clients');
+    await mcp.close();
+    expect(result.isError).toBeFalsy();
+    const retry = mcp.logs.find((l) => l.includes('retry 1 of'))!;
+    expect(retry).toContain(new URL(sb.url).host);
+  });
+
+  it('validation gives the valid range, not the library’s wording', async () => {
+    const mcp = await connect(sb);
+    const result = await mcp.call('list_clients', { limit: 0, requests: 'some' });
+    await mcp.close();
+    expect(result.text).toContain('limit: must be a whole number from 1 to 500');
+    expect(result.text).toMatch(/requests: must be one of "open", "none_open", "overdue"/);
+    expect(result.text).not.toMatch(/Too small|Invalid option|expected number/);
+    expect(sb.calls).toHaveLength(0);
+  });
+
+});

@@ -63,7 +63,7 @@ async function appClient(env: Record<string, string> = {}, capabilities: object 
 }
 
 describe('app resources, validated with ext-apps (its zod schemas and its host-side reader)', () => {
-  it('lists the three tools with _meta.ui.resourceUri (and the legacy key) and each page as text/html;profile=mcp-app with its CSP', async () => {
+  it('lists the three tools with _meta.ui.resourceUri and each page as text/html;profile=mcp-app with its CSP', async () => {
     const client = await appClient();
     const tools = (await client.listTools()).tools;
     const withUi = tools.filter((t) => uiUri(t));
@@ -74,7 +74,9 @@ describe('app resources, validated with ext-apps (its zod schemas and its host-s
     ].sort((a, b) => tools.findIndex((t) => t.name === a[0]) - tools.findIndex((t) => t.name === b[0])));
     for (const tool of withUi) {
       McpUiToolMetaSchema.strict().parse(tool._meta!.ui);
-      expect(tool._meta![RESOURCE_URI_META_KEY]).toBe(uiUri(tool));
+      // Only the spec's key: the flat one is deprecated (hosts read both).
+      expect(Object.keys(tool._meta!)).toEqual(['ui']);
+      expect(RESOURCE_URI_META_KEY in tool._meta!).toBe(false);
     }
     const listed = (await client.listResources()).resources.filter((r) => r.uri.startsWith('ui://'));
     expect(listed.map((r) => r.uri).sort()).toEqual(APP_PAGES.map((p) => p.uri).sort());
@@ -93,10 +95,10 @@ describe('app resources, validated with ext-apps (its zod schemas and its host-s
     }
   });
 
-  it('shows nothing extra to a client that does not render Apps, and no send preview in read-only mode', async () => {
+  it('lists the same to a client that does not render Apps (hosts ignore _meta.ui), and no send preview in read-only mode', async () => {
     const plain = await appClient({}, {});
-    expect((await plain.listTools()).tools.some((t) => t._meta)).toBe(false);
-    expect((await plain.listResources()).resources.some((r) => r.uri.startsWith('ui://'))).toBe(false);
+    const withApps = await appClient();
+    expect(JSON.stringify((await plain.listTools()).tools)).toBe(JSON.stringify((await withApps.listTools()).tools));
     const readOnly = await appClient({ DOCREQ_READ_ONLY: 'true' });
     expect((await readOnly.listResources()).resources.filter((r) => r.uri.startsWith('ui://')).map((r) => r.uri)).toEqual(['ui://docreq/dashboard.html']);
   });

@@ -1,5 +1,4 @@
-import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
-import type { ClientCapabilities, ListResourcesResult, ListToolsResult, ReadResourceResult, Resource, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { ListResourcesResult, ListToolsResult, ReadResourceResult, Resource, Server, ServerContext } from '@modelcontextprotocol/server';
 import { pageHtml, type PageName } from './pages.js';
 
 /**
@@ -11,8 +10,6 @@ import { pageHtml, type PageName } from './pages.js';
 
 export const EXTENSION_ID = 'io.modelcontextprotocol/ui';
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
-/** The flat key the spec's first hosts read; the spec keeps it beside `_meta.ui.resourceUri`. */
-export const LEGACY_URI_KEY = 'ui/resourceUri';
 
 /** No origin at all: the page reaches nothing but the host bridge (the spec's secure default, said explicitly). */
 export const APP_CSP = { connectDomains: [] as string[], resourceDomains: [] as string[], frameDomains: [] as string[], baseUriDomains: [] as string[] };
@@ -54,37 +51,30 @@ function previous(server: Server, method: string): Handler {
 /**
  * Adds the pages to a server whose tools/list, resources/list and resources/read handlers are
  * already set (call it last). A page is listed only for a tool that is offered (read-only mode has
- * no sending tools, so no send preview), and only to a client that said it renders Apps, or whose
- * capabilities this server cannot know (stateless HTTP, where another instance answered initialize).
+ * no sending tools, so no send preview). It is listed to every client alike: a 2025 client's
+ * capabilities are unknown to a stateless team-mode instance while a 2026 client's come with each
+ * request, and both eras must list the same tools; hosts without Apps ignore `_meta.ui`. Only the
+ * spec's `_meta.ui.resourceUri` is written (the flat `ui/resourceUri` key is deprecated; hosts read
+ * both), which keeps tools/list within its 12,000-character budget.
  */
 export function registerApps(server: Server): void {
   const listTools = previous(server, 'tools/list');
   const listResources = previous(server, 'resources/list');
   const readResource = previous(server, 'resources/read');
-  // 2026-07-28 clients send their capabilities with each request; 2025 clients with initialize.
-  const rendersApps = (ctx: ServerContext) => {
-    const modern = (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
-    const capabilities = modern
-      ? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
-      : server.getClientCapabilities();
-    return !capabilities || Boolean((capabilities as { extensions?: Record<string, unknown> }).extensions?.[EXTENSION_ID]);
-  };
   const offeredPages = (tools: { name: string }[]) => APP_PAGES.filter((p) => p.tools.some((t) => tools.some((tool) => tool.name === t)));
 
   server.setRequestHandler('tools/list', async (request, ctx) => {
     const listed = (await listTools(request, ctx)) as ListToolsResult;
-    if (!rendersApps(ctx)) return listed;
     return {
       ...listed,
       tools: listed.tools.map((tool) => {
         const page = APP_PAGES.find((p) => p.tools.includes(tool.name));
-        return page ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: page.uri }, [LEGACY_URI_KEY]: page.uri } } : tool;
+        return page ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: page.uri } } } : tool;
       }),
     };
   });
   server.setRequestHandler('resources/list', async (request, ctx) => {
     const listed = (await listResources(request, ctx)) as ListResourcesResult;
-    if (!rendersApps(ctx)) return listed;
     const tools = ((await listTools({ method: 'tools/list', params: {} }, ctx)) as ListToolsResult).tools;
     const pages = offeredPages(tools).map((p): Resource => ({ uri: p.uri, name: p.page, title: p.title, description: p.description, mimeType: APP_MIME_TYPE, _meta: { ui: { csp: APP_CSP } } }));
     return { ...listed, resources: [...listed.resources, ...pages] };

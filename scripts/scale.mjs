@@ -4,6 +4,7 @@
 // calls; one replica is stopped halfway. Then one replica alone, for the ratio; then p50 of
 // list_requests over HTTP against stdio at 10,000 requests.
 //   SCALE_REPLICAS=3 SCALE_CLIENTS=50 SCALE_CALLS=5000 SCALE_KILL=SIGTERM|SIGKILL|none SCALE_P50_RUNS=40
+//   SCALE_SENDS=300 (the send phase: redis, sends mixed with reads, one replica SIGKILLed mid-send) SCALE_ONLY=sends
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,9 +83,9 @@ async function startSandbox(extra = []) {
 }
 
 const TOKEN_SECRET = randomBytes(32).toString('hex');
-async function startReplica(baseUrl) {
+async function startReplica(baseUrl, env = {}, rateLimit = 1_000_000_000) {
   const port = await freePort();
-  const child = run(['--transport', 'http', '--port', String(port), '--rate-limit', '1000000000', '--log-level', 'info'], { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET }, ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')]);
+  const child = run(['--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info'], { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET, ...(env.DOCREQ_STORE_URL ? {} : { DOCREQ_STORE: 'memory' }), ...env }, ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')]);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`replica exited with ${child.exitCode}`);
@@ -174,9 +175,127 @@ async function drive(url, key, { halfway, calls = CALLS } = {}) {
   return { calls, seconds, perSecond: calls / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), errors };
 }
 
-/** Hook: POSTs per confirmed send across replicas, once confirmation tokens land (preview on one replica, send on another). */
-async function confirmedSends(/* url, key, sandbox */) {
-  return undefined;
+/** A real redis-server on a port of its own: the send store every replica shares. */
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  const { createClient } = await import('redis');
+  for (let i = 0; i < 200; i++) {
+    const c = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+    c.on('error', () => undefined);
+    const ok = await c.connect().then(() => true, () => false);
+    if (ok) {
+      await c.close();
+      return { child, url: `redis://127.0.0.1:${port}/0` };
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('redis-server did not come up');
+}
+
+/**
+ * Sends mixed with reads across N replicas sharing redis, behind nginx; one replica SIGKILLed while
+ * sends are in flight. The sandbox runs in this process (it counts every POST) and is the hard case:
+ * it ignores Idempotency-Key and lists new requests 5 s late, and each POST takes 150 ms. Every send
+ * is previewed on one replica and confirmed twice (a retry, routed wherever nginx sends it).
+ */
+async function sendPhase() {
+  const { startSandbox } = await import('../dist/index.js');
+  const sb = await startSandbox({ listLagMs: 5_000, ignoreIdempotencyKey: true, clients: 400 });
+  sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 150 });
+  const redis = await startRedis();
+  const env = { DOCREQ_STORE_URL: redis.url };
+  const replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sb.url, env)));
+  const lb = await startNginx(replicas.map((r) => r.port));
+  const clients = await Promise.all(Array.from({ length: CLIENTS }, () => mcpClient(lb.url, sb.keys.demo)));
+  const ids = sb.demoFirm.clients.map((c) => c.id);
+  const SENDS = Math.min(Number(process.env.SCALE_SENDS ?? 300), ids.length);
+  const outcome = new Map(); // title -> outcomes of its two confirmations
+  const errors = [];
+  let next = 0;
+  let reads = 0;
+  let killed = false;
+  const victim = replicas[0];
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (client) => {
+      while (next < SENDS) {
+        const n = next++;
+        if (!killed && n === Math.floor(SENDS / 2)) {
+          killed = true;
+          // Mid-send: wait until a POST is in flight at the service, then kill.
+          const before = sb.callsTo('POST', '/api/v1/requests').length;
+          void (async () => {
+            while (sb.callsTo('POST', '/api/v1/requests').length === before) await new Promise((r) => setTimeout(r, 1));
+            victim.child.kill('SIGKILL');
+          })();
+        }
+        const title = `Scale send ${n}`;
+        const args = { client: ids[n], title, items: [{ name: 'W-2' }] };
+        try {
+          await client.callTool({ name: n % 2 ? 'list_requests' : 'list_clients', arguments: {} });
+          reads++;
+          const preview = await client.callTool({ name: 'create_request', arguments: args });
+          const token = preview.structuredContent?.confirmation?.token;
+          if (!token) throw new Error(`no token: ${JSON.stringify(preview.content).slice(0, 200)}`);
+          const results = [];
+          for (let k = 0; k < 2; k++) {
+            try {
+              const r = await client.callTool({ name: 'create_request', arguments: { ...args, confirmationToken: token } });
+              results.push(r.structuredContent?.outcome ?? (r.isError ? 'refused' : 'unknown'));
+            } catch (error) {
+              results.push('error');
+              errors.push(`confirm: ${String(error?.message ?? error).slice(0, 160)}`);
+            }
+          }
+          outcome.set(title, results);
+        } catch (error) {
+          errors.push(String(error?.message ?? error).slice(0, 160));
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await new Promise((r) => setTimeout(r, 400)); // POSTs in flight land
+  const postsPer = new Map();
+  for (const c of sb.callsTo('POST', '/api/v1/requests')) {
+    const title = JSON.parse(c.body ?? '{}').title;
+    postsPer.set(title, (postsPer.get(title) ?? 0) + 1);
+  }
+  const posted = [...postsPer.values()];
+  const totalPosts = posted.reduce((a, b) => a + b, 0);
+  const confirmedSent = [...outcome.values()].filter((o) => o.includes('sent')).length;
+  const unclear = [...outcome.values()].filter((o) => !o.includes('sent')).length;
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+
+  // The rate limit across the replicas: a limit of 60 a minute for one key, 120 calls spread over all.
+  for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGTERM');
+  lb.child.kill('SIGQUIT');
+  await Promise.all([...replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
+  // A database of its own, so the send phase's calls (counted, under a huge limit) do not count here.
+  const limited = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sb.url, { DOCREQ_STORE_URL: redis.url.replace(/\/0$/, '/1') }, 60)));
+  const lb2 = await startNginx(limited.map((r) => r.port));
+  const rl = await mcpClient(lb2.url, sb.keys.demo);
+  let allowed = 0;
+  let refused = 0;
+  for (let i = 0; i < 120; i++) {
+    try {
+      await rl.callTool({ name: 'list_templates', arguments: {} });
+      allowed++;
+    } catch (error) {
+      if (/429|Rate limited/.test(String(error?.message ?? error))) refused++;
+      else errors.push(`rate: ${String(error?.message ?? error).slice(0, 120)}`);
+    }
+  }
+  await rl.close().catch(() => undefined);
+  for (const r of limited) r.child.kill('SIGTERM');
+  lb2.child.kill('SIGQUIT');
+  await Promise.all([...limited.map((r) => once(r.child, 'exit')), once(lb2.child, 'exit')]);
+  redis.child.kill('SIGTERM');
+  await sb.close();
+  return { seconds, sends: SENDS, reads, totalPosts, maxPosts: Math.max(0, ...posted), sendsPosted: posted.length, confirmedSent, unclear, errors, allowed, refused };
 }
 
 const rows = [];
@@ -187,16 +306,19 @@ const row = (...cells) => {
 const fmt = (r) => [`${r.perSecond.toFixed(0)} calls/s`, `p50 ${r.p50.toFixed(1)} ms`, `p99 ${r.p99.toFixed(1)} ms`, `${r.errors.length} errors`];
 
 note(`scale: ${REPLICAS} replicas behind ${nginxBin} round-robin, ${CLIENTS} clients, ${CALLS} list calls, ${KILL} one replica halfway; node ${process.version}`);
+const ONLY_SENDS = process.env.SCALE_ONLY === 'sends';
 const sandbox = await startSandbox();
-
+let scaled = { errors: [] };
+let single = { errors: [] };
+let killedAt = ONLY_SENDS ? 0 : undefined;
+if (!ONLY_SENDS) {
 // ── N replicas behind nginx, one stopped halfway ─────────────────────────────────────────────
 const replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sandbox.url)));
 const lb = await startNginx(replicas.map((r) => r.port));
 await drive(lb.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined); // warm-up: JIT, connections
-let killedAt;
 const victim = replicas[0];
 const victimExit = once(victim.child, 'exit');
-const scaled = await drive(lb.url, sandbox.key, {
+scaled = await drive(lb.url, sandbox.key, {
   halfway: () => {
     if (KILL === 'none') return;
     killedAt = performance.now();
@@ -205,23 +327,40 @@ const scaled = await drive(lb.url, sandbox.key, {
 });
 const [victimCode, victimSignal] = KILL === 'none' ? [null, null] : await victimExit;
 row(`${REPLICAS} replicas behind nginx`, ...fmt(scaled), KILL === 'none' ? 'none stopped' : `replica on :${victim.port} ${KILL} halfway (exit ${victimCode ?? victimSignal})`);
-const sends = await confirmedSends(lb.url, sandbox.key, sandbox);
-row('POSTs per confirmed send', sends === undefined ? 'n/a until confirmation tokens land (hook: confirmedSends in scripts/scale.mjs)' : String(sends));
 for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGTERM');
 lb.child.kill('SIGQUIT');
-await Promise.all([...replicas.map((r) => (r.child.exitCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
+await Promise.all([...replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
 
 // ── one replica alone ──────────────────────────────────────────────────────────────────────
 const alone = await startReplica(sandbox.url);
 await drive(alone.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined);
-const single = await drive(alone.url, sandbox.key);
+single = await drive(alone.url, sandbox.key);
 row('1 replica alone (no nginx)', ...fmt(single));
 row('throughput ratio', `${(scaled.perSecond / single.perSecond).toFixed(2)}× (${REPLICAS} behind nginx, one stopped halfway / 1 alone)`, 'target ≥ 0.9×');
 alone.child.kill('SIGTERM');
 await once(alone.child, 'exit');
+}
 sandbox.child.kill('SIGTERM');
 
+// ── sends mixed with reads on redis, one replica SIGKILLed mid-send ─────────────────────────
+if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+  row('sends across replicas', 'n/a: redis-server is not installed (sudo apt-get install -y redis-server)');
+} else {
+  const s = await sendPhase();
+  row(
+    `sends: ${REPLICAS} replicas on one redis behind nginx, ${CLIENTS} clients`,
+    `${s.sends} sends (each previewed, confirmed twice) mixed with ${s.reads} reads`,
+    `${((s.sends * 3 + s.reads) / s.seconds).toFixed(0)} calls/s`,
+    `one replica SIGKILLed mid-send`,
+  );
+  row('POSTs per confirmed send', `${(s.totalPosts / Math.max(1, s.sendsPosted)).toFixed(3)}`, `${s.totalPosts} POSTs for ${s.sendsPosted} sends; at most ${s.maxPosts} for any one`, `${s.confirmedSent} answered sent, ${s.unclear} "may have been sent"/in progress/refused (a POST in flight on the killed replica: check with list_requests)`);
+  row('send-phase errors', `${s.errors.length}`, 'calls in flight on the killed replica (nginx does not resend a POST it already passed on)');
+  row('rate limit across replicas', `limit 60/min for one key, 120 calls over ${REPLICAS} replicas: ${s.allowed} allowed, ${s.refused} refused (429)`);
+  if (s.errors.length) note(`send-phase errors (first): ${[...new Set(s.errors)].slice(0, 3).join(' | ')}`);
+}
+
 // ── p50 over HTTP against stdio, list_requests at 10,000 requests ────────────────────────────
+if (!ONLY_SENDS) {
 const big = await startSandbox(['--requests', '10000']);
 const http = await startReplica(big.url);
 const overHttp = await mcpClient(http.url, big.key);
@@ -244,6 +383,7 @@ await overStdio.close();
 await overHttp.close();
 http.child.kill('SIGTERM');
 big.child.kill('SIGTERM');
+}
 
 say('');
 for (const r of rows) say(`| ${r.join(' | ')} |`);

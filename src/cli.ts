@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, type Config } from './config.js';
+import { loadConfig, secretsOf, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, type Config } from './config.js';
+import { SendLedger } from './send/ledger.js';
+import { Confirmations } from './send/token.js';
+import { openStore, RedisStore, storeReach } from './store/index.js';
 import { createLogger } from './log.js';
 import { redactor } from './text/redact.js';
 import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
@@ -69,14 +72,18 @@ function count(text: string | undefined, name: string): number | undefined {
 }
 
 function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
-  const logger = createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
+  const logger = createLogger(config.logLevel, secretsOf(config));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (config.problems.length) logger.warn('every tool call will answer with what to set; start with --sandbox to try without an account.');
+  // The send store: once-only across this user's processes (file), replicas (redis) or this process (memory).
+  const store = openStore(config.store, (message) => logger.error(message));
+  logger.debug(`send store: ${storeReach(store, false).note}`);
+  const sending = { ledger: new SendLedger(store), confirmations: new Confirmations(config.tokenSecret) };
   // SDK v2's stdio entry decides the era from the opening message (initialize: 2025-11-25; a
   // per-request envelope or server/discover: 2026-07-28) and pins one server per connection; our own
   // transport underneath keeps the line cap, the answered junk and the backpressure.
   const transport = new LineStdioTransport();
-  const mcp = serveStdioEntry(() => createServer(config, { logger }), { transport, onerror: (error) => logger.debug(`stdio: ${error.message}`) });
+  const mcp = serveStdioEntry(() => createServer(config, { logger, sending }), { transport, onerror: (error) => logger.debug(`stdio: ${error.message}`) });
   let closing = false;
   const shutdown = (why: string) => {
     if (closing) return;
@@ -84,7 +91,7 @@ function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
     logger.debug(`shutting down: ${why}`);
     // Never wait long on an in-flight call: a POST is not re-sent, and the host wants us gone.
     setTimeout(() => process.exit(0), 1_500).unref();
-    void Promise.allSettled([mcp.close(), sandbox?.close()]).then(() => process.exit(0));
+    void Promise.allSettled([mcp.close(), sandbox?.close(), store.close()]).then(() => process.exit(0));
   };
   process.stdin.on('end', () => shutdown('stdin ended'));
   process.stdin.on('close', () => shutdown('stdin closed'));
@@ -94,9 +101,29 @@ function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
   return Promise.resolve();
 }
 
-async function check(config: Config): Promise<number> {
+/** `check`: the send store can be written and read back, and what once-only holds across. */
+async function checkStore(config: Config, teamMode: boolean, out: (line: string) => void): Promise<boolean> {
+  const store = openStore(config.store);
+  try {
+    if (store instanceof RedisStore) await store.ready();
+    const key = `check:probe:${process.pid}`;
+    await store.set(key, 'ok', 10_000);
+    if ((await store.get(key)) !== 'ok') throw new Error('an entry written could not be read back');
+    await store.delete(key);
+    const reach = storeReach(store, teamMode);
+    out(`${teamMode && !reach.shared ? '!' : '✓'} send store: ${store.name}: ${reach.note}`);
+    return false;
+  } catch (error) {
+    out(`✗ ${(error as Error).message}`);
+    return true;
+  } finally {
+    await store.close();
+  }
+}
+
+async function check(config: Config, teamMode = false): Promise<number> {
   // Whatever the service echoes (a key in an error body), no secret reaches this output.
-  const redact = redactor([config.api?.apiKey, config.tokenSecret]);
+  const redact = redactor(secretsOf(config));
   const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
   out(`docreq-mcp ${VERSION} check`);
   for (const problem of config.problems) out(`✗ ${problem}`);
@@ -116,7 +143,8 @@ async function check(config: Config): Promise<number> {
     out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
     if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
     else out(config.readOnly ? '✓ read-only: no tool that sends is offered' : `✓ sending is offered; confirmation before sending: ${config.confirmSend}`);
-    return config.problems.length || templates.problems.length || config.sendingDisabled ? 1 : 0;
+    const storeProblem = await checkStore(config, teamMode, out);
+    return config.problems.length || templates.problems.length || config.sendingDisabled || storeProblem ? 1 : 0;
   } catch (error) {
     out(`✗ ${explain(error) ?? (error as Error).message}`);
     return 1;
@@ -153,7 +181,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'check') {
-    process.exitCode = await check(loadConfig(flags));
+    process.exitCode = await check(loadConfig(flags), (flags.transport ?? process.env.DOCREQ_TRANSPORT) === 'http');
     return;
   }
   const transport = SETTINGS.transport.schema.safeParse(flags.transport ?? (process.env.DOCREQ_TRANSPORT || 'stdio'));

@@ -21,6 +21,8 @@ export interface Config {
   templatesFile: string | undefined;
   /** Signs confirmation tokens (DOCREQ_TOKEN_SECRET); undefined: random per process. */
   tokenSecret: string | undefined;
+  /** The send store (contract §7): backend, the file store's folder, the redis URL (may hold a password: never echoed). */
+  store: { backend: 'file' | 'redis' | 'memory'; stateDir: string | undefined; url: string | undefined };
   /**
    * Why nothing may be sent, when a setting that governs safety cannot be read (fail closed:
    * reads still work); undefined when sending is allowed.
@@ -36,7 +38,7 @@ export interface Config {
 }
 
 /** The settings that govern safety: when one cannot be read, nothing is sent until it is fixed. */
-const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret']);
+const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret', 'store', 'stateDir', 'storeUrl']);
 
 /** Settings whose problems leave `api` unset, which already stops every call. */
 const CONNECTION_SETTINGS = new Set(['apiKey', 'apiKeyFile', 'baseUrl']);
@@ -149,6 +151,31 @@ export const SETTINGS = {
     default: undefined,
     schema: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)'),
     help: 'signs confirmation tokens; replicas of one team service must share it (default: random per process)',
+  },
+  // The send store (contract §7); opened by src/store/index.ts.
+  store: {
+    env: 'DOCREQ_STORE',
+    flag: '--store',
+    default: undefined,
+    schema: z.string().trim().toLowerCase().pipe(z.enum(['file', 'redis', 'memory'])),
+    help: 'where once-only sending is kept: file (default; shared by this user\'s processes), redis (replicas; implied by DOCREQ_STORE_URL), memory (this process only)',
+  },
+  stateDir: {
+    env: 'DOCREQ_STATE_DIR',
+    flag: '--state-dir',
+    default: undefined,
+    schema: z.string().trim().min(1, 'is empty'),
+    help: "the file store's folder (default: the OS's per-user state folder + docreq-mcp)",
+  },
+  storeUrl: {
+    env: 'DOCREQ_STORE_URL',
+    flag: undefined,
+    default: undefined,
+    schema: z
+      .string()
+      .trim()
+      .refine((t) => /^rediss?:\/\/[^\s]+$/i.test(t), 'must be a redis:// or rediss:// URL'),
+    help: 'redis:// or rediss:// URL of Redis >= 6.2 or Valkey (may hold a password: never shown); implies DOCREQ_STORE=redis',
   },
   // Team mode (contract §6); read by src/transport/http.ts.
   transport: {
@@ -366,6 +393,15 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   const maxResponseMb = read('maxResponseMb', 256);
   const logLevel = read('logLevel', 'info');
   const templatesFile = read('templatesFile', undefined);
+  const storeUrl = read('storeUrl', undefined);
+  const stateDir = read('stateDir', undefined);
+  let backend = read('store', undefined) ?? (storeUrl ? 'redis' : 'file');
+  if (backend === 'redis' && !storeUrl) {
+    const problem = 'DOCREQ_STORE is redis, but DOCREQ_STORE_URL is not set: set it to redis://host:6379 (or rediss://).';
+    problems.push(problem);
+    unreadableSafety.push(problem);
+    backend = 'memory';
+  }
 
   let apiKey = read('apiKey', undefined);
   const keyFile = read('apiKeyFile', undefined);
@@ -400,6 +436,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     logLevel,
     templatesFile,
     tokenSecret,
+    store: { backend, stateDir, url: storeUrl },
     sendingDisabled: unreadableSafety.length ? unreadableSafety.join(' ') : undefined,
     problems,
     callsDisabled: unreadableOther,
@@ -426,4 +463,18 @@ export function settingsTable(): string {
     '|---|---|---|---|',
     ...Object.values(SETTINGS).map((s) => `| ${code(s.env)} | ${code(s.flag)} | ${code(s.default)} | ${s.help} |`),
   ].join('\n');
+}
+
+/** Every secret a configuration holds (the key, the token secret, the store URL and its password): what the one redaction masks. */
+export function secretsOf(config: Pick<Config, 'api' | 'tokenSecret' | 'store'>): string[] {
+  const out = [config.api?.apiKey, config.tokenSecret, config.store?.url];
+  if (config.store?.url) {
+    try {
+      const url = new URL(config.store.url);
+      out.push(decodeURIComponent(url.password), url.password);
+    } catch {
+      // not a URL: the whole text is masked above
+    }
+  }
+  return out.filter((s): s is string => typeof s === 'string' && s.length >= 4);
 }

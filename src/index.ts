@@ -8,3 +8,6 @@ export { Sandbox, startSandbox, type Fault, type SandboxOptions } from './sandbo
 export { SANDBOX_KEYS } from './sandbox/seed.js';
 export { createLogger, type Logger } from './log.js';
 export { VERSION } from './version.js';
+export { openStore, defaultStateDir, FileStore, MemoryStore, RedisStore, StoreUnavailableError, type SendStore, type StoreSettings } from './store/index.js';
+export { SendLedger } from './send/ledger.js';
+export { Confirmations } from './send/token.js';

@@ -57,7 +57,7 @@ describe('tool catalogue', () => {
 
   it('says in the list tools what this server cannot do', () => {
     for (const tool of tools.filter((t) => t.name === 'list_clients' || t.name === 'list_requests')) {
-      expect(tool.description, tool.name).toMatch(/cannot remind a client, change, re-date or cancel a request, or see answers and files/);
+      expect(tool.description, tool.name).toMatch(/cannot remind clients, change, re-date, cancel or delete requests, change client details, or see answers and files/);
     }
   });
 

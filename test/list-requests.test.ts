@@ -103,6 +103,7 @@ interface GroupRow {
   overdue: number;
   totalItems: number;
   completedItems: number;
+  outstandingItems: number;
   nextDue: string | null;
   oldestOverdue: string | null;
 }
@@ -122,13 +123,15 @@ const norm = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').t
 function oracleGroups(rs: Seeded[]): Map<string, GroupRow> {
   const out = new Map<string, GroupRow>();
   for (const r of rs) {
-    const g = out.get(r.clientName) ?? { clientName: r.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, nextDue: null, oldestOverdue: null };
+    const g = out.get(r.clientName) ?? { clientName: r.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null };
     g.requests += 1;
     g.totalItems += r.totalItems;
     g.completedItems += r.completedItems;
     const due = dayOf(r.dueDate);
     if (isOpen(r)) {
       g.open += 1;
+      // Outstanding (contract §3.8, as this server documents it): items not complete on open requests.
+      g.outstandingItems += Math.max(0, r.totalItems - r.completedItems);
       if (due && (!g.nextDue || due < g.nextDue)) g.nextDue = due;
     }
     if (isOverdue(r)) {
@@ -280,7 +283,7 @@ describe('list_requests v2', () => {
   it('says what the server cannot do in its description', async () => {
     const { tools } = await mcp.client.listTools();
     const text = tools.find((t) => t.name === 'list_requests')!.description!;
-    expect(text).toMatch(/cannot remind a client, change, re-date or cancel a request, or see answers and files/);
+    expect(text).toMatch(/cannot remind clients, change, re-date, cancel or delete requests, change client details, or see answers and files/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { redactor, sealer } from '../src/text/redact.js';
 import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../src/store/memory.js';
 import { SendLedger, LEDGER_TTL_MS } from '../src/send/ledger.js';
 import { canonicalJson, Confirmations, TOKEN_TTL_MS } from '../src/send/token.js';
 import { characters, checkEmailText, titleKey } from '../src/text/invisible.js';
@@ -55,32 +56,32 @@ describe('confirmation tokens', () => {
 });
 
 describe('the send ledger', () => {
-  it('lets one call hold a recipient and title at a time', () => {
+  it('lets one call hold a recipient and title at a time', async () => {
     const l = new SendLedger();
-    const release = l.lock('f', 'c1', 'tax');
+    const release = await l.lock('f', 'c1', 'tax');
     expect(release).toBeDefined();
-    expect(l.lock('f', 'c1', 'tax')).toBeUndefined();
-    expect(l.lock('f', 'c2', 'tax')).toBeDefined();
-    expect(l.lock('g', 'c1', 'tax')).toBeDefined();
-    release!();
-    expect(l.lock('f', 'c1', 'tax')).toBeDefined();
+    expect(await l.lock('f', 'c1', 'tax')).toBeUndefined();
+    expect(await l.lock('f', 'c2', 'tax')).toBeDefined();
+    expect(await l.lock('g', 'c1', 'tax')).toBeDefined();
+    await release!();
+    expect(await l.lock('f', 'c1', 'tax')).toBeDefined();
   });
 
-  it('remembers sends for 24 hours, per firm', () => {
+  it('remembers sends for 24 hours, per firm', async () => {
     let now = 0;
-    const l = new SendLedger(() => now);
-    l.record('f', 'c1', 'tax', { outcome: 'may_have_been_sent', requestId: null, title: 'Tax' });
-    expect(l.recent('f', 'c1', 'tax')?.outcome).toBe('may_have_been_sent');
-    expect(l.recent('g', 'c1', 'tax')).toBeUndefined();
+    const l = new SendLedger(new MemoryStore(undefined, () => now), () => now);
+    await l.record('f', 'c1', 'tax', { outcome: 'may_have_been_sent', requestId: null, title: 'Tax' });
+    expect((await l.recent('f', 'c1', 'tax'))?.outcome).toBe('may_have_been_sent');
+    expect(await l.recent('g', 'c1', 'tax')).toBeUndefined();
     now += LEDGER_TTL_MS + 1;
-    expect(l.recent('f', 'c1', 'tax')).toBeUndefined();
+    expect(await l.recent('f', 'c1', 'tax')).toBeUndefined();
   });
 
-  it('answers a used token with what its first use did', () => {
+  it('answers a used token with what its first use did', async () => {
     const l = new SendLedger();
-    l.rememberToken('f', 't1', { outcome: 'sent' });
-    expect(l.tokenResult('f', 't1')).toEqual({ outcome: 'sent' });
-    expect(l.tokenResult('g', 't1')).toBeUndefined();
+    await l.rememberToken('f', 't1', { outcome: 'sent' });
+    expect(await l.tokenResult('f', 't1')).toEqual({ outcome: 'sent' });
+    expect(await l.tokenResult('g', 't1')).toBeUndefined();
   });
 });
 

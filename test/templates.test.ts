@@ -179,7 +179,7 @@ describe('the templates setting', () => {
     expect(loadTemplates(undefined)).toMatchObject({ builtIn: 6, fromFile: 0, problems: [], templates: BUILTIN_TEMPLATES });
   });
 
-  it('is read once when the server starts: editing the file does not change a running server', async () => {
+  it('an edit that breaks the file does not take the firm\'s templates from a running server', async () => {
     const path = templatesFile('templates:\n  - { name: first, title: First, items: [{ name: A }] }\n');
     const mcp = await server({ DOCREQ_TEMPLATES_FILE: path });
     writeFileSync(path, 'templates: [');

@@ -14,7 +14,15 @@ export const clientRecord = z.object({
   email: z.string().nullable(),
   status: z.string().nullable(),
 });
-export type Client = z.infer<typeof clientRecord>;
+/** A scalar of a client's other fields, or a short list of them. */
+export const extraValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))]);
+export type ExtraValue = z.infer<typeof extraValue>;
+/**
+ * A client as the tools see it. `extra` holds the fields the service adds beyond the documented four
+ * (phone, tags, notes…), kept only as scalars and short lists of scalars and bounded in number and
+ * size (see clientExtras); nothing depends on them, and they are shown only as data.
+ */
+export type Client = z.infer<typeof clientRecord> & { extra?: Record<string, ExtraValue> };
 
 export const requestRecord = z.object({
   id: z.string().nullable(),
@@ -100,12 +108,57 @@ function isExactly(raw: unknown, textKeys: readonly string[], countKeys: readonl
   return n === textKeys.length + countKeys.length;
 }
 
+/** Bounds on a client's other fields: how many, how long a name, a text, a list. */
+export const EXTRA_LIMITS = { fields: 16, key: 64, text: 500, list: 20 } as const;
+
+const isScalar = (v: unknown): v is string | number | boolean | null =>
+  v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+// Redacted before the cap, like every text from the service.
+const cappedWith =
+  (redact: Redact) =>
+  <T>(v: T): T => {
+    if (typeof v !== 'string') return v;
+    const clean = redact(v);
+    return (clean.length > EXTRA_LIMITS.text ? clean.slice(0, EXTRA_LIMITS.text) : clean) as T;
+  };
+
+/**
+ * The fields beyond the documented ones, shallowly: scalars and lists of at most EXTRA_LIMITS.list
+ * scalars are kept (texts capped); objects, longer lists and lists holding anything else are left out
+ * unread, as are fields past the first EXTRA_LIMITS.fields. Undefined when there are none.
+ */
+export function clientExtras(r: Record<string, unknown>, redact: Redact = same): Record<string, ExtraValue> | undefined {
+  const capped = cappedWith(redact);
+  let extra: Record<string, ExtraValue> | undefined;
+  let n = 0;
+  for (const key in r) {
+    if ((CLIENT_KEYS as readonly string[]).includes(key) || key.length > EXTRA_LIMITS.key || key === '__proto__') continue;
+    const v = r[key];
+    let kept: ExtraValue | undefined;
+    if (isScalar(v)) kept = capped(v);
+    else if (Array.isArray(v) && v.length <= EXTRA_LIMITS.list && v.every(isScalar)) kept = v.map(capped);
+    if (kept === undefined) continue;
+    extra ??= {};
+    extra[key] = kept;
+    if (++n >= EXTRA_LIMITS.fields) break;
+  }
+  return extra;
+}
+
 // A conforming record is kept as parsed rather than copied: at 100,000 records that is half the garbage.
 // `redact` is the API client's redaction of its own key, applied to every text field before any cap.
 export function toClient(raw: unknown, redact: Redact = same): Client {
   if (isExactly(raw, CLIENT_KEYS, [])) return redacted(raw as Client, CLIENT_KEYS, redact);
   const r = fields(raw);
-  return { id: asText(r.id, redact), displayName: asText(r.displayName, redact), email: asText(r.email, redact), status: asText(r.status, redact) };
+  const client: Client = { id: asText(r.id, redact), displayName: asText(r.displayName, redact), email: asText(r.email, redact), status: asText(r.status, redact) };
+  const extra = clientExtras(r, redact);
+  if (extra) client.extra = extra;
+  return client;
+}
+
+/** The documented fields only (what a send reports about its recipient). */
+export function documentedClient(c: Client): z.infer<typeof clientRecord> {
+  return { id: c.id, displayName: c.displayName, email: c.email, status: c.status };
 }
 
 export function toRequest(raw: unknown, redact: Redact = same): RequestRecord {

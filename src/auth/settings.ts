@@ -15,7 +15,8 @@ export interface AuthSetup {
   mode: AuthMode;
   problems: string[];
   /** With oauth: builds sign-in once the service knows the address it listens on. */
-  create?: (listeningUrl: string) => Promise<Auth>;
+  /** Builds sign-in once the address is known; `shared` is the send store (contract §7), so every replica sharing it shares sign-in state. */
+  create?: (listeningUrl: string, shared?: AuthStore) => Promise<Auth>;
   /** With oauth: the firm's key, for the start-up check; never printed. */
   apiKey?: string;
   /** What to print on stderr at start (the sandbox's demo users), never a secret. */
@@ -121,9 +122,10 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     problems,
     notes,
     apiKey,
-    create: async (listeningUrl) => {
+    create: async (listeningUrl, shared) => {
       const url = publicUrl ?? listeningUrl;
-      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, ...(options.store ? { store: options.store } : {}) });
+      const store = options.store ?? shared;
+      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, ...(store ? { store } : {}) });
     },
     close: () => closeIdp(),
   };

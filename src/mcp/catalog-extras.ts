@@ -16,7 +16,8 @@ import { addDays } from '../clock.js';
  */
 
 export interface ExtrasDeps {
-  templates: TemplateCatalog;
+  /** The catalogue, or how to get the current one (it is read again when the firm's file changes). */
+  templates: TemplateCatalog | (() => TemplateCatalog);
   /** The firm's clients, for completing client names; absent while the server is not configured. */
   listClients?: (signal: AbortSignal) => Promise<Client[]>;
   /** The day due offsets count from, YYYY-MM-DD. */
@@ -112,7 +113,7 @@ function chaseOverdue(client: string | undefined, today: string): string {
     `Help me chase overdue documents${client ? ` from ${quoted(client, 200)}` : ''} (today is ${today}). The service cannot send reminders, and you must not send anything: you draft, I send.`,
     '',
     `1. Call list_requests with overdue: true${filter}, sort: "due_soonest", limit: 500. While nextOffset is not null, call again with offset: nextOffset, so that you have every overdue request. Its counts are exact: quote them, never estimate.`,
-    '2. Group the requests by client. For each client list every overdue request: its title, due date, days overdue, and what is missing (totalItems minus completedItems items still outstanding, of totalItems).',
+    '2. Group the requests by client. For each client list every overdue request: its title, due date, days overdue (daysOverdue), and what is missing (totalItems minus completedItems items still outstanding, of totalItems).',
     '3. For each client, write a short, polite DRAFT message I can send myself: name each request and its due date, say how many items are still missing, and ask for them by a new date a few days from today. Label each one clearly as a draft.',
     'Do not call create_request: a new request is not a reminder, and it would e-mail the client a second checklist.',
   ].join('\n');
@@ -136,7 +137,8 @@ function message(text: string, description: string): GetPromptResult {
 
 /** Registers resources, prompts and completion on the SDK's low-level Server (capabilities declared by its constructor). */
 export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): void {
-  const { templates: catalog } = deps;
+  const current = () => (typeof deps.templates === 'function' ? deps.templates() : deps.templates);
+  const catalog = current();
   const prompts = PROMPTS.filter((p) => !(deps.readOnly && p.sends)).map(({ sends: _sends, ...p }) => p);
   if (catalog.problems.length) deps.logger?.warn(templatesStatus(catalog));
   else deps.logger?.debug(templatesStatus(catalog));
@@ -146,7 +148,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
   server.setRequestHandler('resources/list', () => ({
     resources: [
       { uri: INDEX_URI, name: 'templates', title: 'Checklist templates', description: "Every checklist template (built-in and the firm's), with item counts.", mimeType: 'application/json' },
-      ...catalog.templates.map(
+      ...current().templates.map(
         (t): Resource => ({ uri: `${INDEX_URI}/${t.name}`, name: t.name, title: t.title, description: t.description, mimeType: 'application/json' }),
       ),
     ],
@@ -158,6 +160,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
   }));
   server.setRequestHandler('resources/read', (request) => {
     const { uri } = request.params;
+    const catalog = current();
     if (uri === INDEX_URI) return json(uri, { templates: catalog.templates.map(templateSummary), problems: catalog.problems });
     const name = uri.startsWith(`${INDEX_URI}/`) ? decodeURIComponent(uri.slice(INDEX_URI.length + 1)) : undefined;
     const found = name ? findTemplate(catalog, name) : undefined;
@@ -177,7 +180,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     // (one line, invisible characters removed, quoted where they appear), never as our own words.
     switch (name) {
       case 'send-checklist': {
-        const template = needTemplate(catalog, args.template);
+        const template = needTemplate(current(), args.template);
         return message(sendChecklist(template, args.client!.trim(), today), `Send ${oneLine(template.name, 100)} to ${quoted(args.client, 100)}`);
       }
       case 'chase-overdue':
@@ -190,7 +193,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref, argument } = request.params;
     const none = { completion: { values: [], total: 0, hasMore: false } };
-    const templateNames = () => ({ completion: completeFrom(catalog.templates.map((t) => t.name), argument.value) });
+    const templateNames = () => ({ completion: completeFrom(current().templates.map((t) => t.name), argument.value) });
     if (ref.type === 'ref/resource') return ref.uri === TEMPLATE_URI && argument.name === 'name' ? templateNames() : none;
     const prompt = prompts.find((p) => p.name === ref.name);
     if (!prompt?.arguments?.some((a) => a.name === argument.name)) return none;

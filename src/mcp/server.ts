@@ -1,11 +1,13 @@
+import { unwatchFile, watchFile } from 'node:fs';
 import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
-import type { Config } from '../config.js';
+import { secretsOf, type Config } from '../config.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { SendLedger } from '../send/ledger.js';
+import { storeFingerprint } from '../store/index.js';
 import { Confirmations, TOKEN_TTL_MS } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
@@ -17,7 +19,7 @@ import { decodeArguments, describeIssues } from './arguments.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain, type KeySource } from './results.js';
 import { redactor, sealer } from '../text/redact.js';
-import { listedTool } from './tool-schema.js';
+import { listedTool, withTemplateNames } from './tool-schema.js';
 import { oneLine, quoted } from '../text/render.js';
 
 export interface ServerOptions {
@@ -44,8 +46,8 @@ export interface ServerOptions {
 
 /**
  * `ttlMs`/`cacheScope` on 2026-07-28 list results (2025 results carry none). What they list is fixed
- * for the life of the process (the catalogue, DOCREQ_READ_ONLY, the templates file read at start) and is
- * the same for every key, so a shared cache may keep it; nothing in them is revalidated against the
+ * for the life of the process (the catalogue, DOCREQ_READ_ONLY) and is the same for every key, so a shared
+ * cache may keep it, except as cacheHintsFor says (a templates file, a signed-in person's role); nothing in them is revalidated against the
  * service. resources/read of a template is the same; server/discover too.
  */
 export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> = {
@@ -58,16 +60,27 @@ export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resour
 };
 
 /**
+ * The hints for one server: a firm's templates file can change (its names are in tools/list and in the
+ * template resources), so with one the lists are kept a minute; a signed-in person's tools/list depends
+ * on their role (a reader is not offered the sending tools), so it is private to them.
+ */
+export function cacheHintsFor(templatesFile: string | undefined, perPerson: boolean): typeof CACHE_HINTS {
+  if (!templatesFile && !perPerson) return CACHE_HINTS;
+  const ttlMs = templatesFile ? 60_000 : 3_600_000;
+  const out: typeof CACHE_HINTS = {};
+  for (const [method, hint] of Object.entries(CACHE_HINTS) as [keyof typeof CACHE_HINTS, CacheHint][]) {
+    out[method] = { ...hint, ttlMs, ...(perPerson && (method === 'tools/list' || method === 'server/discover') ? { cacheScope: 'private' } : {}) };
+  }
+  return out;
+}
+
+/**
  * Single use of an MRTR request state (contract §9): true the first time a state id is claimed for a
  * firm, false ever after (within the ledger's memory). The one place to rewire onto the send store's
  * `claim(key, value, ttlMs)`.
  */
-export function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): boolean {
-  void ttlMs;
-  const key = `mrtr:${stateId}`;
-  if (ledger.tokenResult(firm, key) !== undefined) return false;
-  ledger.rememberToken(firm, key, true);
-  return true;
+export function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): Promise<boolean> {
+  return ledger.claimOnce(firm, `mrtr:${stateId}`, ttlMs);
 }
 
 /** Thrown by `confirm` in an MRTR first round: the question goes back to the client as input_required. */
@@ -114,11 +127,11 @@ function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean
 }
 
 export function createServer(config: Config, options: ServerOptions = {}): Server {
-  const logger = options.logger ?? createLogger(config.logLevel, [config.api?.apiKey, config.tokenSecret].filter((s): s is string => Boolean(s)));
+  const logger = options.logger ?? createLogger(config.logLevel, secretsOf(config));
   const clock = options.clock ?? (() => localToday());
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, cacheHints: CACHE_HINTS },
+    { capabilities: { tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, cacheHints: cacheHintsFor(config.templatesFile, Boolean(options.actor)) },
   );
   /** A 2026-07-28 connection or request: no initialize, identity and capabilities come with each request. */
   const modern = () => (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
@@ -131,7 +144,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const ledger = options.sending?.ledger ?? new SendLedger();
   const apiKey = config.api?.apiKey ?? '';
   const sending: SendingContext = {
-    firm: apiKey ? confirmations.fingerprint(apiKey) : '',
+    firm: apiKey ? storeFingerprint(apiKey, config.api?.baseUrl) : '',
     ledger,
     tokens: {
       issue: (binding) => confirmations.issue(apiKey, binding),
@@ -144,11 +157,33 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   };
   // The one redaction (src/text/redact.ts) where results leave the server: the key and every secret
   // setting. Service text was already redacted as the API client read it, before any cap.
-  const seal = sealer([apiKey, config.tokenSecret]);
-  const redact = redactor([apiKey, config.tokenSecret]);
+  const seal = sealer(secretsOf(config));
+  const redact = redactor(secretsOf(config));
   const catalogue = [...TOOLS, ...(options.extraTools ?? [])];
   const offered = catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint));
-  const listed = offered.map(listedTool);
+  const baseListed = offered.map(listedTool);
+  // The `template` parameters name the templates: listed again when the firm's file changes.
+  let listedNames: string | undefined;
+  let listed = baseListed;
+  const currentListed = () => {
+    const catalog = templateCatalog(config.templatesFile);
+    const names = catalog.templates.map((t) => t.name).join(',');
+    if (names !== listedNames) {
+      listedNames = names;
+      listed = withTemplateNames(baseListed, catalog);
+    }
+    return listed;
+  };
+  // A session that lasts (not stateless HTTP) is told when the list changes; the file is polled, not held open.
+  const templatesFile = options.stateless ? undefined : config.templatesFile;
+  if (templatesFile) currentListed();
+  const onTemplatesChange = () => {
+    const before = listed;
+    if (currentListed() === before || !server.transport) return;
+    void server.sendToolListChanged().catch(() => undefined);
+    void server.sendResourceListChanged().catch(() => undefined);
+  };
+  if (templatesFile) watchFile(templatesFile, { interval: 1000, persistent: false }, onTemplatesChange);
 
   const removeSink = logger.addSink((level, message) => {
     if (server.transport) server.sendLoggingMessage({ level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message }).catch(() => undefined);
@@ -156,6 +191,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   // Load the HTTP client right after initialize, so the first tool call costs what a later one does.
   server.oninitialized = () => api?.warm();
   server.onclose = () => {
+    if (templatesFile) unwatchFile(templatesFile, onTemplatesChange);
     removeSink();
     void api?.close();
   };
@@ -170,8 +206,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
-  registerTemplatesAndPrompts(server, { templates: templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact, today: clock, readOnly: config.readOnly, logger });
-  server.setRequestHandler('tools/list', () => ({ tools: listed }));
+  registerTemplatesAndPrompts(server, { templates: () => templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact, today: clock, readOnly: config.readOnly, logger });
+  server.setRequestHandler('tools/list', () => ({ tools: currentListed() }));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     // 2025 clients only: a 2026 client has no initialize (contract §9).
     if (!options.stateless && !modern() && !server.getClientVersion()) {
@@ -202,7 +238,13 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     if (mrtr && state !== undefined) {
       const check = typeof state === 'string' ? sending.tokens.verify(state, binding) : ({ ok: false, reason: 'malformed' } as const);
       if (!check.ok) return errorResult(`Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`);
-      if (!claimRequestState(sending.ledger, sending.firm, check.id)) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
+      let first: boolean;
+      try {
+        first = await claimRequestState(sending.ledger, sending.firm, check.id);
+      } catch (error) {
+        return errorResult(redact(error instanceof Error ? error.message : String(error)));
+      }
+      if (!first) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
       const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
       answered = view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
     }
@@ -224,7 +266,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         deadline,
         canAsk: Boolean(clientCapabilities(extra)?.elicitation),
         sending,
-        log: (message) => logger.info(message),
+        log: (message, level = 'info') => logger[level](message),
         warn: (message) => logger.warn(message),
         redact,
         today: clock(),

@@ -1,6 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolDefinition } from '../tools/define.js';
+import { templateParamDescription } from '../tools/list-templates.js';
+import type { TemplateCatalog } from '../templates/load.js';
 
 /** How a tool is listed by tools/list: schemas every major function-calling API accepts as they are. */
 
@@ -12,9 +14,23 @@ function nullableScalar(types: unknown[]): boolean {
   return types.length === 2 && types.includes('null') && types.some((t) => t === 'string' || t === 'number' || t === 'integer' || t === 'boolean');
 }
 
+const SCALARS = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+/** A schema that is only a type (bounds aside): a scalar, null, or an array of scalars. */
+function plainScalar(schema: unknown, arrays: boolean): boolean {
+  if (!schema || typeof schema !== 'object') return false;
+  const s = schema as { type?: unknown; items?: unknown; anyOf?: unknown };
+  if (s.type === 'array') return arrays && plainScalar(s.items, false);
+  if (Array.isArray(s.anyOf)) return s.anyOf.every((x) => plainScalar(x, false));
+  const types: unknown[] = Array.isArray(s.type) ? s.type : [s.type];
+  return types.length > 0 && types.every((t) => typeof t === 'string' && SCALARS.has(t));
+}
+
+/** "A scalar or null" (as `type: [T, "null"]` or as `anyOf`), or any union of scalars and lists of them. */
 function isNullableScalar(schema: unknown): boolean {
-  const type = schema && typeof schema === 'object' ? (schema as { type?: unknown }).type : undefined;
-  return Array.isArray(type) && nullableScalar(type);
+  if (!schema || typeof schema !== 'object') return false;
+  const { type, anyOf } = schema as { type?: unknown; anyOf?: unknown };
+  if (Array.isArray(type)) return nullableScalar(type);
+  return Array.isArray(anyOf) && anyOf.every((x) => plainScalar(x, true));
 }
 
 function portable(schema: unknown, isInput: boolean): unknown {
@@ -38,6 +54,13 @@ function portable(schema: unknown, isInput: boolean): unknown {
     // object's `additionalProperties: true` (spelled out as `anyOf` it would cost 2,000 characters).
     // What is saved goes to the inputs' descriptions within the tools/list budget (12,000 characters).
     if (!isInput && key === 'additionalProperties' && value === false) continue;
+    // Record values that are scalars or lists of them (a client's other fields) are listed as any value.
+    if (!isInput && key === 'additionalProperties' && isNullableScalar(value)) {
+      out[key] = true;
+      continue;
+    }
+    // JSON object keys are strings anyway.
+    if (key === 'propertyNames' && value && typeof value === 'object' && Object.keys(value).length === 1 && (value as { type?: unknown }).type === 'string') continue;
     if (!isInput && key === 'required') continue;
     if (!isInput && key === 'properties' && value && typeof value === 'object') {
       const kept = Object.entries(value).filter(([, v]) => !isNullableScalar(v));
@@ -97,3 +120,33 @@ function listTool(tool: ToolDefinition): Tool {
   };
 }
 
+
+/** All of tools/list, in characters (JSON): it is read into every conversation. */
+export const TOOLS_LIST_BUDGET = 12_000;
+
+function describeTemplate(tool: Tool, description: string): Tool {
+  const props = tool.inputSchema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!props?.template) return tool;
+  return { ...tool, inputSchema: { ...tool.inputSchema, properties: { ...props, template: { ...props.template, description } } } };
+}
+
+const SEE_FIRST = (name: string) => `Template: the names listed for ${name}'s template, or list_templates.`;
+
+/**
+ * The listed tools with each `template` parameter naming the catalogue's templates, so the whole list
+ * stays under TOOLS_LIST_BUDGET whatever the firm's file holds: every name in every parameter when
+ * they fit; otherwise as many as fit in the first tool's parameter (the firm's first), the others
+ * pointing to it, and the rest counted and left to list_templates.
+ */
+export function withTemplateNames(tools: Tool[], catalog: TemplateCatalog): Tool[] {
+  const hasTemplate = (t: Tool) => Boolean((t.inputSchema.properties as Record<string, unknown> | undefined)?.template);
+  const first = tools.find(hasTemplate);
+  if (!first) return tools;
+  const all = templateParamDescription(catalog, Infinity);
+  const everywhere = tools.map((t) => describeTemplate(t, all));
+  if (JSON.stringify(everywhere).length < TOOLS_LIST_BUDGET) return everywhere;
+  const bare = templateParamDescription(catalog, 0);
+  const others = tools.map((t) => describeTemplate(t, t === first ? bare : SEE_FIRST(first.name)));
+  const room = Math.min(1_000, TOOLS_LIST_BUDGET - 1 - JSON.stringify(others).length + 'see list_templates'.length);
+  return others.map((t) => (t.name === first.name ? describeTemplate(t, templateParamDescription(catalog, room)) : t));
+}

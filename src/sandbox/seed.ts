@@ -190,6 +190,7 @@ function makeClients(rand: () => number, count: number, domain: string): Sandbox
     if (i % 3 === 0) client.phone = `+1-555-${String(1000 + i).slice(-4)}`;
     if (i % 4 === 1) client.tags = kind === 'trust' ? ['trust', 'annual'] : ['priority'];
     if (i % 5 === 2) client.metadata = { source: 'import', externalRef: `CRM-${10000 + i}` };
+    if (i % 6 === 0) client.notes = kind === 'individual' ? 'Prefers a phone call before deadlines.' : 'Send requests to the finance team.';
     clients.push(client);
   }
   return clients;

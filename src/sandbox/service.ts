@@ -107,6 +107,8 @@ export interface SandboxOptions extends SeedOptions {
   idempotencyWindowMs?: number;
   /** Compress list answers when the request asks (default true; false: a service that never compresses). */
   compress?: boolean;
+  /** A service that ignores Idempotency-Key: every POST creates (and e-mails) anew (default false). */
+  ignoreIdempotencyKey?: boolean;
 }
 
 export interface SentEmail {
@@ -212,12 +214,15 @@ export class Sandbox {
   private listLagMs: number;
   private link: Required<SandboxLink>;
   private compress: boolean;
+  /** Fault switch: Idempotency-Key is ignored, as some services do. */
+  ignoreIdempotencyKey: boolean;
 
   constructor(private readonly options: SandboxOptions = {}) {
     this.firms = seedFirms(options);
     this.listLagMs = options.listLagMs ?? 0;
     this.link = { latencyMs: options.latencyMs ?? 0, bytesPerSec: options.bandwidthBytesPerSec ?? 0 };
     this.compress = options.compress ?? true;
+    this.ignoreIdempotencyKey = options.ignoreIdempotencyKey ?? false;
   }
 
   get url(): string {
@@ -478,7 +483,7 @@ export class Sandbox {
 
   private create(firm: SandboxFirm, text: string | null, idempotencyKey: string | undefined): Answer {
     const now = this.clock();
-    const scope = idempotencyKey ? `${firm.id} ${idempotencyKey}` : undefined;
+    const scope = idempotencyKey && !this.ignoreIdempotencyKey ? `${firm.id} ${idempotencyKey}` : undefined;
     const fingerprint = createHash('sha1')
       .update(text ?? '')
       .digest('base64url');

@@ -1,75 +1,97 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { MemoryStore } from '../store/memory.js';
+import type { SendStore } from '../store/store.js';
+
 /**
- * Once-only sending within a process (contract §3.4): locks for sends in flight or awaiting
- * confirmation, a 24-hour memory of what was sent or may have been sent (consulted by the
- * duplicate guard alongside the service's list, which may lag), and what each confirmation token
- * did (a token used twice answers with what the first use did). Everything is keyed by the firm's
- * key fingerprint, so firms sharing a team service never see each other's entries, and bounded.
+ * Once-only sending (contract §3.4, §7), kept in the send store so that it holds across restarts
+ * (file) and replicas (redis): claims for sends in flight or awaiting confirmation, the 24-hour
+ * record of what was sent or may have been sent (written BEFORE the POST as "pending", settled
+ * after), and what each confirmation token did. Keys are the firm's fingerprint and hashes, never
+ * the key or client text; the store bounds each firm on its own.
  */
 export const LEDGER_TTL_MS = 24 * 60 * 60_000;
-const MAX_ENTRIES = 20_000;
+/** A claim outlives the longest a send can wait for the person (elicitation: 10 minutes) and its POST. */
+export const CLAIM_TTL_MS = 12 * 60_000;
 
-export type SendOutcome = 'sent' | 'may_have_been_sent';
+/** `pending`: the POST was about to be written and no outcome was recorded (in flight, or its process died). */
+export type SendOutcome = 'sent' | 'may_have_been_sent' | 'pending';
 
 export interface LedgerEntry {
   outcome: SendOutcome;
   at: number;
   requestId: string | null;
   title: string;
+  /** With sign-in (contract §8): the person who sent it. */
+  by?: { email: string; sub: string } | undefined;
 }
 
+const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 40);
+
 export class SendLedger {
-  private readonly locks = new Set<string>();
-  private readonly sends = new Map<string, LedgerEntry>();
-  private readonly tokens = new Map<string, { at: number; result: unknown }>();
+  /** Whose claims are whose: one id per ledger (process), so only its owner releases a claim. */
+  private readonly owner = randomUUID();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly store: SendStore = new MemoryStore(),
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  private static key(firm: string, clientId: string, titleKey: string): string {
-    return `${firm}\0${clientId}\0${titleKey}`;
+  private static sendKey(firm: string, clientId: string, titleKey: string): string {
+    return `${firm}:send:${digest(clientId, titleKey)}`;
   }
 
-  /** Takes the lock for this recipient and title; undefined when another call holds it. */
-  lock(firm: string, clientId: string, titleKey: string): (() => void) | undefined {
-    const key = SendLedger.key(firm, clientId, titleKey);
-    if (this.locks.has(key)) return undefined;
-    this.locks.add(key);
+  /** Takes the claim for this recipient and title; undefined when another call (any process) holds it. */
+  async lock(firm: string, clientId: string, titleKey: string): Promise<(() => Promise<void>) | undefined> {
+    const key = `${firm}:claim:${digest(clientId, titleKey)}`;
+    const value = `${this.owner}:${randomUUID()}`;
+    if (!(await this.store.claim(key, value, CLAIM_TTL_MS))) return undefined;
     let released = false;
-    return () => {
+    return async () => {
       if (released) return;
       released = true;
-      this.locks.delete(key);
+      // A claim that cannot be released expires by its TTL; the record, not the claim, keeps a send once.
+      await this.store.release(key, value).catch(() => undefined);
     };
   }
 
-  record(firm: string, clientId: string, titleKey: string, entry: Omit<LedgerEntry, 'at'>): void {
-    this.prune();
-    const key = SendLedger.key(firm, clientId, titleKey);
-    this.sends.delete(key); // re-insert: Map order is age order
-    this.sends.set(key, { ...entry, at: this.now() });
+  /** Whether some call (any process sharing the store) holds the claim for this recipient and title. */
+  async claimed(firm: string, clientId: string, titleKey: string): Promise<boolean> {
+    return (await this.store.get(`${firm}:claim:${digest(clientId, titleKey)}`)) !== undefined;
+  }
+
+  async record(firm: string, clientId: string, titleKey: string, entry: Omit<LedgerEntry, 'at'>): Promise<void> {
+    await this.store.set(SendLedger.sendKey(firm, clientId, titleKey), JSON.stringify({ ...entry, at: this.now() }), LEDGER_TTL_MS);
+  }
+
+  /** A definite failure after a pending record: nothing was written, so the record goes. */
+  async forget(firm: string, clientId: string, titleKey: string): Promise<void> {
+    await this.store.delete(SendLedger.sendKey(firm, clientId, titleKey));
   }
 
   /** What this server sent (or may have sent) to this client under this title in the last 24 hours. */
-  recent(firm: string, clientId: string, titleKey: string): LedgerEntry | undefined {
-    const entry = this.sends.get(SendLedger.key(firm, clientId, titleKey));
-    return entry && this.now() - entry.at < LEDGER_TTL_MS ? entry : undefined;
-  }
-
-  tokenResult<T>(firm: string, tokenId: string): T | undefined {
-    return this.tokens.get(`${firm}\0${tokenId}`)?.result as T | undefined;
-  }
-
-  rememberToken(firm: string, tokenId: string, result: unknown): void {
-    this.prune();
-    this.tokens.set(`${firm}\0${tokenId}`, { at: this.now(), result });
-  }
-
-  private prune(): void {
-    const cutoff = this.now() - LEDGER_TTL_MS;
-    for (const map of [this.sends, this.tokens] as Map<string, { at: number }>[]) {
-      for (const [key, value] of map) {
-        if (value.at >= cutoff && map.size < MAX_ENTRIES) break;
-        map.delete(key);
-      }
+  async recent(firm: string, clientId: string, titleKey: string): Promise<LedgerEntry | undefined> {
+    const text = await this.store.get(SendLedger.sendKey(firm, clientId, titleKey));
+    if (text === undefined) return undefined;
+    try {
+      const entry = JSON.parse(text) as LedgerEntry;
+      return this.now() - entry.at < LEDGER_TTL_MS ? entry : undefined;
+    } catch {
+      // Unreadable: treated as "may have been sent", never as "nothing".
+      return { outcome: 'may_have_been_sent', at: this.now(), requestId: null, title: '' };
     }
+  }
+
+  /** Single use anywhere the store reaches: true for the first caller only (an MRTR request state, contract §9). */
+  async claimOnce(firm: string, id: string, ttlMs: number): Promise<boolean> {
+    return this.store.claim(`${firm}:once:${digest(id)}`, this.owner, ttlMs);
+  }
+
+  async tokenResult<T>(firm: string, tokenId: string): Promise<T | undefined> {
+    const text = await this.store.get(`${firm}:token:${digest(tokenId)}`);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  }
+
+  async rememberToken(firm: string, tokenId: string, result: unknown): Promise<void> {
+    await this.store.set(`${firm}:token:${digest(tokenId)}`, JSON.stringify(result), LEDGER_TTL_MS);
   }
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { fold } from '../text/render.js';
@@ -216,13 +216,34 @@ export function loadTemplates(file: string | undefined): TemplateCatalog {
   };
 }
 
-const loaded = new Map<string, TemplateCatalog>();
+const loaded = new Map<string, { catalog: TemplateCatalog; stamp: string }>();
 
-/** loadTemplates, once per file per process: the file is read when the server starts, not per call. */
+/** What tells a changed file: its modification time and size (or why it cannot be read). */
+function stampOf(file: string | undefined): string {
+  if (!file) return '';
+  try {
+    const s = statSync(file);
+    return `${s.mtimeMs}:${s.size}:${s.ino}`;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'unreadable';
+  }
+}
+
+/**
+ * loadTemplates, once per version of the file per process: the file is read when the server starts
+ * and again only after it changed (a stat per call tells), so an edited file is used without a restart.
+ * An edit that leaves the file unusable (half written, a typo) keeps the last good templates: a running
+ * server never loses the firm's templates to it; `check` and a restart report the problem.
+ */
 export function templateCatalog(file: string | undefined): TemplateCatalog {
   const key = file ?? '';
-  let catalog = loaded.get(key);
-  if (!catalog) loaded.set(key, (catalog = loadTemplates(file)));
+  const stamp = stampOf(file);
+  const entry = loaded.get(key);
+  if (entry && entry.stamp === stamp) return entry.catalog;
+  const fresh = loadTemplates(file);
+  const keep = entry && fresh.problems.length > 0 && entry.catalog.problems.length === 0;
+  const catalog = keep ? entry.catalog : fresh;
+  loaded.set(key, { catalog, stamp });
   return catalog;
 }
 

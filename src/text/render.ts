@@ -56,3 +56,18 @@ export function shortValue(value: unknown, max = 200, depth = 3, redact: (text: 
   };
   return oneLine(redact(walk(value, depth)), max);
 }
+
+/**
+ * A record's other fields (scalars and short lists of scalars) as one line of data: each name made
+ * one line, each text quoted, lists shortened to `items` entries, the whole capped at `max`.
+ */
+export function fieldsLine(fields: Record<string, unknown>, max = 600, items = 10): string {
+  const scalar = (v: unknown) => (typeof v === 'string' ? quoted(v, 120) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null || v === undefined ? 'null' : '…');
+  const parts = Object.entries(fields).map(([key, v]) => {
+    const shown = Array.isArray(v) ? `[${v.slice(0, items).map(scalar).join(', ')}${v.length > items ? ', …' : ''}]` : scalar(v);
+    // A plain name (phone, externalRef) as it is; any other name quoted, like every free text.
+    return `${/^[A-Za-z0-9_.-]{1,40}$/.test(key) ? key : quoted(key, 40)} ${shown}`;
+  });
+  const line = parts.join('; ');
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

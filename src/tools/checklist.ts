@@ -18,9 +18,9 @@ export const itemIn = z.strictObject({
     .string()
     .refine((s) => s.trim().length > 0, 'must not be empty')
     .refine((s) => [...s.trim()].length <= 200, 'must be at most 200 characters')
-    .describe('What the client must provide, e.g. "W-2 forms".'),
-  required: z.boolean().optional().describe('Must it be provided (default true).'),
-  type: z.enum(ITEM_TYPES).optional().describe('Answer type (default file).'),
+    .describe('What to provide, e.g. "W-2 forms".'),
+  required: z.boolean().optional().describe('Default true.'),
+  type: z.enum(ITEM_TYPES).optional().describe('Default file.'),
 });
 export type ItemIn = z.output<typeof itemIn>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApiError, CancelledError, KeyRejectedError, PlanLimitError, TimedOutError } from '../api/errors.js';
 import { createPayload, requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
+import { StoreUnavailableError } from '../store/store.js';
 import { defineTool, type ToolContext } from './define.js';
 import { clientResolver, closestClients } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
@@ -12,8 +13,9 @@ import {
   confirmationOut,
   describeDraft,
   draftFromInput,
-  duplicateOf,
+  duplicateOpen,
   freshConfirmationId,
+  ledgerReason,
   payloadFor,
   postOnce,
   auditSend,
@@ -66,12 +68,15 @@ const label = (r: Recipient) => (r.client ? clientLabel(r.client) : quoted(r.giv
 const idList = (cs: Client[]) => cs.slice(0, 5).map((c) => `${quoted(c.displayName, 40)} <${oneLine(c.email, 50)}> (id ${oneLine(c.id, 40)})`).join(', ') + (cs.length > 5 ? `, …${cs.length - 5} more` : '');
 
 /** Each recipient as given, resolved and checked against one read of both lists. */
-function resolveAll(ctx: ToolContext, given: string[], clients: Client[], requests: RequestRecord[], title: string, allowDuplicate: boolean, warnings: string[]): Recipient[] {
+async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], requests: RequestRecord[], title: string, allowDuplicate: boolean, warnings: string[]): Promise<Recipient[]> {
   const key = titleKey(title);
   const seen = new Map<string, number>();
   const resolve = clientResolver(clients);
   // Only open requests can be duplicates, and only those with this title: found once, not per recipient.
   const sameTitle = requests.filter((r) => titleKey(r.title) === key && isOpen(r));
+  // The send store's records for every recipient, read at once (one round trip each, in parallel).
+  const ids = new Set(given.map((q) => resolve(q).client?.id).filter((id): id is string => Boolean(id)));
+  const records = new Map(await Promise.all([...ids].map(async (id) => [id, await ctx.sending.ledger.recent(ctx.sending.firm, id, key)] as const)));
   return given.map((query, n): Recipient => {
     const base = { given: query, client: undefined, request: null, bound: false };
     const { client, candidates } = resolve(query);
@@ -85,15 +90,15 @@ function resolveAll(ctx: ToolContext, given: string[], clients: Client[], reques
     const first = seen.get(client.id);
     if (first !== undefined) return { ...at, outcome: 'skipped', reason: `the same client as recipient ${first + 1}` };
     seen.set(client.id, n);
-    const recent = ctx.sending.ledger.recent(ctx.sending.firm, client.id, key);
+    const recent = records.get(client.id);
     if (recent) {
       // This server's own sends are never repeated by a batch, allowDuplicate or not: the same
       // batch sent again sends only to the clients not yet sent.
-      const why = duplicateOf(ctx, client, title, [])!;
+      const why = ledgerReason(recent);
       return { ...at, outcome: recent.outcome === 'sent' ? 'already_sent' : 'skipped', reason: why, bound: true };
     }
     if (client.status && client.status.toLowerCase() !== 'active') return { ...at, outcome: 'skipped', reason: `not active (status ${quoted(client.status, 30)})` };
-    const duplicate = duplicateOf(ctx, client, title, sameTitle);
+    const duplicate = duplicateOpen(client, title, sameTitle);
     if (duplicate && !allowDuplicate) return { ...at, outcome: 'skipped', reason: `duplicate: ${duplicate} (allowDuplicate: true sends a NEW one)` };
     if (duplicate) warnings.push(`${clientLabel(client)}: sending although ${duplicate}.`);
     return { ...at, outcome: 'will_send', reason: null, bound: true };
@@ -142,7 +147,7 @@ export const createRequestBatch = defineTool({
     const [clients, requests] = await Promise.all([ctx.api.listClients({ signal: ctx.signal }), ctx.api.listRequests({ signal: ctx.signal })]);
     const allowDuplicate = input.allowDuplicate ?? false;
     const warnings = [...draft.warnings];
-    const recipients = resolveAll(ctx, input.clients, clients, requests, draft.title, allowDuplicate, warnings);
+    const recipients = await resolveAll(ctx, input.clients, clients, requests, draft.title, allowDuplicate, warnings);
     const { clientId: _, ...payload } = payloadFor('', draft);
     const binding = {
       tool: 'create_request_batch',
@@ -244,14 +249,23 @@ export const createRequestBatch = defineTool({
         Object.assign(r, { outcome: 'not_sent', reason: error.message });
         stop(why, n, error.message);
       };
-      const release = ctx.sending.ledger.lock(ctx.sending.firm, client.id!, key);
+      let release: (() => Promise<void>) | undefined;
+      try {
+        release = await ctx.sending.ledger.lock(ctx.sending.firm, client.id!, key);
+      } catch (error) {
+        // The send store failed: nothing more is sent (fail closed).
+        const why = error instanceof Error ? error.message : String(error);
+        Object.assign(r, { outcome: 'not_sent', reason: why });
+        stop('the send store failing', n, why);
+        break;
+      }
       if (!release) {
         Object.assign(r, { outcome: 'skipped', reason: 'a send of this request to this client is already in progress (another call); check list_requests in a moment' });
       } else {
         try {
-          const meanwhile = ctx.sending.ledger.recent(ctx.sending.firm, client.id!, key);
+          const meanwhile = await ctx.sending.ledger.recent(ctx.sending.firm, client.id!, key);
           if (meanwhile) {
-            Object.assign(r, { outcome: meanwhile.outcome === 'sent' ? 'already_sent' : 'skipped', reason: duplicateOf(ctx, client, draft.title, [])! });
+            Object.assign(r, { outcome: meanwhile.outcome === 'sent' ? 'already_sent' : 'skipped', reason: ledgerReason(meanwhile) });
           } else {
             const posted = await postOnce(ctx, client, payloadFor(client.id!, draft), ctx.sending.tokens.idempotencyKey(confirmationId, client.id!));
             if (posted.outcome === 'sent') {
@@ -261,9 +275,12 @@ export const createRequestBatch = defineTool({
             }
           }
         } catch (error) {
-          if (!(error instanceof ApiError)) {
-            // Not a failure the API client knows: whether it was written is unknown.
-            ctx.sending.ledger.record(ctx.sending.firm, client.id!, key, { outcome: 'may_have_been_sent', requestId: null, title: draft.title });
+          if (error instanceof StoreUnavailableError) {
+            // The pre-send record could not be written: this one was not sent, and nothing more is (fail closed).
+            Object.assign(r, { outcome: 'not_sent', reason: error.message });
+            stop('the send store failing', n, error.message);
+          } else if (!(error instanceof ApiError)) {
+            // Not a failure the API client knows: whether it was written is unknown (postOnce recorded it so).
             auditSend(ctx, client.id!, 'may_have_been_sent', null);
             const why = `sending failed unexpectedly (${oneLine(ctx.redact(error instanceof Error ? error.message : String(error)), 200)}); check with list_requests`;
             Object.assign(r, { outcome: 'may_have_been_sent', reason: why });
@@ -274,7 +291,7 @@ export const createRequestBatch = defineTool({
           else if (error instanceof TimedOutError) stopHere('the time limit of the call (DOCREQ_TIMEOUT_MS)', error);
           else Object.assign(r, { outcome: 'not_sent', reason: error.message });
         } finally {
-          release();
+          await release();
         }
       }
       done++;

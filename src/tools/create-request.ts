@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clientRecord, createPayload, requestRecord, type Client, type CreatePayload } from '../api/records.js';
+import { clientRecord, createPayload, documentedClient, requestRecord, type Client, type CreatePayload } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
 import { findClient } from './resolve-client.js';
@@ -33,6 +33,8 @@ const output = z.object({
   warnings: z.array(z.string()),
 });
 type Output = z.output<typeof output>;
+/** What a token's first use did, kept in the send store (no client details: they are read again). */
+type Stored = Pick<Output, 'outcome' | 'request' | 'warnings'>;
 
 function summary(client: Client, payload: CreatePayload, draft: Draft): string {
   return `To: ${clientLabel(client)}\n${describeDraft(draft)}\nExact body: ${JSON.stringify(payload)}`;
@@ -45,7 +47,7 @@ export const createRequest = defineTool({
     'Creates a checklist request for one client and SENDS IT (the service e-mails the client). ' +
     'Unconfirmed, it previews and returns a confirmationToken: show the preview; only once the person agrees, call again adding the token. ' +
     'Refuses a duplicate (same title open, or sent in 24 h) unless allowDuplicate. ' +
-    'It cannot remind a client, change, re-date or cancel a request.',
+    'It cannot remind, change, re-date, cancel or delete requests, or change client details.',
   inputSchema: z.strictObject({
     client: z.string().min(1).max(320).describe("The client's id (preferred), e-mail, or exact display name."),
     ...requestFields,
@@ -66,7 +68,7 @@ export const createRequest = defineTool({
     const payload = payloadFor(client.id, draft);
     const allowDuplicate = input.allowDuplicate ?? false;
     const binding = { tool: 'create_request', payload, allowDuplicate };
-    const base = { client, payload, dryRun: input.dryRun ?? false };
+    const base = { client: documentedClient(client), payload, dryRun: input.dryRun ?? false };
     const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'dryRun'>, isError = false) => ({ text, structured: { ...base, ...structured }, isError });
     const noToken = { needed: false, token: null, expiresAt: null };
 
@@ -76,12 +78,12 @@ export const createRequest = defineTool({
     if (input.confirmationToken) {
       const check = ctx.sending.tokens.verify(input.confirmationToken, binding);
       if (check.ok) {
-        const first = ctx.sending.ledger.tokenResult<Output>(ctx.sending.firm, check.id);
+        const first = await ctx.sending.ledger.tokenResult<Stored>(ctx.sending.firm, check.id);
         if (first) {
           return result(
             `ALREADY USED: this confirmationToken was used before (outcome: ${first.outcome}); nothing more was sent.` +
               (first.request ? ` Request id ${oneLine(first.request.id, 40)}.` : ' Check with list_requests.'),
-            { ...first, outcome: 'already_sent', sent: false, confirmation: noToken, warnings: [...first.warnings] },
+            { request: first.request, outcome: 'already_sent', sent: false, confirmation: noToken, warnings: [...first.warnings] },
           );
         }
         tokenId = check.id;
@@ -94,7 +96,7 @@ export const createRequest = defineTool({
     }
 
     await ctx.progress(1, 3, "Checking the client's open requests");
-    const duplicate = duplicateOf(ctx, client, payload.title, await requests);
+    const duplicate = await duplicateOf(ctx, client, payload.title, await requests);
     if (duplicate && !allowDuplicate) {
       throw new UserInputError(
         `Not sent: ${duplicate}. Nothing was sent. If the person really wants a second, NEW request (this is not a reminder), call again with allowDuplicate: true.`,
@@ -122,8 +124,8 @@ export const createRequest = defineTool({
     }
     if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview('Sending needs the person\'s go-ahead, given as the confirmationToken below.');
 
-    // Once only: one call at a time per recipient and title, while it is confirmed and sent.
-    const release = ctx.sending.ledger.lock(ctx.sending.firm, client.id, titleKey(payload.title));
+    // Once only: one call at a time per recipient and title (in any process sharing the store), while it is confirmed and sent.
+    const release = await ctx.sending.ledger.lock(ctx.sending.firm, client.id, titleKey(payload.title));
     if (!release) {
       throw new UserInputError(
         `Not sent: a send of ${quoted(payload.title, 80)} to ${clientLabel(client)} is already in progress (started by another call). Nothing more was sent; check with list_requests in a moment.`,
@@ -131,10 +133,10 @@ export const createRequest = defineTool({
     }
     try {
       // A parallel call with the same token may have finished while this one waited for the lock.
-      const first = tokenId ? ctx.sending.ledger.tokenResult<Output>(ctx.sending.firm, tokenId) : undefined;
+      const first = tokenId ? await ctx.sending.ledger.tokenResult<Stored>(ctx.sending.firm, tokenId) : undefined;
       if (first) throw new UserInputError(`Not sent again: this confirmationToken was just used (outcome: ${first.outcome}). Nothing more was sent.`);
       // Another call may have finished this send since the list above was read.
-      const sentMeanwhile = duplicateOf(ctx, client, payload.title, []);
+      const sentMeanwhile = await duplicateOf(ctx, client, payload.title, []);
       if (sentMeanwhile && !allowDuplicate) throw new UserInputError(`Not sent: ${sentMeanwhile}. Nothing more was sent.`);
       if (mode !== 'never' && ctx.canAsk) {
         const answer = await ctx.confirm(
@@ -166,10 +168,16 @@ export const createRequest = defineTool({
               { sent: false, outcome: 'may_have_been_sent', request: null, confirmation: noToken, warnings: [...warnings, posted.message] },
               true,
             );
-      if (tokenId) ctx.sending.ledger.rememberToken(ctx.sending.firm, tokenId, out.structured);
+      if (tokenId) {
+        // What this token did, for a second use anywhere; the send's own record already blocks a repeat if this fails.
+        const stored: Stored = { outcome: out.structured.outcome, request: out.structured.request, warnings: out.structured.warnings };
+        await ctx.sending.ledger.rememberToken(ctx.sending.firm, tokenId, stored).catch((error: unknown) => {
+          ctx.log(`send store: what a confirmation token did could not be recorded (${error instanceof Error ? error.message : String(error)})`, 'error');
+        });
+      }
       return out;
     } finally {
-      release();
+      await release();
     }
   },
 });

@@ -20,7 +20,7 @@ export interface SendingContext {
   firm: string;
   ledger: SendLedger;
   tokens: TokenIssuer;
-  /** Why nothing may be sent (a safety setting cannot be read), or undefined. */
+  /** Why nothing may be sent (a safety setting cannot be read, the send store cannot be used), or undefined. */
   disabled: string | undefined;
   /** Team mode with sign-in: the person sending, recorded with every send (contract §8). */
   actor?: { email: string; sub: string } | undefined;
@@ -43,8 +43,8 @@ export interface ToolContext {
   /** Whether the host can ask the person (MCP elicitation). */
   canAsk: boolean;
   sending: SendingContext;
-  /** A log line for the person running the server (stderr and MCP logging). */
-  log(message: string): void;
+  /** A log line for the person running the server (stderr and MCP logging); info unless said. */
+  log(message: string, level?: 'info' | 'error'): void;
   /** A warning for the person running the server, e.g. the outcome of a send its host cancelled (default: log). */
   warn?(message: string): void;
   /** The one redaction (src/text/redact.ts) of this call's secrets: for text not from the service, before it is cut. */

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { clientRecord, type Client, type RequestRecord } from '../api/records.js';
+import { clientRecord, documentedClient, extraValue, type Client, type RequestRecord } from '../api/records.js';
+import { fieldsLine } from '../text/render.js';
 import { defineTool } from './define.js';
 import { fold, oneLine, quoted } from '../text/render.js';
 import { dueDay, isOpen } from './request-facts.js';
-import { bump, count, newCounts, nameKeys, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { bump, CANNOT_DO, count, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, pageInput } from './list-text.js';
 
@@ -13,6 +14,7 @@ const JOINS = ['open', 'none_open', 'overdue'] as const;
 const clientOut = clientRecord.extend({
   openRequests: z.number().int().optional(),
   overdueRequests: z.number().int().optional(),
+  fields: z.record(z.string(), extraValue).optional(),
 });
 type ClientOut = z.output<typeof clientOut>;
 
@@ -23,7 +25,16 @@ export function clientLine(c: ClientOut): string {
 
 function joinedLine(c: ClientOut, shared: boolean): string {
   const counts = c.openRequests === undefined ? '' : ` · ${c.openRequests} open, ${c.overdueRequests ?? 0} overdue${shared ? ' (name shared, see notes)' : ''}`;
-  return `- ${quoted(c.displayName, 48)} <${oneLine(c.email, 60)}> · ${oneLine(c.status, 20) || 'no status'}${counts} · id ${oneLine(c.id, 40)}`;
+  const line = `- ${quoted(c.displayName, 48)} <${oneLine(c.email, 60)}> · ${oneLine(c.status, 20) || 'no status'}${counts} · id ${oneLine(c.id, 40)}`;
+  if (!c.fields) return line;
+  return `${line}\n  other fields: ${Object.keys(c.fields).length ? fieldsLine(c.fields) : 'none'}`;
+}
+
+/** Values of a client's `tags` field (a list or one text), for search. */
+function tagValues(c: Client): string[] {
+  const tags = c.extra?.tags;
+  if (typeof tags === 'string') return [tags];
+  return Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [];
 }
 
 const JOIN_TEXT: Record<(typeof JOINS)[number], string> = {
@@ -36,16 +47,17 @@ export const listClients = defineTool({
   name: 'list_clients',
   title: 'List clients',
   description:
-    "The firm's clients: exact counts (total, matched, by status) and a page with ids. Search a name or e-mail part. " +
-    'requests: open / none_open / overdue joins requests by name ("clients with nothing open?") with open and overdue counts; shared names are in notes. ' +
-    'This server cannot remind a client, change, re-date or cancel a request, or see answers and files.',
+    "The firm's clients: exact counts (total, matched, by status), a page with ids, other fields (phone, tags…) when one matches or with details. " +
+    'Search: part of a name, e-mail or tag. requests: open / none_open / overdue joins requests by name with open and overdue counts; shared names in notes. ' +
+    CANNOT_DO,
   inputSchema: z.strictObject({
-    search: z.string().max(200).optional().describe('Part of the name or e-mail.'),
+    search: z.string().max(200).optional().describe('Part of the name, e-mail or a tag.'),
     status: z.string().max(50).optional().describe('Exact status, e.g. "active".'),
     requests: z
       .enum(JOINS)
       .optional()
       .describe('With an open request, none open, or an overdue one.'),
+    details: z.boolean().optional().describe('true: other fields (phone, tags…).'),
     ...pageInput(DEFAULT_LIMIT),
   }),
   outputSchema: z.object({
@@ -56,7 +68,7 @@ export const listClients = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
-    const { search, status, requests: join } = input;
+    const { search, status, requests: join, details } = input;
     const limit = input.limit ?? DEFAULT_LIMIT;
     const offset = input.offset ?? 0;
     await ctx.progress(0, 2, join ? 'Fetching clients and requests' : 'Fetching clients');
@@ -86,12 +98,12 @@ export const listClients = defineTool({
     const needle = search ? fold(search.trim()) : '';
     const wanted = status?.trim().toLowerCase();
     const byStatus = newCounts();
-    const matches: ClientOut[] = [];
+    const matches: (ClientOut & Client)[] = [];
     const keys = new Map<ClientOut, string>();
     for (const c of all) {
       bump(byStatus, c.status ?? '(none)');
       if (wanted !== undefined && (c.status ?? '').toLowerCase() !== wanted) continue;
-      if (needle && !fold(c.displayName).includes(needle) && !fold(c.email).includes(needle)) continue;
+      if (needle && !fold(c.displayName).includes(needle) && !fold(c.email).includes(needle) && !tagValues(c).some((t) => fold(t).includes(needle))) continue;
       if (!join) {
         matches.push(c);
         continue;
@@ -99,11 +111,21 @@ export const listClients = defineTool({
       const key = keyOf(c.displayName);
       const n = perName.get(key) ?? { open: 0, overdue: 0 };
       if (join === 'open' ? n.open === 0 : join === 'none_open' ? n.open > 0 : n.overdue === 0) continue;
-      const out: ClientOut = { ...c, openRequests: n.open, overdueRequests: n.overdue };
+      const out: ClientOut & Client = { ...c, openRequests: n.open, overdueRequests: n.overdue };
       matches.push(out);
       keys.set(out, key);
     }
-    const { slice, nextOffset } = page(matches, offset, limit);
+    // A client's other fields, as data: when one client matched, or when asked for.
+    const showFields = details === true || matches.length === 1;
+    const shown = page(matches, offset, limit);
+    const nextOffset = shown.nextOffset;
+    const slice = shown.slice.map((c) => {
+      const out: ClientOut = { ...documentedClient(c) };
+      if (c.openRequests !== undefined) Object.assign(out, { openRequests: c.openRequests, overdueRequests: c.overdueRequests });
+      if (showFields) out.fields = { ...c.extra };
+      if (join) keys.set(out, keys.get(c)!);
+      return out;
+    });
 
     const notes: string[] = [];
     let shared = new Map<string, Client[]>();
@@ -115,7 +137,7 @@ export const listClients = defineTool({
     }
 
     const filters = [
-      search ? `search ${quoted(search, 60)}` : '',
+      search ? `search ${quoted(search, 60)} (name, e-mail or tag)` : '',
       wanted !== undefined ? `status ${quoted(status, 30)}` : '',
       join ? `${JOIN_TEXT[join]} (requests joined by client name)` : '',
     ].filter(Boolean);

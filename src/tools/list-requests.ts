@@ -5,16 +5,16 @@ import { defineTool } from './define.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 import { dueDay, isOpen } from './request-facts.js';
-import { bump, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { bump, CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
 
 const DEFAULT_LIMIT = 25;
-const SORTS = ['newest', 'oldest', 'due_soonest', 'least_complete', 'most_open', 'most_overdue'] as const;
+const SORTS = ['newest', 'oldest', 'due_soonest', 'least_complete', 'most_open', 'most_overdue', 'most_outstanding'] as const;
 type Sort = (typeof SORTS)[number];
-const GROUP_ONLY: readonly Sort[] = ['most_open', 'most_overdue'];
+const GROUP_ONLY: readonly Sort[] = ['most_open', 'most_overdue', 'most_outstanding'];
 
-const requestOut = requestRecord.extend({ overdue: z.boolean() });
+const requestOut = requestRecord.extend({ overdue: z.boolean(), daysOverdue: z.number().int().nullable() });
 type RequestOut = z.output<typeof requestOut>;
 
 const groupOut = z.object({
@@ -24,6 +24,7 @@ const groupOut = z.object({
   overdue: z.number().int(),
   totalItems: z.number(),
   completedItems: z.number(),
+  outstandingItems: z.number(),
   nextDue: z.string().nullable(),
   oldestOverdue: z.string().nullable(),
 });
@@ -35,6 +36,7 @@ interface Row {
   index: number;
   due: string | null;
   overdue: boolean;
+  daysOverdue: number | null;
   ratio: number;
 }
 
@@ -46,13 +48,13 @@ interface Group extends GroupOut {
 
 function requestLine(r: RequestOut): string {
   const items = r.totalItems === null ? 'items ?' : `${r.completedItems ?? '?'}/${count(r.totalItems, 'item')}`;
-  const due = r.dueDate ? `due ${dayText(r.dueDate)}${r.overdue ? ' OVERDUE' : ''}` : 'no due date';
+  const due = r.dueDate ? `due ${dayText(r.dueDate)}${r.overdue ? ` OVERDUE ${count(r.daysOverdue ?? 0, 'day')}` : ''}` : 'no due date';
   return `- ${quoted(r.title, 70)} · ${quoted(r.clientName, 40)} · ${oneLine(r.status, 20) || 'no status'} · ${items} · ${due} · created ${dayText(r.createdAt)} · id ${oneLine(r.id, 40)}`;
 }
 
 function groupLine(g: GroupOut): string {
   const overdue = g.overdue ? `${g.overdue} overdue (oldest due ${g.oldestOverdue})` : '0 overdue';
-  return `- ${quoted(g.clientName, 48)} · ${count(g.requests, 'request')}: ${g.open} open, ${overdue} · ${g.completedItems}/${count(g.totalItems, 'item')} complete · ${g.nextDue ? `next due ${g.nextDue}` : 'nothing open with a due date'}`;
+  return `- ${quoted(g.clientName, 48)} · ${count(g.requests, 'request')}: ${g.open} open, ${overdue} · ${g.completedItems}/${count(g.totalItems, 'item')} complete, ${g.outstandingItems.toLocaleString('en')} outstanding on open ones · ${g.nextDue ? `next due ${g.nextDue}` : 'nothing open with a due date'}`;
 }
 
 /** YYYY-MM-DD days order as plain strings (no locale collation); no day sorts last. */
@@ -64,7 +66,7 @@ function byDay(x: string | null, y: string | null): number {
 const byText = (x: string | null, y: string | null) => ((x ?? '') < (y ?? '') ? -1 : (x ?? '') > (y ?? '') ? 1 : 0);
 const ratio = (done: number, total: number) => (total ? done / total : 1);
 
-const COMPARE: Record<Exclude<Sort, 'most_open' | 'most_overdue'>, (a: Row, b: Row) => number> = {
+const COMPARE: Record<Exclude<Sort, 'most_open' | 'most_overdue' | 'most_outstanding'>, (a: Row, b: Row) => number> = {
   // The API document says the list comes newest first: its order is the creation order.
   newest: (a, b) => a.index - b.index,
   oldest: (a, b) => b.index - a.index,
@@ -80,6 +82,7 @@ const GROUP_COMPARE: Record<Sort, (a: Group, b: Group) => number> = {
   least_complete: (a, b) => ratio(a.completedItems, a.totalItems) - ratio(b.completedItems, b.totalItems) || byText(a.clientName, b.clientName),
   most_open: (a, b) => b.open - a.open || b.overdue - a.overdue || byText(a.clientName, b.clientName),
   most_overdue: (a, b) => b.overdue - a.overdue || byDay(a.oldestOverdue, b.oldestOverdue) || b.open - a.open || byText(a.clientName, b.clientName),
+  most_outstanding: (a, b) => b.outstandingItems - a.outstandingItems || b.open - a.open || byText(a.clientName, b.clientName),
 };
 
 const SORT_TEXT: Record<Sort, string> = {
@@ -89,6 +92,7 @@ const SORT_TEXT: Record<Sort, string> = {
   least_complete: 'least complete first',
   most_open: 'most open first',
   most_overdue: 'most overdue first',
+  most_outstanding: 'most items outstanding first',
 };
 const GROUP_SORT_TEXT: Record<Sort, string> = {
   newest: 'by newest request first',
@@ -97,9 +101,29 @@ const GROUP_SORT_TEXT: Record<Sort, string> = {
   least_complete: 'least complete first',
   most_open: 'most open requests first',
   most_overdue: 'most overdue requests first',
+  most_outstanding: 'most items outstanding on open requests first',
 };
 
-const CANNOT = 'This server cannot remind a client, change, re-date or cancel a request, or see answers and files.';
+const CANNOT = CANNOT_DO;
+
+const DAY_MS = 86_400_000;
+/**
+ * Whole days from `due` to `asOf` (both YYYY-MM-DD, UTC calendar days), remembered per due day (days
+ * repeat across many requests); null for a due day no calendar reads (month 13).
+ */
+function daysLate(asOf: string): (due: string) => number | null {
+  const end = Date.parse(`${asOf}T00:00:00Z`);
+  const memo = new Map<string, number | null>();
+  return (due) => {
+    let days = memo.get(due);
+    if (days === undefined) {
+      const start = Date.parse(`${due}T00:00:00Z`);
+      days = Number.isNaN(start) ? null : Math.round((end - start) / DAY_MS);
+      memo.set(due, days);
+    }
+    return days;
+  };
+}
 
 /** A sum that stays a finite number: counts the service gives near 1e308 must never make a result invalid (JSON has no Infinity). */
 function add(a: number, b: number): number {
@@ -107,12 +131,39 @@ function add(a: number, b: number): number {
   return Number.isFinite(sum) ? sum : sum > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE;
 }
 
+const MAX_NAMES = 6;
+const MAX_NAME_IDS = 3;
+
+/** The note for part of a name that several client names contain: each name, its clients' ids, its matched requests. */
+function partialNameNote(given: string, perName: Map<string, { name: string | null; n: number }>, clients: readonly Client[], keyOf: (v: string | null) => string): string {
+  const names = [...perName.entries()].sort((a, b) => b[1].n - a[1].n || byText(a[0], b[0]));
+  const shown = new Map(names.slice(0, MAX_NAMES));
+  const ids = new Map<string, Client[]>();
+  for (const c of clients) {
+    const key = keyOf(c.displayName);
+    if (!shown.has(key)) continue;
+    const list = ids.get(key);
+    if (list) list.push(c);
+    else ids.set(key, [c]);
+  }
+  const parts = [...shown].map(([key, { name, n }]) => {
+    const who = ids.get(key) ?? [];
+    const idText = who.length === 0 ? 'no client has this name now' : `${who.length > 1 ? `${who.length} clients, ids` : 'id'} ${who.slice(0, MAX_NAME_IDS).map((c) => oneLine(c.id, 40)).join(', ')}${who.length > MAX_NAME_IDS ? ', …' : ''}`;
+    return `${quoted(name, 48)} (${idText}; ${count(n, 'request')})`;
+  });
+  const more = names.length > MAX_NAMES ? `, and ${count(names.length - MAX_NAMES, 'other name')}` : '';
+  return (
+    `${quoted(given, 60)} is part of ${names.length.toLocaleString('en')} different client names, so these counts cover all of them: ${parts.join(', ')}${more}. ` +
+    'They are different clients; pass a whole name for one of them.'
+  );
+}
+
 export const listRequests = defineTool({
   name: 'list_requests',
   title: 'List document requests',
   description:
-    "The firm's requests: exact counts over all matches (open, closed, overdue, due in 7 days, by status, items) and a page with ids. " +
-    'groupBy client: one row per client name (sort most_open, limit 3: top 3 by open). Open: not completed/closed/done/cancelled/archived, items not all complete; overdue: open, due before asOf. ' +
+    "The firm's requests: exact counts over all matches (open, closed, overdue and days late, no due date, due in 7 days, by status, items outstanding) and a page with ids. " +
+    'groupBy client: a row per client name (sort most_open, limit 3: top 3). Open: not completed/closed/done/cancelled/archived, items not all complete; overdue: open, due before asOf. ' +
     CANNOT,
   inputSchema: z.strictObject({
     state: z.enum(['open', 'closed']).optional().describe('open or closed.'),
@@ -124,6 +175,7 @@ export const listRequests = defineTool({
       .describe('Whole client name if one matches exactly, else part of one.'),
     search: z.string().max(200).optional().describe('Part of the title.'),
     overdue: z.boolean().optional().describe('Only overdue, or only not.'),
+    hasDueDate: z.boolean().optional().describe('With a due date, or without.'),
     dueBefore: day.optional().describe('Due on/before, YYYY-MM-DD.'),
     dueAfter: day.optional().describe('Due on/after.'),
     createdBefore: day.optional().describe('Created on/before.'),
@@ -132,7 +184,7 @@ export const listRequests = defineTool({
     sort: z
       .enum(SORTS)
       .optional()
-      .describe('Default newest. most_open/most_overdue: groupBy only.'),
+      .describe('Default newest. most_*: groupBy only.'),
     ...pageInput(DEFAULT_LIMIT),
   }),
   outputSchema: z.object({
@@ -143,7 +195,11 @@ export const listRequests = defineTool({
     closed: z.number().int(),
     overdue: z.number().int(),
     dueWithin7Days: z.number().int(),
-    checklist: z.object({ totalItems: z.number(), completedItems: z.number() }),
+    averageDaysOverdue: z.number().nullable(),
+    oldestOverdue: z.string().nullable(),
+    noDueDate: z.number().int(),
+    openNoDueDate: z.number().int(),
+    checklist: z.object({ totalItems: z.number(), completedItems: z.number(), outstandingItems: z.number() }),
     requests: z.array(requestOut),
     groups: z.array(groupOut).optional().describe('With groupBy; paging counts groups.'),
     groupCount: z.number().int().optional(),
@@ -199,6 +255,13 @@ export const listRequests = defineTool({
     let dueSoon = 0;
     let totalItems = 0;
     let completedItems = 0;
+    let outstandingItems = 0;
+    let noDueDate = 0;
+    let openNoDueDate = 0;
+    let lateDays = 0;
+    let lateCounted = 0;
+    let oldestOverdue: string | null = null;
+    const lateBy = daysLate(asOf);
 
     // One pass: filter and count together.
     for (let index = 0; index < all.length; index++) {
@@ -217,6 +280,7 @@ export const listRequests = defineTool({
       }
       if (titleNeedle && !fold(record.title).includes(titleNeedle)) continue;
       const due = dueDay(record);
+      if (input.hasDueDate !== undefined && (due !== null) !== input.hasDueDate) continue;
       if ((input.dueBefore || input.dueAfter) && due === null) continue;
       if (input.dueBefore && due! > input.dueBefore) continue;
       if (input.dueAfter && due! < input.dueAfter) continue;
@@ -233,22 +297,39 @@ export const listRequests = defineTool({
 
       bump(byStatus, record.status ?? '(none)');
       if (open) openCount++;
-      if (overdue) overdueCount++;
+      let daysOverdue: number | null = null;
+      if (overdue) {
+        overdueCount++;
+        daysOverdue = lateBy(due);
+        if (daysOverdue !== null) {
+          lateDays += daysOverdue;
+          lateCounted++;
+        }
+        if (oldestOverdue === null || due < oldestOverdue) oldestOverdue = due;
+      }
+      if (due === null) {
+        noDueDate++;
+        if (open) openNoDueDate++;
+      }
       if (open && due !== null && due >= asOf && due <= weekEnd) dueSoon++;
       const total = record.totalItems ?? 0;
       const done = record.completedItems ?? 0;
+      // Outstanding: items not complete on open requests (a closed request awaits nothing).
+      const outstanding = open && total > done ? total - done : 0;
       totalItems = add(totalItems, total);
       completedItems = add(completedItems, done);
+      outstandingItems = add(outstandingItems, outstanding);
       if (grouped) {
         let g = groups.get(record.clientName);
         if (!g) {
-          g = { clientName: record.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
+          g = { clientName: record.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
           groups.set(record.clientName, g);
         }
         g.requests++;
         g.last = index;
         g.totalItems = add(g.totalItems, total);
         g.completedItems = add(g.completedItems, done);
+        g.outstandingItems = add(g.outstandingItems, outstanding);
         if (open) {
           g.open++;
           if (due !== null && (g.nextDue === null || due < g.nextDue)) g.nextDue = due;
@@ -258,7 +339,7 @@ export const listRequests = defineTool({
           if (g.oldestOverdue === null || due < g.oldestOverdue) g.oldestOverdue = due;
         }
       } else {
-        rows.push({ record, index, due, overdue, ratio: ratio(done, total) });
+        rows.push({ record, index, due, overdue, daysOverdue, ratio: ratio(done, total) });
       }
     }
     const matched = grouped ? [...groups.values()].reduce((n, g) => n + g.requests, 0) : rows.length;
@@ -269,6 +350,7 @@ export const listRequests = defineTool({
       clientNeedle ? (exact ? `client is exactly ${quoted(input.client, 60)}` : `client name contains ${quoted(input.client, 60)}`) : '',
       input.search ? `title contains ${quoted(input.search, 60)}` : '',
       input.overdue !== undefined ? (input.overdue ? 'overdue' : 'not overdue') : '',
+      input.hasDueDate !== undefined ? (input.hasDueDate ? 'with a due date' : 'no due date') : '',
       input.dueAfter ? `due ≥ ${input.dueAfter}` : '',
       input.dueBefore ? `due ≤ ${input.dueBefore}` : '',
       input.createdAfter ? `created ≥ ${input.createdAfter}` : '',
@@ -292,9 +374,26 @@ export const listRequests = defineTool({
       );
     }
 
+    // Part of a name met several names: say so, and name the clients behind each (with ids).
+    if (clientNeedle && !exact) {
+      const perName = new Map<string, { name: string | null; n: number }>();
+      const met = (name: string | null, n: number) => {
+        const key = keyOf(name);
+        const seen = perName.get(key);
+        if (seen) seen.n += n;
+        else perName.set(key, { name, n });
+      };
+      if (grouped) for (const g of groups.values()) met(g.clientName, g.requests);
+      else for (const r of rows) met(r.record.clientName, 1);
+      if (perName.size > 1) notes.unshift(partialNameNote(input.client!, perName, clients, keyOf));
+    }
+
+    const averageDaysOverdue = lateCounted ? Math.round((lateDays / lateCounted) * 10) / 10 : null;
+    const lateText = oldestOverdue === null ? '' : ` (on average ${averageDaysOverdue ?? '?'} days late; oldest due ${oldestOverdue}, ${count(lateBy(oldestOverdue) ?? 0, 'day')} late)`;
     const facts = [
-      `Of ${filters.length ? 'these' : 'them'}: ${openCount.toLocaleString('en')} open, ${(matched - openCount).toLocaleString('en')} closed, ${overdueCount.toLocaleString('en')} overdue, ` +
-        `${count(dueSoon, 'open request')} due within 7 days; checklist items ${completedItems.toLocaleString('en')}/${totalItems.toLocaleString('en')} complete.`,
+      `Of ${filters.length ? 'these' : 'them'}: ${openCount.toLocaleString('en')} open, ${(matched - openCount).toLocaleString('en')} closed, ${overdueCount.toLocaleString('en')} overdue${lateText}, ` +
+        `${count(dueSoon, 'open request')} due within 7 days; ${noDueDate.toLocaleString('en')} with no due date (${openNoDueDate.toLocaleString('en')} open); ` +
+        `checklist items ${completedItems.toLocaleString('en')}/${totalItems.toLocaleString('en')} complete, ${outstandingItems.toLocaleString('en')} outstanding on open requests.`,
       `By status: ${statusText(byStatus)}.`,
     ];
     let hint = filters.length ? 'No request matched. Try fewer filters, a shorter client or title search, or a wider date range.' : 'The firm has no requests.';
@@ -315,7 +414,11 @@ export const listRequests = defineTool({
       closed: matched - openCount,
       overdue: overdueCount,
       dueWithin7Days: dueSoon,
-      checklist: { totalItems, completedItems },
+      averageDaysOverdue,
+      oldestOverdue,
+      noDueDate,
+      openNoDueDate,
+      checklist: { totalItems, completedItems, outstandingItems },
       notes,
     };
     const prefix = `As of ${asOf}: `;
@@ -336,7 +439,7 @@ export const listRequests = defineTool({
 
     if (sort !== 'newest') rows.sort(COMPARE[sort as keyof typeof COMPARE]);
     const { slice, nextOffset } = page(rows, offset, limit);
-    const requests: RequestOut[] = slice.map(({ record, overdue }) => ({ ...record, overdue }));
+    const requests: RequestOut[] = slice.map(({ record, overdue, daysOverdue }) => ({ ...record, overdue, daysOverdue }));
     const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });
     return {
       text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), requests.map(requestLine), offset, rows.length, hint),

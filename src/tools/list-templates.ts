@@ -52,6 +52,26 @@ export function templateText(t: Template): string {
   );
 }
 
+/**
+ * The `template` parameter's description: the names a model may pass, as many as `room` characters
+ * hold (tools/list is read into every conversation); the rest are counted and left to list_templates.
+ */
+export function templateParamDescription(catalog: TemplateCatalog, room: number): string {
+  // The firm's own first: they are the ones a model cannot guess.
+  const names = [...catalog.templates.filter((t) => t.source === 'file'), ...catalog.templates.filter((t) => t.source !== 'file')].map((t) => t.name);
+  let shown = '';
+  let n = 0;
+  for (const name of names) {
+    const rest = names.length - n - 1;
+    const tail = rest > 0 ? `, ${rest} more (list_templates)`.length : 0;
+    if (shown.length + name.length + 2 + tail > room) break;
+    shown += `${n ? ', ' : ''}${name}`;
+    n++;
+  }
+  const more = n === 0 ? 'see list_templates' : names.length > n ? `, ${names.length - n} more (list_templates)` : '';
+  return `Template: ${shown}${more}. Its items first; title, mode, due offset as defaults.`;
+}
+
 function problemsText(catalog: TemplateCatalog): string {
   return catalog.problems.length
     ? `\nThe firm's templates file is not used until it is fixed (only the built-ins are available):\n${catalog.problems.map((p) => `- ${p}`).join('\n')}`
@@ -62,8 +82,8 @@ export const listTemplates = defineTool({
   name: 'list_templates',
   title: 'List checklist templates',
   description:
-    "Lists the checklist templates (built-in and the firm's own): name, title, item count. " +
-    "With name: its items and defaults. Pass the name as template to create_request or create_request_batch.",
+    "Checklist templates (built-in and the firm's own): name, title, item count; with name, its items and defaults. " +
+    'Pass the name as template to create_request(_batch).',
   inputSchema: z.strictObject({
     name: z.string().max(100).optional().describe('A template name, e.g. "individual-tax-return": show its items.'),
   }),

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import type { Client } from '../api/records.js';
 import { fold, oneLine, quoted } from '../text/render.js';
 
+/** What no tool of this server can do, said in the tools' own descriptions (a host may drop the server's instructions). */
+export const CANNOT_DO = 'This server cannot remind clients, change, re-date, cancel or delete requests, change client details, or see answers and files.';
+
 /** "1 item", "2 items", "1 company", "3 companies". */
 export function count(n: number, noun: string, many = /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
   return `${n.toLocaleString('en')} ${n === 1 ? noun : many}`;

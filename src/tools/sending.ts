@@ -10,7 +10,8 @@ import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templateCatalog } from '../templates/load.js';
 import { CORRECTNESS_MODES, itemIn } from './checklist.js';
 import type { ToolContext } from './define.js';
-import { isoDate } from './schemas.js';
+import { day } from './list-text.js';
+import type { LedgerEntry } from '../send/ledger.js';
 import { isOpen } from './request-facts.js';
 
 /**
@@ -25,10 +26,12 @@ export const MAX_ITEMS = 100;
 /** The request's fields, shared by create_request and create_request_batch. */
 export const requestFields = {
   title: z.string().max(2_000).optional().describe('Title, 1–200 characters. Optional with a template.'),
-  dueDate: isoDate.optional().describe('Due day, YYYY-MM-DD, today or later.'),
-  items: z.array(itemIn).max(100).optional().describe("The checklist, 1–100 items in all (after a template's)."),
+  // Checked without a listed pattern (like the list tools' days), to keep tools/list small.
+  dueDate: day.optional().describe('Due day, YYYY-MM-DD, today or later.'),
+  items: z.array(itemIn).max(100).optional().describe('Checklist, 1–100 items in all.'),
+  // Listed with the catalogue's names in place of this (src/mcp/tool-schema.ts withTemplateNames).
   template: z.string().max(100).optional().describe("A template's name (list_templates): its items come first; its title, mode and due offset are defaults."),
-  correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("How strictly answers are checked; omit for the service's default."),
+  correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("Answer checking; omit for the service's default."),
   dryRun: z.boolean().optional().describe('true: preview only; send nothing.'),
   allowDuplicate: z.boolean().optional().describe('true: send although the same title is open or was sent in 24 h (a NEW request, not a reminder).'),
   confirmationToken: z.string().max(200).optional().describe("From this exact preview, once the person agreed to send."),
@@ -153,15 +156,16 @@ export function clientLabel(c: Client): string {
  * Why sending this title to this client would be a duplicate, or undefined: an open request with
  * the same title in the service's list, or a send (or possible send) by this server in the last 24 hours.
  */
-export function duplicateOf(ctx: ToolContext, client: Client, title: string, requests: RequestRecord[]): string | undefined {
+export async function duplicateOf(ctx: ToolContext, client: Client, title: string, requests: RequestRecord[]): Promise<string | undefined> {
   const key = titleKey(title);
-  const recent = ctx.sending.ledger.recent(ctx.sending.firm, client.id ?? '', key);
-  if (recent) {
-    const when = new Date(recent.at).toISOString().slice(0, 16).replace('T', ' ');
-    return recent.outcome === 'sent'
-      ? `this server sent ${quoted(recent.title, 80)} to this client at ${when} UTC${recent.requestId ? ` (request id ${oneLine(recent.requestId, 40)})` : ''}`
-      : `this server may have sent ${quoted(recent.title, 80)} to this client at ${when} UTC (the outcome was unclear; check list_requests)`;
-  }
+  const recent = await ctx.sending.ledger.recent(ctx.sending.firm, client.id ?? '', key);
+  if (recent) return ledgerReason(recent, recent.outcome === 'pending' && (await ctx.sending.ledger.claimed(ctx.sending.firm, client.id ?? '', key)));
+  return duplicateOpen(client, title, requests);
+}
+
+/** An open request with the same title for this client in the service's list, worded; or undefined. */
+export function duplicateOpen(client: Client, title: string, requests: RequestRecord[]): string | undefined {
+  const key = titleKey(title);
   const name = fold(client.displayName?.trim().replace(/\s+/g, ' '));
   const open = requests.find((r) => isOpen(r) && titleKey(r.title) === key && fold(r.clientName?.trim().replace(/\s+/g, ' ')) === name);
   if (open) {
@@ -176,32 +180,61 @@ export function auditSend(ctx: ToolContext, clientId: string, outcome: string, r
   if (actor && audit) audit(JSON.stringify({ time: new Date().toISOString(), audit: 'send', outcome, email: actor.email, sub: actor.sub, firm: ctx.sending.firm, clientId, requestId }));
 }
 
+/** Why the send store's record of this recipient and title blocks sending it again. */
+export function ledgerReason(recent: LedgerEntry, claimed = false): string {
+  const when = new Date(recent.at).toISOString().slice(0, 16).replace('T', ' ');
+  if (recent.outcome === 'sent') {
+    return `this server sent ${quoted(recent.title, 80)} to this client at ${when} UTC${recent.requestId ? ` (request id ${oneLine(recent.requestId, 40)})` : ''}`;
+  }
+  if (recent.outcome === 'pending' && claimed) {
+    return `a send of ${quoted(recent.title, 80)} to this client is already in progress (started at ${when} UTC by another call, or cut off mid-send): it may have been sent; check with list_requests in a moment`;
+  }
+  if (recent.outcome === 'pending') {
+    return `this server may have sent ${quoted(recent.title, 80)} to this client: a send started at ${when} UTC and its outcome was never recorded (the server stopped mid-send), so it may have been sent; check with list_requests`;
+  }
+  return `this server may have sent ${quoted(recent.title, 80)} to this client at ${when} UTC (the outcome was unclear: it may have been sent); check with list_requests`;
+}
+
 export type PostResult =
   | { outcome: 'sent'; request: RequestRecord | null; warnings: string[] }
   | { outcome: 'may_have_been_sent'; request: null; warnings: string[]; message: string };
 
 /**
- * POSTs once with the given Idempotency-Key and records what happened in the ledger. A definite
- * failure (refused, plan limit, key rejected, nothing written) throws; an unclear one is returned
- * as "may have been sent", which the duplicate guard then treats as sent.
+ * POSTs once with the given Idempotency-Key. The recovery point comes first: "pending" (may have
+ * been sent) is recorded in the send store BEFORE the POST is written, so a process killed
+ * mid-POST leaves a record that blocks the same send; if the store cannot take it, nothing is sent
+ * (fail closed). After the answer the record is settled: sent, may have been sent, or removed when
+ * the service definitely wrote nothing. A store failing after the POST does not hide the outcome
+ * from the person: it is logged at error level. A definite failure throws; an unclear one is
+ * returned as "may have been sent", which the duplicate guard then treats as sent.
  */
 export async function postOnce(ctx: ToolContext, client: Client, payload: CreatePayload, idempotencyKey: string): Promise<PostResult> {
   const key = titleKey(payload.title);
-  const { actor } = ctx.sending;
-  const record = (outcome: string, requestId: string | null) => auditSend(ctx, payload.clientId, outcome, requestId);
+  const { ledger, firm, actor } = ctx.sending;
+  const audit = (outcome: string, requestId: string | null) => auditSend(ctx, payload.clientId, outcome, requestId);
+  await ledger.record(firm, payload.clientId, key, { outcome: 'pending', requestId: null, title: payload.title, by: actor });
+  const settle = async (work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (error) {
+      ctx.log(`send store: the outcome of a send to client ${oneLine(payload.clientId, 40)} could not be recorded (${oneLine(ctx.redact(error instanceof Error ? error.message : String(error)), 300)}); its pre-send record stays, so it is treated as "may have been sent" for 24 hours`, 'error');
+    }
+  };
   try {
     const answer = await ctx.api.createRequest(payload, { idempotencyKey, signal: ctx.signal, deadline: ctx.deadline });
-    ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'sent', requestId: answer.record?.id ?? null, title: payload.title });
-    record('sent', answer.record?.id ?? null);
+    await settle(() => ledger.record(firm, payload.clientId, key, { outcome: 'sent', requestId: answer.record?.id ?? null, title: payload.title, by: actor }));
+    audit('sent', answer.record?.id ?? null);
     cancelledOutcome(ctx, payload, `was sent${answer.record?.id ? ` (request id ${oneLine(answer.record.id, 40)})` : ''}`);
     return { outcome: 'sent', request: answer.record, warnings: actor ? [`Sent in the name of ${actor.email} (signed in).`, ...answer.warnings] : answer.warnings };
   } catch (error) {
     if (error instanceof ApiError && error.outcomeUnknown) {
-      ctx.sending.ledger.record(ctx.sending.firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title });
-      record('may_have_been_sent', null);
+      await settle(() => ledger.record(firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title, by: actor }));
+      audit('may_have_been_sent', null);
       cancelledOutcome(ctx, payload, 'may have been sent (no clear answer came): check with list_requests before sending again');
       return { outcome: 'may_have_been_sent', request: null, warnings: [], message: error.message };
     }
+    if (error instanceof ApiError) await settle(() => ledger.forget(firm, payload.clientId, key));
+    else await settle(() => ledger.record(firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title, by: actor }));
     throw error;
   }
 }

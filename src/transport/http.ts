@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
 import { ApiState, proxySettings } from '../api/client.js';
 import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
+import { openStore, storeFingerprint, storeReach, type SendStore } from '../store/index.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
-import { checkBaseUrl, isLoopbackHost, loadConfig, settingProblem, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, settingProblem, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
 import { redactor } from '../text/redact.js';
 import { createLogger } from '../log.js';
 import type { Sandbox } from '../sandbox/service.js';
@@ -15,7 +17,7 @@ import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
 import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
-import type { Auth, Identity } from '../auth/index.js';
+import type { Auth, AuthStore, Identity } from '../auth/index.js';
 
 /**
  * Team mode (contract §6): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
@@ -51,7 +53,9 @@ export interface HttpServiceOptions extends HttpSettings {
   /** Bounds on slow and idle connections (default CONNECTION_TIMEOUTS; tests use small ones). */
   timeouts?: Partial<ConnectionTimeouts>;
   /** Firm sign-in (--auth oauth, src/auth/): built once the address is known; the key then comes from the service, the person from the token. */
-  auth?: (url: string) => Promise<Auth>;
+  auth?: (url: string, shared?: AuthStore) => Promise<Auth>;
+  /** The send store (default: opened from config.store); closed with the service. */
+  sendStore?: SendStore;
 }
 
 /**
@@ -77,6 +81,8 @@ export interface HttpService {
   port: number;
   /** Per-key state, by fingerprint; the API client's caches can be kept here. */
   store: KeyScopeStore;
+  /** The send store and what once-only and the rate limit hold across with it. */
+  sendStore: { store: SendStore; reach: { shared: boolean; note: string } };
   fingerprint(key: string): string;
   /** Requests being served now. */
   readonly inflight: number;
@@ -139,15 +145,16 @@ interface RpcSummary {
 function summarise(body: unknown): RpcSummary {
   const messages = Array.isArray(body) ? body : [body];
   const out: RpcSummary = { rpc: [], tools: [], toolCalls: 0 };
-  for (const m of messages.slice(0, 100)) {
+  // Every tool call in a batch counts against the rate limit; only the access log's lists are capped.
+  for (const [n, m] of messages.entries()) {
     if (!m || typeof m !== 'object') continue;
     const method = (m as { method?: unknown }).method;
     if (typeof method !== 'string') continue;
-    out.rpc.push(method.slice(0, 64));
+    if (n < 100) out.rpc.push(method.slice(0, 64));
     if (method === 'tools/call') {
       out.toolCalls++;
       const name = (m as { params?: { name?: unknown } }).params?.name;
-      out.tools.push(typeof name === 'string' ? name.slice(0, 64) : '?');
+      if (n < 100) out.tools.push(typeof name === 'string' ? name.slice(0, 64) : '?');
     }
   }
   return out;
@@ -234,7 +241,38 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const sharedPool = proxies.httpProxy || proxies.httpsProxy ? new EnvHttpProxyAgent({ ...poolOptions, ...proxies }) : new Agent(poolOptions);
   // Once-only sending for every firm this process serves: the ledger is keyed by key fingerprint,
   // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
-  const sending = { ledger: new SendLedger(), confirmations: new Confirmations(options.config.tokenSecret) };
+  // The ledger lives in the send store: with redis, shared by every replica (contract §7).
+  const sendStore = options.sendStore ?? openStore(options.config.store, (message) => write(`docreq-mcp error: ${message}\n`));
+  const reach = storeReach(sendStore, true);
+  const sending = { ledger: new SendLedger(sendStore), confirmations: new Confirmations(options.config.tokenSecret) };
+  let storeRateWarned = false;
+
+  /**
+   * The rate limit: with a shared store, a fixed one-minute window per key fingerprint counted in
+   * the store (INCRBY), so it holds across replicas; otherwise, or while the store cannot be
+   * reached (reads must keep working), this process's bucket. The wait in ms, 0 when allowed.
+   */
+  // Per key; with sign-in, per person (the IdP subject, hashed like everything the store keeps).
+  async function rateWait(key: string, fingerprint: string, calls: number, person?: string): Promise<number> {
+    const who = person === undefined ? '' : `:${createHash('sha256').update(person).digest('hex').slice(0, 24)}`;
+    if (sendStore.scope === 'replicas') {
+      // A sliding window over two fixed ones: this minute's count plus the last minute's, weighted by how much of it is still in the window.
+      const now = Date.now();
+      const window = Math.floor(now / 60_000);
+      const firm = `${storeFingerprint(key, options.baseUrl)}:rate${who}`;
+      try {
+        const [count, previous] = await Promise.all([sendStore.incr(`${firm}:${window}`, 121_000, calls), sendStore.get(`${firm}:${window - 1}`)]);
+        const estimate = count + Number(previous ?? 0) * (1 - (now - window * 60_000) / 60_000);
+        if (estimate <= options.rateLimit) return 0;
+        await sendStore.incr(`${firm}:${window}`, 121_000, -calls); // refused calls do not count
+        return Math.max(1_000, (window + 1) * 60_000 - now);
+      } catch (error) {
+        if (!storeRateWarned) write(`docreq-mcp warn: rate limit: ${(error as Error).message.replace(/^Nothing was sent: /, '')}; counting per process until it is back\n`);
+        storeRateWarned = true;
+      }
+    }
+    return store.scope(`${fingerprint}${who}`).ensure('rate', () => new RateBucket(options.rateLimit)).take(calls);
+  }
 
   // One SDK v2 entry for the whole process (contract §9): it answers 2026-07-28 requests (envelope,
   // Mcp-Method / Mcp-Name headers checked against the body) and 2025-11-25 requests (stateless) alike,
@@ -265,7 +303,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     entry.path = path;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION }));
+      const storeInfo = { backend: sendStore.backend, shared: reach.shared, onceOnly: reach.note };
+      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION, store: storeInfo }));
     }
     if (!hostAllowed(req.headers.host, options.allowedHosts)) {
       return jsonError(res, 403, 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).');
@@ -318,8 +357,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (summary.tools.length) entry.tool = summary.tools.join(',');
 
     if (summary.toolCalls > 0) {
-      const bucket = store.scope(actor ? `${fingerprint}:${actor.sub}` : fingerprint).ensure('rate', () => new RateBucket(options.rateLimit));
-      const waitMs = bucket.take(summary.toolCalls);
+      const waitMs = await rateWait(key, fingerprint, summary.toolCalls, actor?.sub);
       if (waitMs > 0) {
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
         return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
@@ -327,7 +365,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     }
     // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
     const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl }, readOnly: options.config.readOnly || actor?.role === 'reader' };
-    const logger = createLogger(config.logLevel, [key, options.config.tokenSecret ?? ''], write);
+    const logger = createLogger(config.logLevel, [key, ...secretsOf(config)], write);
     // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
     let mcp: ReturnType<typeof createServer> | undefined;
@@ -395,12 +433,15 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`);
+  // Sign-in state (codes, refresh tokens, revocations) lives in the send store, under its own namespace:
+  // shared by every replica when the store is redis, by this user's processes when it is a file.
+  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, namespaced(sendStore, 'auth'));
 
   return {
     url: `http://${hostForUrl}:${port}`,
     port,
     store,
+    sendStore: { store: sendStore, reach },
     fingerprint: (key) => fingerprinter.fingerprint(key),
     get inflight() {
       return active.size;
@@ -421,6 +462,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       const finished = active.size === 0;
       for (const socket of sockets) socket.destroy();
       await sharedPool.close().catch(() => undefined);
+      await sendStore.close().catch(() => undefined);
       return finished;
     },
   };
@@ -467,13 +509,15 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
   for (const note of signIn.notes) process.stderr.write(`docreq-mcp info: ${note}\n`);
   const config = loadConfig(flags, { ...env, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
   config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
-  const logger = createLogger(config.logLevel, config.tokenSecret ? [config.tokenSecret] : []);
+  const logger = createLogger(config.logLevel, secretsOf(config));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   if (!isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) && settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))) {
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
   }
 
   const service = await startHttpService({ ...settings, config, baseUrl, ...(signIn.create ? { auth: signIn.create } : {}) });
+  if (service.sendStore.reach.shared) logger.info(`send store: ${service.sendStore.reach.note}`);
+  else logger.warn(`send store: ${service.sendStore.reach.note}`);
   logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; ${signIn.mode === 'oauth' ? 'staff sign in with OAuth; the key stays in the service' : 'the key comes with each request'})${config.readOnly ? ', read-only' : ''}`);
 
   let stopping = false;
@@ -491,4 +535,16 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   return service;
+}
+
+/** The send store seen through one namespace (the part of a key before its first ':' is what the store bounds). */
+function namespaced(store: SendStore, name: string): AuthStore {
+  const k = (key: string) => `${name}:${key}`;
+  return {
+    claim: (key, value, ttlMs) => store.claim(k(key), value, ttlMs),
+    get: (key) => store.get(k(key)),
+    set: (key, value, ttlMs) => store.set(k(key), value, ttlMs),
+    delete: (key) => store.delete(k(key)),
+    incr: (key, ttlMs) => store.incr(k(key), ttlMs),
+  };
 }

@@ -1,0 +1,373 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer as netServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
+import { SendLedger } from '../src/send/ledger.js';
+import { FileStore, MemoryStore, RedisStore, type SendStore } from '../src/store/index.js';
+import { captured } from './helpers.js';
+
+/**
+ * The send store (contract §7) with real processes: the built binary over stdio sharing a state
+ * folder, a server SIGKILLed mid-POST, HTTP replicas sharing a real redis-server started here on
+ * a port of its own. The sandbox counts POSTs: "once" is exactly one POST per case.
+ */
+const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+const REDIS = 'redis-server';
+const POST = 'POST /api/v1/requests';
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docreq-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = netServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const text = (r: CallToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+
+interface Mcp {
+  client: Client;
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
+  pid: number | null;
+  close(): Promise<void>;
+}
+
+function wrap(client: Client, pid: number | null = null): Mcp {
+  return {
+    client,
+    pid,
+    async call(name, args) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const t = text(result);
+      captured.push(t);
+      return { ...result, text: t };
+    },
+    close: () => client.close().catch(() => undefined),
+  };
+}
+
+/** The built binary over stdio, with its own environment. */
+async function stdio(sb: Sandbox, env: Record<string, string>): Promise<Mcp> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--log-level', 'error'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => captured.push(d.toString()));
+  const client = new Client({ name: 'store-test', version: '1' });
+  await client.connect(transport);
+  return wrap(client, transport.pid);
+}
+
+async function startRedis(port?: number): Promise<{ port: number; child: ChildProcess; url: string }> {
+  const p = port ?? (await freePort());
+  const child = spawn(REDIS, ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  children.add(child);
+  const store = new RedisStore(`redis://127.0.0.1:${p}/3`);
+  await store.ready(5_000);
+  await store.close();
+  return { port: p, child, url: `redis://127.0.0.1:${p}/3` };
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
+
+/** `docreq-mcp --transport http` as a child process. */
+async function replica(sb: Sandbox, env: Record<string, string>, rateLimit = 1_000_000): Promise<{ url: string; child: ChildProcess; log: () => string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DOCREQ_BASE_URL: sb.url, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(child);
+  let log = '';
+  child.stderr.on('data', (d: Buffer) => {
+    log += d.toString();
+    captured.push(d.toString());
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { url, child, log: () => log };
+    await sleep(25);
+  }
+  throw new Error(`replica did not start: ${log}`);
+}
+
+async function http(url: string, key: string): Promise<Mcp> {
+  const client = new Client({ name: 'store-test', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  return wrap(client);
+}
+
+const structured = <T>(r: CallToolResult) => r.structuredContent as T;
+const tokenOf = (r: CallToolResult) => structured<{ confirmation: { token: string } }>(r).confirmation.token;
+
+describe('the file store: stdio servers of one user', () => {
+  let sb: Sandbox;
+  beforeAll(async () => {
+    // A service that ignores Idempotency-Key and lists creates 5 s late: only the store keeps a send once.
+    sb = await startSandbox({ listLagMs: 5_000, ignoreIdempotencyKey: true });
+  });
+  afterAll(() => sb.close());
+
+  it('two stdio servers sharing a state folder: a send by one is refused by the other (1 POST); folder 0700, files 0600', async () => {
+    const dir = tempDir();
+    const env = { DOCREQ_STATE_DIR: join(dir, 'state'), DOCREQ_CONFIRM_SEND: 'never' };
+    const [a, b] = await Promise.all([stdio(sb, env), stdio(sb, env)]);
+    const client = sb.demoFirm.clients[0]!.id;
+    const args = { client, title: 'Store test shared folder', items: [{ name: 'W-2' }] };
+    const before = sb.callsTo('POST', '/api/v1/requests').length;
+    const first = await a.call('create_request', args);
+    expect(first.text).toMatch(/^SENT/);
+    const second = await b.call('create_request', args);
+    expect(second.isError).toBe(true);
+    expect(second.text).toContain('this server sent');
+    expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
+    const state = join(dir, 'state');
+    expect(statSync(state).mode & 0o777).toBe(0o700);
+    const firmDir = join(state, 'v1', readdirSync(join(state, 'v1'))[0]!);
+    const files = readdirSync(firmDir).filter((f) => !f.startsWith('.'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(statSync(join(firmDir, f)).mode & 0o777).toBe(0o600);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('a server SIGKILLed mid-POST and started again: the same send answers "may have been sent", exactly 1 POST', async () => {
+    const dir = tempDir();
+    const env = { DOCREQ_STATE_DIR: dir, DOCREQ_CONFIRM_SEND: 'never' };
+    const client = sb.demoFirm.clients[1]!.id;
+    const args = { client, title: 'Store test killed mid-POST', items: [{ name: 'W-2' }] };
+    const before = sb.callsTo('POST', '/api/v1/requests').length;
+    sb.inject(POST, { kind: 'latency', ms: 1_500 }, { times: 1 });
+    const a = await stdio(sb, env);
+    const pending = a.call('create_request', args).catch(() => undefined);
+    for (let i = 0; i < 200 && sb.callsTo('POST', '/api/v1/requests').length === before; i++) await sleep(10);
+    expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
+    process.kill(a.pid!, 'SIGKILL');
+    await pending;
+    await a.close();
+    const b = await stdio(sb, env);
+    const again = await b.call('create_request', args);
+    expect(again.isError).toBe(true);
+    expect(again.text).toContain('may have been sent');
+    expect(again.text).toContain('list_requests');
+    await sleep(1_600); // the first POST lands in the service
+    expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
+    await b.close();
+  });
+
+  it('the same token replayed after a restart (shared DOCREQ_TOKEN_SECRET): 1 POST, answered with the first result', async () => {
+    const dir = tempDir();
+    const env = { DOCREQ_STATE_DIR: dir, DOCREQ_TOKEN_SECRET: randomBytes(32).toString('hex') };
+    const client = sb.demoFirm.clients[2]!.id;
+    const args = { client, title: 'Store test token after restart', items: [{ name: 'W-2' }], allowDuplicate: true };
+    const before = sb.callsTo('POST', '/api/v1/requests').length;
+    const a = await stdio(sb, env);
+    const token = tokenOf(await a.call('create_request', args));
+    expect((await a.call('create_request', { ...args, confirmationToken: token })).text).toMatch(/^SENT/);
+    await a.close();
+    const b = await stdio(sb, env);
+    const replay = await b.call('create_request', { ...args, confirmationToken: token });
+    expect(replay.text).toContain('ALREADY USED');
+    expect(structured<{ outcome: string; request: { id: string } | null }>(replay).request?.id).toBeTruthy();
+    expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
+    await b.close();
+  });
+});
+
+describe('the redis store: HTTP replicas sharing one redis-server', () => {
+  let sb: Sandbox;
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  let r1: Awaited<ReturnType<typeof replica>>;
+  let r2: Awaited<ReturnType<typeof replica>>;
+  const secret = randomBytes(32).toString('hex');
+  beforeAll(async () => {
+    sb = await startSandbox({ listLagMs: 5_000, ignoreIdempotencyKey: true });
+    redis = await startRedis();
+    const env = { DOCREQ_STORE_URL: redis.url, DOCREQ_TOKEN_SECRET: secret };
+    [r1, r2] = await Promise.all([replica(sb, env), replica(sb, env)]);
+  });
+  afterAll(async () => {
+    await Promise.all([stop(r1.child), stop(r2.child)]);
+    await stop(redis.child);
+    await sb.close();
+  });
+
+  const args = (n: number, title: string) => ({ client: sb.demoFirm.clients[n]!.id, title, items: [{ name: 'W-2' }] });
+  const count = () => sb.callsTo('POST', '/api/v1/requests').length;
+
+  it('says in /healthz that once-only and the rate limit hold across every replica', async () => {
+    const health = (await (await fetch(`${r1.url}/healthz`)).json()) as { store: { backend: string; shared: boolean; onceOnly: string } };
+    expect(health.store).toMatchObject({ backend: 'redis', shared: true });
+    expect(health.store.onceOnly).toContain('every replica');
+  });
+
+  it('one token sent to both replicas at once: 1 POST', async () => {
+    const [a, b] = await Promise.all([http(r1.url, sb.keys.demo), http(r2.url, sb.keys.demo)]);
+    const input = args(3, 'Store test token to both');
+    const token = tokenOf(await a.call('create_request', input));
+    const before = count();
+    const results = await Promise.all([a.call('create_request', { ...input, confirmationToken: token }), b.call('create_request', { ...input, confirmationToken: token })]);
+    expect(results.filter((r) => r.text.startsWith('SENT'))).toHaveLength(1);
+    expect(count() - before).toBe(1);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('a retry routed to the other replica: 1 POST, answered with the first result', async () => {
+    const [a, b] = await Promise.all([http(r1.url, sb.keys.demo), http(r2.url, sb.keys.demo)]);
+    const input = args(4, 'Store test retry elsewhere');
+    const token = tokenOf(await a.call('create_request', input));
+    const before = count();
+    expect((await a.call('create_request', { ...input, confirmationToken: token })).text).toMatch(/^SENT/);
+    const retry = await b.call('create_request', { ...input, confirmationToken: token });
+    expect(retry.text).toContain('ALREADY USED');
+    expect(count() - before).toBe(1);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('two previews of the same request confirmed on two replicas: 1 POST (and the same with a service that honours the key and lists promptly)', async () => {
+    for (const [n, honest] of [[5, false], [6, true]] as const) {
+      sb.ignoreIdempotencyKey = !honest;
+      sb.setListLag(honest ? 0 : 5_000);
+      const [a, b] = await Promise.all([http(r1.url, sb.keys.demo), http(r2.url, sb.keys.demo)]);
+      const input = args(n, `Store test two previews ${honest ? 'honest' : 'lagging'}`);
+      const [t1, t2] = [tokenOf(await a.call('create_request', input)), tokenOf(await b.call('create_request', input))];
+      expect(t1).not.toBe(t2);
+      const before = count();
+      const results = await Promise.all([a.call('create_request', { ...input, confirmationToken: t1 }), b.call('create_request', { ...input, confirmationToken: t2 })]);
+      expect(results.filter((r) => r.text.startsWith('SENT')), results.map((r) => r.text).join('\n')).toHaveLength(1);
+      expect(count() - before).toBe(1);
+      await Promise.all([a.close(), b.close()]);
+    }
+    sb.ignoreIdempotencyKey = true;
+    sb.setListLag(5_000);
+  });
+
+  it('redis stopped mid-session: sends refused naming the store (no password), reads answered; redis back: sends work', async () => {
+    const a = await http(r1.url, sb.keys.demo);
+    const input = { ...args(7, 'Store test redis down'), dryRun: false };
+    await stop(redis.child);
+    const before = count();
+    const refused = await a.call('create_request', input);
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain('Nothing was sent');
+    expect(refused.text).toContain(`redis at 127.0.0.1:${redis.port}/3`);
+    const read = await a.call('list_clients', {});
+    expect(read.isError).toBeFalsy();
+    expect(count()).toBe(before);
+    redis = await startRedis(redis.port);
+    let preview: CallToolResult & { text: string } = refused;
+    for (let i = 0; i < 60 && preview.isError; i++) {
+      await sleep(100);
+      preview = await a.call('create_request', input);
+    }
+    expect(preview.text).toContain('PREVIEW');
+    expect((await a.call('create_request', { ...input, confirmationToken: tokenOf(preview) })).text).toMatch(/^SENT/);
+    expect(count() - before).toBe(1);
+    await a.close();
+  });
+});
+
+describe('the rate limit in the store', () => {
+  let sb: Sandbox;
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  beforeAll(async () => {
+    sb = await startSandbox();
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await stop(redis.child);
+    await sb.close();
+  });
+
+  const batch = (n: number) =>
+    JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_templates', arguments: {} } })));
+  const postBatch = (url: string, n: number) =>
+    fetch(`${url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${sb.keys.demo}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: batch(n) });
+
+  it('holds across two replicas and counts every call of a JSON-RPC batch (150 calls against a limit of 120: 429)', async () => {
+    const env = { DOCREQ_STORE_URL: redis.url };
+    const [a, b] = await Promise.all([replica(sb, env, 120), replica(sb, env, 120)]);
+    expect((await postBatch(a.url, 150)).status).toBe(429);
+    // 70 on one replica, then 70 on the other: 140 > 120 across the two.
+    expect((await postBatch(a.url, 70)).status).not.toBe(429);
+    const second = await postBatch(b.url, 70);
+    expect(second.status).toBe(429);
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(0);
+    await Promise.all([stop(a.child), stop(b.child)]);
+  });
+
+  it('team mode without a shared store says so at start and in /healthz: per process only', async () => {
+    const r = await replica(sb, { DOCREQ_STORE: 'memory' });
+    const health = (await (await fetch(`${r.url}/healthz`)).json()) as { store: { shared: boolean; onceOnly: string } };
+    expect(health.store.shared).toBe(false);
+    expect(health.store.onceOnly).toContain('per process only');
+    expect(r.log()).toContain('per process only');
+    await stop(r.child);
+  });
+});
+
+describe('bounded per firm: one firm never evicts another', () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => stop(redis.child));
+
+  async function floods(store: SendStore, sends: number): Promise<void> {
+    const ledger = new SendLedger(store);
+    await ledger.record('firmB', 'client-1', 'tax', { outcome: 'sent', requestId: 'r-b', title: 'Tax' });
+    for (let i = 0; i < sends; i += 500) {
+      await Promise.all(Array.from({ length: Math.min(500, sends - i) }, (_, j) => ledger.record('firmA', `client-${i + j}`, 'tax', { outcome: 'sent', requestId: null, title: 'Tax' })));
+    }
+    expect((await ledger.recent('firmB', 'client-1', 'tax'))?.requestId).toBe('r-b');
+  }
+
+  it("memory: firm A's 20,000 sends keep firm B's record, and A stays within its own bound", async () => {
+    const store = new MemoryStore(5_000);
+    await floods(store, 20_000);
+    expect(await new SendLedger(store).recent('firmA', 'client-19999', 'tax')).toBeDefined();
+    expect(await new SendLedger(store).recent('firmA', 'client-0', 'tax')).toBeUndefined();
+  });
+
+  it("file: firm A's sends beyond its bound prune only firm A's folder", async () => {
+    const dir = tempDir();
+    const store = new FileStore(dir, 300);
+    await floods(store, 2_000);
+    const folders = readdirSync(join(dir, 'v1')).map((f) => readdirSync(join(dir, 'v1', f)).filter((n) => !n.startsWith('.')).length);
+    expect(Math.max(...folders)).toBeLessThanOrEqual(300 + 500);
+  });
+
+  it("redis: firm A's 20,000 sends keep firm B's record", async () => {
+    const store = new RedisStore(redis.url);
+    await store.ready();
+    await floods(store, 20_000);
+    await store.close();
+  });
+});

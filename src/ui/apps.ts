@@ -55,7 +55,7 @@ function previous(server: Server, method: string): Handler {
  * capabilities are unknown to a stateless team-mode instance while a 2026 client's come with each
  * request, and both eras must list the same tools; hosts without Apps ignore `_meta.ui`. Only the
  * spec's `_meta.ui.resourceUri` is written (the flat `ui/resourceUri` key is deprecated; hosts read
- * both), which keeps tools/list within its 12,000-character budget.
+ * both): 186 characters in all, which hosts do not hand to the model.
  */
 export function registerApps(server: Server): void {
   const listTools = previous(server, 'tools/list');

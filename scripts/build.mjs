@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 import { esbuildOptions } from './build-options.mjs';
+import { buildPages } from './build-pages.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -13,8 +14,11 @@ execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 
 
 
 
+// The MCP Apps pages: dist/ui/*.html, and baked into the server bundle.
+const pages = await buildPages(`${root}dist/ui`);
 await build({
   ...esbuildOptions,
+  define: { ...esbuildOptions.define, __DOCREQ_UI_PAGES__: JSON.stringify(JSON.stringify(pages)) },
   entryPoints: { cli: `${root}src/cli.ts`, index: `${root}src/index.ts` },
   outdir: `${root}dist`,
   splitting: true,

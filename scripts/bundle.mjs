@@ -56,8 +56,15 @@ await client.connect(transport);
 const listed = (await client.listTools()).tools.map((t) => t.name);
 const declared = manifest.tools.map((t) => t.name);
 const clients = await client.callTool({ name: 'list_clients', arguments: { limit: 1 } });
+// The MCP Apps pages travel inside the single file.
+const pages = await Promise.all(['ui://docreq/send-preview.html', 'ui://docreq/dashboard.html'].map((uri) => client.readResource({ uri })));
 await client.close();
 rmSync(installed, { recursive: true, force: true });
 if (JSON.stringify(listed) !== JSON.stringify(declared)) fail(`the bundle lists ${listed.join(', ')} but the manifest declares ${declared.join(', ')}`);
 if (clients.isError) fail(`list_clients failed in the bundle: ${JSON.stringify(clients.content)}`);
+for (const page of pages) {
+  const [content] = page.contents;
+  if (content.mimeType !== 'text/html;profile=mcp-app' || !content.text?.startsWith('<!doctype html>')) fail(`the bundle does not carry the page ${content.uri}`);
+}
+say(`smoke test: the unpacked bundle carries both MCP Apps pages (${pages.map((p) => `${p.contents[0].text.length} bytes`).join(', ')})`);
 say(`smoke test: the unpacked bundle lists exactly the declared tools (${listed.join(', ')}) and answers list_clients`);

@@ -145,7 +145,8 @@ describe('a templates file that cannot be used', () => {
     const sent = await mcp.call('create_request', { client: client.id, title: `Templates test ${Date.now()}`, items: [{ name: 'Ledger' }] });
     expect(structured<{ sent: boolean }>(sent).sent).toBe(true);
     const resources = await mcp.client.listResources();
-    expect(resources.resources.map((r) => r.uri)).toEqual(['docreq://templates', ...BUILTIN_NAMES.map((n) => `docreq://templates/${n}`)]);
+    // The MCP Apps pages (ui://) are listed beside the templates; test/apps.test.ts covers them.
+    expect(resources.resources.map((r) => r.uri).filter((u) => !u.startsWith('ui://'))).toEqual(['docreq://templates', ...BUILTIN_NAMES.map((n) => `docreq://templates/${n}`)]);
   });
 
   it('docreq-mcp check shows the templates status and the problem, and exits 1 for a bad file', async () => {
@@ -247,7 +248,7 @@ describe('resources', () => {
     const { resources } = await withSample.client.listResources();
     expect(resources[0]).toMatchObject({ uri: 'docreq://templates', mimeType: 'application/json' });
     expect(resources.map((r) => r.uri)).toContain('docreq://templates/annual-audit');
-    expect(resources).toHaveLength(8);
+    expect(resources.filter((r) => !r.uri.startsWith('ui://'))).toHaveLength(8);
     const { resourceTemplates } = await withSample.client.listResourceTemplates();
     expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'docreq://templates/{name}', mimeType: 'application/json' })]);
   });

@@ -12,6 +12,7 @@ import { Confirmations, TOKEN_TTL_MS } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
 import { templateCatalog } from '../templates/load.js';
+import { registerApps } from '../ui/apps.js';
 import { VERSION } from '../version.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
@@ -305,5 +306,6 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       return errorResult(`${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
     }
   }
+  registerApps(server);
   return server;
 }

@@ -1,8 +1,10 @@
 /** Deterministic seed data for the sandbox: realistic firms, clients and requests. */
 
-export const ITEM_TYPES = ['file', 'text', 'date', 'number', 'boolean'] as const;
-export const CORRECTNESS_MODES = ['off', 'advisory', 'soft', 'hard'] as const;
-export type ItemType = (typeof ITEM_TYPES)[number];
+// The service's own lists (API document), kept apart from src/tools/checklist.ts on purpose: the
+// sandbox is the oracle our validation is tested against, so it must not share our copy.
+export const SERVICE_ITEM_TYPES = ['file', 'text', 'date', 'number', 'boolean'] as const;
+export const SERVICE_MODES = ['off', 'advisory', 'soft', 'hard'] as const;
+export type ItemType = (typeof SERVICE_ITEM_TYPES)[number];
 
 export interface SandboxClient {
   id: string;
@@ -220,7 +222,7 @@ function makeRequests(rand: () => number, clients: SandboxClient[], count: numbe
       totalItems: total,
       completedItems: completed,
       items,
-      correctnessMode: pick(rand, CORRECTNESS_MODES),
+      correctnessMode: pick(rand, SERVICE_MODES),
     });
   }
   return requests;

@@ -8,7 +8,7 @@ import { checkEmailText, titleKey } from '../text/invisible.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templateCatalog } from '../templates/load.js';
-import { CORRECTNESS_MODES, itemIn } from './checklist.js';
+import { CORRECTNESS_MODES, itemIn, MAX_ITEMS } from './checklist.js';
 import type { ToolContext } from './define.js';
 import { day } from './list-text.js';
 import type { LedgerEntry } from '../send/ledger.js';
@@ -21,7 +21,6 @@ import { isOpen } from './request-facts.js';
  * confirmed, and the POST is made exactly once, its outcome recorded whatever it was.
  */
 export const TEXT_MAX = 200;
-export const MAX_ITEMS = 100;
 
 /** The request's fields, shared by create_request and create_request_batch. */
 export const requestFields = {

@@ -1,12 +1,12 @@
-// npm run bundle: the single-file server (esbuild), the MCP Bundle manifest validated offline, the
+// npm run bundle: the server (esbuild: server/index.js and its chunks, no node_modules), the MCP Bundle manifest validated offline, the
 // .mcpb packed, then unpacked and started on the sandbox to check it lists exactly the declared tools.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { buildSingleFile } from './single-file.mjs';
+import { buildBundleServer } from './bundle-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -23,12 +23,14 @@ if (manifest.version !== pkg.version) fail(`manifest.json version ${manifest.ver
 const dir = join(root, 'bundle');
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(join(dir, 'server'), { recursive: true });
-await buildSingleFile(join(dir, 'server/index.js'));
+await buildBundleServer(join(dir, 'server'));
 cpSync(join(root, 'manifest.json'), join(dir, 'manifest.json'));
 cpSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
 cpSync(join(root, 'icon.png'), join(dir, 'icon.png'));
 writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', private: true }, null, 2));
-say(`server/index.js: ${(statSync(join(dir, 'server/index.js')).size / 1024).toFixed(0)} KiB, no node_modules`);
+const chunks = readdirSync(join(dir, 'server/chunks'));
+const chunkBytes = chunks.reduce((n, f) => n + statSync(join(dir, 'server/chunks', f)).size, 0);
+say(`server/index.js: ${(statSync(join(dir, 'server/index.js')).size / 1024).toFixed(0)} KiB + ${chunks.length} chunks ${(chunkBytes / 1024).toFixed(0)} KiB, no node_modules`);
 
 say(mcpb('validate', join(dir, 'manifest.json')).trim());
 const out = join(root, `${pkg.name}-${pkg.version}.mcpb`);
@@ -56,7 +58,7 @@ await client.connect(transport);
 const listed = (await client.listTools()).tools.map((t) => t.name);
 const declared = manifest.tools.map((t) => t.name);
 const clients = await client.callTool({ name: 'list_clients', arguments: { limit: 1 } });
-// The MCP Apps pages travel inside the single file.
+// The MCP Apps pages travel inside the server's code.
 const pages = await Promise.all(['ui://docreq/send-preview.html', 'ui://docreq/dashboard.html'].map((uri) => client.readResource({ uri })));
 await client.close();
 rmSync(installed, { recursive: true, force: true });

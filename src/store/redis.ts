@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import type { RedisClientType } from 'redis';
 import { StoreUnavailableError, type SendStore } from './store.js';
 
 /**
@@ -28,34 +28,59 @@ export class RedisStore implements SendStore {
   readonly backend = 'redis' as const;
   readonly scope = 'replicas' as const;
   readonly name: string;
-  private readonly client;
+  /** Made once `redis` is loaded: the package is imported only when this store is used, so a server on another store never pays for it. */
+  private client: RedisClientType | undefined;
+  private readonly loading: Promise<void>;
+  /** Settles when the first connection attempt ends (ready, or its first error): commands wait for it, not for reconnects. */
+  private readonly firstAttempt: Promise<void>;
+  private closed = false;
   private lastError = 'not connected yet';
 
   constructor(url: string, onError: (message: string) => void = () => undefined) {
     this.name = describeRedisUrl(url);
-    this.client = createClient({
-      url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 3_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
-    });
-    let reported = false;
-    this.client.on('error', (error: Error) => {
-      // The client's message may quote the URL: only its code goes out.
-      this.lastError = (error as NodeJS.ErrnoException).code ?? error.name;
-      if (!reported) onError(`send store ${this.name}: ${this.lastError}; sending is refused until it is back`);
-      reported = true;
-    });
-    this.client.on('ready', () => {
-      if (reported) onError(`send store ${this.name}: connected again; sending works`);
-      reported = false;
-    });
-    this.client.connect().catch(() => undefined);
+    let attempted: () => void = () => undefined;
+    this.firstAttempt = new Promise((resolve) => (attempted = resolve));
+    this.loading = import('redis').then(
+      (m) => {
+        // Bundled, the CommonJS package's namespace may hold only `default` (module.exports).
+        const createClient = (m.createClient as typeof m.createClient | undefined) ?? m.default.createClient;
+        if (this.closed) return attempted();
+        const client = createClient({
+          url,
+          disableOfflineQueue: true,
+          socket: { connectTimeout: 3_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
+        }) as RedisClientType;
+        this.client = client;
+        let reported = false;
+        client.on('error', (error: Error) => {
+          // The client's message may quote the URL: only its code goes out.
+          this.lastError = (error as NodeJS.ErrnoException).code ?? error.name;
+          if (!reported) onError(`send store ${this.name}: ${this.lastError}; sending is refused until it is back`);
+          reported = true;
+          attempted();
+        });
+        client.on('ready', () => {
+          if (reported) onError(`send store ${this.name}: connected again; sending works`);
+          reported = false;
+          attempted();
+        });
+        client.connect().catch(() => undefined);
+      },
+      (error: unknown) => {
+        this.lastError = (error as NodeJS.ErrnoException).code ?? 'the redis client could not be loaded';
+        onError(`send store ${this.name}: ${this.lastError}; sending is refused`);
+        attempted();
+      },
+    );
   }
 
-  private async run<T>(work: () => Promise<T>): Promise<T> {
-    if (!this.client.isReady) throw new StoreUnavailableError(this.name, `not connected: ${this.lastError}`);
+  private async run<T>(work: (client: RedisClientType) => Promise<T>): Promise<T> {
+    // Right after start the client is still loading or connecting: wait for that first attempt (bounded by the connect timeout).
+    if (!this.client?.isReady) await this.firstAttempt;
+    const client = this.client;
+    if (!client?.isReady) throw new StoreUnavailableError(this.name, `not connected: ${this.lastError}`);
     try {
-      return await work();
+      return await work(client);
     } catch (error) {
       throw new StoreUnavailableError(this.name, (error as NodeJS.ErrnoException).code ?? (error as Error).name);
     }
@@ -64,37 +89,37 @@ export class RedisStore implements SendStore {
   /** Resolves once connected (or rejects after `ms`): for start-up checks and tests. */
   async ready(ms = 3_000): Promise<void> {
     const until = Date.now() + ms;
-    while (!this.client.isReady) {
+    while (!this.client?.isReady) {
       if (Date.now() > until) throw new StoreUnavailableError(this.name, `not connected: ${this.lastError}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   }
 
   claim(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return this.run(async () => (await this.client.set(PREFIX + key, value, { NX: true, PX: Math.max(1, Math.round(ttlMs)) })) === 'OK');
+    return this.run(async (client) => (await client.set(PREFIX + key, value, { NX: true, PX: Math.max(1, Math.round(ttlMs)) })) === 'OK');
   }
 
   release(key: string, value: string): Promise<boolean> {
-    return this.run(async () => Number(await this.client.eval(RELEASE, { keys: [PREFIX + key], arguments: [value] })) === 1);
+    return this.run(async (client) => Number(await client.eval(RELEASE, { keys: [PREFIX + key], arguments: [value] })) === 1);
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.run(async () => (await this.client.get(PREFIX + key)) ?? undefined);
+    return this.run(async (client) => (await client.get(PREFIX + key)) ?? undefined);
   }
 
   set(key: string, value: string, ttlMs: number): Promise<void> {
-    return this.run(async () => void (await this.client.set(PREFIX + key, value, { PX: Math.max(1, Math.round(ttlMs)) })));
+    return this.run(async (client) => void (await client.set(PREFIX + key, value, { PX: Math.max(1, Math.round(ttlMs)) })));
   }
 
   delete(key: string): Promise<void> {
-    return this.run(async () => void (await this.client.del(PREFIX + key)));
+    return this.run(async (client) => void (await client.del(PREFIX + key)));
   }
 
   incr(key: string, ttlMs: number, by = 1): Promise<number> {
-    return this.run(async () => Number(await this.client.eval(INCR, { keys: [PREFIX + key], arguments: [String(Math.max(1, Math.round(ttlMs))), String(by)] })));
+    return this.run(async (client) => Number(await client.eval(INCR, { keys: [PREFIX + key], arguments: [String(Math.max(1, Math.round(ttlMs))), String(by)] })));
   }
 
   async close(): Promise<void> {
-    await this.client.close?.().catch(() => undefined);
+    await this.client?.close?.().catch(() => undefined);
   }
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 
 /**
  * The pages' HTML. The package and the MCP Bundle have it baked in by esbuild (scripts/build.mjs,
- * scripts/single-file.mjs); run from source (the tests), it is read from dist/ui, which
+ * scripts/bundle-server.mjs); run from source (the tests), it is read from dist/ui, which
  * scripts/build-pages.mjs writes.
  */
 declare const __DOCREQ_UI_PAGES__: string | undefined;

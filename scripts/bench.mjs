@@ -13,8 +13,10 @@ import { buildBundleServer } from './bundle-server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const SIZES = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
-// Sections to run (default all): cold, lists, link, growth.
+// Sections to run (default all): cold, lists, link, growth, and any scripts/bench-<topic>.mjs by its topic.
+// Parts of a section, to iterate faster: coldstart and first (of cold), grouped and batch (of lists).
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'cold,lists,link,growth').split(','));
+const part = (name, section) => SECTIONS.has(name) || SECTIONS.has(section);
 const root = new URL('..', import.meta.url).pathname;
 const rows = [];
 const row = (group, measure, value, reference = '', ratio = '', target = '') => {
@@ -59,6 +61,7 @@ async function repeat(fn) {
 }
 
 process.stderr.write(`bench: ${RUNS} runs per figure, node ${process.version}\n`);
+if (part('coldstart', 'cold')) {
 // The unbundled build (tsc output resolving node_modules), for comparison only; not shipped.
 const unbundled = `${root}.bench/unbundled`;
 mkdirSync(unbundled, { recursive: true });
@@ -68,7 +71,6 @@ writeFileSync(`${root}.bench/package.json`, '{"type":"module","version":"0.0.0-b
 const bundleEntry = await buildBundleServer(`${root}.bench/bundle-server`);
 writeFileSync(`${root}.bench/bundle-server/package.json`, '{"type":"module"}');
 
-if (SECTIONS.has('cold')) {
 const bare = await repeat(bareNode);
 row('cold start', 'bare `node -e 0`', ms(bare));
 const shipped = await repeat(() => coldStart([`${root}dist/cli.js`]));
@@ -189,7 +191,7 @@ for (const size of SECTIONS.has('lists') ? SIZES : []) {
 }
 
 // ── first call: undici is loaded right after initialize, so the first list call costs what a later one does ──
-if (SECTIONS.has('cold')) {
+if (part('first', 'cold')) {
   const sb = await startSandbox({ clients: 1000, requests: 10_000 });
   noCompression(sb);
   const firsts = [];
@@ -310,8 +312,8 @@ if (SECTIONS.has('growth')) {
   await sb.close();
 }
 
-if (SECTIONS.has('lists')) await groupedAndJoinedCost();
-if (SECTIONS.has('lists')) await batchBench();
+if (part('grouped', 'lists')) await groupedAndJoinedCost();
+if (part('batch', 'lists')) await batchBench();
 
 // Other benchmarks: every scripts/bench-<topic>.mjs exporting run() → [{ row, figure, note? }] (COMMON.md),
 // each its own section (BENCH_SECTIONS=<topic> runs only it).

@@ -3,8 +3,8 @@ import { clientRecord, documentedClient, extraValue, type Client, type RequestRe
 import { fieldsLine } from '../text/render.js';
 import { defineTool } from './define.js';
 import { fold, oneLine, quoted } from '../text/render.js';
-import { dueDay, isOpen } from './request-facts.js';
-import { bump, CANNOT_DO, count, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { clientKeys, joinCounts, sharedClientNames } from './request-facts.js';
+import { bump, CANNOT_DO, count, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, pageInput } from './list-text.js';
 
@@ -36,6 +36,8 @@ function tagValues(c: Client): string[] {
   if (typeof tags === 'string') return [tags];
   return Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [];
 }
+
+const NONE = { open: 0, overdue: 0 } as const;
 
 const JOIN_TEXT: Record<(typeof JOINS)[number], string> = {
   open: 'with an open request',
@@ -79,28 +81,19 @@ export const listClients = defineTool({
     ]);
     await ctx.progress(1, 2, `Filtering ${all.length} clients`);
 
-    // Requests name their client only by name: open and overdue counts per name.
-    const asOf = ctx.today;
-    const perName = new Map<string, { open: number; overdue: number }>();
-    const keyOf = nameKeys();
-    if (join) {
-      for (const r of requests) {
-        if (!isOpen(r)) continue;
-        const key = keyOf(r.clientName);
-        let n = perName.get(key);
-        if (!n) perName.set(key, (n = { open: 0, overdue: 0 }));
-        n.open++;
-        const due = dueDay(r);
-        if (due !== null && due < asOf) n.overdue++;
-      }
-    }
+    // Requests name their client only by name: open and overdue counts per name (worked out once per list and day).
+    const perName = join ? joinCounts(requests, ctx.today) : new Map<string, { open: number; overdue: number }>();
+    const keysOf = join ? clientKeys(all) : [];
 
     const needle = search ? fold(search.trim()) : '';
     const wanted = status?.trim().toLowerCase();
     const byStatus = newCounts();
-    const matches: (ClientOut & Client)[] = [];
-    const keys = new Map<ClientOut, string>();
-    for (const c of all) {
+    const matches: Client[] = [];
+    // With a join, beside each match: its name's open and overdue counts, and its name key.
+    const joined: { readonly open: number; readonly overdue: number }[] = [];
+    const matchKeys: string[] = [];
+    for (let i = 0; i < all.length; i++) {
+      const c = all[i]!;
       bump(byStatus, c.status ?? '(none)');
       if (wanted !== undefined && (c.status ?? '').toLowerCase() !== wanted) continue;
       if (needle && !fold(c.displayName).includes(needle) && !fold(c.email).includes(needle) && !tagValues(c).some((t) => fold(t).includes(needle))) continue;
@@ -108,30 +101,30 @@ export const listClients = defineTool({
         matches.push(c);
         continue;
       }
-      const key = keyOf(c.displayName);
-      const n = perName.get(key) ?? { open: 0, overdue: 0 };
+      const key = keysOf[i]!;
+      const n = perName.get(key) ?? NONE;
       if (join === 'open' ? n.open === 0 : join === 'none_open' ? n.open > 0 : n.overdue === 0) continue;
-      const out: ClientOut & Client = { ...c, openRequests: n.open, overdueRequests: n.overdue };
-      matches.push(out);
-      keys.set(out, key);
+      matches.push(c);
+      joined.push(n);
+      matchKeys.push(key);
     }
     // A client's other fields, as data: when one client matched, or when asked for.
     const showFields = details === true || matches.length === 1;
     const shown = page(matches, offset, limit);
     const nextOffset = shown.nextOffset;
-    const slice = shown.slice.map((c) => {
+    const slice = shown.slice.map((c, j) => {
       const out: ClientOut = { ...documentedClient(c) };
-      if (c.openRequests !== undefined) Object.assign(out, { openRequests: c.openRequests, overdueRequests: c.overdueRequests });
+      if (join) Object.assign(out, { openRequests: joined[offset + j]!.open, overdueRequests: joined[offset + j]!.overdue });
       if (showFields) out.fields = { ...c.extra };
-      if (join) keys.set(out, keys.get(c)!);
       return out;
     });
+    const sliceKeys = matchKeys.slice(offset, offset + slice.length);
 
     const notes: string[] = [];
-    let shared = new Map<string, Client[]>();
+    let shared: ReadonlyMap<string, Client[]> = new Map<string, Client[]>();
     if (join) {
-      shared = sharedNames(all, keyOf);
-      const matchedKeys = new Set(keys.values());
+      shared = sharedClientNames(all);
+      const matchedKeys = new Set(matchKeys);
       const met = [...shared.keys()].filter((k) => matchedKeys.has(k));
       notes.push(...sharedNameNotes(shared, met, (k) => `the ${count(perName.get(k)?.open ?? 0, 'open request')}`));
     }
@@ -147,7 +140,7 @@ export const listClients = defineTool({
       hint = `No client has status ${quoted(status, 30)}. Statuses that occur: ${statusText(byStatus, 20)}.`;
     }
     return {
-      text: pageText([header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'), slice.map((c) => joinedLine(c, shared.has(keys.get(c) ?? ''))), offset, matches.length, hint),
+      text: pageText([header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'), slice.map((c, j) => joinedLine(c, shared.has(sliceKeys[j] ?? ''))), offset, matches.length, hint),
       structured: { total: all.length, matched: matches.length, offset, returned: slice.length, nextOffset, byStatus: { ...byStatus }, clients: slice, notes },
     };
   },

@@ -4,8 +4,8 @@ import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
-import { listFacts } from './request-facts.js';
-import { bump, CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, sharedNames, statusText, summarizeList } from './list-text.js';
+import { clientKeys, listFacts, nameTable, sharedClientNames } from './request-facts.js';
+import { bump, CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
 
@@ -135,12 +135,12 @@ const MAX_NAMES = 6;
 const MAX_NAME_IDS = 3;
 
 /** The note for part of a name that several client names contain: each name, its clients' ids, its matched requests. */
-function partialNameNote(given: string, perName: Map<string, { name: string | null; n: number }>, clients: readonly Client[], keyOf: (v: string | null) => string): string {
+function partialNameNote(given: string, perName: Map<string, { name: string | null; n: number }>, clients: readonly Client[], keys: readonly string[]): string {
   const names = [...perName.entries()].sort((a, b) => b[1].n - a[1].n || byText(a[0], b[0]));
   const shown = new Map(names.slice(0, MAX_NAMES));
   const ids = new Map<string, Client[]>();
-  for (const c of clients) {
-    const key = keyOf(c.displayName);
+  for (const [i, c] of clients.entries()) {
+    const key = keys[i]!;
     if (!shown.has(key)) continue;
     const list = ids.get(key);
     if (list) list.push(c);
@@ -236,15 +236,19 @@ export const listRequests = defineTool({
     const statuses = input.status?.length ? new Set(input.status.map((s) => s.trim().toLowerCase())) : undefined;
     const titleNeedle = input.search ? fold(input.search.trim()) : '';
     const keyOf = nameKeys();
-    const shared = needClients ? sharedNames(clients, keyOf) : new Map<string, Client[]>();
+    // Worked out once per list (a revalidated list is the same array): client name keys, shared names.
+    const shared = needClients ? sharedClientNames(clients) : new Map<string, Client[]>();
+    const names = needClients ? nameTable(all) : undefined;
 
     // The whole name when some client or some request has exactly that name; otherwise any name containing it.
     let exact = false;
     let clientsNamed = 0;
     if (clientNeedle) {
-      for (const c of clients) if (keyOf(c.displayName) === clientNeedle) clientsNamed++;
-      exact = clientsNamed > 0 || all.some((r) => keyOf(r.clientName) === clientNeedle);
+      for (const key of clientKeys(clients)) if (key === clientNeedle) clientsNamed++;
+      exact = clientsNamed > 0 || names!.keys.includes(clientNeedle);
     }
+    // Per distinct name, what the client filter does with its records: 0 skip, 1 keep, 2 skip but count as another name containing an exact needle.
+    const verdict = clientNeedle ? Uint8Array.from(names!.keys, (key) => (exact ? (key === clientNeedle ? 1 : key.includes(clientNeedle) ? 2 : 0) : key.includes(clientNeedle) ? 1 : 0)) : undefined;
     const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle
 
     const byStatus = newCounts();
@@ -252,7 +256,9 @@ export const listRequests = defineTool({
     const facts0 = listFacts(all);
     // Matched records by position; Row objects are made only when a sort needs them (newest is the API's order).
     const picked: number[] = [];
-    const groups = new Map<string | null, Group>();
+    // Groups by raw client name, in order of first appearance; found by the name's index in the list's name table.
+    const groups: Group[] = [];
+    const groupOf: (Group | undefined)[] = grouped ? new Array<Group | undefined>(names!.names.length) : [];
     let openCount = 0;
     let overdueCount = 0;
     let dueSoon = 0;
@@ -270,10 +276,12 @@ export const listRequests = defineTool({
     for (let index = 0; index < all.length; index++) {
       const record = all[index]!;
       if (statuses && !statuses.has((record.status ?? '').toLowerCase())) continue;
-      if (clientNeedle) {
-        const key = keyOf(record.clientName);
-        if (exact ? key !== clientNeedle : !key.includes(clientNeedle)) {
-          if (exact && key.includes(clientNeedle)) {
+      if (verdict) {
+        const id = names!.ids[index]!;
+        const v = verdict[id]!;
+        if (v !== 1) {
+          if (v === 2) {
+            const key = names!.keys[id]!;
             const seen = containing.get(key);
             if (seen) seen.n++;
             else containing.set(key, { name: record.clientName, n: 1 });
@@ -324,10 +332,12 @@ export const listRequests = defineTool({
       completedItems = add(completedItems, done);
       outstandingItems = add(outstandingItems, outstanding);
       if (grouped) {
-        let g = groups.get(record.clientName);
+        const id = names!.ids[index]!;
+        let g = groupOf[id];
         if (!g) {
           g = { clientName: record.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
-          groups.set(record.clientName, g);
+          groupOf[id] = g;
+          groups.push(g);
         }
         g.requests++;
         g.last = index;
@@ -347,7 +357,7 @@ export const listRequests = defineTool({
       }
     }
     for (const [key, n] of statusTally) byStatus[key] = n;
-    const matched = grouped ? [...groups.values()].reduce((n, g) => n + g.requests, 0) : picked.length;
+    const matched = grouped ? groups.reduce((n, g) => n + g.requests, 0) : picked.length;
     const rowAt = (index: number): Row => {
       const record = all[index]!;
       const due = facts0.due[index]!;
@@ -372,8 +382,18 @@ export const listRequests = defineTool({
     const notes: string[] = [];
     if (shared.size) {
       const perName = new Map<string, number>();
-      if (grouped) for (const g of groups.values()) perName.set(keyOf(g.clientName), (perName.get(keyOf(g.clientName)) ?? 0) + g.requests);
-      else if (clientNeedle) for (const i of picked) perName.set(keyOf(all[i]!.clientName), (perName.get(keyOf(all[i]!.clientName)) ?? 0) + 1);
+      if (grouped) {
+        // A group's name key is its first record's, from the list's name table (folded once per list).
+        for (const g of groups) {
+          const key = names!.keys[names!.ids[g.first]!]!;
+          perName.set(key, (perName.get(key) ?? 0) + g.requests);
+        }
+      } else if (clientNeedle) {
+        for (const i of picked) {
+          const key = names!.keys[names!.ids[i]!]!;
+          perName.set(key, (perName.get(key) ?? 0) + 1);
+        }
+      }
       const keys = [...shared.keys()].filter((k) => perName.has(k));
       notes.push(...sharedNameNotes(shared, keys, (k) => `the ${count(perName.get(k)!, 'matched request')}`));
     }
@@ -394,9 +414,9 @@ export const listRequests = defineTool({
         if (seen) seen.n += n;
         else perName.set(key, { name, n });
       };
-      if (grouped) for (const g of groups.values()) met(g.clientName, g.requests);
+      if (grouped) for (const g of groups) met(g.clientName, g.requests);
       else for (const i of picked) met(all[i]!.clientName, 1);
-      if (perName.size > 1) notes.unshift(partialNameNote(input.client!, perName, clients, keyOf));
+      if (perName.size > 1) notes.unshift(partialNameNote(input.client!, perName, clients, clientKeys(clients)));
     }
 
     const averageDaysOverdue = lateCounted ? Math.round((lateDays / lateCounted) * 10) / 10 : null;
@@ -435,7 +455,7 @@ export const listRequests = defineTool({
     const prefix = `As of ${asOf}: `;
 
     if (grouped) {
-      const list = [...groups.values()].sort(GROUP_COMPARE[sort]);
+      const list = groups.sort(GROUP_COMPARE[sort]);
       const { slice, nextOffset } = page(list, offset, limit);
       const out: GroupOut[] = slice.map(({ first: _f, last: _l, ...g }) => g);
       const header = summarizeList({

@@ -56,7 +56,7 @@ const MAX_IDS = 6;
  * One note per shared name met (at most a few, then how many more), each naming the clients with their ids.
  * `what(key)` says what the result counted under that name, e.g. "3 requests".
  */
-export function sharedNameNotes(shared: Map<string, Client[]>, keys: Iterable<string>, what: (key: string) => string): string[] {
+export function sharedNameNotes(shared: ReadonlyMap<string, Client[]>, keys: Iterable<string>, what: (key: string) => string): string[] {
   const notes: string[] = [];
   let more = 0;
   const seen = new Set<string>();

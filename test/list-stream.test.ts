@@ -129,6 +129,24 @@ describe('streaming list parser', () => {
     }), { numRuns: RUNS });
   });
 
+  it('hands a large first chunk to the fast path where data opens, and still agrees with JSON.parse', () => {
+    // More than 64 KiB after "data": [ in the first chunk: the exact scanner stops at the bracket.
+    const records = Array.from({ length: 3_000 }, (_, i) => ({ id: `r${i}`, title: i % 7 ? `Tax ${i}` : 'a "},{" in a title \\ [', clientName: 'Zoë', totalItems: i }));
+    const text = JSON.stringify({ total: records.length, data: records, after: { data: 1 } });
+    for (const cuts of [[], [0.5], [0.9, 0.95]]) {
+      const parser = new ListStreamParser('request', (v) => v);
+      const bytes = Buffer.from(text);
+      let from = 0;
+      for (const cut of [...cuts, 1]) {
+        const to = Math.round(cut * bytes.length);
+        parser.write(bytes.subarray(from, to));
+        from = to;
+      }
+      expect(parser.end()).toEqual(records);
+      expect(parser.examined).toBeLessThanOrEqual(5 * bytes.length);
+    }
+  });
+
   it('reads byte by byte, multi-byte characters split across chunks included', () => {
     const text = JSON.stringify({ total: 2, data: [{ name: 'Zoë "Z" Müller', note: '日本語 \\ [x]' }, 'a,b', [1, { data: [] }]] });
     const cuts = Array.from({ length: Buffer.byteLength(text) }, (_, i) => i / Buffer.byteLength(text));

@@ -17,6 +17,8 @@ const LONGEST_DATA_KEY = 26;
 const PENDING_LIMIT = 1024 * 1024;
 /** Inside a string, how many bytes the scanner steps through itself before asking for the next quote natively. */
 const INLINE_STRING_BYTES = 32;
+/** Where `data` opens with more than this left of the chunk, the rest goes to the fast path at once (a small body is read exactly, as before). */
+const HAND_OFF_BYTES = 64 * 1024;
 /** The largest scratch buffer kept between parses. */
 const SCRATCH_KEPT = 4 * 1024 * 1024;
 /** How deep an element of `data` may nest (the element itself is level 1; a request record needs 1). */
@@ -202,7 +204,7 @@ export class ListStreamParser<T> {
     if (this.fast) {
       this.writeFast(chunk);
     } else {
-      this.scan(chunk);
+      this.scan(chunk, true);
     }
     if (!this.fast && this.inData) this.resumeFastPath();
   }
@@ -342,7 +344,12 @@ export class ListStreamParser<T> {
     return text;
   }
 
-  private scan(chunk: Buffer): void {
+  /**
+   * `handOff`: where `data` opens in this chunk (and the fast path may run) with more than
+   * HAND_OFF_BYTES after it, the rest goes to the fast path at once, so the exact scanner reads only
+   * the body's first bytes, not a whole chunk of elements (cold, on a process's first list).
+   */
+  private scan(chunk: Buffer, handOff = false): void {
     if (chunk.length === 0) return;
     this.passes += chunk.length;
     // The state lives in locals during the loop and is saved after.
@@ -360,6 +367,7 @@ export class ListStreamParser<T> {
     let elemKeyStart = this.elemKeyPieces.length && inString ? 0 : -1;
     let runStart = -1;
     let runEnd = -1;
+    let rest = -1;
     const n = chunk.length;
     let i = 0;
     while (i < n) {
@@ -467,6 +475,10 @@ export class ListStreamParser<T> {
           // A repeated "data" key: the last one wins, as in JSON.parse (the earlier one was parsed, so validated).
           this.records.length = 0;
           this.afterComma = false;
+          if (handOff && this.fastWait === 0 && n - i > HAND_OFF_BYTES) {
+            rest = i + 1;
+            break;
+          }
         }
       } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
         depth--;
@@ -488,6 +500,13 @@ export class ListStreamParser<T> {
     if (!inData && skeletonFrom >= 0) this.skeleton.push(chunk.subarray(skeletonFrom));
     if (keyStart >= 0) this.keyPieces.push(chunk.subarray(keyStart));
     Object.assign(this, { depth, inString, escaped, afterColon, inData, topIsObject });
+    if (rest >= 0) {
+      // Between "[" and the first element: the fast path's own starting point (resumeFastPath).
+      this.fast = true;
+      this.pending = [];
+      this.pendingLength = 0;
+      this.writeFast(chunk.subarray(rest));
+    }
   }
 
   /** Whether a top-level key (its bytes, quotes included, with any pieces cut by chunks) reads "data". */

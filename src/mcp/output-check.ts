@@ -6,7 +6,9 @@ import type { ToolDefinition } from '../tools/define.js';
  * Returns the error message, or undefined when the result conforms.
  */
 export function checkOutput(tool: ToolDefinition, structured: unknown): string | undefined {
-  const checked = tool.outputSchema.safeParse(structured);
+  // jitless: zod would compile a checker for each schema on its first parse (tens of ms on a process's
+  // first call of each tool); one result a call is too few parses to earn that back.
+  const checked = tool.outputSchema.safeParse(structured, { jitless: true });
   if (checked.success) return undefined;
   const issues = checked.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join('.') || '(result)'}: ${i.message}`);
   return (

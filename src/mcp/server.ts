@@ -1,5 +1,5 @@
 import { unwatchFile, watchFile } from 'node:fs';
-import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse, preloadSchemas } from '@modelcontextprotocol/server';
 import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
@@ -188,8 +188,16 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const removeSink = logger.addSink((level, message) => {
     if (server.transport) server.sendLoggingMessage({ level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message }).catch(() => undefined);
   });
-  // Load the HTTP client right after initialize, so the first tool call costs what a later one does.
-  server.oninitialized = () => api?.warm();
+  // Load the HTTP client right after initialize, so the first tool call costs what a later one does;
+  // in the next turns, ICU's English number format (every count is written with toLocaleString) and
+  // the SDK's wire schemas (built lazily, else inside the first tools/call).
+  server.oninitialized = () => {
+    api?.warm();
+    setImmediate(() => {
+      (1234.5).toLocaleString('en');
+      setImmediate(preloadSchemas);
+    });
+  };
   server.onclose = () => {
     if (templatesFile) unwatchFile(templatesFile, onTemplatesChange);
     removeSink();
@@ -226,7 +234,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
           : `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
       );
     }
-    const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema));
+    // jitless: one parse a call does not earn back zod's compiling a checker for the schema (see checkOutput).
+    const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema), { jitless: true });
     if (!parsed.success) return errorResult(describeIssues(parsed.error, tool));
     // MRTR (2026-07-28 with elicitation): the first round's question goes back as input_required with a
     // request state bound like a token (key fingerprint, this tool and input, expiry); the retry

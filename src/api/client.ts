@@ -107,11 +107,28 @@ const CERTIFICATE_CODES = new Set([
   'HOSTNAME_MISMATCH',
 ]);
 
-// undici is loaded after `initialize` (warm()) or on the first call, not at start-up.
-type Undici = typeof import('undici');
+// undici is loaded after `initialize` (warm()) or on the first call, not at start-up; and only the
+// parts this client uses (its Agent, EnvHttpProxyAgent and request): undici's index loads fetch,
+// WebSocket, cookies, caches and mocks too, about three times the work before the first call.
+interface Undici {
+  Agent: typeof import('undici').Agent;
+  EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
+  /** undici's request with the dispatcher as `this` (what undici.request(url, { dispatcher }) calls). */
+  request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+}
 let undici: Promise<Undici> | undefined;
-// undici is CommonJS: bundled, its namespace has only `default` (module.exports); Node's own import has both.
-const loadUndici = () => (undici ??= import('undici').then((m) => (m as Undici & { default?: Undici }).default ?? m));
+// CommonJS modules: their namespace's `default` is module.exports. The API methods go onto the
+// Dispatcher prototype as undici's index puts them (its proxy agent calls connect on its clients).
+const loadUndici = () =>
+  (undici ??= Promise.all([
+    import('undici/lib/dispatcher/dispatcher.js'),
+    import('undici/lib/api/index.js'),
+    import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+  ]).then(([dispatcher, api, agent, proxy]) => {
+    Object.assign(dispatcher.default.prototype, api.default);
+    return { Agent: agent.default, EnvHttpProxyAgent: proxy.default, request: api.default.request };
+  }));
 
 interface ListCopy {
   etag: string | undefined;
@@ -678,9 +695,10 @@ export class DocReqApi {
     let written = false;
     try {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);
+      const url = new URL(this.url(path));
       if (signal?.aborted) throw new CancelledError(isPost ? 'The call was cancelled before sending. Nothing was sent.' : 'The call was cancelled.');
       written = true;
-      const res = await request(this.url(path), { method, headers, body, signal: combined, dispatcher, headersTimeout: budgetMs, bodyTimeout: budgetMs });
+      const res = await request.call(dispatcher, { origin: url.origin, path: `${url.pathname}${url.search}`, method, headers, body, signal: combined, headersTimeout: budgetMs, bodyTimeout: budgetMs });
       status = res.statusCode;
       // Errors are seen through iteration; a body dropped early must not raise an unhandled 'error' later.
       res.body.on('error', () => undefined);

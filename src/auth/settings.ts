@@ -80,6 +80,9 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   for (const p of readers.problems) problems.push(`DOCREQ_AUTH_READERS: ${p}.`);
   for (const p of senders.problems) problems.push(`DOCREQ_AUTH_SENDERS: ${p}.`);
   let policy: Policy = { readers: readers.rules, senders: senders.rules };
+  const hosts = SETTINGS.authRedirectHosts.schema.safeParse(text('authRedirectHosts'));
+  const redirectHosts = hosts.success ? hosts.data : [];
+  if (!hosts.success) problems.push(`DOCREQ_AUTH_REDIRECT_HOSTS ${hosts.error.issues[0]?.message ?? 'cannot be read'}.`);
 
   let publicUrl: string | undefined;
   const publicText = text('publicUrl');
@@ -125,7 +128,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     create: async (listeningUrl, shared) => {
       const url = publicUrl ?? listeningUrl;
       const store = options.store ?? shared;
-      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, ...(store ? { store } : {}) });
+      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, redirectHosts, ...(store ? { store } : {}) });
     },
     close: () => closeIdp(),
   };

@@ -172,14 +172,27 @@ describe('firm sign-in (--auth oauth)', () => {
     expect(((await mismatch.json()) as { error_description: string }).error_description).toContain('PKCE');
   });
 
-  it('accepts a Client ID Metadata Document as the client_id, and refuses one that names another client', async () => {
+  it('accepts a Client ID Metadata Document as the client_id; refuses one that names another client, redirects or is too big', async () => {
     let doc: Record<string, unknown> = {};
-    const docs: Server = createHttpServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(doc)));
+    const docs: Server = createHttpServer((req, res) => {
+      const self = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+      if (req.url === '/moved.json') return void res.writeHead(302, { Location: '/moved-here.json' }).end();
+      if (req.url === '/moved-here.json') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ client_id: `${self}/moved.json`, redirect_uris: [REDIRECT] }));
+      if (req.url === '/big.json') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ client_id: `${self}/big.json`, redirect_uris: [REDIRECT], client_name: 'x'.repeat(25_000) }));
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(doc));
+    });
     await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
-    const clientId = `http://127.0.0.1:${(docs.address() as AddressInfo).port}/client.json`;
+    const origin = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+    const clientId = `${origin}/client.json`;
     try {
-      const url = new URL(`${svc.url}/authorize`);
-      for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256('z'.repeat(43)), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+      const at = (id: string) => {
+        const url = new URL(`${svc.url}/authorize`);
+        for (const [k, v] of Object.entries({ response_type: 'code', client_id: id, redirect_uri: REDIRECT, code_challenge: s256('z'.repeat(43)), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+        return url;
+      };
+      const url = at(clientId);
+      expect((await fetch(at(`${origin}/moved.json`))).status).toBe(400); // redirects are not followed
+      expect((await fetch(at(`${origin}/big.json`))).status).toBe(400); // over 20 KB
       doc = { client_id: 'http://127.0.0.1:1/someone-else.json', client_name: 'Impostor', redirect_uris: [REDIRECT] };
       expect((await fetch(url)).status).toBe(400);
       doc = { client_id: clientId, client_name: 'Metadata host', redirect_uris: [REDIRECT] };

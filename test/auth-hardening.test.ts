@@ -13,7 +13,7 @@ import { forbiddenAddress } from '../src/auth/outbound.js';
 import { startDemoIdp } from '../src/sandbox/idp.js';
 import type { HttpService } from '../src/transport/http.js';
 import { captured, sandbox } from './helpers.js';
-import { authorizeUrl, codeFor, connectAs, form, REDIRECT, register, signInService } from './signin.js';
+import { authorizeUrl, codeFor, connectAs, form, REDIRECT, register, signInService } from './team.js';
 
 /**
  * The sign-in's edges that an attacker reaches: a preview confirmed by someone else, a client

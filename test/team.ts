@@ -9,14 +9,14 @@ import { createAuth, MemoryAuthStore, type AuthOptions, type AuthStore, type Pol
 import { loadConfig, type Config } from '../src/config.js';
 import type { Sandbox } from '../src/sandbox/service.js';
 import { DEMO_POLICY, startDemoIdp } from '../src/sandbox/idp.js';
-import { startHttpService, type HttpService } from '../src/transport/http.js';
+import { startHttpService, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
 import { captured, FAST_API } from './helpers.js';
 
 /**
- * The sign-in tests' one set-up: the real team-mode service on loopback in front of the sandbox, with
- * sign-in (src/auth/) federated to the demo identity provider (oidc-provider on loopback), and the
- * browser's part of the flow played over HTTP. Each service (and its identity provider) is closed
- * after the test file.
+ * Team mode's test set-up, in one place: the real service on loopback in front of the sandbox
+ * (teamService); with sign-in (src/auth/) federated to the demo identity provider, oidc-provider on
+ * loopback (signInService); and the browser's part of the sign-in played over HTTP. Each service (and
+ * its identity provider) is closed after the test file.
  */
 
 /** The host's callback: never fetched, the tests read the code from the redirect to it. */
@@ -36,19 +36,30 @@ export interface SignInServiceOptions {
   auth?: Partial<AuthOptions>;
 }
 
-export async function signInService(sb: Sandbox, options: SignInServiceOptions = {}): Promise<HttpService> {
-  const lines = options.lines ?? [];
-  const config = loadConfig({ confirmSend: options.confirmSend ?? 'never' }, { DOCREQ_BASE_URL: sb.url });
-  let closeIdp = () => Promise.resolve();
+/** Team mode on 127.0.0.1 (a free port) in front of the sandbox, as the tests run it; closed after the file. */
+export async function teamService(sb: Sandbox, overrides: Partial<HttpServiceOptions> = {}): Promise<HttpService> {
   const svc = await startHttpService({
     host: '127.0.0.1',
     port: 0,
     allowedHosts: ['127.0.0.1'],
     allowedOrigins: [],
     rateLimit: 1_000,
-    config,
+    config: loadConfig({}, { DOCREQ_BASE_URL: sb.url }),
     baseUrl: sb.url,
     api: FAST_API,
+    write: (line) => void captured.push(line),
+    ...overrides,
+  });
+  afterAll(() => svc.close(1_000));
+  return svc;
+}
+
+export async function signInService(sb: Sandbox, options: SignInServiceOptions = {}): Promise<HttpService> {
+  const lines = options.lines ?? [];
+  let closeIdp = () => Promise.resolve();
+  afterAll(() => closeIdp());
+  return teamService(sb, {
+    config: loadConfig({ confirmSend: options.confirmSend ?? 'never' }, { DOCREQ_BASE_URL: sb.url }),
     write: (line) => {
       lines.push(line);
       captured.push(line);
@@ -70,11 +81,6 @@ export async function signInService(sb: Sandbox, options: SignInServiceOptions =
       });
     },
   });
-  afterAll(async () => {
-    await svc.close(1_000);
-    await closeIdp();
-  });
-  return svc;
 }
 
 /** What a host keeps for one person: the SDK asks it for its client, tokens and verifier. */

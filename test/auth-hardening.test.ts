@@ -226,6 +226,10 @@ describe.skipIf(!existsSync(new URL('../dist/cli.js', import.meta.url).pathname)
     const r = await run({ DOCREQ_API_KEY: sb.keys.demo });
     expect(r.stdout).toContain('✓ sign-in: none (DOCREQ_AUTH=bearer)');
     expect(r.stdout).toContain('each request brings the firm');
+    expect(r.code).toBe(0);
+    const unknown = await run({ DOCREQ_API_KEY: sb.keys.demo, DOCREQ_AUTH: 'sometimes' });
+    expect(unknown.stdout).toContain('✗ sign-in: DOCREQ_AUTH (or --auth) must be bearer or oauth.');
+    expect(unknown.code).toBe(1);
   });
 
   it('with sign-in: the mode, the discovery document, the secret file (readable, not shown); exit 0', async () => {

@@ -11,6 +11,10 @@ import { loadAuthSetup } from './settings.js';
 export async function checkSignIn(flags: FlagValues, env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<boolean> {
   const setup = await loadAuthSetup(flags, env);
   const out = (line: string) => print(redactor(setup.secrets ?? [])(line));
+  if (setup.problems.length && setup.mode === 'bearer') {
+    for (const problem of setup.problems) out(`✗ sign-in: ${problem}`);
+    return true;
+  }
   if (setup.mode === 'bearer') {
     out("✓ sign-in: none (DOCREQ_AUTH=bearer): each request brings the firm's key (Authorization: Bearer <key>); the service holds none (set DOCREQ_API_KEY for this check only, to try a key)");
     if (env.DOCREQ_API_KEY_FILE?.trim()) {

@@ -4,7 +4,8 @@
 // calls; one replica is stopped halfway. Then one replica alone, for the ratio; then p50 of
 // list_requests over HTTP against stdio at 10,000 requests.
 //   SCALE_REPLICAS=3 SCALE_CLIENTS=50 SCALE_CALLS=5000 SCALE_KILL=SIGTERM|SIGKILL|none SCALE_P50_RUNS=40
-//   SCALE_SENDS=300 (the send phase: redis, sends mixed with reads, one replica SIGKILLed mid-send) SCALE_ONLY=sends
+//   SCALE_SENDS=300 (the send phase: redis, sends mixed with reads, one replica SIGKILLed mid-send)
+//   SCALE_ONLY=sends | lists (one phase only)
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -343,7 +344,9 @@ await once(alone.child, 'exit');
 sandbox.child.kill('SIGTERM');
 
 // ── sends mixed with reads on redis, one replica SIGKILLed mid-send ─────────────────────────
-if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+if (process.env.SCALE_ONLY === 'lists') {
+  // the list phase only
+} else if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
   row('sends across replicas', 'n/a: redis-server is not installed (sudo apt-get install -y redis-server)');
 } else {
   const s = await sendPhase();

@@ -129,7 +129,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     // The discovery document, fetched and checked (its issuer must be this one) by openid-client, as sign-in does.
     const discover = async () =>
       (await oidc.discovery(new URL(issuer!), clientId ?? '', undefined, undefined, { timeout: 5, ...(allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}) })).serverMetadata();
-    probe = { issuer, clientId, clientSecretRead: clientSecret !== undefined, policy, publicUrl, discover };
+    probe = { issuer: issuer && checkBaseUrl(issuer).ok ? issuer : undefined, clientId, clientSecretRead: clientSecret !== undefined, policy, publicUrl, discover };
     if (!policy.readers.length && !policy.senders.length) problems.push('--auth oauth needs DOCREQ_AUTH_READERS and/or DOCREQ_AUTH_SENDERS: nobody would be let in.');
   }
 

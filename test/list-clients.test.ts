@@ -112,6 +112,26 @@ describe('list_clients requests join', () => {
     expect(result.text).toContain('name shared');
   });
 
+  it('recounts when the requests list changes, and reuses the counts while the service answers 304', async () => {
+    const client = firm.clients.find((c) => c.displayName !== 'Sam Taylor' && oracleCounts(c.displayName).open > 1)!;
+    const counts = async () => structured<JoinedOut>(await mcp.call('list_clients', { search: client.email, requests: 'open' })).clients.find((c) => c.id === client.id);
+    const before = oracleCounts(client.displayName);
+    expect(await counts()).toMatchObject({ openRequests: before.open });
+    expect(await counts()).toMatchObject({ openRequests: before.open }); // a 304: the same records, the counts kept for them
+    const request = firm.requests.find((r) => joinKey(r.clientName) === joinKey(client.displayName) && isOpen(r))!;
+    const status = request.status;
+    try {
+      request.status = 'completed';
+      sb.invalidateLists();
+      expect(oracleCounts(client.displayName).open).toBe(before.open - 1);
+      expect(await counts()).toMatchObject({ openRequests: before.open - 1, overdueRequests: oracleCounts(client.displayName).overdue });
+    } finally {
+      request.status = status;
+      sb.invalidateLists();
+    }
+    expect(await counts()).toMatchObject({ openRequests: before.open, overdueRequests: before.overdue });
+  });
+
   it('has notes without the join too, and fetches requests only for the join', async () => {
     const out = structured<JoinedOut>(await mcp.call('list_clients', { limit: 1 }));
     expect(upstream()).toBe(1);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, CLOSING_STATUSES, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
+import fc from 'fast-check';
+import { firstSorted } from '../src/tools/list-requests.js';
 
 const { sb, firm, mcp, upstream } = await sandboxAndClient();
 interface RequestsOut {
@@ -295,5 +297,18 @@ describe('hostile counts', () => {
     expect(result.isError).toBeFalsy();
     const out = structured<{ checklist: { totalItems: number } }>(result);
     expect(Number.isFinite(out.checklist.totalItems)).toBe(true);
+  });
+});
+
+describe('firstSorted (the top of a grouped page without sorting every group)', () => {
+  it('gives what a stable sort and a slice give, ties included', () => {
+    const byKey = (a: { key: number }, b: { key: number }) => a.key - b.key;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 60 }), fc.integer({ min: 0, max: 70 }), (keys, count) => {
+        const list = keys.map((key, at) => ({ key, at }));
+        expect(firstSorted(list, byKey, count)).toEqual([...list].sort(byKey).slice(0, count));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

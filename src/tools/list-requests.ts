@@ -131,6 +131,28 @@ function add(a: number, b: number): number {
   return Number.isFinite(sum) ? sum : sum > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE;
 }
 
+/**
+ * The first `count` items of `list` in `compare` order, exactly as a stable sort would put them: one
+ * pass keeping the best so far (an item ties after those already kept, as a stable sort leaves it).
+ */
+export function firstSorted<T>(list: readonly T[], compare: (a: T, b: T) => number, count: number): T[] {
+  const top: T[] = [];
+  if (count <= 0) return top;
+  for (const item of list) {
+    if (top.length === count && compare(item, top[count - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compare(top[mid]!, item) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    top.splice(lo, 0, item);
+    if (top.length > count) top.pop();
+  }
+  return top;
+}
+
 const MAX_NAMES = 6;
 const MAX_NAME_IDS = 3;
 
@@ -455,16 +477,19 @@ export const listRequests = defineTool({
     const prefix = `As of ${asOf}: `;
 
     if (grouped) {
-      const list = groups.sort(GROUP_COMPARE[sort]);
-      const { slice, nextOffset } = page(list, offset, limit);
+      // A page near the top of many groups (most_open, limit 3) needs only its first groups in order, not all sorted.
+      const compare = GROUP_COMPARE[sort];
+      const list = offset + limit < groups.length / 8 ? firstSorted(groups, compare, offset + limit) : groups.sort(compare);
+      const slice = list.slice(offset, offset + limit);
+      const nextOffset = offset + slice.length < groups.length ? offset + slice.length : null;
       const out: GroupOut[] = slice.map(({ first: _f, last: _l, ...g }) => g);
       const header = summarizeList({
         prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: out.length,
-        rows: { noun: 'client name', count: list.length }, order: GROUP_SORT_TEXT[sort],
+        rows: { noun: 'client name', count: groups.length }, order: GROUP_SORT_TEXT[sort],
       });
       return {
-        text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), out.map(groupLine), offset, list.length, hint),
-        structured: { ...base, offset, returned: out.length, nextOffset, requests: [], groups: out, groupCount: list.length },
+        text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), out.map(groupLine), offset, groups.length, hint),
+        structured: { ...base, offset, returned: out.length, nextOffset, requests: [], groups: out, groupCount: groups.length },
       };
     }
 

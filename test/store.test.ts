@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { SendLedger } from '../src/send/ledger.js';
@@ -68,7 +68,7 @@ function wrap(client: Client, pid: number | null = null): Mcp {
 }
 
 /** The built binary over stdio, with its own environment. */
-async function stdio(sb: Sandbox, env: Record<string, string>): Promise<Mcp> {
+async function stdio(sb: Sandbox, env: Record<string, string>, elicit?: () => Promise<ElicitResult>): Promise<Mcp> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, '--log-level', 'error'],
@@ -76,7 +76,8 @@ async function stdio(sb: Sandbox, env: Record<string, string>): Promise<Mcp> {
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (d: Buffer) => captured.push(d.toString()));
-  const client = new Client({ name: 'store-test', version: '1' });
+  const client = new Client({ name: 'store-test', version: '1' }, { capabilities: elicit ? { elicitation: {} } : {} });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
   await client.connect(transport);
   return wrap(client, transport.pid);
 }
@@ -128,6 +129,76 @@ async function http(url: string, key: string): Promise<Mcp> {
 const structured = <T>(r: CallToolResult) => r.structuredContent as T;
 const tokenOf = (r: CallToolResult) => structured<{ confirmation: { token: string } }>(r).confirmation.token;
 
+/**
+ * N real node processes, each with its own FileStore (the built dist/index.js) on one folder, held at
+ * a barrier (ready on stdout, go on stdin) and then claiming the same keys at once: each key has
+ * exactly one winner. A claim that is not an exclusive create gives every process the key.
+ */
+async function claimRace(dir: string, processes: number, keys: string[], ttlMs: number): Promise<Map<string, number>> {
+  const lib = new URL('../dist/index.js', import.meta.url).href;
+  const script = `
+    import { FileStore } from ${JSON.stringify(lib)};
+    const store = new FileStore(process.env.RACE_DIR);
+    await store.get('race:warm');
+    process.stdout.write('ready\\n');
+    process.stdin.once('data', async () => {
+      const keys = JSON.parse(process.env.RACE_KEYS);
+      const won = await Promise.all(keys.map((k) => store.claim(k, 'owner-' + process.pid, Number(process.env.RACE_TTL))));
+      process.stdout.write(JSON.stringify(keys.filter((_, i) => won[i])) + '\\n');
+      process.exit(0);
+    });`;
+  const racers = Array.from({ length: processes }, () => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH ?? '', RACE_DIR: dir, RACE_KEYS: JSON.stringify(keys), RACE_TTL: String(ttlMs) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const waiting: [number, (line: string) => void, (error: Error) => void][] = [];
+    const settle = () => {
+      const lines = out.split('\n').slice(0, -1);
+      for (const w of waiting.splice(0)) {
+        if (lines.length > w[0]) w[1](lines[w[0]]!);
+        else if (child.exitCode !== null) w[2](new Error(`racer exited: ${err}`));
+        else waiting.push(w);
+      }
+    };
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      settle();
+    });
+    child.once('exit', settle);
+    const line = (n: number) => new Promise<string>((resolve, reject) => waiting.push([n, resolve, reject]));
+    return { child, ready: line(0), result: line(1) };
+  });
+  await Promise.all(racers.map((r) => r.ready));
+  for (const r of racers) r.child.stdin.write('go\n');
+  const wins = new Map<string, number>(keys.map((k) => [k, 0]));
+  for (const r of racers) for (const k of JSON.parse(await r.result) as string[]) wins.set(k, wins.get(k)! + 1);
+  return wins;
+}
+
+describe('the file store: claims raced by real processes', () => {
+  it('8 processes claim the same 25 keys in one folder at once: each key has exactly one winner', async () => {
+    const dir = tempDir();
+    const keys = Array.from({ length: 25 }, (_, i) => `firm-race:claim:${i}`);
+    const wins = await claimRace(dir, 8, keys, 60_000);
+    expect([...wins.values()]).toEqual(keys.map(() => 1));
+  });
+
+  it('8 processes take over the same expired claims at once (a process that died): exactly one winner each', async () => {
+    const dir = tempDir();
+    const keys = Array.from({ length: 10 }, (_, i) => `firm-race:claim:stale-${i}`);
+    const dead = new FileStore(dir);
+    for (const k of keys) expect(await dead.claim(k, 'a process that was killed', 1)).toBe(true);
+    await sleep(20);
+    const wins = await claimRace(dir, 8, keys, 60_000);
+    expect([...wins.values()]).toEqual(keys.map(() => 1));
+  });
+});
+
 describe('the file store: stdio servers of one user', () => {
   let sb: Sandbox;
   beforeAll(async () => {
@@ -155,6 +226,32 @@ describe('the file store: stdio servers of one user', () => {
     const files = readdirSync(firmDir).filter((f) => !f.startsWith('.'));
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) expect(statSync(join(firmDir, f)).mode & 0o777).toBe(0o600);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('two stdio servers sharing a state folder, the same send confirmed in both at once (the person says yes twice): 1 POST', async () => {
+    // Each host asks its person and holds the answer until the other host has asked too, or the other
+    // call has ended: the claim taken before asking is all that keeps the second send out.
+    const dir = tempDir();
+    const env = { DOCREQ_STATE_DIR: dir, DOCREQ_CONFIRM_SEND: 'always' };
+    let asked = 0;
+    let bothAsked = () => undefined as void;
+    const both = new Promise<void>((r) => (bothAsked = r));
+    const calls: Promise<unknown>[] = [];
+    const yes = async (): Promise<ElicitResult> => {
+      if (++asked === 2) bothAsked();
+      await Promise.race([both, ...calls]);
+      return { action: 'accept', content: { confirm: true } };
+    };
+    const [a, b] = await Promise.all([stdio(sb, env, yes), stdio(sb, env, yes)]);
+    const args = { client: sb.demoFirm.clients[3]!.id, title: 'Store test confirmed twice at once', items: [{ name: 'W-2' }] };
+    const before = sb.callsTo('POST', '/api/v1/requests').length;
+    calls.push(a.call('create_request', args), b.call('create_request', args));
+    const results = (await Promise.all(calls)) as (CallToolResult & { text: string })[];
+    expect(results.filter((r) => r.text.startsWith('SENT')), results.map((r) => r.text).join('\n')).toHaveLength(1);
+    expect(results.find((r) => r.isError)?.text).toContain('already in progress');
+    expect(asked).toBe(1);
+    expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
     await Promise.all([a.close(), b.close()]);
   });
 

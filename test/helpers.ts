@@ -22,6 +22,16 @@ import { Confirmations } from '../src/send/token.js';
  */
 export const ERA: '2025-11-25' | '2026-07-28' = process.env.DOCREQ_TEST_ERA === '2026-07-28' ? '2026-07-28' : '2025-11-25';
 
+/**
+ * The environment a spawned server starts from: PATH and the suite's own state folder (set by
+ * test/global-setup.ts), so that no child writes the user's real state folder (checked at the end).
+ */
+export function childEnv(): Record<string, string> {
+  const { PATH = '', DOCREQ_STATE_DIR, XDG_STATE_HOME } = process.env;
+  if (!DOCREQ_STATE_DIR || !XDG_STATE_HOME) throw new Error('DOCREQ_STATE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
+  return { PATH, DOCREQ_STATE_DIR, XDG_STATE_HOME };
+}
+
 /** Everything any test captured (logs, results, errors): scanned for the key at the end. */
 export const captured: string[] = [];
 export const ALL_KEYS = Object.values(SANDBOX_KEYS);

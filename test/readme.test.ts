@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { plainHelp, SETTINGS, settingsHelp, settingsTable } from '../src/config.js';
+import { childEnv } from './helpers.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -56,7 +57,7 @@ describe('README', () => {
     const line = block.split('\n').find((l) => l.startsWith('node '))!;
     // Run it as written, from the clone (this checkout), with `$PWD` as the shell would expand it.
     const args = line.split('#')[0]!.trim().split(/\s+/).slice(1).map((a) => a.replace(/^"\$PWD/, root.replace(/\/$/, '')).replace(/"$/, ''));
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'readme', version: '1' } } })}\n`);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { SendLedger } from '../src/send/ledger.js';
 import { FileStore, MemoryStore, RedisStore, type SendStore } from '../src/store/index.js';
-import { captured } from './helpers.js';
+import { captured, childEnv } from './helpers.js';
 
 /**
  * The send store (contract §7) with real processes: the built binary over stdio sharing a state
@@ -72,7 +72,7 @@ async function stdio(sb: Sandbox, env: Record<string, string>, elicit?: () => Pr
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, '--log-level', 'error'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env },
+    env: { ...childEnv(), HOME: process.env.HOME ?? '', DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env },
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (d: Buffer) => captured.push(d.toString()));
@@ -103,7 +103,7 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pr
 async function replica(sb: Sandbox, env: Record<string, string>, rateLimit = 1_000_000): Promise<{ url: string; child: ChildProcess; log: () => string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DOCREQ_BASE_URL: sb.url, ...env },
+    env: { ...childEnv(), HOME: process.env.HOME ?? '', DOCREQ_BASE_URL: sb.url, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.add(child);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
 import { bearerKey, loadHttpSettings, startHttpService, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { ALL_KEYS, captured, FAST_API, sandbox } from './helpers.js';
+import { ALL_KEYS, captured, FAST_API, sandbox, childEnv } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox();
@@ -242,7 +242,7 @@ describe('the built binary in team mode', () => {
   });
 
   async function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], { env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     while (!/serving MCP over HTTP at (\S+)\/mcp/.test(stderr)) {
@@ -253,7 +253,7 @@ describe('the built binary in team mode', () => {
   }
 
   it('refuses to start with DOCREQ_API_KEY set', async () => {
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const [code] = (await once(child, 'exit')) as [number];

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
@@ -43,6 +44,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (r: CallToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
 
@@ -418,6 +420,29 @@ describe('the rate limit in the store', () => {
     expect(second.status).toBe(429);
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(0);
     await Promise.all([stop(a.child), stop(b.child)]);
+  });
+
+  /** `docreq-mcp check` as a child process: its stdout. */
+  const check = async (env: Record<string, string>, args: string[] = []) => {
+    const { stdout } = await run(process.execPath, [BIN, 'check', ...args], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env }, timeout: 15_000 });
+    captured.push(stdout);
+    return stdout;
+  };
+
+  it('team mode with the default (file) store says at start, in /healthz and in check: once-only and the rate limit per process only', async () => {
+    const r = await replica(sb, {});
+    const health = (await (await fetch(`${r.url}/healthz`)).json()) as { store: { backend: string; shared: boolean; onceOnly: string } };
+    expect(health.store).toMatchObject({ backend: 'file', shared: false });
+    expect(health.store.onceOnly).toMatch(/no shared store: .*the rate limit holds per process only/);
+    expect(r.log()).toMatch(/warn: send store: no shared store: .*the rate limit holds per process only; replicas need DOCREQ_STORE_URL/);
+    await stop(r.child);
+    const team = await check({}, ['--transport', 'http']);
+    expect(team).toMatch(/^! send store: the file store at .*: no shared store: .*the rate limit holds per process only/m);
+    const teamMemory = await check({ DOCREQ_STORE: 'memory', DOCREQ_TRANSPORT: 'http' });
+    expect(teamMemory).toMatch(/^! send store: .*once-only holds per process only \(memory store\), and the rate limit holds per process only/m);
+    // With redis, check says it holds across every replica; stdio (one person) is not warned.
+    expect(await check({ DOCREQ_STORE_URL: redis.url }, ['--transport', 'http'])).toMatch(/^✓ send store: redis at 127\.0\.0\.1:\d+\/3: once-only and the rate limit hold across every replica/m);
+    expect(await check({})).toMatch(/^✓ send store: the file store at .*: once-only holds across the processes of this machine only/m);
   });
 
   it('team mode without a shared store says so at start and in /healthz: per process only', async () => {

@@ -276,7 +276,42 @@ describe('the file store: stdio servers of one user', () => {
     expect(again.isError).toBe(true);
     expect(again.text).toContain('may have been sent');
     expect(again.text).toContain('list_requests');
+    // While the dead process's claim lasts, the answer says what to do and when it clears.
+    expect(again.text).toContain('clears within about a minute');
     await sleep(1_600); // the first POST lands in the service
+    expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
+    // The dead process's claim and record hold only that send: another title to that client, and that title to another client, go out.
+    expect((await b.call('create_request', { ...args, title: 'Store test after the kill, another title' })).text).toMatch(/^SENT/);
+    expect((await b.call('create_request', { ...args, client: sb.demoFirm.clients[5]!.id })).text).toMatch(/^SENT/);
+    expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(3);
+    await b.close();
+  });
+
+  it('the host quits mid-POST (closes stdin: the server exits before the answer) and retries on a new server: "may have been sent", exactly 1 POST', async () => {
+    const dir = tempDir();
+    const env = { DOCREQ_STATE_DIR: dir, DOCREQ_CONFIRM_SEND: 'never' };
+    const args = { client: sb.demoFirm.clients[4]!.id, title: 'Store test host quit mid-POST', items: [{ name: 'W-2' }] };
+    const before = sb.callsTo('POST', '/api/v1/requests').length;
+    sb.inject(POST, { kind: 'latency', ms: 3_000 }, { times: 1 });
+    const a = await stdio(sb, env);
+    const pending = a.call('create_request', args).catch(() => undefined);
+    for (let i = 0; i < 200 && sb.callsTo('POST', '/api/v1/requests').length === before; i++) await sleep(10);
+    await a.close(); // stdin ends: the server stops within 1.5 s, while the POST is still unanswered
+    await pending;
+    const alive = () => {
+      try {
+        return process.kill(a.pid!, 0);
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && alive(); i++) await sleep(20);
+    expect(alive()).toBe(false);
+    const b = await stdio(sb, env);
+    const again = await b.call('create_request', args);
+    expect(again.isError).toBe(true);
+    expect(again.text).toContain('may have been sent');
+    expect(again.text).toContain('list_requests');
     expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
     await b.close();
   });
@@ -452,6 +487,65 @@ describe('the rate limit in the store', () => {
     expect(health.store.onceOnly).toContain('per process only');
     expect(r.log()).toContain('per process only');
     await stop(r.child);
+  });
+});
+
+describe('claims are leases: renewed while held, cleared soon after their process dies', () => {
+  // Short leases here (the server's are 60 s, renewed every 15 s), with five renewals per lease of margin.
+  const lease = { ttlMs: 1_000, renewMs: 200 };
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => stop(redis.child));
+
+  it('a live owner keeps its claim well past one lease (a person answering slowly); released, it is free at once (memory, file, redis)', async () => {
+    const redisStore = new RedisStore(redis.url);
+    await redisStore.ready();
+    const hold = async (store: SendStore) => {
+      const [a, b] = [new SendLedger(store, Date.now, lease), new SendLedger(store, Date.now, lease)];
+      const release = await a.lock('firm-lease', 'client-1', 'tax');
+      expect(release, store.backend).toBeDefined();
+      await sleep(2 * lease.ttlMs);
+      expect(await b.lock('firm-lease', 'client-1', 'tax'), store.backend).toBeUndefined();
+      await release!();
+      const again = await b.lock('firm-lease', 'client-1', 'tax');
+      expect(again, store.backend).toBeDefined();
+      await again!();
+    };
+    await Promise.all([new MemoryStore(), new FileStore(tempDir()), redisStore].map(hold));
+    await redisStore.close();
+  });
+
+  it("a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)", async () => {
+    const dir = tempDir();
+    const lib = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      import { FileStore, SendLedger } from ${JSON.stringify(lib)};
+      const ledger = new SendLedger(new FileStore(process.env.DIR), Date.now, { ttlMs: 1000, renewMs: 200 });
+      const release = await ledger.lock('firm-lease', 'client-1', 'tax');
+      process.stdout.write(release ? 'locked\\n' : 'refused\\n');
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    const said = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
+    expect(said).toBe('locked');
+    await sleep(1_500); // the child renews past its first lease
+    await stop(child, 'SIGKILL');
+    const ledger = new SendLedger(new FileStore(dir), Date.now, lease);
+    expect(await ledger.lock('firm-lease', 'client-1', 'tax')).toBeUndefined();
+    expect(await ledger.claimed('firm-lease', 'client-1', 'tax')).toBe(true);
+    // Another title to that client, and that title to another client: not blocked.
+    for (const [client, title] of [['client-1', 'payroll'], ['client-2', 'tax']] as const) {
+      const release = await ledger.lock('firm-lease', client, title);
+      expect(release).toBeDefined();
+      await release!();
+    }
+    await sleep(lease.ttlMs + 100);
+    expect(await ledger.claimed('firm-lease', 'client-1', 'tax')).toBe(false);
+    const taken = await ledger.lock('firm-lease', 'client-1', 'tax');
+    expect(taken).toBeDefined();
+    await taken!();
   });
 });
 

@@ -147,6 +147,21 @@ export class FileStore implements SendStore {
     }
   }
 
+  async renew(key: string, value: string, ttlMs: number): Promise<boolean> {
+    try {
+      // Under the lock, as a takeover is: a claim that expired meanwhile and was taken is never overwritten.
+      const path = await this.path(key);
+      return await this.locked(path, async () => {
+        const held = await this.read(path);
+        if (held?.v !== value || !this.alive(held)) return false;
+        await this.write(path, value, ttlMs);
+        return true;
+      });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
   async release(key: string, value: string): Promise<boolean> {
     try {
       // Without the lock: a live claim holding our value can only be ours (a takeover needs it expired).

@@ -8,11 +8,12 @@ import { MAX_PER_NAMESPACE, namespaceOf, StoreUnavailableError, type SendStore }
  * The file store (default for stdio): one directory shared by every process of this user on this
  * machine. One file per entry, named by a hash of its key, in a folder per namespace (firm):
  * a claim is an exclusive create (`wx`), a record a write-then-rename, so a reader never sees half
- * a file and two processes never both take a claim. Each file's mtime is its expiry, so pruning
- * needs no reads. A claim left by a process that died is taken over once expired, under a lock
- * (proper-lockfile: a lock directory with a stale timeout, no native code); the pre-POST record
- * such a process left is a plain record and keeps blocking for 24 hours.
- * Folder 0700, files 0600.
+ * a record and two processes never both take a claim (a claim file created and not yet written
+ * counts as held). Each file's mtime is its expiry, so pruning needs no reads. Everything that
+ * rewrites or removes a claim (renewal, release, taking over an expired one, pruning) does so under
+ * the namespace's lock (proper-lockfile: a lock directory with a stale timeout, no native code), after
+ * checking it again; the pre-POST record a dead process left is a plain record and keeps blocking
+ * for 24 hours. Folder 0700, files 0600.
  */
 const PRUNE_EVERY = 500;
 /** How long an unreadable claim file (created, not yet written) counts as held, from its mtime. */
@@ -164,12 +165,14 @@ export class FileStore implements SendStore {
 
   async release(key: string, value: string): Promise<boolean> {
     try {
-      // Without the lock: a live claim holding our value can only be ours (a takeover needs it expired).
+      // Under the lock: a claim of ours that expired meanwhile and was taken over is never removed.
       const path = await this.path(key);
-      const held = await this.read(path);
-      if (held?.v !== value || !this.alive(held)) return false;
-      await unlink(path).catch(() => undefined);
-      return true;
+      return await this.locked(path, async () => {
+        const held = await this.read(path);
+        if (held?.v !== value || !this.alive(held)) return false;
+        await unlink(path).catch(() => undefined);
+        return true;
+      });
     } catch (error) {
       this.fail(error);
     }

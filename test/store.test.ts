@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -202,6 +202,20 @@ describe('the file store: claims raced by real processes', () => {
     await sleep(20);
     const wins = await claimRace(dir, 6, keys, 60_000);
     expect([...wins.values()]).toEqual(keys.map(() => 1));
+  });
+
+  it('a claim file another process has created and not yet written counts as held; left empty by a crash, it is taken over after 5 s', async () => {
+    const dir = tempDir();
+    const store = new FileStore(dir);
+    const key = 'firm-race:claim:half-written';
+    await store.get(key); // makes the firm's folder
+    const sha = (text: string, n: number) => createHash('sha256').update(text).digest('hex').slice(0, n);
+    const path = join(dir, 'v1', sha('firm-race', 24), sha(key, 40));
+    writeFileSync(path, '', { mode: 0o600 }); // what open('wx') leaves before the claim is written
+    expect(await store.claim(key, 'second', 60_000)).toBe(false);
+    utimesSync(path, new Date(), new Date(Date.now() - 6_000)); // its writer died right after creating it
+    expect(await store.claim(key, 'second', 60_000)).toBe(true);
+    expect(await store.get(key)).toBe('second');
   });
 });
 

@@ -21,6 +21,7 @@ import { errorResult, explain, type KeySource } from './results.js';
 import { redactor, sealer } from '../text/redact.js';
 import { listedTool, withTemplateNames } from './tool-schema.js';
 import { oneLine, quoted } from '../text/render.js';
+import { deepFreeze } from '../freeze.js';
 
 export interface ServerOptions {
   logger?: Logger;
@@ -97,6 +98,18 @@ const CONFIRM_SCHEMA = {
 };
 
 const LOG_LEVEL = { error: 'error', warn: 'warning', info: 'info', debug: 'debug' } as const;
+
+/** Content kept with an answer a tool keeps and shares (frozen): built once, and sealed once per set of secrets (redactDeep). */
+const answered = new WeakMap<object, CallToolResult>();
+function answerOf(result: { text: string; structured: unknown; isError?: boolean }): CallToolResult {
+  const shared = Object.isFrozen(result);
+  const known = shared ? answered.get(result) : undefined;
+  if (known) return { ...known };
+  const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
+  const answer: CallToolResult = { content: shared ? deepFreeze(content) : content, structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
+  if (shared) answered.set(result, answer);
+  return { ...answer };
+}
 
 type Extra = ServerContext;
 
@@ -287,7 +300,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         logger.error(mismatch);
         return errorResult(mismatch);
       }
-      return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
+      return answerOf(result);
     } catch (error) {
       if (error instanceof AskThroughClient) {
         return inputRequired({

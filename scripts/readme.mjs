@@ -1,6 +1,7 @@
 // node scripts/readme.mjs [figures.md]: rewrites the README's generated blocks from their one source.
 // - settings table (between the settings-table markers): from SETTINGS in src/config.ts (via dist/);
-// - figures (between the figures markers): from what `npm run bench` last printed (.bench/figures.md).
+// - figures (between the figures markers): from what `npm run bench` last printed (.bench/figures.md);
+// - throughput (between the throughput markers): from what `node scripts/throughput.mjs` last wrote (.bench/throughput.md).
 // test/readme.test.ts fails when the README's settings table drifts from SETTINGS.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -23,5 +24,8 @@ readme = replaceBlock(readme, 'settings-table', settingsTable());
 const figures = process.argv[2] ?? `${root}.bench/figures.md`;
 if (existsSync(figures)) readme = replaceBlock(readme, 'figures', readFileSync(figures, 'utf8'));
 else process.stderr.write(`readme: no ${figures} (run npm run bench first); figures left as they are\n`);
+const throughput = `${root}.bench/throughput.md`;
+if (existsSync(throughput)) readme = replaceBlock(readme, 'throughput', readFileSync(throughput, 'utf8'));
+else process.stderr.write(`readme: no ${throughput} (run node scripts/throughput.mjs first); throughput left as it is\n`);
 writeFileSync(readmePath, readme);
 process.stderr.write('readme: settings table regenerated from SETTINGS\n');

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeEach, expect } from 'vitest';
 import type { ApiError } from '../src/api/errors.js';
 import type { ApiClientOptions } from '../src/api/client.js';
@@ -12,6 +12,7 @@ import { createServer, type ServerOptions } from '../src/mcp/server.js';
 import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ApiState } from '../src/api/client.js';
+import { Agent } from 'undici';
 import { SendLedger } from '../src/send/ledger.js';
 import { Confirmations } from '../src/send/token.js';
 
@@ -65,8 +66,16 @@ export interface Connected {
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
   logs: string[];
   close(): Promise<void>;
+  /** A tools/call with request options (a cancel signal, a progress callback), as each era's client takes them. */
+  callWith(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
   /** 2026 only: posts a raw body (with the headers the client sent last) to the server; the JSON-RPC answer. */
   post?(body: string): Promise<unknown>;
+}
+
+/** What a test passes with one call: SDK v1 takes it as callTool's third argument, SDK v2 as its second. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  onprogress?: (progress: Progress) => void;
 }
 
 export interface ConnectOptions {
@@ -93,9 +102,13 @@ export interface ConnectOptions {
 async function connectModern(config: ReturnType<typeof loadConfig>, serverOptions: ServerOptions, options: ConnectOptions, logs: string[]): Promise<Connected> {
   const sending = { ledger: new SendLedger(), confirmations: new Confirmations(config.tokenSecret) };
   const state = new ApiState();
+  // One connection pool for every per-request server, as team mode has: closing a request's server
+  // (the SDK does when its response stream closes, which is how a 2026 client cancels) leaves a POST
+  // already written to finish and be recorded.
+  const sharedPool = new Agent({ keepAliveTimeout: 4_000, connections: 16 });
   const built: ReturnType<typeof createServer>[] = [];
   const handler = createMcpHandler(() => {
-    const server = createServer(config, { ...serverOptions, api: { ...serverOptions.api, state }, sending, stateless: true });
+    const server = createServer(config, { ...serverOptions, api: { ...serverOptions.api, state, sharedPool }, sending, stateless: true });
     built.push(server);
     return server;
   });
@@ -144,10 +157,16 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
       captured.push(text, JSON.stringify(result.structuredContent ?? null));
       return { ...result, text };
     },
+    async callWith(name, args, callOptions) {
+      const result = (await client.callTool({ name, arguments: args }, callOptions)) as CallToolResult;
+      captured.push(JSON.stringify(result));
+      return result;
+    },
     async close() {
       await client.close();
       await handler.close();
       for (const server of built) await server.close().catch(() => undefined);
+      await sharedPool.close().catch(() => undefined);
     },
   };
 }
@@ -187,6 +206,11 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
       const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
       captured.push(text, JSON.stringify(result.structuredContent ?? null));
       return { ...result, text };
+    },
+    async callWith(name, args, callOptions) {
+      const result = (await client.callTool({ name, arguments: args }, undefined, callOptions)) as CallToolResult;
+      captured.push(JSON.stringify(result));
+      return result;
     },
     async close() {
       await client.close();

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeEach, expect } from 'vitest';
 import type { ApiError } from '../src/api/errors.js';
 import type { ApiClientOptions } from '../src/api/client.js';
@@ -10,7 +10,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { createServer, type ServerOptions } from '../src/mcp/server.js';
 import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { statelessEntry } from '../src/transport/http.js';
 import { ApiState } from '../src/api/client.js';
 import { Agent } from 'undici';
 import { SendLedger } from '../src/send/ledger.js';
@@ -68,6 +68,8 @@ export interface Connected {
   close(): Promise<void>;
   /** A tools/call with request options (a cancel signal, a progress callback), as each era's client takes them. */
   callWith(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+  /** Calls `listener` on each notifications/tools/list_changed, however this era's client hears it. */
+  onToolsChanged(listener: () => void): Promise<void>;
   /** 2026 only: posts a raw body (with the headers the client sent last) to the server; the JSON-RPC answer. */
   post?(body: string): Promise<unknown>;
 }
@@ -107,11 +109,14 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
   // already written to finish and be recorded.
   const sharedPool = new Agent({ keepAliveTimeout: 4_000, connections: 16 });
   const built: ReturnType<typeof createServer>[] = [];
-  const handler = createMcpHandler(() => {
+  // Team mode's own entry (src/transport/http.ts): it tells 2026 clients listening when the templates file changes.
+  const entry = statelessEntry(() => {
     const server = createServer(config, { ...serverOptions, api: { ...serverOptions.api, state, sharedPool }, sending, stateless: true });
     built.push(server);
     return server;
-  });
+  }, config.templatesFile);
+  const handler = entry.handler;
+  const listening: { close(): Promise<void> }[] = [];
   const client = new ModernClient(
     { name: 'test', version: '1.0.0' },
     { capabilities: options.elicit ? { elicitation: {} } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
@@ -162,7 +167,14 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
       captured.push(JSON.stringify(result));
       return result;
     },
+    async onToolsChanged(listener) {
+      // 2026-07-28: change notifications come only on a subscriptions/listen stream the client opens.
+      client.setNotificationHandler('notifications/tools/list_changed', () => listener());
+      listening.push(await client.listen({ toolsListChanged: true }));
+    },
     async close() {
+      for (const subscription of listening) await subscription.close().catch(() => undefined);
+      entry.stop();
       await client.close();
       await handler.close();
       for (const server of built) await server.close().catch(() => undefined);
@@ -211,6 +223,11 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
       const result = (await client.callTool({ name, arguments: args }, undefined, callOptions)) as CallToolResult;
       captured.push(JSON.stringify(result));
       return result;
+    },
+    onToolsChanged(listener) {
+      // 2025-11-25: the server sends notifications/tools/list_changed on the session unasked.
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => listener());
+      return Promise.resolve();
     },
     async close() {
       await client.close();

@@ -1,4 +1,3 @@
-import { unwatchFile, watchFile } from 'node:fs';
 import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
@@ -11,7 +10,7 @@ import { storeFingerprint } from '../store/index.js';
 import { Confirmations, TOKEN_TTL_MS } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
-import { templateCatalog } from '../templates/load.js';
+import { templateCatalog, watchTemplateNames } from '../templates/load.js';
 import { registerApps } from '../ui/apps.js';
 import { VERSION } from '../version.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
@@ -187,16 +186,16 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     }
     return listed;
   };
-  // A session that lasts (not stateless HTTP) is told when the list changes; the file is polled, not held open.
+  // A session that lasts (not stateless HTTP) is told when the list changes (on stdio a 2026 client hears it
+  // on its subscriptions/listen stream); stateless HTTP is told by its entry (transport/http.ts, mcpEntry).
   const templatesFile = options.stateless ? undefined : config.templatesFile;
-  if (templatesFile) currentListed();
-  const onTemplatesChange = () => {
-    const before = listed;
-    if (currentListed() === before || !server.transport) return;
-    void server.sendToolListChanged().catch(() => undefined);
-    void server.sendResourceListChanged().catch(() => undefined);
-  };
-  if (templatesFile) watchFile(templatesFile, { interval: 1000, persistent: false }, onTemplatesChange);
+  const stopWatching = templatesFile
+    ? watchTemplateNames(templatesFile, () => {
+        if (!server.transport) return;
+        void server.sendToolListChanged().catch(() => undefined);
+        void server.sendResourceListChanged().catch(() => undefined);
+      })
+    : undefined;
 
   const removeSink = logger.addSink((level, message) => {
     if (server.transport) server.sendLoggingMessage({ level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message }).catch(() => undefined);
@@ -204,7 +203,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   // Load the HTTP client right after initialize, so the first tool call costs what a later one does.
   server.oninitialized = () => api?.warm();
   server.onclose = () => {
-    if (templatesFile) unwatchFile(templatesFile, onTemplatesChange);
+    stopWatching?.();
     removeSink();
     void api?.close();
   };

@@ -104,11 +104,11 @@ describe('confirmation before a send', () => {
 });
 
 describe('dispatch', () => {
-  it('answers an unknown tool with an error naming the tools offered', async () => {
-    const result = await mcp.call('delete_everything');
-    expect(result.isError).toBe(true);
-    expect(result.text).toContain('Unknown tool "delete_everything"');
-    expect(result.text).toContain('list_clients, list_requests, create_request');
+  it('answers an unknown tool with a protocol error (-32602, as the specification lists it) naming the tools offered', async () => {
+    const error = (await mcp.call('delete_everything').catch((e: unknown) => e)) as { code?: number; message?: string };
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain('Unknown tool "delete_everything"');
+    expect(error.message).toContain('list_clients, list_requests, create_request');
     expect(upstream()).toBe(0);
   });
 

@@ -231,12 +231,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult | InputRequiredResult> {
     const tool = offered.find((t) => t.name === request.params.name);
     if (!tool) {
-      const hidden = config.readOnly && catalogue.some((t) => t.name === request.params.name);
-      return errorResult(
-        hidden
-          ? `${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`
-          : `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
-      );
+      // A tool this server has, held back by read-only mode, is refused as a tool result (the model can act on it).
+      if (config.readOnly && catalogue.some((t) => t.name === request.params.name)) {
+        return errorResult(`${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`);
+      }
+      // A name no tool has is a protocol error: "Unknown tool" is one of the specification's Protocol Errors (-32602).
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`);
     }
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema));
     if (!parsed.success) return errorResult(describeIssues(parsed.error, tool));

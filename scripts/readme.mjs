@@ -1,6 +1,7 @@
 // node scripts/readme.mjs [figures.md]: rewrites the README's generated blocks from their one source.
 // - settings table (between the settings-table markers): from SETTINGS in src/config.ts (via dist/);
 // - figures (between the figures markers): from what `npm run bench` last printed (.bench/figures.md);
+// - scale (between the scale markers): from what `npm run scale` last printed (.bench/scale.md);
 // - throughput (between the throughput markers): from what `node scripts/throughput.mjs` last wrote (.bench/throughput.md).
 // test/readme.test.ts fails when the README's settings table drifts from SETTINGS.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,11 +22,15 @@ export function replaceBlock(text, name, body) {
 const readmePath = `${root}README.md`;
 let readme = readFileSync(readmePath, 'utf8');
 readme = replaceBlock(readme, 'settings-table', settingsTable());
-const figures = process.argv[2] ?? `${root}.bench/figures.md`;
-if (existsSync(figures)) readme = replaceBlock(readme, 'figures', readFileSync(figures, 'utf8'));
-else process.stderr.write(`readme: no ${figures} (run npm run bench first); figures left as they are\n`);
-const throughput = `${root}.bench/throughput.md`;
-if (existsSync(throughput)) readme = replaceBlock(readme, 'throughput', readFileSync(throughput, 'utf8'));
-else process.stderr.write(`readme: no ${throughput} (run node scripts/throughput.mjs first); throughput left as it is\n`);
+// Each generated block and the file its script last wrote.
+const BLOCKS = [
+  ['figures', process.argv[2] ?? `${root}.bench/figures.md`, 'npm run bench'],
+  ['scale', `${root}.bench/scale.md`, 'npm run scale'],
+  ['throughput', `${root}.bench/throughput.md`, 'node scripts/throughput.mjs'],
+];
+for (const [name, file, script] of BLOCKS) {
+  if (existsSync(file)) readme = replaceBlock(readme, name, readFileSync(file, 'utf8'));
+  else process.stderr.write(`readme: no ${file} (run ${script} first); the ${name} block is left as it is\n`);
+}
 writeFileSync(readmePath, readme);
 process.stderr.write('readme: settings table regenerated from SETTINGS\n');

@@ -4,12 +4,14 @@
 // calls; one replica is stopped halfway. Then one replica alone, for the ratio; then p50 of
 // list_requests over HTTP against stdio at 10,000 requests.
 //   SCALE_REPLICAS=3 SCALE_CLIENTS=50 SCALE_CALLS=5000 SCALE_KILL=SIGTERM|SIGKILL|none SCALE_P50_RUNS=40
-//   SCALE_SENDS=300 (the send phase: redis, sends mixed with reads, one replica SIGKILLed mid-send) SCALE_ONLY=sends
+//   SCALE_SENDS=1250 (the send phase on redis, one replica SIGKILLed mid-send; 4 calls a send: a read,
+//   a preview, two confirmations)
+//   SCALE_ONLY=sends | lists (one phase only)
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -203,15 +205,17 @@ async function startRedis() {
  */
 async function sendPhase() {
   const { startSandbox } = await import('../dist/index.js');
-  const sb = await startSandbox({ listLagMs: 5_000, ignoreIdempotencyKey: true, clients: 400 });
+  const sb = await startSandbox({ listLagMs: 5_000, ignoreIdempotencyKey: true, clients: 1_500 });
   sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 150 });
   const redis = await startRedis();
   const env = { DOCREQ_STORE_URL: redis.url };
   const replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sb.url, env)));
   const lb = await startNginx(replicas.map((r) => r.port));
   const clients = await Promise.all(Array.from({ length: CLIENTS }, () => mcpClient(lb.url, sb.keys.demo)));
-  const ids = sb.demoFirm.clients.map((c) => c.id);
-  const SENDS = Math.min(Number(process.env.SCALE_SENDS ?? 300), ids.length);
+  sb.demoFirm.monthlyRequestLimit = 1e9;
+  sb.demoFirm.activeRequestLimit = 1e9;
+  const ids = sb.demoFirm.clients.filter((c) => c.status === 'active').map((c) => c.id);
+  const SENDS = Math.min(Number(process.env.SCALE_SENDS ?? 1_250), ids.length);
   const outcome = new Map(); // title -> outcomes of its two confirmations
   const errors = [];
   let next = 0;
@@ -343,7 +347,9 @@ await once(alone.child, 'exit');
 sandbox.child.kill('SIGTERM');
 
 // ── sends mixed with reads on redis, one replica SIGKILLed mid-send ─────────────────────────
-if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+if (process.env.SCALE_ONLY === 'lists') {
+  // the list phase only
+} else if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
   row('sends across replicas', 'n/a: redis-server is not installed (sudo apt-get install -y redis-server)');
 } else {
   const s = await sendPhase();
@@ -390,5 +396,13 @@ for (const r of rows) say(`| ${r.join(' | ')} |`);
 const errorSamples = [...new Set(scaled.errors.concat(single.errors))].slice(0, 5);
 if (errorSamples.length) say(`\nerrors (first distinct): \n${errorSamples.map((e) => `  ${e}`).join('\n')}`);
 if (killedAt === undefined && KILL !== 'none') say('(the replica was never stopped: fewer calls than expected?)');
-say(`\n${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim()}`);
+const stamp = `${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim()}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`;
+say(`\n${stamp}`);
+// The README's scale block is written from this (node scripts/readme.mjs), never by hand.
+if (!process.env.SCALE_ONLY) {
+  mkdirSync(join(root, '.bench'), { recursive: true });
+  const table = ['| measure | result |', '|---|---|', ...rows.map(([first, ...rest]) => `| ${first} | ${rest.join(' · ')} |`)];
+  writeFileSync(join(root, '.bench/scale.md'), `${table.join('\n')}\n\n${REPLICAS} replicas, ${CLIENTS} clients, ${CALLS.toLocaleString('en')} list calls, ${KILL} one replica halfway; ${stamp}\n`);
+  note('wrote .bench/scale.md (node scripts/readme.mjs puts it in the README)');
+}
 process.exit(0);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, secretsOf, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, type Config } from './config.js';
+import { loadConfig, secretsOf, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, type Config, type FlagValues } from './config.js';
 import { SendLedger } from './send/ledger.js';
 import { Confirmations } from './send/token.js';
 import { openStore, RedisStore, storeReach } from './store/index.js';
@@ -121,11 +121,13 @@ async function checkStore(config: Config, teamMode: boolean, out: (line: string)
   }
 }
 
-async function check(config: Config, teamMode = false): Promise<number> {
+async function check(config: Config, teamMode = false, flags: FlagValues = {}): Promise<number> {
   // Whatever the service echoes (a key in an error body), no secret reaches this output.
   const redact = redactor(secretsOf(config));
   const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
   out(`docreq-mcp ${VERSION} check`);
+  // Team mode: how people are let in (the key per request, or sign-in with the firm's identity provider).
+  const signInProblem = teamMode && (await (await import('./auth/check.js')).checkSignIn(flags, process.env, out));
   for (const problem of config.problems) out(`✗ ${problem}`);
   // Templates are reported whatever else is wrong: a bad file disables only templates, never sending.
   const templates = loadTemplates(config.templatesFile);
@@ -144,7 +146,7 @@ async function check(config: Config, teamMode = false): Promise<number> {
     if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
     else out(config.readOnly ? '✓ read-only: no tool that sends is offered' : `✓ sending is offered; confirmation before sending: ${config.confirmSend}`);
     const storeProblem = await checkStore(config, teamMode, out);
-    return config.problems.length || templates.problems.length || config.sendingDisabled || storeProblem ? 1 : 0;
+    return config.problems.length || templates.problems.length || config.sendingDisabled || storeProblem || signInProblem ? 1 : 0;
   } catch (error) {
     out(`✗ ${explain(error) ?? (error as Error).message}`);
     return 1;
@@ -181,7 +183,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'check') {
-    process.exitCode = await check(loadConfig(flags), (flags.transport ?? process.env.DOCREQ_TRANSPORT) === 'http');
+    process.exitCode = await check(loadConfig(flags), (flags.transport ?? process.env.DOCREQ_TRANSPORT) === 'http', flags);
     return;
   }
   const transport = SETTINGS.transport.schema.safeParse(flags.transport ?? (process.env.DOCREQ_TRANSPORT || 'stdio'));

@@ -277,6 +277,13 @@ export const SETTINGS = {
     schema: z.string().trim().min(1, 'is empty'),
     help: 'oauth: who may also send, same form as DOCREQ_AUTH_READERS (nobody by default)',
   },
+  authRedirectHosts: {
+    env: 'DOCREQ_AUTH_REDIRECT_HOSTS',
+    flag: undefined,
+    default: 'claude.ai,claude.com,chatgpt.com,vscode.dev,insiders.vscode.dev',
+    schema: commaList((h) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(h), 'host names (e.g. claude.ai,chatgpt.com), no wildcard'),
+    help: 'oauth: the hosts whose https redirect URIs apps may register (exact names; http on loopback and app schemes are always accepted)',
+  },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -1,14 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, MemoryAuthStore } from '../src/auth/index.js';
-import { loadConfig } from '../src/config.js';
-import { DEMO_POLICY, startDemoIdp, type DemoIdp } from '../src/sandbox/idp.js';
-import { startHttpService, type HttpService } from '../src/transport/http.js';
-import { FAST_API, sandbox } from './helpers.js';
+import type { HttpService } from '../src/transport/http.js';
+import { sandbox } from './helpers.js';
+import { authorizeUrl, REDIRECT, register, signInService } from './team.js';
 
 /**
  * The same sign-in in a real browser (Debian's Chromium, driven by playwright-core), with the pages'
@@ -18,46 +15,24 @@ import { FAST_API, sandbox } from './helpers.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(new URL('..', import.meta.url).pathname, 'test', '.generated', 'screenshots');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const REDIRECT = 'http://127.0.0.1:9/callback'; // the host's callback: answered by the test, never reached
 
 const sb = await sandbox();
 let svc: HttpService;
-let idp: DemoIdp | undefined;
 let browser: Browser;
 
 beforeAll(async () => {
-  const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url });
-  svc = await startHttpService({
-    host: '127.0.0.1',
-    port: 0,
-    allowedHosts: ['127.0.0.1'],
-    allowedOrigins: [],
-    rateLimit: 1_000,
-    config,
-    baseUrl: sb.url,
-    api: FAST_API,
-    write: () => undefined,
-    auth: async (url) => {
-      idp = await startDemoIdp([`${url}/login/callback`]);
-      return createAuth({ publicUrl: url, secret: new Uint8Array(randomBytes(32)), idp, policy: DEMO_POLICY, apiKey: sb.keys.demo, store: new MemoryAuthStore(), allowLoopbackHttp: true, log: () => undefined });
-    },
-  });
+  svc = await signInService(sb, { auth: { log: () => undefined } });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   mkdirSync(SHOTS, { recursive: true });
 }, 30_000);
 
 afterAll(async () => {
   await browser?.close();
-  await svc?.close(1_000);
-  await idp?.close();
 });
 
-async function authorizeUrl(): Promise<string> {
-  const reg = (await (await fetch(`${svc.url}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'Browser host', redirect_uris: [REDIRECT] }) })).json()) as { client_id: string };
-  const url = new URL(`${svc.url}/authorize`);
-  const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'browser', resource: `${svc.url}/mcp` })) url.searchParams.set(k, v);
-  return url.href;
+async function startUrl(): Promise<string> {
+  const reg = await register(svc, [REDIRECT], { client_name: 'Browser host' });
+  return authorizeUrl(svc, reg.body.client_id, { state: 'browser', resource: `${svc.url}/mcp` }).href;
 }
 
 /** Screenshot and accessibility check of the page shown now; returns axe's violations (ids). */
@@ -87,7 +62,7 @@ describe.skipIf(!existsSync(CHROMIUM))('firm sign-in in a real browser', () => {
       if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
     });
 
-    await page.goto(await authorizeUrl());
+    await page.goto(await startUrl());
     await expect.poll(() => page.title()).toContain('Sign in to Document Requests');
     violations.consent = await capture(page, '1-consent');
     await page.getByRole('button', { name: 'Continue to firm sign-in' }).click();
@@ -112,7 +87,7 @@ describe.skipIf(!existsSync(CHROMIUM))('firm sign-in in a real browser', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     page.setDefaultTimeout(5_000);
-    await page.goto(await authorizeUrl());
+    await page.goto(await startUrl());
     await page.getByRole('button', { name: 'Continue to firm sign-in' }).click();
     await page.getByLabel('E-mail address').fill('outsider@elsewhere.example');
     await page.getByLabel('Password').fill('outsider-demo');

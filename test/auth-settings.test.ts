@@ -34,8 +34,9 @@ describe('sign-in settings', () => {
     });
     expect(ok.problems).toEqual([]);
     expect(ok.apiKey).toBe(KEY);
-    const bad = await loadAuthSetup({ auth: 'oauth' }, { DOCREQ_AUTH_READERS: 'example.com', DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'nope') });
+    const bad = await loadAuthSetup({ auth: 'oauth' }, { DOCREQ_AUTH_READERS: 'example.com', DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'nope'), DOCREQ_AUTH_REDIRECT_HOSTS: 'claude.ai,*.example.com' });
     expect(bad.problems.join('\n')).toContain('"example.com" is not @domain');
+    expect(bad.problems.join('\n')).toContain('DOCREQ_AUTH_REDIRECT_HOSTS must be a comma-separated list of host names');
     captured.push(JSON.stringify([missing, ok.problems, ok.notes, bad]));
     expect(JSON.stringify([missing, ok.problems, ok.notes, bad])).not.toContain(OIDC_SECRET);
   });

@@ -1,18 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuth, MemoryAuthStore } from '../src/auth/index.js';
-import { loadConfig } from '../src/config.js';
-import { DEMO_POLICY, startDemoIdp, type DemoIdp } from '../src/sandbox/idp.js';
-import { startHttpService, type HttpService } from '../src/transport/http.js';
-import { captured, FAST_API, sandbox } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MemoryAuthStore } from '../src/auth/index.js';
+import type { HttpService } from '../src/transport/http.js';
+import { sandbox } from './helpers.js';
+import { codeFor, connectAs, form, mcpList, REDIRECT, s256, signIn, signInService } from './team.js';
 
 /**
  * Firm sign-in end to end: the real service on loopback, oidc-provider as the firm's identity
@@ -24,159 +19,15 @@ const sb = await sandbox();
 const logLines: string[] = [];
 const secret = new Uint8Array(randomBytes(32));
 const store = new MemoryAuthStore();
-const idps: DemoIdp[] = [];
-const REDIRECT = 'http://127.0.0.1:9/callback'; // never fetched: the test reads the code from the redirect
 
-async function service(publicUrl?: string): Promise<HttpService> {
-  const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url });
-  const svc = await startHttpService({
-    host: '127.0.0.1',
-    port: 0,
-    allowedHosts: ['127.0.0.1'],
-    allowedOrigins: [],
-    rateLimit: 1_000,
-    config,
-    baseUrl: sb.url,
-    api: FAST_API,
-    write: (line) => {
-      logLines.push(line);
-      captured.push(line);
-    },
-    auth: async (url) => {
-      const base = publicUrl ?? url;
-      const idp = await startDemoIdp([`${base}/login/callback`]);
-      idps.push(idp);
-      return createAuth({ publicUrl: base, secret, idp, policy: DEMO_POLICY, apiKey: sb.keys.demo, store, allowLoopbackHttp: true, log: (line) => logLines.push(line) });
-    },
-  });
-  afterAll(() => svc.close(1_000));
-  return svc;
-}
-
-/** What a host keeps for one person: the SDK asks it for its client, tokens and verifier. */
-class HostProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Test host', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-/**
- * The browser's part: our consent page (Continue), the identity provider's sign-in form, and the
- * redirects back, with the identity provider's cookies kept. Returns where the app is sent at the end.
- */
-async function signIn(authorizationUrl: URL | string, email: string, password: string): Promise<{ location: URL; pages: { url: string; status: number; body: string }[] }> {
-  const pages: { url: string; status: number; body: string }[] = [];
-  const cookies = new Map<string, string>();
-  const get = async (url: string, init: RequestInit = {}) => {
-    const jar = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(jar ? { Cookie: jar } : {}) } });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const at = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
-    }
-    return res;
-  };
-  let res = await get(String(authorizationUrl));
-  let body = await res.text();
-  pages.push({ url: String(authorizationUrl), status: res.status, body });
-  if (res.status !== 200) throw new Error(`consent page: ${res.status} ${body.slice(0, 200)}`);
-  const transaction = /name="transaction" value="([^"]+)"/.exec(body)![1]!;
-  const origin = new URL(String(authorizationUrl)).origin;
-  res = await get(`${origin}/authorize/decision`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: new URLSearchParams({ transaction, decision: 'continue' }).toString() });
-  let url = new URL(res.headers.get('location')!, origin);
-  // Follow the identity provider until it shows its form, submit it, then follow to the app.
-  for (let hops = 0; hops < 20; hops++) {
-    if (url.origin === new URL(REDIRECT).origin || !url.protocol.startsWith('http')) return { location: url, pages };
-    res = await get(url.href);
-    if (res.status >= 300 && res.status < 400) {
-      url = new URL(res.headers.get('location')!, url);
-      continue;
-    }
-    body = await res.text();
-    pages.push({ url: url.href, status: res.status, body });
-    const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1];
-    if (!action || res.status !== 200) return { location: url, pages };
-    res = await get(new URL(action.replace(/&#47;/g, '/'), url).href, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password }).toString() });
-    url = new URL(res.headers.get('location')!, url);
-  }
-  throw new Error('too many redirects');
-}
-
-/** The SDK client's whole flow for one person; returns a connected client and the host's state. */
-async function connectAs(svc: HttpService, email: string, password: string) {
-  const provider = new HostProvider();
-  const first = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { authProvider: provider });
-  await expect(new Client({ name: 'host', version: '1' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-  expect(provider.client?.client_id).toMatch(/^dcr_/); // registered dynamically
-  const authUrl = provider.authorizationUrl!;
-  expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
-  expect(authUrl.searchParams.get('resource')).toBe(`${svc.url}/mcp`);
-  const { location } = await signIn(authUrl, email, password);
-  expect(location.searchParams.get('iss')).toBe(svc.url); // RFC 9207
-  await first.finishAuth(location.searchParams.get('code')!);
-  const client = new Client({ name: 'host', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { authProvider: provider }));
-  const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    captured.push(JSON.stringify(result));
-    return { ...result, text: (result.content as { text: string }[]).map((c) => c.text).join('\n') };
-  };
-  return { client, provider, call };
-}
-
-const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-
-/** A registered client and a code for `email`, without the SDK: for the refusals the SDK would never send. */
-async function codeFor(svc: HttpService, email: string, password: string, overrides: Record<string, string> = {}) {
-  const reg = (await (await fetch(`${svc.url}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) })).json()) as { client_id: string };
-  const verifier = randomBytes(32).toString('base64url');
-  const url = new URL(`${svc.url}/authorize`);
-  const params = { response_type: 'code', client_id: reg.client_id, redirect_uri: REDIRECT, code_challenge: s256(verifier), code_challenge_method: 'S256', state: 'st', resource: `${svc.url}/mcp`, ...overrides };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  const { location } = await signIn(url, email, password);
-  return { clientId: reg.client_id, verifier, code: location.searchParams.get('code')!, location };
-}
-
-const mcpList = (token: string, svc: HttpService) =>
-  fetch(`${svc.url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+/** A service; replicas behind the same public address share the store and the secret. */
+const service = (publicUrl?: string): Promise<HttpService> =>
+  signInService(sb, { ...(publicUrl ? { publicUrl } : {}), store, secret, lines: logLines, auth: { unsafeAllowLoopbackClientDocuments: true } });
 
 describe('firm sign-in (--auth oauth)', () => {
   let svc: HttpService;
   beforeAll(async () => {
     svc = await service();
-  });
-  afterAll(async () => {
-    for (const idp of idps) await idp.close();
   });
 
   it('answers 401 with the protected resource metadata, which names this server as its authorization server', async () => {
@@ -321,14 +172,27 @@ describe('firm sign-in (--auth oauth)', () => {
     expect(((await mismatch.json()) as { error_description: string }).error_description).toContain('PKCE');
   });
 
-  it('accepts a Client ID Metadata Document as the client_id, and refuses one that names another client', async () => {
+  it('accepts a Client ID Metadata Document as the client_id; refuses one that names another client, redirects or is too big', async () => {
     let doc: Record<string, unknown> = {};
-    const docs: Server = createHttpServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(doc)));
+    const docs: Server = createHttpServer((req, res) => {
+      const self = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+      if (req.url === '/moved.json') return void res.writeHead(302, { Location: '/moved-here.json' }).end();
+      if (req.url === '/moved-here.json') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ client_id: `${self}/moved.json`, redirect_uris: [REDIRECT] }));
+      if (req.url === '/big.json') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ client_id: `${self}/big.json`, redirect_uris: [REDIRECT], client_name: 'x'.repeat(25_000) }));
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(doc));
+    });
     await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
-    const clientId = `http://127.0.0.1:${(docs.address() as AddressInfo).port}/client.json`;
+    const origin = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+    const clientId = `${origin}/client.json`;
     try {
-      const url = new URL(`${svc.url}/authorize`);
-      for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256('z'.repeat(43)), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+      const at = (id: string) => {
+        const url = new URL(`${svc.url}/authorize`);
+        for (const [k, v] of Object.entries({ response_type: 'code', client_id: id, redirect_uri: REDIRECT, code_challenge: s256('z'.repeat(43)), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+        return url;
+      };
+      const url = at(clientId);
+      expect((await fetch(at(`${origin}/moved.json`))).status).toBe(400); // redirects are not followed
+      expect((await fetch(at(`${origin}/big.json`))).status).toBe(400); // over 20 KB
       doc = { client_id: 'http://127.0.0.1:1/someone-else.json', client_name: 'Impostor', redirect_uris: [REDIRECT] };
       expect((await fetch(url)).status).toBe(400);
       doc = { client_id: clientId, client_name: 'Metadata host', redirect_uris: [REDIRECT] };

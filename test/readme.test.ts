@@ -43,6 +43,11 @@ describe('README', () => {
     expect(figures).toContain('| group | measure | value | reference | ratio | target |');
     // No figures table outside the block.
     expect(readme.split('| group | measure | value |').length).toBe(2);
+    // The scale run's figures likewise: one generated block, its table written by npm run scale.
+    const scale = readme.split('<!-- scale')[1]?.split('<!-- /scale -->')[0];
+    expect(scale).toContain('| measure | result |');
+    expect(scale).toContain('POSTs per confirmed send');
+    expect(readme.split('| measure | result |').length).toBe(2);
   });
 
   it('quotes team-mode throughput only from the block scripts/throughput.mjs writes', () => {

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfig } from '../src/config.js';
-import { startHttpService, type HttpService } from '../src/transport/http.js';
-import { captured, FAST_API, sandbox } from './helpers.js';
+import type { HttpService } from '../src/transport/http.js';
+import { captured, sandbox } from './helpers.js';
+import { teamService } from './team.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -22,19 +22,8 @@ const PUBLIC_URL = 'https://mcp.example.com/mcp';
 const sb = await sandbox();
 let svc: HttpService;
 beforeAll(async () => {
-  svc = await startHttpService({
-    host: '127.0.0.1',
-    port: 0,
-    allowedHosts: ['127.0.0.1'],
-    allowedOrigins: [],
-    rateLimit: 1_000,
-    config: loadConfig({}, { DOCREQ_BASE_URL: sb.url }),
-    baseUrl: sb.url,
-    api: FAST_API,
-    write: (line) => void captured.push(line),
-  });
+  svc = await teamService(sb);
 });
-afterAll(() => svc.close(1_000));
 
 /** Connects with the headers a snippet sends, placeholders filled with the demo key, to the local service. */
 async function listWith(headers: Record<string, string>): Promise<string[]> {

@@ -325,3 +325,41 @@ describe('the built binary in team mode', () => {
     for (const key of ALL_KEYS) expect(stderr()).not.toContain(key);
   });
 });
+
+describe('stopping behind a proxy that reuses connections', () => {
+  it('a request arriving on an open keep-alive connection while draining is answered (Connection: close), not reset', async () => {
+    const svc = await service();
+    const { Agent } = await import('node:http');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const onAgent = (body: string) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const u = new URL(svc.url);
+        const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: '/mcp', agent, headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, 'Mcp-Protocol-Version': '2025-11-25' } }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    // The proxy's connection: used once, now idle and kept alive.
+    const first = await onAgent(listCall(1));
+    expect(first.status).toBe(200);
+    expect(first.connection).not.toBe('close');
+    // A slow call in flight on another connection keeps the replica draining.
+    sb.clearFaults();
+    sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 800 }, { times: 1 });
+    const slow = raw(svc.url, { headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, 'Mcp-Protocol-Version': '2025-11-25' }, body: listCall(2) });
+    while (svc.inflight === 0) await new Promise((r) => setTimeout(r, 5));
+    const closing = svc.close(5_000);
+    await new Promise((r) => setTimeout(r, 50));
+    // The proxy sends the next request over its idle connection: it must be served, not reset.
+    const second = await onAgent(listCall(3));
+    expect(second.status).toBe(200);
+    expect(second.body).toContain('"result"');
+    expect(second.connection).toBe('close');
+    expect((await slow).status).toBe(200);
+    expect(await closing).toBe(true);
+    agent.destroy();
+  });
+});

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import * as oidc from 'openid-client';
-import { isLoopbackHost } from '../config.js';
+import { isLoopbackHost, SETTINGS } from '../config.js';
+import { fetchPublicJson } from './outbound.js';
 import { consentPage, errorPage, refusedPage, sendPage } from './pages.js';
 import { decide, type Policy, type Role } from './policy.js';
 import { MemoryAuthStore, type AuthStore } from './store.js';
@@ -40,8 +40,15 @@ export interface AuthOptions {
   /** The firm's key: used for the service on behalf of signed-in staff, never shown to anyone. */
   apiKey: string;
   store?: AuthStore;
-  /** http:// on loopback for the identity provider and client metadata documents (sandbox and tests only). */
+  /** http:// on loopback for the identity provider (an http issuer on loopback was configured, or the sandbox's). */
   allowLoopbackHttp?: boolean;
+  /**
+   * @internal Tests only, never a setting: Client ID Metadata Documents may be fetched from loopback
+   * (http or https). Otherwise their host must resolve to public addresses only.
+   */
+  unsafeAllowLoopbackClientDocuments?: boolean;
+  /** Hosts whose https redirect URIs clients may register (DOCREQ_AUTH_REDIRECT_HOSTS); loopback http and app schemes always. */
+  redirectHosts?: readonly string[];
   accessTokenSeconds?: number;
   refreshTokenSeconds?: number;
   /** Log lines (stderr by default); never given a token or the key. */
@@ -58,6 +65,7 @@ export interface Auth {
 }
 
 const SCOPE = 'docreq';
+const DEFAULT_REDIRECT_HOSTS = SETTINGS.authRedirectHosts.default.split(',');
 const MINUTE = 60_000;
 const TX_MS = 10 * MINUTE;
 const CODE_MS = MINUTE;
@@ -105,19 +113,56 @@ class OAuthError extends Error {
   }
 }
 
-/** A redirect URI a client may register: https, http on loopback (native apps), or a private-use scheme. */
-function redirectUriAllowed(text: string): boolean {
-  if (text.length > 500) return false;
+/** What a client may register as redirect URIs (RFC 8252, OAuth 2.1 §2.3.1; README "Deploying it for a firm"). */
+export const REDIRECT_URIS_MAX = 10;
+export const REDIRECT_URI_MAX_LENGTH = 500;
+const APP_SCHEMES = /^(cursor|vscode|vscode-insiders|claude|windsurf):$/;
+const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
+
+/**
+ * One redirect URI: `ok`; `unlisted` (https to a host not in DOCREQ_AUTH_REDIRECT_HOSTS: dropped);
+ * or `bad` (refused: not a URL, too long, a fragment, user info, a wildcard, plain http off loopback,
+ * or any other scheme than https, http on loopback and an app's private-use scheme).
+ */
+export function redirectUriVerdict(text: unknown, hosts: ReadonlySet<string>): 'ok' | 'unlisted' | 'bad' {
+  if (typeof text !== 'string' || text.length > REDIRECT_URI_MAX_LENGTH || text.includes('*') || text.includes('#')) return 'bad';
   let url: URL;
   try {
     url = new URL(text);
   } catch {
+    return 'bad';
+  }
+  if (url.username || url.password || url.hash) return 'bad';
+  if (url.protocol === 'https:') return hosts.has(url.hostname.toLowerCase()) || isLoopbackHost(url.hostname) ? 'ok' : 'unlisted';
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? 'ok' : 'bad';
+  return APP_SCHEMES.test(url.protocol) || REVERSE_DOMAIN_SCHEME.test(url.protocol) ? 'ok' : 'bad';
+}
+
+/** The redirect URIs kept from what a client asked for, or why none can be. */
+function allowedRedirectUris(uris: unknown, hosts: ReadonlySet<string>): { ok: true; uris: string[]; dropped: string[] } | { ok: false; why: string } {
+  const policy = `each https to a host this firm allows (${[...hosts].join(', ')}), http on 127.0.0.1, [::1] or localhost, or an app's own scheme; no fragment, user info or wildcard; at most ${REDIRECT_URI_MAX_LENGTH} characters`;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > REDIRECT_URIS_MAX) return { ok: false, why: `redirect_uris: 1 to ${REDIRECT_URIS_MAX} addresses, ${policy}.` };
+  const verdicts = uris.map((u) => redirectUriVerdict(u, hosts));
+  const bad = verdicts.indexOf('bad');
+  if (bad !== -1) return { ok: false, why: `redirect_uris[${bad}] is not allowed: ${policy}.` };
+  const kept = uris.filter((_, i) => verdicts[i] === 'ok') as string[];
+  if (!kept.length) return { ok: false, why: `none of redirect_uris is allowed here: ${policy}.` };
+  return { ok: true, uris: kept, dropped: (uris as string[]).filter((_, i) => verdicts[i] !== 'ok').map((u) => new URL(u).hostname) };
+}
+
+/** RFC 8252 §7.3: an http loopback redirect URI matches on any port; every other one exactly. */
+function redirectMatches(registered: string, asked: string): boolean {
+  if (registered === asked) return true;
+  try {
+    const a = new URL(registered);
+    const b = new URL(asked);
+    if (a.protocol !== 'http:' || b.protocol !== 'http:' || !isLoopbackHost(a.hostname)) return false;
+    a.port = '';
+    b.port = '';
+    return a.href === b.href;
+  } catch {
     return false;
   }
-  if (url.hash) return false;
-  if (url.protocol === 'https:') return true;
-  if (url.protocol === 'http:') return isLoopbackHost(url.hostname);
-  return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol) || /^(cursor|vscode|vscode-insiders|claude|windsurf):$/.test(url.protocol);
 }
 
 function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
@@ -175,6 +220,7 @@ export function createAuth(options: AuthOptions): Auth {
   const refreshMs = (options.refreshTokenSeconds ?? 30 * 24 * 3600) * 1000;
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const idpOrigin = new URL(options.idp.issuer).origin;
+  const redirectHosts: ReadonlySet<string> = new Set((options.redirectHosts ?? DEFAULT_REDIRECT_HOSTS).map((h) => h.toLowerCase()));
   const challenge = (extra = '') => `Bearer resource_metadata="${resourceMetadataUrl}", scope="${SCOPE}"${extra}`;
 
   let idp: Promise<oidc.Configuration> | undefined;
@@ -220,20 +266,19 @@ export function createAuth(options: AuthOptions): Auth {
     } catch {
       return undefined;
     }
-    const loopback = isLoopbackHost(url.hostname);
-    const privateAddress = isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0 && !loopback;
-    if (url.hash || url.username || url.password || url.pathname === '/' || privateAddress) return undefined;
-    if (url.protocol === 'http:' ? !(loopback && options.allowLoopbackHttp) : url.protocol !== 'https:' || (loopback && !options.allowLoopbackHttp)) return undefined;
+    // https, a path, no fragment or credentials; the address is checked where the socket connects (./outbound.ts).
+    if (url.hash || url.username || url.password || url.pathname === '/') return undefined;
     const cached = await store.get(`cimd:${digest(clientId)}`);
     if (cached) return JSON.parse(cached) as ClientRecord;
+    const why = (reason: string) => log(`docreq-mcp info: client metadata document ${url.origin}${url.pathname.slice(0, 100)} not used: ${reason}`);
+    const text = await fetchPublicJson(url, { allowLoopback: options.unsafeAllowLoopbackClientDocuments === true, maxBytes: 20_000, timeoutMs: 5_000 }, why);
+    if (text === undefined) return undefined;
     try {
-      const answer = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(5_000), headers: { Accept: 'application/json' } });
-      if (!answer.ok) return undefined;
-      const text = await answer.text();
-      if (text.length > 20_000) return undefined;
       const doc = JSON.parse(text) as { client_id?: unknown; redirect_uris?: unknown; client_name?: unknown };
-      if (doc.client_id !== clientId || !Array.isArray(doc.redirect_uris) || !doc.redirect_uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))) return undefined;
-      const record: ClientRecord = { clientName: typeof doc.client_name === 'string' ? doc.client_name.slice(0, 100) : undefined, redirectUris: doc.redirect_uris.slice(0, 10) as string[] };
+      if (doc.client_id !== clientId) return void why('its client_id is not its own URL');
+      const uris = allowedRedirectUris(doc.redirect_uris, redirectHosts);
+      if (!uris.ok) return void why(uris.why);
+      const record: ClientRecord = { clientName: typeof doc.client_name === 'string' ? doc.client_name.slice(0, 100) : undefined, redirectUris: uris.uris };
       await store.set(`cimd:${digest(clientId)}`, JSON.stringify(record), 5 * MINUTE);
       return record;
     } catch {
@@ -246,15 +291,14 @@ export function createAuth(options: AuthOptions): Auth {
     const text = form?.get('__json');
     if (!text) return json(res, 400, { error: 'invalid_client_metadata', error_description: 'Send the client metadata as a JSON object.' });
     const meta = JSON.parse(text) as { redirect_uris?: unknown; client_name?: unknown; token_endpoint_auth_method?: unknown; grant_types?: unknown };
-    const uris = meta.redirect_uris;
-    if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === 'string' && redirectUriAllowed(u))) {
-      return json(res, 400, { error: 'invalid_redirect_uri', error_description: 'redirect_uris: 1 to 10 addresses, each https, http on loopback, or an app scheme.' });
-    }
+    const uris = allowedRedirectUris(meta.redirect_uris, redirectHosts);
+    if (!uris.ok) return json(res, 400, { error: 'invalid_redirect_uri', error_description: uris.why });
     if ((await store.incr(`registrations:${Math.floor(Date.now() / MINUTE)}`, 2 * MINUTE)) > 600) {
       return json(res, 429, { error: 'temporarily_unavailable', error_description: 'Too many registrations; try again in a minute.' }, { 'Retry-After': '60' });
     }
+    if (uris.dropped.length) log(`docreq-mcp info: a registration's redirect URIs to ${[...new Set(uris.dropped)].slice(0, 5).join(', ')} were dropped: not in DOCREQ_AUTH_REDIRECT_HOSTS`);
     const clientId = `dcr_${random()}`;
-    const record: ClientRecord = { clientName: typeof meta.client_name === 'string' ? meta.client_name.slice(0, 100) : undefined, redirectUris: uris as string[] };
+    const record: ClientRecord = { clientName: typeof meta.client_name === 'string' ? meta.client_name.slice(0, 100) : undefined, redirectUris: uris.uris };
     await store.set(`client:${digest(clientId)}`, JSON.stringify(record), CLIENT_MS);
     json(res, 201, {
       client_id: clientId,
@@ -280,7 +324,7 @@ export function createAuth(options: AuthOptions): Auth {
     }
     const client = clientId ? await findClient(clientId) : undefined;
     if (!clientId || !client) return sendPage(res, errorPage('The app asking to sign you in is not known here (its registration or metadata document could not be found or is not valid).'));
-    if (!redirectUri || !client.redirectUris.includes(redirectUri)) return sendPage(res, errorPage('The app asked to send the answer to an address it did not register.'));
+    if (!redirectUri || !client.redirectUris.some((r) => redirectMatches(r, redirectUri))) return sendPage(res, errorPage('The app asked to send the answer to an address it did not register.'));
     const back = (error: string, description: string, state?: string) => {
       const target = new URL(redirectUri);
       target.searchParams.set('error', error);

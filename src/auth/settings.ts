@@ -1,6 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { checkBaseUrl, SETTINGS, type FlagValues, type SettingName } from '../config.js';
+import * as oidc from 'openid-client';
 import { createAuth, type Auth, type AuthStore } from './index.js';
 import { parseRules, type Policy } from './policy.js';
 
@@ -21,6 +22,10 @@ export interface AuthSetup {
   apiKey?: string;
   /** What to print on stderr at start (the sandbox's demo users), never a secret. */
   notes: string[];
+  /** Every secret sign-in read (the key, the client secret, the token secret): what `check`'s output masks. */
+  secrets?: string[];
+  /** With oauth and the firm's identity provider: what `check` reports on (never a secret). */
+  probe?: { issuer: string | undefined; clientId: string | undefined; clientSecretRead: boolean; policy: Policy; publicUrl: string | undefined; discover(): Promise<oidc.ServerMetadata> };
   close(): Promise<void>;
 }
 
@@ -38,6 +43,7 @@ function readSecretFile(path: string, what: string, problems: string[]): string 
 export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, options: { sandboxApiKey?: string; store?: AuthStore } = {}): Promise<AuthSetup> {
   const problems: string[] = [];
   const notes: string[] = [];
+  const secrets: string[] = [];
   const text = (name: SettingName): string | undefined => {
     const fromFlag = flags[name];
     const value = fromFlag !== undefined ? String(fromFlag) : env[SETTINGS[name].env];
@@ -68,6 +74,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     const value = readSecretFile(secretFile, 'DOCREQ_AUTH_SECRET_FILE', problems);
     if (value && value.length < 32) problems.push('DOCREQ_AUTH_SECRET_FILE must hold at least 32 characters (e.g. openssl rand -hex 32).');
     secret = new Uint8Array(Buffer.from(value ?? ''));
+    if (value) secrets.push(value);
   } else if (tokenSecret && tokenSecret.length >= 32) {
     secret = new Uint8Array(hkdfSync('sha256', tokenSecret, 'docreq-mcp', 'access tokens', 32));
   } else {
@@ -80,6 +87,9 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   for (const p of readers.problems) problems.push(`DOCREQ_AUTH_READERS: ${p}.`);
   for (const p of senders.problems) problems.push(`DOCREQ_AUTH_SENDERS: ${p}.`);
   let policy: Policy = { readers: readers.rules, senders: senders.rules };
+  const hosts = SETTINGS.authRedirectHosts.schema.safeParse(text('authRedirectHosts'));
+  const redirectHosts = hosts.success ? hosts.data : [];
+  if (!hosts.success) problems.push(`DOCREQ_AUTH_REDIRECT_HOSTS ${hosts.error.issues[0]?.message ?? 'cannot be read'}.`);
 
   let publicUrl: string | undefined;
   const publicText = text('publicUrl');
@@ -90,6 +100,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   }
 
   let closeIdp = (): Promise<void> => Promise.resolve();
+  let probe: AuthSetup['probe'];
   let idp: (publicUrl: string) => Promise<{ issuer: string; clientId: string; clientSecret: string }>;
   let allowLoopbackHttp = false;
   if (options.sandboxApiKey && !text('oidcIssuer')) {
@@ -114,6 +125,11 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     if (!secretPath) problems.push("--auth oauth needs DOCREQ_OIDC_CLIENT_SECRET_FILE: a file holding this service's client secret at the identity provider.");
     allowLoopbackHttp = Boolean(issuer && /^http:/i.test(issuer));
     idp = () => Promise.resolve({ issuer: issuer!, clientId: clientId!, clientSecret: clientSecret! });
+    if (clientSecret) secrets.push(clientSecret);
+    // The discovery document, fetched and checked (its issuer must be this one) by openid-client, as sign-in does.
+    const discover = async () =>
+      (await oidc.discovery(new URL(issuer!), clientId ?? '', undefined, undefined, { timeout: 5, ...(allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}) })).serverMetadata();
+    probe = { issuer: issuer && checkBaseUrl(issuer).ok ? issuer : undefined, clientId, clientSecretRead: clientSecret !== undefined, policy, publicUrl, discover };
     if (!policy.readers.length && !policy.senders.length) problems.push('--auth oauth needs DOCREQ_AUTH_READERS and/or DOCREQ_AUTH_SENDERS: nobody would be let in.');
   }
 
@@ -122,10 +138,12 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     problems,
     notes,
     apiKey,
+    secrets: [apiKey, ...secrets].filter((x): x is string => typeof x === 'string' && x.length >= 4),
+    ...(probe ? { probe } : {}),
     create: async (listeningUrl, shared) => {
       const url = publicUrl ?? listeningUrl;
       const store = options.store ?? shared;
-      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, ...(store ? { store } : {}) });
+      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, redirectHosts, ...(store ? { store } : {}) });
     },
     close: () => closeIdp(),
   };

@@ -155,12 +155,14 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const confirmations = options.sending?.confirmations ?? new Confirmations(config.tokenSecret);
   const ledger = options.sending?.ledger ?? new SendLedger();
   const apiKey = config.api?.apiKey ?? '';
+  // Signed in: tokens and MRTR request states are the previewing person's too (their IdP subject).
+  const person = options.actor?.sub;
   const sending: SendingContext = {
     firm: apiKey ? storeFingerprint(apiKey, config.api?.baseUrl) : '',
     ledger,
     tokens: {
-      issue: (binding) => confirmations.issue(apiKey, binding),
-      verify: (token, binding) => confirmations.verify(token, apiKey, binding),
+      issue: (binding) => confirmations.issue(apiKey, binding, person),
+      verify: (token, binding) => confirmations.verify(token, apiKey, binding, person),
       idempotencyKey: (id, recipient) => confirmations.idempotencyKey(id, recipient),
     },
     disabled: config.sendingDisabled,
@@ -241,7 +243,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema));
     if (!parsed.success) return errorResult(describeIssues(parsed.error, tool));
     // MRTR (2026-07-28 with elicitation): the first round's question goes back as input_required with a
-    // request state bound like a token (key fingerprint, this tool and input, expiry); the retry
+    // request state bound like a token (key fingerprint, the signed-in person, this tool and input, expiry); the retry
     // answers it once. A missing, altered, expired, foreign or replayed state sends nothing.
     const mrtr = modern() && Boolean(clientCapabilities(extra)?.elicitation);
     const binding = { mrtr: tool.name, input: parsed.data as unknown };

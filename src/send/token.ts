@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Confirmation tokens (contract §3.4): a preview hands out a token bound to the firm's key and to
- * the exact request; a send needs it back. Verifying needs no server state, only the secret, so any
+ * Confirmation tokens (contract §3.4): a preview hands out a token bound to the firm's key, to the
+ * signed-in person (with --auth oauth) and to the exact request; a send needs it back. Verifying needs no server state, only the secret, so any
  * replica that shares DOCREQ_TOKEN_SECRET accepts a token another one issued. Single use is kept by
  * the send ledger (in a process) and, across processes, by the service honouring the
  * Idempotency-Key derived from the token.
@@ -47,25 +47,31 @@ export class Confirmations {
     return this.hmac(`key\0${apiKey}`).toString('hex').slice(0, 16);
   }
 
-  private mac(exp: string, nonce: string, apiKey: string, binding: unknown): Buffer {
+  /**
+   * `person` (sign-in: the identity provider's subject) binds the token to whoever previewed, so
+   * another person signed in under the same firm key cannot confirm it; without it (bearer mode) the
+   * MAC is what it always was.
+   */
+  private mac(exp: string, nonce: string, apiKey: string, binding: unknown, person: string | undefined): Buffer {
     const request = createHash('sha256').update(canonicalJson(binding)).digest('hex');
-    return this.hmac(`${PREFIX}|${exp}|${nonce}|${this.fingerprint(apiKey)}|${request}`).subarray(0, MAC_BYTES);
+    const who = person === undefined ? '' : `|person:${createHash('sha256').update(person).digest('hex')}`;
+    return this.hmac(`${PREFIX}|${exp}|${nonce}|${this.fingerprint(apiKey)}|${request}${who}`).subarray(0, MAC_BYTES);
   }
 
-  issue(apiKey: string, binding: unknown): { token: string; expiresAt: number } {
+  issue(apiKey: string, binding: unknown, person?: string): { token: string; expiresAt: number } {
     const expiresAt = this.now() + TOKEN_TTL_MS;
     const exp = Math.ceil(expiresAt / 1000).toString(36);
     const nonce = b64(randomBytes(9));
-    return { token: `${PREFIX}.${exp}.${nonce}.${b64(this.mac(exp, nonce, apiKey, binding))}`, expiresAt: Number.parseInt(exp, 36) * 1000 };
+    return { token: `${PREFIX}.${exp}.${nonce}.${b64(this.mac(exp, nonce, apiKey, binding, person))}`, expiresAt: Number.parseInt(exp, 36) * 1000 };
   }
 
-  verify(token: string, apiKey: string, binding: unknown): TokenCheck {
+  verify(token: string, apiKey: string, binding: unknown, person?: string): TokenCheck {
     const parts = token.trim().split('.');
     if (parts.length !== 4 || parts[0] !== PREFIX || !/^[0-9a-z]{1,12}$/.test(parts[1]!) || !/^[\w-]{12}$/.test(parts[2]!) || !/^[\w-]{24}$/.test(parts[3]!)) {
       return { ok: false, reason: 'malformed' };
     }
     const [, exp, nonce, given] = parts as [string, string, string, string];
-    const expected = this.mac(exp, nonce, apiKey, binding);
+    const expected = this.mac(exp, nonce, apiKey, binding, person);
     const got = Buffer.from(given, 'base64url');
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) return { ok: false, reason: 'mismatch' };
     const expiresAt = Number.parseInt(exp, 36) * 1000;

@@ -189,7 +189,7 @@ export const createRequestBatch = defineTool({
         tokenNote =
           check.reason === 'expired'
             ? 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. '
-            : 'The confirmationToken given does not belong to this exact batch (recipients that will send, title, due date, items, mode, allowDuplicate) and key; nothing was sent. ';
+            : 'The confirmationToken given does not belong to this exact batch (recipients that will send, title, due date, items, mode, allowDuplicate) and key (and person, when signed in); nothing was sent. ';
     }
     const mode = ctx.config.confirmSend;
     const preview = (why: string) => {

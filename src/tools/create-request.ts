@@ -91,7 +91,7 @@ export const createRequest = defineTool({
         tokenNote =
           check.reason === 'expired'
             ? 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. '
-            : 'The confirmationToken given does not belong to this exact request (client, title, due date, items, mode, allowDuplicate) and key; nothing was sent. ';
+            : 'The confirmationToken given does not belong to this exact request (client, title, due date, items, mode, allowDuplicate) and key (and person, when signed in); nothing was sent. ';
       }
     }
 

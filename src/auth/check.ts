@@ -1,0 +1,65 @@
+import type { FlagValues } from '../config.js';
+import { redactor } from '../text/redact.js';
+import { oneLine } from '../text/render.js';
+import { loadAuthSetup } from './settings.js';
+
+/**
+ * `docreq-mcp check` in team mode: how people are let in. With sign-in (--auth oauth), the settings,
+ * the identity provider's discovery document (reachable, and naming the configured issuer) and the
+ * client secret file (readable; never shown, whole or in part). True when something is wrong.
+ */
+export async function checkSignIn(flags: FlagValues, env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<boolean> {
+  const setup = await loadAuthSetup(flags, env);
+  const out = (line: string) => print(redactor(setup.secrets ?? [])(line));
+  if (setup.problems.length && setup.mode === 'bearer') {
+    for (const problem of setup.problems) out(`✗ sign-in: ${problem}`);
+    return true;
+  }
+  if (setup.mode === 'bearer') {
+    out("✓ sign-in: none (DOCREQ_AUTH=bearer): each request brings the firm's key (Authorization: Bearer <key>); the service holds none (set DOCREQ_API_KEY for this check only, to try a key)");
+    if (env.DOCREQ_API_KEY_FILE?.trim()) {
+      out('✗ DOCREQ_API_KEY_FILE is set: team mode with bearer refuses a key of its own (anyone reaching the port would act as the firm); unset it, or use --auth oauth');
+      return true;
+    }
+    return false;
+  }
+  out("✓ sign-in: oauth: staff sign in with the firm's identity provider; the firm's key stays in the service");
+  let wrong = setup.problems.length > 0;
+  for (const problem of setup.problems) out(`✗ sign-in: ${problem}`);
+  if (env.DOCREQ_API_KEY?.trim()) {
+    out('✗ DOCREQ_API_KEY is set: with --auth oauth the service takes the key from DOCREQ_API_KEY_FILE only (team mode refuses to start); unset it');
+    wrong = true;
+  }
+  const probe = setup.probe;
+  if (!probe) return wrong;
+  if (probe.clientSecretRead) out('✓ client secret: DOCREQ_OIDC_CLIENT_SECRET_FILE is readable (not shown)');
+  const { readers, senders } = probe.policy;
+  if (readers.length || senders.length) out(`✓ who may read: ${readers.join(', ') || 'only those who may send'}; who may send: ${senders.join(', ') || 'nobody'}`);
+  if (probe.publicUrl) out(`✓ public address ${probe.publicUrl}: register ${probe.publicUrl}/login/callback as the redirect URI at the identity provider`);
+  else out('! DOCREQ_PUBLIC_URL is not set: hosts will be told the address the service listens on; set it to the https address they reach');
+  if (probe.issuer) {
+    try {
+      const meta = await probe.discover();
+      const missing = (['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const).filter((k) => typeof meta[k] !== 'string');
+      const codeFlow = !Array.isArray(meta.response_types_supported) || meta.response_types_supported.includes('code');
+      if (missing.length || !codeFlow) {
+        out(`✗ identity provider ${probe.issuer}: its discovery document ${missing.length ? `has no ${missing.join(', ')}` : 'does not offer the authorization code flow'}`);
+        wrong = true;
+      } else {
+        out(`✓ identity provider ${probe.issuer}: discovery document reachable, its issuer matches DOCREQ_OIDC_ISSUER`);
+      }
+    } catch (error) {
+      const e = error as Error & { code?: string; cause?: unknown };
+      // The network's own reason (ECONNREFUSED, ENOTFOUND, a certificate) sits at the end of the cause chain.
+      let code: string | undefined;
+      for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = (c as Error & { cause?: unknown }).cause, depth++) code = (c as Error & { code?: string }).code ?? code;
+      const mismatch = /issuer/i.test(e.message) || e.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED';
+      const why = mismatch
+        ? 'its discovery document names another issuer: set DOCREQ_OIDC_ISSUER to the exact issuer the provider publishes'
+        : `its discovery document (/.well-known/openid-configuration) cannot be read (${oneLine([code, e.message].filter(Boolean).join(': '), 200)})`;
+      out(`✗ identity provider ${probe.issuer}: ${why}`);
+      wrong = true;
+    }
+  }
+  return wrong;
+}

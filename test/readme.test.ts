@@ -51,6 +51,22 @@ describe('README', () => {
     expect(readme.split('| measure | result |').length).toBe(2);
   });
 
+  it('quotes team-mode throughput only from the block scripts/throughput.mjs writes', () => {
+    const opened = readme.split('<!-- throughput')[1]!;
+    expect(opened.slice(0, opened.indexOf('-->'))).toMatch(/written by node scripts\/readme\.mjs from what node scripts\/throughput\.mjs last wrote .*do not edit by hand/);
+    const block = opened.slice(opened.indexOf('-->') + 3).split('<!-- /throughput -->')[0]!.trim().split('\n');
+    // The shape table() in scripts/throughput.mjs writes: its header, before / after / ratio rows per call, its footer.
+    expect(block.slice(0, 2)).toEqual(['| measure | figure | target |', '|---|---|---|']);
+    for (const call of ['list_templates', 'list_requests']) {
+      expect(block.some((l) => l.startsWith(`| team mode ${call}: before (`) && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)), call).toBe(true);
+      expect(block.some((l) => l.startsWith(`| team mode ${call}: after (this build) |`)), call).toBe(true);
+      expect(block.some((l) => l.startsWith(`| team mode ${call}: after ÷ before | `) && /[\d.]+× calls\/s/.test(l)), call).toBe(true);
+    }
+    expect(block.at(-1)).toMatch(/^Written by `node scripts\/throughput\.mjs` on \d{4}-\d{2}-\d{2}: /);
+    // No throughput row outside the block.
+    expect(readme.split('| team mode list_requests: after ÷ before |').length).toBe(2);
+  });
+
   it('leads the host section with the from-a-clone command, and that command serves MCP', async () => {
     const hosts = readme.split('## Use it in your assistant')[1]!.split('\n## ')[0]!;
     const clone = hosts.indexOf('<!-- from-a-clone');

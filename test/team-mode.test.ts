@@ -1,7 +1,10 @@
 import { TOOLS } from '../src/tools/index.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -162,6 +165,31 @@ describe('team mode over Streamable HTTP (in process)', () => {
     expect(typeof call.ms).toBe('number');
     expect(call.key).toMatch(/^[0-9a-f]{12}$/);
     for (const line of logLines) for (const key of ALL_KEYS) expect(line).not.toContain(key);
+  });
+});
+
+describe('team mode for a 2026-07-28 client that listens', () => {
+  it('tells a listening client (subscriptions/listen) when the templates file changes, and its open stream does not hold a drain up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docreq-listen-'));
+    const file = join(dir, 'templates.yaml');
+    const yaml = (names: string[]) => `templates:\n${names.map((n) => `  - { name: ${n}, title: ${n}, items: [{ name: A }] }\n`).join('')}`;
+    writeFileSync(file, yaml(['annual-audit']));
+    const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url, DOCREQ_TEMPLATES_FILE: file });
+    const svc = await startHttpService({ host: '127.0.0.1', port: 0, allowedHosts: ['127.0.0.1'], allowedOrigins: [], rateLimit: 1_000, config, baseUrl: sb.url, api: FAST_API, write: (line) => void captured.push(line) });
+    const transport = new ModernTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } } });
+    const client = new ModernClient({ name: 'listener', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(transport);
+    const heard: string[] = [];
+    client.setNotificationHandler('notifications/tools/list_changed', () => void heard.push('tools'));
+    const subscription = await client.listen({ toolsListChanged: true });
+    writeFileSync(file, yaml(['annual-audit', 'estate-closing']));
+    await expect.poll(() => heard.length, { timeout: 5_000, interval: 100 }).toBeGreaterThan(0);
+    const { tools } = await client.listTools();
+    expect(JSON.stringify(tools.find((t) => t.name === 'create_request')!.inputSchema)).toContain('estate-closing');
+    // Stopping: the listen stream is still open, yet the drain finishes with nothing in flight (true).
+    expect(await svc.close(3_000)).toBe(true);
+    await subscription.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
   });
 });
 

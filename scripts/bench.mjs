@@ -1,7 +1,8 @@
 // npm run bench: one table, measured in one run on this machine, medians over repeated runs.
 // Figures, not assertions: targets are printed beside them.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -81,12 +82,16 @@ const plain = await repeat(() => coldStart([`${unbundled}/cli.js`]));
 row('cold start', 'unbundled tsc output + node_modules (not shipped)', ms(plain), ms(bare), `${(plain / bare).toFixed(2)}×`);
 }
 
+// The servers' sends use the default (file) send store in a folder of the bench's own, never the user's state folder.
+const STATE = mkdtempSync(`${tmpdir()}/docreq-bench-state-`);
+process.on('exit', () => rmSync(STATE, { recursive: true, force: true }));
+
 // ── lists at scale ───────────────────────────────────────────────────────────────────────────
 async function serverOn(sb, url = sb.url) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [`${root}dist/cli.js`, '--confirm-send', 'never', '--log-level', 'error'],
-    env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: url },
+    env: { PATH: process.env.PATH, DOCREQ_STATE_DIR: STATE, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: url },
   });
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(transport);

@@ -3,6 +3,8 @@
 // relay in front of the service adds the demo firm's bearer key to each request (as a host would).
 // Prints the suite's own output; exits with its status.
 //   node scripts/conformance.mjs [extra conformance args, e.g. --suite all]
+//   node scripts/conformance.mjs --expected-failures "$PWD/conformance-baseline.yml"          # the active suite (2025-11-25), as CI runs it
+//   node scripts/conformance.mjs --requirements 2026-07-28 --expected-failures "$PWD/conformance-baseline-2026.yml"
 import { spawn } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import { createServer as netServer } from 'node:net';

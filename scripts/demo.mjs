@@ -3,12 +3,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const bin = new URL('../dist/cli.js', import.meta.url).pathname;
 const say = (text = '') => process.stdout.write(`${text}\n`);
 const rule = (title) => say(`\n── ${title} ${'─'.repeat(Math.max(0, 70 - title.length))}`);
 
-const transport = new StdioClientTransport({ command: process.execPath, args: [bin, '--sandbox', '--log-level', 'warn'], stderr: 'pipe' });
+// The demo's sends are kept in a state folder of its own, removed at the end: the sandbox's records
+// never mix with the real sends the user's state folder holds.
+const state = mkdtempSync(join(tmpdir(), 'docreq-demo-state-'));
+process.on('exit', () => rmSync(state, { recursive: true, force: true }));
+const env = { PATH: process.env.PATH, DOCREQ_STATE_DIR: state };
+const transport = new StdioClientTransport({ command: process.execPath, args: [bin, '--sandbox', '--log-level', 'warn'], env, stderr: 'pipe' });
 // The server names its sandbox's URL on stderr: a second server (another firm's key) is pointed at it below.
 let stderrText = '';
 const sandboxUrl = new Promise((resolve) => {
@@ -80,7 +88,7 @@ await harbor.connect(
   new StdioClientTransport({
     command: process.execPath,
     args: [bin, '--log-level', 'warn'],
-    env: { PATH: process.env.PATH, DOCREQ_API_KEY: 'drk_sandbox_harbor_8c2e5a9d1f3b7a40', DOCREQ_BASE_URL: await sandboxUrl },
+    env: { ...env, DOCREQ_API_KEY: 'drk_sandbox_harbor_8c2e5a9d1f3b7a40', DOCREQ_BASE_URL: await sandboxUrl },
     stderr: 'inherit',
   }),
 );

@@ -1,7 +1,8 @@
 // node scripts/readme.mjs [figures.md]: rewrites the README's generated blocks from their one source.
 // - settings table (between the settings-table markers): from SETTINGS in src/config.ts (via dist/);
 // - figures (between the figures markers): from what `npm run bench` last printed (.bench/figures.md);
-// - scale (between the scale markers): from what `npm run scale` last printed (.bench/scale.md).
+// - scale (between the scale markers): from what `npm run scale` last printed (.bench/scale.md);
+// - throughput (between the throughput markers): from what `node scripts/throughput.mjs` last wrote (.bench/throughput.md).
 // test/readme.test.ts fails when the README's settings table drifts from SETTINGS.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -25,6 +26,7 @@ readme = replaceBlock(readme, 'settings-table', settingsTable());
 const BLOCKS = [
   ['figures', process.argv[2] ?? `${root}.bench/figures.md`, 'npm run bench'],
   ['scale', `${root}.bench/scale.md`, 'npm run scale'],
+  ['throughput', `${root}.bench/throughput.md`, 'node scripts/throughput.mjs'],
 ];
 for (const [name, file, script] of BLOCKS) {
   if (existsSync(file)) readme = replaceBlock(readme, name, readFileSync(file, 'utf8'));

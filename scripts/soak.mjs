@@ -1,6 +1,8 @@
 // npm run soak: 10,000 mixed tool calls in one server process (the built binary over stdio) against
 // the sandbox. Prints the server's RSS and open sockets as it goes, and every unexpected error.
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startSandbox } from '../dist/index.js';
@@ -9,10 +11,13 @@ const TOTAL = Number(process.env.SOAK_CALLS ?? 10_000);
 const CONCURRENCY = 8;
 const sb = await startSandbox({ clients: 200, requests: 2_000 });
 sb.demoFirm.monthlyRequestLimit = 1e9;
+// The default (file) send store, in a folder of its own: the soak's sends never touch the user's state folder.
+const state = mkdtempSync(join(tmpdir(), 'docreq-soak-state-'));
+process.on('exit', () => rmSync(state, { recursive: true, force: true }));
 const transport = new StdioClientTransport({
   command: process.execPath,
   args: [new URL('../dist/cli.js', import.meta.url).pathname, '--confirm-send', 'never', '--log-level', 'error'],
-  env: { PATH: process.env.PATH ?? '', DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+  env: { PATH: process.env.PATH ?? '', DOCREQ_STATE_DIR: state, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
   stderr: 'inherit',
 });
 const client = new Client({ name: 'soak', version: '1' });

@@ -3,9 +3,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ALL_KEYS, connect, ERA, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { ALL_KEYS, connect, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 
 const { sb, firm, mcp } = await sandboxAndClient();
 type Seeded = (typeof firm.requests)[number];
@@ -273,14 +272,16 @@ describe('the tool list', () => {
   const yaml = (names: string[]) => `templates:\n${names.map((n) => `  - { name: ${n}, title: ${n}, items: [{ name: A }] }\n`).join('')}`;
 
   // A 2026-07-28 connection has no standing stream for list_changed (stateless core): run with a 2025 client.
-  it.skipIf(ERA === '2026-07-28')("lists the firm's template names and lists them again, with tools/list_changed, when the file changes", async () => {
+  // Both eras: a 2025 client hears tools/list_changed on its session; a 2026 client on the
+  // subscriptions/listen stream it opens ("Long-lived change notifications (such as list changes and
+  // resource updates) are delivered on the response stream of a subscriptions/listen request", 2026-07-28
+  // Streamable HTTP), which team mode's entry serves.
+  it("lists the firm's template names and lists them again, with tools/list_changed, when the file changes", async () => {
     writeFileSync(file, yaml(['annual-audit']));
     const firmServer = await connect(sb, { today: TODAY, env: { DOCREQ_TEMPLATES_FILE: file } });
     afterAll(() => firmServer.close());
     const changed: number[] = [];
-    firmServer.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      changed.push(Date.now());
-    });
+    await firmServer.onToolsChanged(() => changed.push(Date.now()));
     const templateOf = async () => {
       const { tools } = await firmServer.client.listTools();
       return (tools.find((t) => t.name === 'create_request')!.inputSchema.properties as Record<string, { description: string }>).template!.description;

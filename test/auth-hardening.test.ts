@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forbiddenAddress } from '../src/auth/outbound.js';
 import { startDemoIdp } from '../src/sandbox/idp.js';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, sandbox } from './helpers.js';
+import { captured, childEnv, sandbox } from './helpers.js';
 import { authorizeUrl, codeFor, connectAs, form, REDIRECT, register, signInService } from './team.js';
 
 /**
@@ -203,7 +203,7 @@ describe.skipIf(!existsSync(new URL('../dist/cli.js', import.meta.url).pathname)
   afterAll(() => void impostor.close());
 
   const run = async (env: Record<string, string>) => {
-    const result = await promisify(execFile)(process.execPath, [BIN, 'check', '--transport', 'http'], { env: { PATH: process.env.PATH, DOCREQ_BASE_URL: sb.url, DOCREQ_STORE: 'memory', ...env } }).then(
+    const result = await promisify(execFile)(process.execPath, [BIN, 'check', '--transport', 'http'], { env: { ...childEnv(), DOCREQ_BASE_URL: sb.url, DOCREQ_STORE: 'memory', ...env } }).then(
       (r) => ({ code: 0, ...r }),
       (e: { code: number; stdout: string; stderr: string }) => e,
     );

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAuthSetup } from '../src/auth/settings.js';
 import { decide, parseRules } from '../src/auth/policy.js';
-import { captured } from './helpers.js';
+import { captured, childEnv } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'docreq-auth-'));
@@ -52,7 +52,7 @@ describe('sign-in settings', () => {
   });
 
   it.skipIf(!existsSync(BIN))('the built CLI: a key file is refused with bearer, and oauth refuses to start half-configured', () => {
-    const env = { PATH: process.env.PATH, DOCREQ_API_KEY_FILE: join(dir, 'key'), DOCREQ_BASE_URL: 'http://127.0.0.1:9' };
+    const env = { ...childEnv(), DOCREQ_API_KEY_FILE: join(dir, 'key'), DOCREQ_BASE_URL: 'http://127.0.0.1:9' };
     const bearer = spawnSync(process.execPath, [BIN, '--transport', 'http', '--port', '0'], { env, encoding: 'utf8', timeout: 10_000 });
     expect(bearer.status).toBe(2);
     expect(bearer.stderr).toContain('DOCREQ_API_KEY_FILE');

@@ -2,7 +2,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { clientResolver, resolveClient } from '../src/tools/resolve-client.js';
-import { AROUND_TODAY, captured, ERA, previewThenSend, sandbox, serversOn } from './helpers.js';
+import { AROUND_TODAY, captured, previewThenSend, sandbox, serversOn } from './helpers.js';
 
 /**
  * create_request_batch (contract §3.5) against the sandbox over real HTTP, through the SDK client:
@@ -173,15 +173,18 @@ describe('create_request_batch: recipients that cannot be sent', () => {
 });
 
 describe('create_request_batch: cancel, key rejected, progress, logs', () => {
-  // 2025 only: cancellation by notifications/cancelled, and progress, as the 2025 client sees them.
-  it.skipIf(ERA === '2026-07-28')('cancel mid-batch: no POST after the cancel; what was sent is recorded, and the batch sent again sends only the rest', async () => {
+  // Both eras. Cancellation: a 2025 client sends notifications/cancelled; a 2026 client over Streamable HTTP
+  // closes the request's response stream, which "MUST be treated by the server as cancellation of that
+  // request" (2026-07-28 transports, Cancellation). Progress: notifications/progress on the request's own
+  // response stream in both (2026-07-28: "continue to flow on the response stream of the request they relate to").
+  it('cancel mid-batch: no POST after the cancel; what was sent is recorded, and the batch sent again sends only the rest', async () => {
     const mcp = await server();
     const clients = take(10);
     const args = { clients: clients.map((c) => c.id), ...request() };
     const token = out(await mcp.call('create_request_batch', args)).confirmation.token!;
     sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 250 });
     const controller = new AbortController();
-    const call = mcp.client.callTool({ name: 'create_request_batch', arguments: { ...args, confirmationToken: token } }, undefined, { signal: controller.signal }).catch((e: unknown) => e);
+    const call = mcp.callWith('create_request_batch', { ...args, confirmationToken: token }, { signal: controller.signal }).catch((e: unknown) => e);
     while (posts().length < 3) await new Promise((r) => setTimeout(r, 10));
     controller.abort();
     const atCancel = posts().length;
@@ -239,12 +242,12 @@ describe('create_request_batch: cancel, key rejected, progress, logs', () => {
     expect(posts()).toHaveLength(3);
   });
 
-  it.skipIf(ERA === '2026-07-28')('sends progress notifications with a total, and a log line per send', async () => {
+  it('sends progress notifications with a total, and a log line per send', async () => {
     const mcp = await server();
     const args = { clients: [...take(4).map((c) => c.id), 'Sam Taylor'], ...request() };
     const token = out(await mcp.call('create_request_batch', args)).confirmation.token!;
     const progress: Progress[] = [];
-    const result = (await mcp.client.callTool({ name: 'create_request_batch', arguments: { ...args, confirmationToken: token } }, undefined, { onprogress: (p) => progress.push(p) })) as CallToolResult;
+    const result = await mcp.callWith('create_request_batch', { ...args, confirmationToken: token }, { onprogress: (p) => progress.push(p) });
     expect(out(result).sent).toBe(4);
     expect(progress.map((p) => p.progress)).toEqual([0, 1, 2, 3, 4]);
     expect(progress.every((p) => p.total === 4)).toBe(true);

@@ -12,7 +12,7 @@ import { firstSentence } from '../src/api/client.js';
 import { loadConfig } from '../src/config.js';
 import { loadTemplates } from '../src/templates/load.js';
 import { startHttpService, type HttpService } from '../src/transport/http.js';
-import { captured, connect, FAST_API, sandbox } from './helpers.js';
+import { captured, connect, FAST_API, sandbox, childEnv } from './helpers.js';
 
 /**
  * Issue 17, the edges: bounded under hostile clients, every setting speaks, plain words. Each test
@@ -39,7 +39,7 @@ function messages(out: string): { id?: unknown; result?: unknown; error?: unknow
 
 /** Runs the binary to its end; stdout and stderr together. */
 function run(args: string[], env: Record<string, string | undefined>, timeoutMs = 20_000): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -176,7 +176,7 @@ describe('start-up never blocks on the templates file', () => {
     expect(checked.out).toContain('the service answered');
 
     const child = spawn(process.execPath, [BIN, '--confirm-send', 'never'], {
-      env: { PATH: process.env.PATH, DOCREQ_TEMPLATES_FILE: fifo, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      env: { ...childEnv(), DOCREQ_TEMPLATES_FILE: fifo, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeEach, expect } from 'vitest';
 import type { ApiError } from '../src/api/errors.js';
 import type { ApiClientOptions } from '../src/api/client.js';
@@ -10,8 +10,9 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { createServer, type ServerOptions } from '../src/mcp/server.js';
 import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { statelessEntry } from '../src/transport/http.js';
 import { ApiState } from '../src/api/client.js';
+import { Agent } from 'undici';
 import { SendLedger } from '../src/send/ledger.js';
 import { Confirmations } from '../src/send/token.js';
 
@@ -21,6 +22,16 @@ import { Confirmations } from '../src/send/token.js';
  * served by the SDK v2 HTTP entry in process). vitest.config.ts runs the behaviour files once per era.
  */
 export const ERA: '2025-11-25' | '2026-07-28' = process.env.DOCREQ_TEST_ERA === '2026-07-28' ? '2026-07-28' : '2025-11-25';
+
+/**
+ * The environment a spawned server starts from: PATH and the suite's own state folder (set by
+ * test/global-setup.ts), so that no child writes the user's real state folder (checked at the end).
+ */
+export function childEnv(): Record<string, string> {
+  const { PATH = '', DOCREQ_STATE_DIR, XDG_STATE_HOME } = process.env;
+  if (!DOCREQ_STATE_DIR || !XDG_STATE_HOME) throw new Error('DOCREQ_STATE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
+  return { PATH, DOCREQ_STATE_DIR, XDG_STATE_HOME };
+}
 
 /** Everything any test captured (logs, results, errors): scanned for the key at the end. */
 export const captured: string[] = [];
@@ -65,8 +76,18 @@ export interface Connected {
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
   logs: string[];
   close(): Promise<void>;
+  /** A tools/call with request options (a cancel signal, a progress callback), as each era's client takes them. */
+  callWith(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+  /** Calls `listener` on each notifications/tools/list_changed, however this era's client hears it. */
+  onToolsChanged(listener: () => void): Promise<void>;
   /** 2026 only: posts a raw body (with the headers the client sent last) to the server; the JSON-RPC answer. */
   post?(body: string): Promise<unknown>;
+}
+
+/** What a test passes with one call: SDK v1 takes it as callTool's third argument, SDK v2 as its second. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  onprogress?: (progress: Progress) => void;
 }
 
 export interface ConnectOptions {
@@ -93,12 +114,19 @@ export interface ConnectOptions {
 async function connectModern(config: ReturnType<typeof loadConfig>, serverOptions: ServerOptions, options: ConnectOptions, logs: string[]): Promise<Connected> {
   const sending = { ledger: new SendLedger(), confirmations: new Confirmations(config.tokenSecret) };
   const state = new ApiState();
+  // One connection pool for every per-request server, as team mode has: closing a request's server
+  // (the SDK does when its response stream closes, which is how a 2026 client cancels) leaves a POST
+  // already written to finish and be recorded.
+  const sharedPool = new Agent({ keepAliveTimeout: 4_000, connections: 16 });
   const built: ReturnType<typeof createServer>[] = [];
-  const handler = createMcpHandler(() => {
-    const server = createServer(config, { ...serverOptions, api: { ...serverOptions.api, state }, sending, stateless: true });
+  // Team mode's own entry (src/transport/http.ts): it tells 2026 clients listening when the templates file changes.
+  const entry = statelessEntry(() => {
+    const server = createServer(config, { ...serverOptions, api: { ...serverOptions.api, state, sharedPool }, sending, stateless: true });
     built.push(server);
     return server;
-  });
+  }, config.templatesFile);
+  const handler = entry.handler;
+  const listening: { close(): Promise<void> }[] = [];
   const client = new ModernClient(
     { name: 'test', version: '1.0.0' },
     { capabilities: options.elicit ? { elicitation: {} } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
@@ -144,10 +172,23 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
       captured.push(text, JSON.stringify(result.structuredContent ?? null));
       return { ...result, text };
     },
+    async callWith(name, args, callOptions) {
+      const result = (await client.callTool({ name, arguments: args }, callOptions)) as CallToolResult;
+      captured.push(JSON.stringify(result));
+      return result;
+    },
+    async onToolsChanged(listener) {
+      // 2026-07-28: change notifications come only on a subscriptions/listen stream the client opens.
+      client.setNotificationHandler('notifications/tools/list_changed', () => listener());
+      listening.push(await client.listen({ toolsListChanged: true }));
+    },
     async close() {
+      for (const subscription of listening) await subscription.close().catch(() => undefined);
+      entry.stop();
       await client.close();
       await handler.close();
       for (const server of built) await server.close().catch(() => undefined);
+      await sharedPool.close().catch(() => undefined);
     },
   };
 }
@@ -187,6 +228,16 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
       const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
       captured.push(text, JSON.stringify(result.structuredContent ?? null));
       return { ...result, text };
+    },
+    async callWith(name, args, callOptions) {
+      const result = (await client.callTool({ name, arguments: args }, undefined, callOptions)) as CallToolResult;
+      captured.push(JSON.stringify(result));
+      return result;
+    },
+    onToolsChanged(listener) {
+      // 2025-11-25: the server sends notifications/tools/list_changed on the session unasked.
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => listener());
+      return Promise.resolve();
     },
     async close() {
       await client.close();

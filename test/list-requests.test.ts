@@ -312,3 +312,33 @@ describe('firstSorted (the top of a grouped page without sorting every group)', 
     );
   });
 });
+
+describe('answers worked out once per list', () => {
+  it('answers the same question about an unchanged list alike, and a changed list afresh', async () => {
+    const args = { state: 'open' as const, sort: 'due_soonest' as const, limit: 5 };
+    const first = await mcp.call('list_requests', args);
+    const again = await mcp.call('list_requests', { limit: 5, sort: 'due_soonest', state: 'open' }); // same question, other key order
+    expect(again.text).toContain('(Revalidated');
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    const before = structured<RequestsOut>(again);
+    // The list changes at the service: a new open request, due before every other.
+    const client = firm.clients[0]!;
+    const posted = await fetch(`${sb.url}/api/v1/requests`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sb.keys.demo}`, 'content-type': 'application/json', 'idempotency-key': 'answers-once-1' },
+      body: JSON.stringify({ clientId: client.id, title: 'Answered afresh', dueDate: '2000-01-01', items: [{ name: 'W-2', required: true, type: 'file' }] }),
+    });
+    expect(posted.status).toBe(201);
+    const changed = await mcp.call('list_requests', args);
+    expect(changed.text).not.toContain('(Revalidated');
+    const after = structured<RequestsOut>(changed);
+    expect(after.total).toBe(before.total + 1);
+    expect(after.matched).toBe(before.matched + 1);
+    expect(after.requests[0]!.clientName).toBe(client.displayName);
+    expect(after.requests[0]!.dueDate!.slice(0, 10)).toBe('2000-01-01');
+    // The new list, asked again, is revalidated and answers the same.
+    const unchanged = await mcp.call('list_requests', args);
+    expect(unchanged.text).toContain('(Revalidated');
+    expect(unchanged.structuredContent).toEqual(after);
+  });
+});

@@ -27,7 +27,7 @@ import {
 import type { CreatePayload } from '../src/api/records.js';
 import { checkBaseUrl } from '../src/config.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { captured, sandbox, apiFailure } from './helpers.js';
+import { captured, sandbox, apiFailure, childEnv } from './helpers.js';
 
 const run = promisify(execFile);
 interface LinkProxy {
@@ -256,7 +256,7 @@ describe('D. proxies', () => {
     const withCredentials = proxy.url.replace('http://', 'http://user:s3cret@');
     // Asynchronously: the sandbox and the proxy live in this process.
     const out = await run(process.execPath, [cli, 'check'], {
-      env: { PATH: process.env.PATH, DOCREQ_API_KEY: SANDBOX_KEYS.demo, DOCREQ_BASE_URL: sb.url, HTTP_PROXY: withCredentials },
+      env: { ...childEnv(), DOCREQ_API_KEY: SANDBOX_KEYS.demo, DOCREQ_BASE_URL: sb.url, HTTP_PROXY: withCredentials },
       timeout: 15_000,
     });
     captured.push(out.stdout, out.stderr);

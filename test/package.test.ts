@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SETTINGS } from '../src/config.js';
-import { captured, sandbox } from './helpers.js';
+import { captured, sandbox, childEnv } from './helpers.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -23,7 +23,7 @@ const work = mkdtempSync(join(tmpdir(), 'docreq-pack-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 async function listTools(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({ command, args, cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command, args, cwd, env: { ...childEnv(), HOME: process.env.HOME ?? '', ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'package-test', version: '1' });
   await client.connect(transport);
   const tools = (await client.listTools()).tools.map((t) => t.name);
@@ -108,7 +108,7 @@ describe('README snippets', () => {
     writeFileSync(join(dir, 'in-process-example.mjs'), example);
     // inside the package, 'docreq-mcp' resolves to its own exports (dist/index.js)
     // async: the sandbox answering it lives in this process's event loop
-    const run = await execFileAsync(process.execPath, [join(dir, 'in-process-example.mjs')], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+    const run = await execFileAsync(process.execPath, [join(dir, 'in-process-example.mjs')], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
     captured.push(run.stdout, run.stderr);
     expect(run.stdout).toMatch(/^As of \d{4}-\d{2}-\d{2}: \d+ requests, \d+ match overdue/);
   });

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { plainHelp, SETTINGS, settingsHelp, settingsTable } from '../src/config.js';
+import { childEnv } from './helpers.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -50,6 +51,22 @@ describe('README', () => {
     expect(readme.split('| measure | result |').length).toBe(2);
   });
 
+  it('quotes team-mode throughput only from the block scripts/throughput.mjs writes', () => {
+    const opened = readme.split('<!-- throughput')[1]!;
+    expect(opened.slice(0, opened.indexOf('-->'))).toMatch(/written by node scripts\/readme\.mjs from what node scripts\/throughput\.mjs last wrote .*do not edit by hand/);
+    const block = opened.slice(opened.indexOf('-->') + 3).split('<!-- /throughput -->')[0]!.trim().split('\n');
+    // The shape table() in scripts/throughput.mjs writes: its header, before / after / ratio rows per call, its footer.
+    expect(block.slice(0, 2)).toEqual(['| measure | figure | target |', '|---|---|---|']);
+    for (const call of ['list_templates', 'list_requests']) {
+      expect(block.some((l) => l.startsWith(`| team mode ${call}: before (`) && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)), call).toBe(true);
+      expect(block.some((l) => l.startsWith(`| team mode ${call}: after (this build) |`)), call).toBe(true);
+      expect(block.some((l) => l.startsWith(`| team mode ${call}: after ÷ before | `) && /[\d.]+× calls\/s/.test(l)), call).toBe(true);
+    }
+    expect(block.at(-1)).toMatch(/^Written by `node scripts\/throughput\.mjs` on \d{4}-\d{2}-\d{2}: /);
+    // No throughput row outside the block.
+    expect(readme.split('| team mode list_requests: after ÷ before |').length).toBe(2);
+  });
+
   it('leads the host section with the from-a-clone command, and that command serves MCP', async () => {
     const hosts = readme.split('## Use it in your assistant')[1]!.split('\n## ')[0]!;
     const clone = hosts.indexOf('<!-- from-a-clone');
@@ -61,7 +78,7 @@ describe('README', () => {
     const line = block.split('\n').find((l) => l.startsWith('node '))!;
     // Run it as written, from the clone (this checkout), with `$PWD` as the shell would expand it.
     const args = line.split('#')[0]!.trim().split(/\s+/).slice(1).map((a) => a.replace(/^"\$PWD/, root.replace(/\/$/, '')).replace(/"$/, ''));
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'readme', version: '1' } } })}\n`);

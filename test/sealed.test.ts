@@ -11,7 +11,7 @@ import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcon
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, valueShape } from '../src/config.js';
 import { loadHttpSettings, startHttpService } from '../src/transport/http.js';
-import { AROUND_TODAY, captured, connect, FAST_API, sandbox, TODAY, type Connected } from './helpers.js';
+import { AROUND_TODAY, captured, connect, FAST_API, sandbox, TODAY, type Connected, childEnv } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox(AROUND_TODAY);
@@ -265,7 +265,7 @@ describe('a setting that may hold a secret is never echoed: its shape, the same 
 
   it('the binary in team mode, and an unreadable transport: the value is not on stderr', async () => {
     for (const args of [['--transport', 'http', '--port', secret], ['--transport', secret]]) {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, DOCREQ_BASE_URL: sb.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...childEnv(), DOCREQ_BASE_URL: sb.url }, stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       const [code] = (await once(child, 'exit')) as [number];

@@ -1,4 +1,5 @@
 import { redactor, sealer } from '../src/text/redact.js';
+import { deepFreeze } from '../src/freeze.js';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/store/memory.js';
 import { SendLedger, LEDGER_TTL_MS } from '../src/send/ledger.js';
@@ -155,5 +156,20 @@ describe('the one redaction', () => {
     const seal = sealer([key]);
     const out = seal({ content: [{ type: 'text', text: `x ${key} y` }], structuredContent: { a: [{ b: key }], [key]: 1 } });
     expect(JSON.stringify(out)).not.toContain(key.slice(0, 12));
+  });
+
+  it('hands on a shared (frozen) answer found clean under the same secrets, and checks it again under others', () => {
+    const other = 'zz_other_secret_value_42';
+    const answer = deepFreeze({ content: [{ type: 'text' as const, text: `mentions ${other}` }], structuredContent: { note: `and ${other} here` } });
+    // Clean under [key]: the very same object comes back, the second time without a walk.
+    expect(sealer([key])(answer)).toBe(answer);
+    expect(sealer([key])(answer)).toBe(answer);
+    // Under secrets that it does hold, the clean mark of [key] does not count: sealed afresh.
+    const out = sealer([key, other])(answer);
+    expect(out).not.toBe(answer);
+    expect(JSON.stringify(out)).not.toContain(other);
+    // An object that is not frozen is always walked (it may change between calls).
+    const loose = { content: [{ type: 'text' as const, text: 'clean' }] };
+    expect(sealer([key])(loose)).not.toBe(loose);
   });
 });

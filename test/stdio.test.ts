@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ALL_KEYS, captured, sandbox } from './helpers.js';
+import { ALL_KEYS, captured, sandbox, childEnv } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
@@ -94,7 +94,7 @@ describe('the built binary over stdio', () => {
   });
 
   it('serves the SDK stdio client on the embedded sandbox with --sandbox', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--sandbox'], stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--sandbox'], stderr: 'pipe', env: childEnv() });
     const client = new Client({ name: 't', version: '1' });
     await client.connect(transport);
     const result = await client.callTool({ name: 'list_clients', arguments: { search: 'sam taylor' } });
@@ -103,7 +103,7 @@ describe('the built binary over stdio', () => {
   });
 
   it('starts unconfigured without crashing and says what to set', async () => {
-    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     while (!stderr.includes('serving on stdio')) await new Promise((r) => setTimeout(r, 20));
@@ -116,7 +116,7 @@ describe('the built binary over stdio', () => {
 
   it('check exits 0 against a working setup and 1 with a revoked key, without printing the key', async () => {
     const run = async (key: string, env: Record<string, string> = {}) => {
-      const child = spawn(process.execPath, [BIN, 'check'], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: key, DOCREQ_BASE_URL: sb.url, ...env } });
+      const child = spawn(process.execPath, [BIN, 'check'], { env: { ...childEnv(), DOCREQ_API_KEY: key, DOCREQ_BASE_URL: sb.url, ...env } });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const [code] = (await once(child, 'exit')) as [number];
@@ -151,7 +151,7 @@ describe('shutdown during an in-flight send', () => {
     const emails = sb.emails.length;
     sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 2_000 }, { times: 1 });
     const child = spawn(process.execPath, [BIN, '--confirm-send', 'never'], {
-      env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const exited = once(child, 'exit');

@@ -1,7 +1,10 @@
 import { TOOLS } from '../src/tools/index.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
 import { bearerKey, loadHttpSettings, startHttpService, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { ALL_KEYS, captured, FAST_API, sandbox } from './helpers.js';
+import { ALL_KEYS, captured, FAST_API, sandbox, childEnv } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox();
@@ -165,6 +168,31 @@ describe('team mode over Streamable HTTP (in process)', () => {
   });
 });
 
+describe('team mode for a 2026-07-28 client that listens', () => {
+  it('tells a listening client (subscriptions/listen) when the templates file changes, and its open stream does not hold a drain up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docreq-listen-'));
+    const file = join(dir, 'templates.yaml');
+    const yaml = (names: string[]) => `templates:\n${names.map((n) => `  - { name: ${n}, title: ${n}, items: [{ name: A }] }\n`).join('')}`;
+    writeFileSync(file, yaml(['annual-audit']));
+    const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url, DOCREQ_TEMPLATES_FILE: file });
+    const svc = await startHttpService({ host: '127.0.0.1', port: 0, allowedHosts: ['127.0.0.1'], allowedOrigins: [], rateLimit: 1_000, config, baseUrl: sb.url, api: FAST_API, write: (line) => void captured.push(line) });
+    const transport = new ModernTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } } });
+    const client = new ModernClient({ name: 'listener', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(transport);
+    const heard: string[] = [];
+    client.setNotificationHandler('notifications/tools/list_changed', () => void heard.push('tools'));
+    const subscription = await client.listen({ toolsListChanged: true });
+    writeFileSync(file, yaml(['annual-audit', 'estate-closing']));
+    await expect.poll(() => heard.length, { timeout: 5_000, interval: 100 }).toBeGreaterThan(0);
+    const { tools } = await client.listTools();
+    expect(JSON.stringify(tools.find((t) => t.name === 'create_request')!.inputSchema)).toContain('estate-closing');
+    // Stopping: the listen stream is still open, yet the drain finishes with nothing in flight (true).
+    expect(await svc.close(3_000)).toBe(true);
+    await subscription.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
+  });
+});
+
 describe('per-key state', () => {
   it('fingerprints keys with a per-process secret: 12 hex characters, stable within a process, different across', () => {
     const a = new KeyFingerprinter();
@@ -242,7 +270,7 @@ describe('the built binary in team mode', () => {
   });
 
   async function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], { env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     while (!/serving MCP over HTTP at (\S+)\/mcp/.test(stderr)) {
@@ -253,7 +281,7 @@ describe('the built binary in team mode', () => {
   }
 
   it('refuses to start with DOCREQ_API_KEY set', async () => {
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const [code] = (await once(child, 'exit')) as [number];

@@ -11,7 +11,7 @@ import { expandTemplate } from '../src/templates/expand.js';
 import { loadTemplates, parseTemplatesFile } from '../src/templates/load.js';
 import { ITEM_TYPES } from '../src/tools/checklist.js';
 import { fold } from '../src/text/render.js';
-import { addDays, captured, connect, sandbox, structured, TODAY, type Connected } from './helpers.js';
+import { addDays, captured, connect, sandbox, structured, TODAY, type Connected, childEnv } from './helpers.js';
 
 const sb = await sandbox();
 const dir = mkdtempSync(join(tmpdir(), 'docreq-templates-'));
@@ -153,7 +153,7 @@ describe('a templates file that cannot be used', () => {
     const bin = new URL('../dist/cli.js', import.meta.url).pathname;
     if (!existsSync(bin)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
     const run = async (file: string) => {
-      const child = spawn(process.execPath, [bin, 'check', '--templates', file], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+      const child = spawn(process.execPath, [bin, 'check', '--templates', file], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const [code] = (await once(child, 'exit')) as [number];

@@ -1,4 +1,3 @@
-import { unwatchFile, watchFile } from 'node:fs';
 import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse, preloadSchemas } from '@modelcontextprotocol/server';
 import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
@@ -11,7 +10,7 @@ import { storeFingerprint } from '../store/index.js';
 import { Confirmations, TOKEN_TTL_MS } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
-import { templateCatalog } from '../templates/load.js';
+import { templateCatalog, watchTemplateNames } from '../templates/load.js';
 import { registerApps } from '../ui/apps.js';
 import { VERSION } from '../version.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
@@ -21,6 +20,7 @@ import { errorResult, explain, type KeySource } from './results.js';
 import { redactor, sealer } from '../text/redact.js';
 import { listedTool, withTemplateNames } from './tool-schema.js';
 import { oneLine, quoted } from '../text/render.js';
+import { deepFreeze } from '../freeze.js';
 
 export interface ServerOptions {
   logger?: Logger;
@@ -97,6 +97,18 @@ const CONFIRM_SCHEMA = {
 };
 
 const LOG_LEVEL = { error: 'error', warn: 'warning', info: 'info', debug: 'debug' } as const;
+
+/** Content kept with an answer a tool keeps and shares (frozen): built once, and sealed once per set of secrets (redactDeep). */
+const answered = new WeakMap<object, CallToolResult>();
+function answerOf(result: { text: string; structured: unknown; isError?: boolean }): CallToolResult {
+  const shared = Object.isFrozen(result);
+  const known = shared ? answered.get(result) : undefined;
+  if (known) return { ...known };
+  const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
+  const answer: CallToolResult = { content: shared ? deepFreeze(content) : content, structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
+  if (shared) answered.set(result, answer);
+  return { ...answer };
+}
 
 type Extra = ServerContext;
 
@@ -176,16 +188,16 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     }
     return listed;
   };
-  // A session that lasts (not stateless HTTP) is told when the list changes; the file is polled, not held open.
+  // A session that lasts (not stateless HTTP) is told when the list changes (on stdio a 2026 client hears it
+  // on its subscriptions/listen stream); stateless HTTP is told by its entry (transport/http.ts, mcpEntry).
   const templatesFile = options.stateless ? undefined : config.templatesFile;
-  if (templatesFile) currentListed();
-  const onTemplatesChange = () => {
-    const before = listed;
-    if (currentListed() === before || !server.transport) return;
-    void server.sendToolListChanged().catch(() => undefined);
-    void server.sendResourceListChanged().catch(() => undefined);
-  };
-  if (templatesFile) watchFile(templatesFile, { interval: 1000, persistent: false }, onTemplatesChange);
+  const stopWatching = templatesFile
+    ? watchTemplateNames(templatesFile, () => {
+        if (!server.transport) return;
+        void server.sendToolListChanged().catch(() => undefined);
+        void server.sendResourceListChanged().catch(() => undefined);
+      })
+    : undefined;
 
   const removeSink = logger.addSink((level, message) => {
     if (server.transport) server.sendLoggingMessage({ level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message }).catch(() => undefined);
@@ -201,7 +213,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     });
   };
   server.onclose = () => {
-    if (templatesFile) unwatchFile(templatesFile, onTemplatesChange);
+    stopWatching?.();
     removeSink();
     void api?.close();
   };
@@ -229,12 +241,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult | InputRequiredResult> {
     const tool = offered.find((t) => t.name === request.params.name);
     if (!tool) {
-      const hidden = config.readOnly && catalogue.some((t) => t.name === request.params.name);
-      return errorResult(
-        hidden
-          ? `${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`
-          : `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
-      );
+      // A tool this server has, held back by read-only mode, is refused as a tool result (the model can act on it).
+      if (config.readOnly && catalogue.some((t) => t.name === request.params.name)) {
+        return errorResult(`${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`);
+      }
+      // A name no tool has is a protocol error: "Unknown tool" is one of the specification's Protocol Errors (-32602).
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`);
     }
     // jitless: one parse a call does not earn back zod's compiling a checker for the schema (see checkOutput).
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema), { jitless: true });
@@ -298,7 +310,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
         logger.error(mismatch);
         return errorResult(mismatch);
       }
-      return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
+      return answerOf(result);
     } catch (error) {
       if (error instanceof AskThroughClient) {
         return inputRequired({

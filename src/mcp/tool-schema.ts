@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolDefinition } from '../tools/define.js';
+import { deepFreeze } from '../freeze.js';
 import { templateParamDescription } from '../tools/list-templates.js';
 import type { TemplateCatalog } from '../templates/load.js';
 
@@ -98,14 +99,6 @@ export function listedTool(tool: ToolDefinition): Tool {
   let listed = listedOnce.get(tool);
   if (!listed) listedOnce.set(tool, (listed = deepFreeze(listTool(tool))));
   return listed;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 function listTool(tool: ToolDefinition): Tool {

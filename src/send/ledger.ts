@@ -10,8 +10,14 @@ import type { SendStore } from '../store/store.js';
  * the key or client text; the store bounds each firm on its own.
  */
 export const LEDGER_TTL_MS = 24 * 60 * 60_000;
-/** A claim outlives the longest a send can wait for the person (elicitation: 10 minutes) and its POST. */
-export const CLAIM_TTL_MS = 12 * 60_000;
+/**
+ * A claim is a lease: it guards only the window while a send is confirmed and written, and its owner
+ * renews it while that lasts (a person may take up to 10 minutes to answer). A process killed
+ * mid-send stops renewing, so its claim clears about a minute later; from then on the pre-POST
+ * record (24 hours, "may have been sent") is what answers the same send.
+ */
+export const CLAIM_TTL_MS = 60_000;
+export const CLAIM_RENEW_MS = 15_000;
 
 /** `pending`: the POST was about to be written and no outcome was recorded (in flight, or its process died). */
 export type SendOutcome = 'sent' | 'may_have_been_sent' | 'pending';
@@ -34,22 +40,32 @@ export class SendLedger {
   constructor(
     readonly store: SendStore = new MemoryStore(),
     private readonly now: () => number = Date.now,
+    /** The claim's lease and how often its owner renews it (shorter in tests). */
+    private readonly lease = { ttlMs: CLAIM_TTL_MS, renewMs: CLAIM_RENEW_MS },
   ) {}
 
   private static sendKey(firm: string, clientId: string, titleKey: string): string {
     return `${firm}:send:${digest(clientId, titleKey)}`;
   }
 
-  /** Takes the claim for this recipient and title; undefined when another call (any process) holds it. */
+  /** Takes the claim for this recipient and title, renewed until released; undefined when another call (any process) holds it. */
   async lock(firm: string, clientId: string, titleKey: string): Promise<(() => Promise<void>) | undefined> {
     const key = `${firm}:claim:${digest(clientId, titleKey)}`;
     const value = `${this.owner}:${randomUUID()}`;
-    if (!(await this.store.claim(key, value, CLAIM_TTL_MS))) return undefined;
+    if (!(await this.store.claim(key, value, this.lease.ttlMs))) return undefined;
+    let renewing: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(() => {
+      // A renewal that fails (the store is down) leaves the claim to expire; the pre-POST record, not the claim, keeps a send once.
+      renewing = renewing.then(() => this.store.renew(key, value, this.lease.ttlMs)).catch(() => undefined);
+    }, this.lease.renewMs);
+    timer.unref();
     let released = false;
     return async () => {
       if (released) return;
       released = true;
-      // A claim that cannot be released expires by its TTL; the record, not the claim, keeps a send once.
+      clearInterval(timer);
+      await renewing; // a renewal in flight must not write the claim back after it is released
+      // A claim that cannot be released expires by its TTL.
       await this.store.release(key, value).catch(() => undefined);
     };
   }

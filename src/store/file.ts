@@ -8,13 +8,16 @@ import { MAX_PER_NAMESPACE, namespaceOf, StoreUnavailableError, type SendStore }
  * The file store (default for stdio): one directory shared by every process of this user on this
  * machine. One file per entry, named by a hash of its key, in a folder per namespace (firm):
  * a claim is an exclusive create (`wx`), a record a write-then-rename, so a reader never sees half
- * a file and two processes never both take a claim. Each file's mtime is its expiry, so pruning
- * needs no reads. A claim left by a process that died is taken over once expired, under a lock
- * (proper-lockfile: a lock directory with a stale timeout, no native code); the pre-POST record
- * such a process left is a plain record and keeps blocking for 24 hours.
- * Folder 0700, files 0600.
+ * a record and two processes never both take a claim (a claim file created and not yet written
+ * counts as held). Each file's mtime is its expiry, so pruning needs no reads. Everything that
+ * rewrites or removes a claim (renewal, release, taking over an expired one, pruning) does so under
+ * the namespace's lock (proper-lockfile: a lock directory with a stale timeout, no native code), after
+ * checking it again; the pre-POST record a dead process left is a plain record and keeps blocking
+ * for 24 hours. Folder 0700, files 0600.
  */
 const PRUNE_EVERY = 500;
+/** How long an unreadable claim file (created, not yet written) counts as held, from its mtime. */
+const BEING_WRITTEN_MS = 5_000;
 const hash = (text: string, n: number) => createHash('sha256').update(text).digest('hex').slice(0, n);
 
 interface Stored {
@@ -82,6 +85,22 @@ export class FileStore implements SendStore {
     return stored !== undefined && stored.e > this.now();
   }
 
+  /**
+   * Whether a claim file is held: true while it is live, false once expired, undefined when it is
+   * gone. A file another process has just created and not yet written (empty or cut short) is held
+   * for a few seconds by its mtime: taking it over then would give the claim to two processes.
+   */
+  private async held(path: string): Promise<boolean | undefined> {
+    const stored = await this.read(path);
+    if (stored) return stored.e > this.now();
+    const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (!info) return undefined;
+    return info.mtimeMs > this.now() - BEING_WRITTEN_MS;
+  }
+
   private async locked<T>(path: string, work: () => Promise<T>): Promise<T> {
     const unlock = await lockfile.lock(join(path, '..', '.lock'), { realpath: false, stale: 5_000, update: 1_000, retries: { retries: 200, minTimeout: 2, maxTimeout: 25, factor: 1.3 } });
     try {
@@ -116,12 +135,11 @@ export class FileStore implements SendStore {
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         }
-        const held = await this.read(path);
-        if (this.alive(held)) return false;
-        // Expired (its owner died or forgot): removed under the lock, only if still the same one.
+        if (await this.held(path)) return false;
+        // Expired (its owner died or forgot): removed under the lock, only if it is still there and
+        // still not held (every removal of an expired entry, here and in prune, is under that lock).
         await this.locked(path, async () => {
-          const again = await this.read(path);
-          if (!this.alive(again)) await unlink(path).catch(() => undefined);
+          if ((await this.held(path)) === false) await unlink(path).catch(() => undefined);
         });
       }
       return false;
@@ -130,14 +148,31 @@ export class FileStore implements SendStore {
     }
   }
 
+  async renew(key: string, value: string, ttlMs: number): Promise<boolean> {
+    try {
+      // Under the lock, as a takeover is: a claim that expired meanwhile and was taken is never overwritten.
+      const path = await this.path(key);
+      return await this.locked(path, async () => {
+        const held = await this.read(path);
+        if (held?.v !== value || !this.alive(held)) return false;
+        await this.write(path, value, ttlMs);
+        return true;
+      });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
   async release(key: string, value: string): Promise<boolean> {
     try {
-      // Without the lock: a live claim holding our value can only be ours (a takeover needs it expired).
+      // Under the lock: a claim of ours that expired meanwhile and was taken over is never removed.
       const path = await this.path(key);
-      const held = await this.read(path);
-      if (held?.v !== value || !this.alive(held)) return false;
-      await unlink(path).catch(() => undefined);
-      return true;
+      return await this.locked(path, async () => {
+        const held = await this.read(path);
+        if (held?.v !== value || !this.alive(held)) return false;
+        await unlink(path).catch(() => undefined);
+        return true;
+      });
     } catch (error) {
       this.fail(error);
     }
@@ -193,25 +228,37 @@ export class FileStore implements SendStore {
     }
   }
 
-  /** Drops a namespace's expired entries (mtime = expiry) and, over the cap, its soonest-expiring: never another namespace's. */
+  /**
+   * Drops a namespace's expired entries (mtime = expiry) and, over the cap, its soonest-expiring:
+   * never another namespace's. The folder is read without the lock; the removals happen under it,
+   * each entry checked again first, so a claim taken over meanwhile is never removed.
+   */
   async prune(folder: string): Promise<void> {
     const now = this.now();
     const names = await readdir(folder);
+    const expired: string[] = [];
     const live: { path: string; expires: number }[] = [];
     for (const name of names) {
       if (name.startsWith('.')) continue;
       const path = join(folder, name);
       const info = await stat(path).catch(() => undefined);
       if (!info) continue;
-      const stray = name.endsWith('.tmp') && now - info.ctimeMs > 60_000;
-      if (stray || (!name.endsWith('.tmp') && info.mtimeMs <= now)) await unlink(path).catch(() => undefined);
-      else if (!name.endsWith('.tmp')) live.push({ path, expires: info.mtimeMs });
+      if (name.endsWith('.tmp')) {
+        if (now - info.ctimeMs > 60_000) await unlink(path).catch(() => undefined); // a writer that died mid-write
+      } else if (info.mtimeMs <= now - BEING_WRITTEN_MS) expired.push(path);
+      else live.push({ path, expires: info.mtimeMs });
     }
-    if (live.length > this.maxPerNamespace) {
-      // Soonest-expiring first (the oldest records), but never a claim of a send in flight (minutes).
-      const records = live.filter((e) => e.expires > now + 60 * 60_000).sort((a, b) => a.expires - b.expires);
-      for (const entry of records.slice(0, live.length - this.maxPerNamespace)) await unlink(entry.path).catch(() => undefined);
-    }
+    // Over the cap: soonest-expiring first (the oldest records), but never a claim of a send in flight (minutes).
+    const over = live.length - this.maxPerNamespace;
+    const evict = over > 0 ? live.filter((e) => e.expires > now + 60 * 60_000).sort((a, b) => a.expires - b.expires).slice(0, over) : [];
+    if (!expired.length && !evict.length) return;
+    await this.locked(join(folder, 'x'), async () => {
+      for (const path of expired) {
+        const info = await stat(path).catch(() => undefined);
+        if (info && info.mtimeMs <= this.now() - BEING_WRITTEN_MS) await unlink(path).catch(() => undefined);
+      }
+      for (const entry of evict) await unlink(entry.path).catch(() => undefined);
+    });
   }
 
   async close(): Promise<void> {}

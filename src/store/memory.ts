@@ -50,6 +50,13 @@ export class MemoryStore implements SendStore {
     return Promise.resolve(true);
   }
 
+  renew(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const entry = this.live(key);
+    if (entry?.value !== value) return Promise.resolve(false);
+    entry.expiresAt = this.now() + ttlMs;
+    return Promise.resolve(true);
+  }
+
   release(key: string, value: string): Promise<boolean> {
     if (this.live(key)?.value !== value) return Promise.resolve(false);
     this.spaces.get(namespaceOf(key))?.delete(key);

@@ -3,7 +3,8 @@ import { StoreUnavailableError, type SendStore } from './store.js';
 
 /**
  * The redis store (team mode with replicas): Redis >= 6.2 or Valkey, shared by every replica.
- * Claims are SET NX PX, released by their owner only (a compare-and-delete script); records are
+ * Claims are SET NX PX, renewed and released by their owner only (compare-and-expire and
+ * compare-and-delete scripts); records are
  * SET PX; counters INCRBY with PEXPIRE on the first increment (one script, so a counter never
  * outlives its window). The offline queue is off: while Redis is down every command fails at once,
  * so sending is refused at once (fail closed) instead of hanging, and works again on reconnect.
@@ -11,6 +12,7 @@ import { StoreUnavailableError, type SendStore } from './store.js';
  * send, 24 hours), and Redis's own maxmemory policy should be noeviction (README).
  */
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 const INCR = "local n = redis.call('incrby', KEYS[1], ARGV[2]) if redis.call('pttl', KEYS[1]) < 0 then redis.call('pexpire', KEYS[1], ARGV[1]) end return n";
 const PREFIX = 'docreq:';
 
@@ -97,6 +99,10 @@ export class RedisStore implements SendStore {
 
   claim(key: string, value: string, ttlMs: number): Promise<boolean> {
     return this.run(async (client) => (await client.set(PREFIX + key, value, { NX: true, PX: Math.max(1, Math.round(ttlMs)) })) === 'OK');
+  }
+
+  renew(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.run(async (client) => Number(await client.eval(RENEW, { keys: [PREFIX + key], arguments: [value, String(Math.max(1, Math.round(ttlMs)))] })) === 1);
   }
 
   release(key: string, value: string): Promise<boolean> {

@@ -16,6 +16,8 @@ export interface SendStore {
   readonly scope: 'process' | 'machine' | 'replicas';
   /** Takes `key` for `value` if nobody holds it (SET NX PX): true when taken. */
   claim(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Extends a live claim by `ttlMs` from now, only if it still holds `value` (its owner's): true when extended. */
+  renew(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Gives `key` up, only if it still holds `value` (its owner's): true when released. */
   release(key: string, value: string): Promise<boolean>;
   get(key: string): Promise<string | undefined>;

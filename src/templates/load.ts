@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { fold } from '../text/render.js';
@@ -261,4 +261,21 @@ export function templatesStatus(catalog: TemplateCatalog): string {
   }
   const overrides = catalog.overridden.length ? `, replacing ${catalog.overridden.join(', ')}` : '';
   return `templates: ${builtIn}, ${catalog.fromFile} from ${catalog.file}${overrides}`;
+}
+
+/**
+ * Calls `onChange` each time the names a templates file gives change (what tools/list and the template
+ * resources show): the file is polled every second, not held open. Returns the stop.
+ */
+export function watchTemplateNames(file: string, onChange: () => void): () => void {
+  const namesOf = () => templateCatalog(file).templates.map((t) => t.name).join(',');
+  let names = namesOf();
+  const check = () => {
+    const now = namesOf();
+    if (now === names) return;
+    names = now;
+    onChange();
+  };
+  watchFile(file, { interval: 1000, persistent: false }, check);
+  return () => unwatchFile(file, check);
 }

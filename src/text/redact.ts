@@ -1,4 +1,5 @@
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
+import { createHmac, randomBytes } from 'node:crypto';
 import { INVISIBLE } from './invisible.js';
 
 /**
@@ -54,23 +55,59 @@ export function redactor(secrets: readonly (string | undefined | null)[]): Redac
   };
 }
 
-/** Every string of a JSON-like value redacted, keys included; nesting beyond 64 levels is cut off (results are never that deep). */
-export function redactDeep<T>(value: T, redact: Redact): T {
+/**
+ * Frozen values (answers a tool keeps and shares) found to hold no secret, with the secrets they were
+ * checked against (as `secretsMark` names them): such a value is handed on as it is, not walked again.
+ */
+const clean = new WeakMap<object, string>();
+/** Names a set of secrets without holding any of them: an HMAC under a key that lives only in this process. */
+const MARK_KEY = randomBytes(32);
+function secretsMark(secrets: readonly string[]): string {
+  return createHmac('sha256', MARK_KEY).update([...secrets].sort().join('\0')).digest('base64url');
+}
+
+/**
+ * Every string of a JSON-like value redacted, keys included; nesting beyond 64 levels is cut off (results are never that deep).
+ * With `mark` (the secrets `redact` hides, as secretsMark names them), a frozen object already found clean under it is not walked again.
+ */
+export function redactDeep<T>(value: T, redact: Redact, mark?: string): T {
   if (redact === identity) return value;
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return redact(v);
     if (!v || typeof v !== 'object') return v;
     if (depth > 64) return null;
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[redact(k)] = walk(x, depth + 1);
-    return out;
+    const shared = mark !== undefined && Object.isFrozen(v);
+    if (shared && clean.get(v) === mark) return v;
+    let changed = false;
+    let out: unknown;
+    if (Array.isArray(v)) {
+      out = v.map((x) => {
+        const y = walk(x, depth + 1);
+        if (y !== x) changed = true;
+        return y;
+      });
+    } else {
+      const copy: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) {
+        const key = redact(k);
+        const y = walk(x, depth + 1);
+        if (key !== k || y !== x) changed = true;
+        copy[key] = y;
+      }
+      out = copy;
+    }
+    if (!shared) return out;
+    if (changed) return out;
+    clean.set(v, mark);
+    return v;
   };
   return walk(value, 0) as T;
 }
 
 /** The seal where results leave the server: every string of a tool result, text and structuredContent alike. */
 export function sealer(secrets: readonly (string | undefined | null)[]): <R extends CallToolResult | InputRequiredResult>(result: R) => R {
-  const redact = redactor(secrets);
-  return (result) => redactDeep(result, redact);
+  const hidden = secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET);
+  const redact = redactor(hidden);
+  const mark = hidden.length ? secretsMark(hidden) : undefined;
+  return (result) => redactDeep(result, redact, mark);
 }

@@ -22,6 +22,7 @@ import {
   previewNext,
   requestFields,
   titleKey,
+  inProgressReason,
 } from './sending.js';
 
 /**
@@ -260,7 +261,7 @@ export const createRequestBatch = defineTool({
         break;
       }
       if (!release) {
-        Object.assign(r, { outcome: 'skipped', reason: 'a send of this request to this client is already in progress (another call); check list_requests in a moment' });
+        Object.assign(r, { outcome: 'skipped', reason: inProgressReason(draft.title) });
       } else {
         try {
           const meanwhile = await ctx.sending.ledger.recent(ctx.sending.firm, client.id!, key);

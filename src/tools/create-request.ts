@@ -18,6 +18,7 @@ import {
   requestFields,
   titleKey,
   type Draft,
+  inProgressReason,
 } from './sending.js';
 
 const OUTCOMES = ['previewed', 'declined', 'sent', 'may_have_been_sent', 'already_sent'] as const;
@@ -128,7 +129,7 @@ export const createRequest = defineTool({
     const release = await ctx.sending.ledger.lock(ctx.sending.firm, client.id, titleKey(payload.title));
     if (!release) {
       throw new UserInputError(
-        `Not sent: a send of ${quoted(payload.title, 80)} to ${clientLabel(client)} is already in progress (started by another call). Nothing more was sent; check with list_requests in a moment.`,
+        `Not sent: ${inProgressReason(payload.title, clientLabel(client))}. Nothing more was sent.`,
       );
     }
     try {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
-import { defineTool } from './define.js';
+import { defineTool, type ToolResult } from './define.js';
+import { deepFreeze } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 import { clientKeys, listFacts, nameTable, sharedClientNames } from './request-facts.js';
@@ -180,6 +181,52 @@ function partialNameNote(given: string, perName: Map<string, { name: string | nu
   );
 }
 
+const outputSchema = z.object({
+  asOf: z.string(),
+  ...compactPage,
+  byStatus: statusCounts,
+  open: z.number().int(),
+  closed: z.number().int(),
+  overdue: z.number().int(),
+  dueWithin7Days: z.number().int(),
+  averageDaysOverdue: z.number().nullable(),
+  oldestOverdue: z.string().nullable(),
+  noDueDate: z.number().int(),
+  openNoDueDate: z.number().int(),
+  checklist: z.object({ totalItems: z.number(), completedItems: z.number(), outstandingItems: z.number() }),
+  requests: z.array(requestOut),
+  groups: z.array(groupOut).optional().describe('With groupBy; paging counts groups.'),
+  groupCount: z.number().int().optional(),
+  notes: z.array(z.string()),
+});
+type ListRequestsResult = ToolResult<z.output<typeof outputSchema>>;
+
+/** Stands for "no clients list" in the answer cache (a call that matches no names does not fetch it). */
+const NO_CLIENTS: readonly Client[] = Object.freeze([]);
+/** Answers kept per list: bounded, the oldest dropped first. */
+const MAX_ANSWERS = 64;
+/**
+ * Answers already worked out, keyed by the list itself (the very array the API client keeps and a
+ * revalidated 304 hands back again), then by the clients list names were matched against: an
+ * unchanged list asked the same question again costs a lookup; a changed list is a new array, so its
+ * answers start afresh (and the old ones go with the old array). Frozen: every caller shares them.
+ */
+const ANSWERS = new WeakMap<readonly RequestRecord[], WeakMap<readonly Client[], Map<string, ListRequestsResult>>>();
+
+function answersFor(all: readonly RequestRecord[], clients: readonly Client[]): Map<string, ListRequestsResult> {
+  let byClients = ANSWERS.get(all);
+  if (!byClients) ANSWERS.set(all, (byClients = new WeakMap<readonly Client[], Map<string, ListRequestsResult>>()));
+  let answers = byClients.get(clients);
+  if (!answers) byClients.set(clients, (answers = new Map<string, ListRequestsResult>()));
+  return answers;
+}
+
+function remember(answers: Map<string, ListRequestsResult>, key: string, result: ListRequestsResult): ListRequestsResult {
+  if (answers.size >= MAX_ANSWERS) answers.delete(answers.keys().next().value!);
+  answers.set(key, deepFreeze(result));
+  return result;
+}
+
 export const listRequests = defineTool({
   name: 'list_requests',
   title: 'List document requests',
@@ -209,24 +256,7 @@ export const listRequests = defineTool({
       .describe('Default newest. most_*: groupBy only.'),
     ...pageInput(DEFAULT_LIMIT),
   }),
-  outputSchema: z.object({
-    asOf: z.string(),
-    ...compactPage,
-    byStatus: statusCounts,
-    open: z.number().int(),
-    closed: z.number().int(),
-    overdue: z.number().int(),
-    dueWithin7Days: z.number().int(),
-    averageDaysOverdue: z.number().nullable(),
-    oldestOverdue: z.string().nullable(),
-    noDueDate: z.number().int(),
-    openNoDueDate: z.number().int(),
-    checklist: z.object({ totalItems: z.number(), completedItems: z.number(), outstandingItems: z.number() }),
-    requests: z.array(requestOut),
-    groups: z.array(groupOut).optional().describe('With groupBy; paging counts groups.'),
-    groupCount: z.number().int().optional(),
-    notes: z.array(z.string()),
-  }),
+  outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
     const limit = input.limit ?? DEFAULT_LIMIT;
@@ -252,6 +282,11 @@ export const listRequests = defineTool({
       needClients ? ctx.api.listClients(call) : Promise.resolve([] as Client[]),
     ]);
     await ctx.progress(1, 2, `Filtering ${all.length} requests`);
+    // The same question about the very same list, on the same day, has the same answer (worked out once).
+    const memo = answersFor(all, needClients ? clients : NO_CLIENTS);
+    const memoKey = JSON.stringify([ctx.today, revalidated, Object.entries(input).sort(([a], [b]) => (a < b ? -1 : 1))]);
+    const known = memo.get(memoKey);
+    if (known) return known;
 
     const asOf = ctx.today;
     const weekEnd = addDays(asOf, 7);
@@ -487,10 +522,10 @@ export const listRequests = defineTool({
         prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: out.length,
         rows: { noun: 'client name', count: groups.length }, order: GROUP_SORT_TEXT[sort],
       });
-      return {
+      return remember(memo, memoKey, {
         text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), out.map(groupLine), offset, groups.length, hint),
         structured: { ...base, offset, returned: out.length, nextOffset, requests: [], groups: out, groupCount: groups.length },
-      };
+      });
     }
 
     let rows: Row[];
@@ -500,9 +535,9 @@ export const listRequests = defineTool({
     const nextOffset = offset + slice.length < picked.length ? offset + slice.length : null;
     const requests: RequestOut[] = slice.map(({ record, overdue, daysOverdue }) => ({ ...record, overdue, daysOverdue }));
     const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });
-    return {
+    return remember(memo, memoKey, {
       text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), requests.map(requestLine), offset, picked.length, hint),
       structured: { ...base, offset, returned: requests.length, nextOffset, requests },
-    };
+    });
   },
 });

@@ -3,7 +3,8 @@ import type { Template } from '../templates/builtin.js';
 import { findTemplate, templateCatalog, type TemplateCatalog } from '../templates/load.js';
 import { ITEM_TYPES } from './checklist.js';
 import { UserInputError } from '../errors.js';
-import { defineTool } from './define.js';
+import { defineTool, type ToolResult } from './define.js';
+import { deepFreeze } from '../freeze.js';
 import { oneLine, quoted } from '../text/render.js';
 
 const itemOut = z.object({ name: z.string(), required: z.boolean(), type: z.enum(ITEM_TYPES) });
@@ -78,6 +79,18 @@ function problemsText(catalog: TemplateCatalog): string {
     : '';
 }
 
+const outputSchema = z.object({
+  total: z.number().int(),
+  templates: z.array(summaryOut).describe('Every template; only the one asked for when name is given.'),
+  items: z.array(itemOut).nullable().describe("The named template's items; null without name."),
+  problems: z.array(z.string()).describe("Why the firm's templates file is not used; empty when fine."),
+});
+type ListTemplatesOut = z.output<typeof outputSchema>;
+
+/** Answers kept per catalogue (the catalogue object lives until the file changes); bounded, the oldest dropped first. */
+const MAX_ANSWERS = 64;
+const ANSWERS = new WeakMap<TemplateCatalog, Map<string, ToolResult<ListTemplatesOut>>>();
+
 export const listTemplates = defineTool({
   name: 'list_templates',
   title: 'List checklist templates',
@@ -87,29 +100,36 @@ export const listTemplates = defineTool({
   inputSchema: z.strictObject({
     name: z.string().max(100).optional().describe('A template name, e.g. "individual-tax-return": show its items.'),
   }),
-  outputSchema: z.object({
-    total: z.number().int(),
-    templates: z.array(summaryOut).describe('Every template; only the one asked for when name is given.'),
-    items: z.array(itemOut).nullable().describe("The named template's items; null without name."),
-    problems: z.array(z.string()).describe("Why the firm's templates file is not used; empty when fine."),
-  }),
+  outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // eslint-disable-next-line @typescript-eslint/require-await
   async handler(input, ctx) {
     const catalog = templateCatalog(ctx.config.templatesFile);
-    const templates = catalog.templates.map(templateSummary);
-    const base = { total: templates.length, problems: catalog.problems };
-    if (input.name !== undefined) {
-      const found = findTemplate(catalog, input.name);
-      if (!found) {
-        throw new UserInputError(
-          `No template is named ${quoted(input.name, 60)}. Templates: ${catalog.templates.map((t) => t.name).join(', ')}.${problemsText(catalog)}`,
-        );
-      }
-      return { text: templateText(found) + problemsText(catalog), structured: { ...base, templates: [templateSummary(found)], items: found.items.map((i) => ({ ...i })) } };
-    }
-    const fromFile = catalog.templates.filter((t) => t.source === 'file').length;
-    const header = `${templates.length} templates (${templates.length - fromFile} built-in, ${fromFile} the firm's). Call list_templates with name for a template's items.`;
-    return { text: `${header}\n${catalog.templates.map(templateLine).join('\n')}${problemsText(catalog)}`, structured: { ...base, templates, items: null } };
+    // The same catalogue (the very object, kept until the file changes) gives the same answer: worked out once, frozen.
+    let answers = ANSWERS.get(catalog);
+    if (!answers) ANSWERS.set(catalog, (answers = new Map<string, ToolResult<ListTemplatesOut>>()));
+    const key = input.name === undefined ? '' : `=${input.name}`;
+    const known = answers.get(key);
+    if (known) return known;
+    const result = answer(catalog, input.name);
+    if (answers.size >= MAX_ANSWERS) answers.delete(answers.keys().next().value!);
+    answers.set(key, deepFreeze(result));
+    return result;
   },
 });
+
+/** What list_templates answers about one catalogue (throws for a name it does not have). */
+function answer(catalog: TemplateCatalog, name: string | undefined): ToolResult<ListTemplatesOut> {
+  const templates = catalog.templates.map(templateSummary);
+  const base = { total: templates.length, problems: [...catalog.problems] };
+  if (name !== undefined) {
+    const found = findTemplate(catalog, name);
+    if (!found) {
+      throw new UserInputError(`No template is named ${quoted(name, 60)}. Templates: ${catalog.templates.map((t) => t.name).join(', ')}.${problemsText(catalog)}`);
+    }
+    return { text: templateText(found) + problemsText(catalog), structured: { ...base, templates: [templateSummary(found)], items: found.items.map((i) => ({ ...i })) } };
+  }
+  const fromFile = catalog.templates.filter((t) => t.source === 'file').length;
+  const header = `${templates.length} templates (${templates.length - fromFile} built-in, ${fromFile} the firm's). Call list_templates with name for a template's items.`;
+  return { text: `${header}\n${catalog.templates.map(templateLine).join('\n')}${problemsText(catalog)}`, structured: { ...base, templates, items: null } };
+}

@@ -179,15 +179,26 @@ export function auditSend(ctx: ToolContext, clientId: string, outcome: string, r
   if (actor && audit) audit(JSON.stringify({ time: new Date().toISOString(), audit: 'send', outcome, email: actor.email, sub: actor.sub, firm: ctx.sending.firm, clientId, requestId }));
 }
 
+/**
+ * Another call holds the claim for this recipient and title (contract §7): what that means and when
+ * it clears. A claim is a lease its owner renews; one whose server stopped clears within about a
+ * minute (CLAIM_TTL_MS), and the send's pre-POST record answers from then on.
+ */
+export function inProgressReason(title: string, to = 'this client', since?: number): string {
+  const when = since === undefined ? '' : ` at ${new Date(since).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return (
+    `a send of ${quoted(title, 80)} to ${to} is already in progress (started${when} by another call, in this or another process sharing the send store), so it may have been sent. ` +
+    'Check with list_requests in a minute: if that call\'s server stopped mid-send, this hold clears within about a minute, and the send\'s record then answers "may have been sent" for 24 hours'
+  );
+}
+
 /** Why the send store's record of this recipient and title blocks sending it again. */
 export function ledgerReason(recent: LedgerEntry, claimed = false): string {
   const when = new Date(recent.at).toISOString().slice(0, 16).replace('T', ' ');
   if (recent.outcome === 'sent') {
     return `this server sent ${quoted(recent.title, 80)} to this client at ${when} UTC${recent.requestId ? ` (request id ${oneLine(recent.requestId, 40)})` : ''}`;
   }
-  if (recent.outcome === 'pending' && claimed) {
-    return `a send of ${quoted(recent.title, 80)} to this client is already in progress (started at ${when} UTC by another call, or cut off mid-send): it may have been sent; check with list_requests in a moment`;
-  }
+  if (recent.outcome === 'pending' && claimed) return inProgressReason(recent.title, 'this client', recent.at);
   if (recent.outcome === 'pending') {
     return `this server may have sent ${quoted(recent.title, 80)} to this client: a send started at ${when} UTC and its outcome was never recorded (the server stopped mid-send), so it may have been sent; check with list_requests`;
   }

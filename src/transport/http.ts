@@ -6,7 +6,8 @@ import { openStore, storeFingerprint, storeReach, type SendStore } from '../stor
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
+import { createMcpHandler, type AuthInfo, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
+import { watchTemplateNames } from '../templates/load.js';
 import type { ApiClientOptions } from '../api/client.js';
 import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, settingProblem, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
 import { redactor } from '../text/redact.js';
@@ -221,6 +222,24 @@ export function boundConnections(server: Server, timeouts: ConnectionTimeouts): 
   });
 }
 
+/**
+ * The SDK v2 entry for stateless HTTP: a server per request from `factory`. Each request is its own
+ * server, so none can watch the firm's templates file for the life of a session; the entry does, once:
+ * a change in the names it gives is told to every 2026-07-28 client listening for it (subscriptions/listen:
+ * tools and resources list_changed). A 2025-11-25 client of stateless HTTP has no stream to be told on
+ * (GET is 405); the lists' cache hints (a minute with a templates file) bound how stale its copy gets.
+ */
+export function statelessEntry(factory: McpServerFactory, templatesFile: string | undefined): { handler: McpHttpHandler; stop(): void } {
+  const handler = createMcpHandler(factory, { onerror: () => undefined });
+  const stopWatching = templatesFile
+    ? watchTemplateNames(templatesFile, () => {
+        handler.notify.toolsChanged();
+        handler.notify.resourcesChanged();
+      })
+    : undefined;
+  return { handler, stop: () => stopWatching?.() };
+}
+
 /** Starts the team-mode HTTP service. */
 export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
@@ -277,15 +296,12 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   // One SDK v2 entry for the whole process (contract §9): it answers 2026-07-28 requests (envelope,
   // Mcp-Method / Mcp-Name headers checked against the body) and 2025-11-25 requests (stateless) alike,
   // each with the server this request built with its own key (handed over as the request's authInfo).
-  const mcpEntry = createMcpHandler(
-    (ctx) => {
-      const build = ctx.authInfo?.extra?.build as (() => ReturnType<typeof createServer>) | undefined;
-      if (!build) throw new Error('no per-request server');
-      return build();
-    },
-    { onerror: () => undefined },
-  );
-  const serveMcp = toNodeHandler(mcpEntry);
+  const mcpEntry = statelessEntry((ctx) => {
+    const build = ctx.authInfo?.extra?.build as (() => ReturnType<typeof createServer>) | undefined;
+    if (!build) throw new Error('no per-request server');
+    return build();
+  }, options.config.templatesFile);
+  const serveMcp = toNodeHandler(mcpEntry.handler);
 
   // Sign-in, once the address it serves at is known (after listen).
   const signIn: { auth?: Auth | undefined } = {};
@@ -354,6 +370,9 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     }
     const summary = summarise(body);
     if (summary.rpc.length) entry.rpc = summary.rpc.join(',');
+    // A 2026 client's subscriptions/listen stream stays open while it listens: it does not hold a drain
+    // up (it ends with the connections, and the client listens again elsewhere).
+    if (summary.rpc.length === 1 && summary.rpc[0] === 'subscriptions/listen') active.delete(res);
     if (summary.tools.length) entry.tool = summary.tools.join(',');
 
     if (summary.toolCalls > 0) {
@@ -460,6 +479,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
         await new Promise((r) => setTimeout(r, 20));
       }
       const finished = active.size === 0;
+      mcpEntry.stop();
       for (const socket of sockets) socket.destroy();
       await sharedPool.close().catch(() => undefined);
       await sendStore.close().catch(() => undefined);

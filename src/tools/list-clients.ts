@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { clientRecord, documentedClient, extraValue, type Client, type RequestRecord } from '../api/records.js';
 import { fieldsLine } from '../text/render.js';
-import { defineTool } from './define.js';
+import { defineTool, type ToolResult } from './define.js';
+import { deepFreeze } from '../freeze.js';
 import { fold, oneLine, quoted } from '../text/render.js';
 import { clientKeys, joinCounts, sharedClientNames } from './request-facts.js';
 import { bump, CANNOT_DO, count, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
@@ -39,6 +40,33 @@ function tagValues(c: Client): string[] {
 
 const NONE = { open: 0, overdue: 0 } as const;
 
+const outputSchema = z.object({
+  ...compactPage,
+  byStatus: statusCounts.describe('Over all clients.'),
+  clients: z.array(clientOut),
+  notes: z.array(z.string()),
+});
+type ListClientsResult = ToolResult<z.output<typeof outputSchema>>;
+
+/** Stands for "no requests list" in the answer cache (a call without a join does not fetch it). */
+const NO_REQUESTS: readonly RequestRecord[] = Object.freeze([]);
+/** Answers kept per list: bounded, the oldest dropped first. */
+const MAX_ANSWERS = 64;
+/**
+ * Answers already worked out, keyed by the clients list itself (the array the API client keeps and a
+ * revalidated 304 hands back again), then by the requests list a join read (as list_requests keeps
+ * its answers): an unchanged list asked the same question again costs a lookup. Frozen: shared.
+ */
+const ANSWERS = new WeakMap<readonly Client[], WeakMap<readonly RequestRecord[], Map<string, ListClientsResult>>>();
+
+function answersFor(clients: readonly Client[], requests: readonly RequestRecord[]): Map<string, ListClientsResult> {
+  let byRequests = ANSWERS.get(clients);
+  if (!byRequests) ANSWERS.set(clients, (byRequests = new WeakMap<readonly RequestRecord[], Map<string, ListClientsResult>>()));
+  let answers = byRequests.get(requests);
+  if (!answers) byRequests.set(requests, (answers = new Map<string, ListClientsResult>()));
+  return answers;
+}
+
 const JOIN_TEXT: Record<(typeof JOINS)[number], string> = {
   open: 'with an open request',
   none_open: 'with no open request',
@@ -62,12 +90,7 @@ export const listClients = defineTool({
     details: z.boolean().optional().describe('true: other fields (phone, tags…).'),
     ...pageInput(DEFAULT_LIMIT),
   }),
-  outputSchema: z.object({
-    ...compactPage,
-    byStatus: statusCounts.describe('Over all clients.'),
-    clients: z.array(clientOut),
-    notes: z.array(z.string()),
-  }),
+  outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
     const { search, status, requests: join, details } = input;
@@ -80,6 +103,11 @@ export const listClients = defineTool({
       join ? ctx.api.listRequests(call) : Promise.resolve([] as RequestRecord[]),
     ]);
     await ctx.progress(1, 2, `Filtering ${all.length} clients`);
+    // The same question about the very same lists, on the same day, has the same answer (worked out once).
+    const memo = answersFor(all, join ? requests : NO_REQUESTS);
+    const memoKey = JSON.stringify([ctx.today, revalidated, Object.entries(input).sort(([a], [b]) => (a < b ? -1 : 1))]);
+    const known = memo.get(memoKey);
+    if (known) return known;
 
     // Requests name their client only by name: open and overdue counts per name (worked out once per list and day).
     const perName = join ? joinCounts(requests, ctx.today) : new Map<string, { open: number; overdue: number }>();
@@ -139,9 +167,12 @@ export const listClients = defineTool({
     if (wanted !== undefined && all.length > 0 && !Object.keys(byStatus).some((s) => s.toLowerCase() === wanted)) {
       hint = `No client has status ${quoted(status, 30)}. Statuses that occur: ${statusText(byStatus, 20)}.`;
     }
-    return {
+    const result: ListClientsResult = {
       text: pageText([header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'), slice.map((c, j) => joinedLine(c, shared.has(sliceKeys[j] ?? ''))), offset, matches.length, hint),
       structured: { total: all.length, matched: matches.length, offset, returned: slice.length, nextOffset, byStatus: { ...byStatus }, clients: slice, notes },
     };
+    if (memo.size >= MAX_ANSWERS) memo.delete(memo.keys().next().value!);
+    memo.set(memoKey, deepFreeze(result));
+    return result;
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { clientRecord, documentedClient, extraValue, type Client, type RequestRecord } from '../api/records.js';
 import { fieldsLine } from '../text/render.js';
 import { defineTool, type ToolResult } from './define.js';
-import { deepFreeze } from '../freeze.js';
+import { answerTable, remember } from '../freeze.js';
 import { fold, oneLine, quoted } from '../text/render.js';
 import { clientKeys, joinCounts, sharedClientNames } from './request-facts.js';
 import { bump, CANNOT_DO, count, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
@@ -50,22 +50,8 @@ type ListClientsResult = ToolResult<z.output<typeof outputSchema>>;
 
 /** Stands for "no requests list" in the answer cache (a call without a join does not fetch it). */
 const NO_REQUESTS: readonly RequestRecord[] = Object.freeze([]);
-/** Answers kept per list: bounded, the oldest dropped first. */
-const MAX_ANSWERS = 64;
-/**
- * Answers already worked out, keyed by the clients list itself (the array the API client keeps and a
- * revalidated 304 hands back again), then by the requests list a join read (as list_requests keeps
- * its answers): an unchanged list asked the same question again costs a lookup. Frozen: shared.
- */
-const ANSWERS = new WeakMap<readonly Client[], WeakMap<readonly RequestRecord[], Map<string, ListClientsResult>>>();
-
-function answersFor(clients: readonly Client[], requests: readonly RequestRecord[]): Map<string, ListClientsResult> {
-  let byRequests = ANSWERS.get(clients);
-  if (!byRequests) ANSWERS.set(clients, (byRequests = new WeakMap<readonly RequestRecord[], Map<string, ListClientsResult>>()));
-  let answers = byRequests.get(requests);
-  if (!answers) byRequests.set(requests, (answers = new Map<string, ListClientsResult>()));
-  return answers;
-}
+/** Answers already worked out, per clients list and the requests list a join read (src/freeze.ts). */
+const answersFor = answerTable<readonly Client[], readonly RequestRecord[], ListClientsResult>();
 
 const JOIN_TEXT: Record<(typeof JOINS)[number], string> = {
   open: 'with an open request',
@@ -171,8 +157,6 @@ export const listClients = defineTool({
       text: pageText([header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'), slice.map((c, j) => joinedLine(c, shared.has(sliceKeys[j] ?? ''))), offset, matches.length, hint),
       structured: { total: all.length, matched: matches.length, offset, returned: slice.length, nextOffset, byStatus: { ...byStatus }, clients: slice, notes },
     };
-    if (memo.size >= MAX_ANSWERS) memo.delete(memo.keys().next().value!);
-    memo.set(memoKey, deepFreeze(result));
-    return result;
+    return remember(memo, memoKey, result);
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
-import { deepFreeze } from '../freeze.js';
+import { answerTable, remember } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 import { clientKeys, listFacts, nameTable, sharedClientNames } from './request-facts.js';
@@ -203,29 +203,8 @@ type ListRequestsResult = ToolResult<z.output<typeof outputSchema>>;
 
 /** Stands for "no clients list" in the answer cache (a call that matches no names does not fetch it). */
 const NO_CLIENTS: readonly Client[] = Object.freeze([]);
-/** Answers kept per list: bounded, the oldest dropped first. */
-const MAX_ANSWERS = 64;
-/**
- * Answers already worked out, keyed by the list itself (the very array the API client keeps and a
- * revalidated 304 hands back again), then by the clients list names were matched against: an
- * unchanged list asked the same question again costs a lookup; a changed list is a new array, so its
- * answers start afresh (and the old ones go with the old array). Frozen: every caller shares them.
- */
-const ANSWERS = new WeakMap<readonly RequestRecord[], WeakMap<readonly Client[], Map<string, ListRequestsResult>>>();
-
-function answersFor(all: readonly RequestRecord[], clients: readonly Client[]): Map<string, ListRequestsResult> {
-  let byClients = ANSWERS.get(all);
-  if (!byClients) ANSWERS.set(all, (byClients = new WeakMap<readonly Client[], Map<string, ListRequestsResult>>()));
-  let answers = byClients.get(clients);
-  if (!answers) byClients.set(clients, (answers = new Map<string, ListRequestsResult>()));
-  return answers;
-}
-
-function remember(answers: Map<string, ListRequestsResult>, key: string, result: ListRequestsResult): ListRequestsResult {
-  if (answers.size >= MAX_ANSWERS) answers.delete(answers.keys().next().value!);
-  answers.set(key, deepFreeze(result));
-  return result;
-}
+/** Answers already worked out, per list and the clients list names were matched against (src/freeze.ts). */
+const answersFor = answerTable<readonly RequestRecord[], readonly Client[], ListRequestsResult>();
 
 export const listRequests = defineTool({
   name: 'list_requests',

@@ -4,7 +4,7 @@ import { findTemplate, templateCatalog, type TemplateCatalog } from '../template
 import { ITEM_TYPES } from './checklist.js';
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
-import { deepFreeze } from '../freeze.js';
+import { answerTable, remember } from '../freeze.js';
 import { oneLine, quoted } from '../text/render.js';
 
 const itemOut = z.object({ name: z.string(), required: z.boolean(), type: z.enum(ITEM_TYPES) });
@@ -88,8 +88,7 @@ const outputSchema = z.object({
 type ListTemplatesOut = z.output<typeof outputSchema>;
 
 /** Answers kept per catalogue (the catalogue object lives until the file changes); bounded, the oldest dropped first. */
-const MAX_ANSWERS = 64;
-const ANSWERS = new WeakMap<TemplateCatalog, Map<string, ToolResult<ListTemplatesOut>>>();
+const answersFor = answerTable<TemplateCatalog, TemplateCatalog, ToolResult<ListTemplatesOut>>();
 
 export const listTemplates = defineTool({
   name: 'list_templates',
@@ -106,15 +105,9 @@ export const listTemplates = defineTool({
   async handler(input, ctx) {
     const catalog = templateCatalog(ctx.config.templatesFile);
     // The same catalogue (the very object, kept until the file changes) gives the same answer: worked out once, frozen.
-    let answers = ANSWERS.get(catalog);
-    if (!answers) ANSWERS.set(catalog, (answers = new Map<string, ToolResult<ListTemplatesOut>>()));
+    const answers = answersFor(catalog, catalog);
     const key = input.name === undefined ? '' : `=${input.name}`;
-    const known = answers.get(key);
-    if (known) return known;
-    const result = answer(catalog, input.name);
-    if (answers.size >= MAX_ANSWERS) answers.delete(answers.keys().next().value!);
-    answers.set(key, deepFreeze(result));
-    return result;
+    return answers.get(key) ?? remember(answers, key, answer(catalog, input.name));
   },
 });
 

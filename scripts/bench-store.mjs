@@ -4,22 +4,14 @@
 // each store's median minus memory's. Redis is a real redis-server started here on its own port.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { freePort, sandboxKey } from './processes.mjs';
 import { Confirmations, createServer, FileStore, loadConfig, MemoryStore, RedisStore, SendLedger } from '../dist/index.js';
 
 const SENDS = Number(process.env.BENCH_STORE_SENDS ?? 100);
-
-async function freePort() {
-  const server = netServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -27,15 +19,7 @@ export async function run() {
   // The service in a process of its own, as a real one would be: its work does not share this one's threads.
   const sbPort = await freePort();
   const sandbox = spawn(process.execPath, [new URL('../dist/cli.js', import.meta.url).pathname, 'sandbox', '--port', String(sbPort), '--clients', '400'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const key = await new Promise((resolve, reject) => {
-    let out = '';
-    sandbox.stdout.on('data', (d) => {
-      out += d;
-      const m = /DOCREQ_API_KEY=(\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    sandbox.on('exit', () => reject(new Error(`sandbox exited: ${out}`)));
-  });
+  const key = await sandboxKey(sandbox);
   const sb = { url: `http://127.0.0.1:${sbPort}`, keys: { demo: key } };
   const dir = mkdtempSync(join(tmpdir(), 'docreq-bench-store-'));
   const stores = { memory: new MemoryStore(), file: new FileStore(dir) };

@@ -7,7 +7,7 @@
 //   node scripts/conformance.mjs --requirements 2026-07-28 --expected-failures "$PWD/conformance-baseline-2026.yml"
 import { spawn } from 'node:child_process';
 import { createServer, request } from 'node:http';
-import { createServer as netServer } from 'node:net';
+import { freePort } from './processes.mjs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -16,14 +16,6 @@ const children = new Set();
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = netServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
 const port = await freePort();
 const relayPort = await freePort();
 // The suite's DNS-rebinding scenario sends its valid request with `Origin: http://<the URL it was given>`,

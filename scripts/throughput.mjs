@@ -12,7 +12,7 @@
 //   THROUGHPUT_CALLS=6000 THROUGHPUT_ROUNDS=4 THROUGHPUT_CONNECTIONS=16 node scripts/throughput.mjs
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort, sandboxKey } from './processes.mjs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -32,15 +32,6 @@ const children = new Set();
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function start(bin, args, env = {}) {
   const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -78,15 +69,7 @@ function buildBefore() {
 async function startSandbox(bin) {
   const port = await freePort();
   const child = start(bin, ['sandbox', '--port', String(port), '--requests', '10000']);
-  const key = await new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (d) => {
-      text += d;
-      const m = /DOCREQ_API_KEY=(\S+)/.exec(text);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', () => reject(new Error('sandbox exited')));
-  });
+  const key = await sandboxKey(child);
   return { url: `http://127.0.0.1:${port}`, key, child };
 }
 

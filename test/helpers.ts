@@ -10,7 +10,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { createServer, type ServerOptions } from '../src/mcp/server.js';
 import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { statelessEntry } from '../src/transport/http.js';
+import { startHttpService, statelessEntry, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
 import { ApiState } from '../src/api/client.js';
 import { Agent } from 'undici';
 import { SendLedger } from '../src/send/ledger.js';
@@ -167,10 +167,7 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
       return JSON.parse(data) as unknown;
     },
     async call(name, args = {}) {
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-      captured.push(text, JSON.stringify(result.structuredContent ?? null));
-      return { ...result, text };
+      return called((await client.callTool({ name, arguments: args })) as CallToolResult);
     },
     async callWith(name, args, callOptions) {
       const result = (await client.callTool({ name, arguments: args }, callOptions)) as CallToolResult;
@@ -191,6 +188,13 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
       await sharedPool.close().catch(() => undefined);
     },
   };
+}
+
+/** A tool result with its text joined, both kept for the key scan: what every connection's call() answers. */
+function called(result: CallToolResult): CallToolResult & { text: string } {
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  captured.push(text, JSON.stringify(result.structuredContent ?? null));
+  return { ...result, text };
 }
 
 /** A real SDK Client linked in memory to the real server, which talks HTTP to the sandbox. */
@@ -224,10 +228,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     client,
     logs,
     async call(name, args = {}) {
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-      captured.push(text, JSON.stringify(result.structuredContent ?? null));
-      return { ...result, text };
+      return called((await client.callTool({ name, arguments: args })) as CallToolResult);
     },
     async callWith(name, args, callOptions) {
       const result = (await client.callTool({ name, arguments: args }, undefined, callOptions)) as CallToolResult;
@@ -296,4 +297,22 @@ export function serversOn(sb: Sandbox): (options?: ConnectOptions) => Promise<Co
     open.push(mcp);
     return mcp;
   };
+}
+
+/** Team mode on 127.0.0.1 (a free port) in front of the sandbox, as the tests run it; closed after the file. */
+export async function teamService(sb: Sandbox, overrides: Partial<HttpServiceOptions> = {}): Promise<HttpService> {
+  const svc = await startHttpService({
+    host: '127.0.0.1',
+    port: 0,
+    allowedHosts: ['127.0.0.1'],
+    allowedOrigins: [],
+    rateLimit: 1_000,
+    config: loadConfig({}, { DOCREQ_BASE_URL: sb.url }),
+    baseUrl: sb.url,
+    api: FAST_API,
+    write: (line) => void captured.push(line),
+    ...overrides,
+  });
+  afterAll(() => svc.close(1_000));
+  return svc;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BadResponseError } from '../src/api/errors.js';
-import { ListStreamParser, MAX_ELEMENT_DEPTH } from '../src/api/list-stream.js';
+import { ListStreamParser, MAX_ELEMENT_DEPTH, type ListStreamOptions } from '../src/api/list-stream.js';
 import { listData, toRequest } from '../src/api/records.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 700) * 3;
@@ -40,8 +40,8 @@ function streamedBytes(bytes: Buffer, offsets: number[]): unknown {
 const bytewise = (text: string) => streamedBytes(Buffer.from(text, 'utf8'), Array.from({ length: Buffer.byteLength(text) }, (_, i) => i));
 
 /** Feeds `body` in chunks of `size` bytes to a fresh parser; returns the parser and its records (or the error). */
-function feed(body: Buffer, size: number, toRecord: (raw: unknown) => unknown = (v) => v) {
-  const parser = new ListStreamParser('request', toRecord);
+function feed(body: Buffer, size: number, toRecord: (raw: unknown) => unknown = (v) => v, kind: 'request' | 'client' = 'request', options?: ListStreamOptions) {
+  const parser = new ListStreamParser(kind, toRecord, options);
   let result: unknown;
   try {
     for (let at = 0; at < body.length; at += size) parser.write(body.subarray(at, at + size));
@@ -216,17 +216,7 @@ describe('streaming list parser', () => {
 
     describe('what is not read is skipped, whatever its depth; the limit guards only the read fields', () => {
       const fields = ['id', 'displayName'];
-      const feedFields = (body: Buffer, size: number, maxDepth?: number) => {
-        const parser = new ListStreamParser('client', (v) => v, { fields, ...(maxDepth !== undefined ? { maxDepth } : {}) });
-        let result: unknown;
-        try {
-          for (let at = 0; at < body.length; at += size) parser.write(body.subarray(at, at + size));
-          result = parser.end();
-        } catch (error) {
-          result = error;
-        }
-        return { parser, result };
-      };
+      const feedFields = (body: Buffer, size: number, maxDepth?: number) => feed(body, size, (v) => v, 'client', { fields, ...(maxDepth !== undefined ? { maxDepth } : {}) });
       const LEVELS = 200_000;
       const deepArrays = `${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`;
       const deepObjects = `${'{"a":'.repeat(LEVELS)}1${'}'.repeat(LEVELS)}`;

@@ -1,10 +1,8 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
-import { startHttpService } from '../src/transport/http.js';
-import { captured, FAST_API, sandbox } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { captured, sandbox, teamService } from './helpers.js';
 
 /**
  * Team mode over real HTTP on loopback serves both eras from one endpoint (contract §9): a 2025-11-25
@@ -12,18 +10,7 @@ import { captured, FAST_API, sandbox } from './helpers.js';
  * headers are checked against the body, and list results carry the cache fields.
  */
 const sb = await sandbox();
-const svc = await startHttpService({
-  host: '127.0.0.1',
-  port: 0,
-  allowedHosts: ['localhost', '127.0.0.1'],
-  allowedOrigins: [],
-  rateLimit: 1_000,
-  config: loadConfig({}, { DOCREQ_BASE_URL: sb.url }),
-  baseUrl: sb.url,
-  api: FAST_API,
-  write: (line) => void captured.push(line),
-});
-afterAll(() => svc.close(1_000));
+const svc = await teamService(sb, { allowedHosts: ['localhost', '127.0.0.1'] });
 const auth = { Authorization: `Bearer ${sb.keys.demo}` };
 
 /** Every 2026 POST the client made, as sent (url, headers, body), and each answer's JSON. */

@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, valueShape } from '../src/config.js';
-import { loadHttpSettings, startHttpService } from '../src/transport/http.js';
-import { AROUND_TODAY, captured, connect, FAST_API, sandbox, TODAY, type Connected, childEnv } from './helpers.js';
+import { loadHttpSettings } from '../src/transport/http.js';
+import { AROUND_TODAY, captured, connect, sandbox, TODAY, type Connected, childEnv, teamService } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox(AROUND_TODAY);
@@ -207,21 +207,13 @@ describe('a key the service echoes leaves through no sink, whole or in part', ()
 
   it('team mode: the access log and the server log hold no part of the key', async () => {
     const lines: string[] = [];
-    const svc = await startHttpService({
-      host: '127.0.0.1',
-      port: 0,
-      allowedHosts: ['localhost', '127.0.0.1'],
-      allowedOrigins: [],
-      rateLimit: 1_000,
+    const svc = await teamService(sb, {
       config: loadConfig({ logLevel: 'debug' }, { DOCREQ_BASE_URL: sb.url }),
-      baseUrl: sb.url,
-      api: FAST_API,
       write: (line) => {
         lines.push(line);
         captured.push(line);
       },
     });
-    afterAll(() => svc.close(1_000));
     const transport = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${KEY}` } } });
     const client = new Client({ name: 'sealed-test', version: '1' });
     await client.connect(transport);

@@ -9,11 +9,11 @@ import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
-import { bearerKey, loadHttpSettings, startHttpService, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { ALL_KEYS, captured, FAST_API, sandbox, childEnv } from './helpers.js';
+import { bearerKey, loadHttpSettings, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
+import { ALL_KEYS, captured, sandbox, childEnv, teamService } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox();
@@ -22,23 +22,15 @@ const logLines: string[] = [];
 
 async function service(overrides: Partial<HttpServiceOptions> = {}): Promise<HttpService> {
   const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url });
-  const svc = await startHttpService({
-    host: '127.0.0.1',
-    port: 0,
+  return teamService(sb, {
     allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
-    allowedOrigins: [],
-    rateLimit: 1_000,
     config,
-    baseUrl: sb.url,
-    api: FAST_API,
     write: (line) => {
       logLines.push(line);
       captured.push(line);
     },
     ...overrides,
   });
-  afterAll(() => svc.close(1_000));
-  return svc;
 }
 
 async function connectHttp(url: string, key: string | undefined, headers: Record<string, string> = {}) {
@@ -175,7 +167,7 @@ describe('team mode for a 2026-07-28 client that listens', () => {
     const yaml = (names: string[]) => `templates:\n${names.map((n) => `  - { name: ${n}, title: ${n}, items: [{ name: A }] }\n`).join('')}`;
     writeFileSync(file, yaml(['annual-audit']));
     const config = loadConfig({ confirmSend: 'never' }, { DOCREQ_BASE_URL: sb.url, DOCREQ_TEMPLATES_FILE: file });
-    const svc = await startHttpService({ host: '127.0.0.1', port: 0, allowedHosts: ['127.0.0.1'], allowedOrigins: [], rateLimit: 1_000, config, baseUrl: sb.url, api: FAST_API, write: (line) => void captured.push(line) });
+    const svc = await teamService(sb, { config });
     const transport = new ModernTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } } });
     const client = new ModernClient({ name: 'listener', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(transport);

@@ -9,8 +9,8 @@ import { createAuth, MemoryAuthStore, type AuthOptions, type AuthStore, type Pol
 import { loadConfig, type Config } from '../src/config.js';
 import type { Sandbox } from '../src/sandbox/service.js';
 import { DEMO_POLICY, startDemoIdp } from '../src/sandbox/idp.js';
-import { startHttpService, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { captured, FAST_API } from './helpers.js';
+import type { HttpService } from '../src/transport/http.js';
+import { captured, teamService } from './helpers.js';
 
 /**
  * Team mode's test set-up, in one place: the real service on loopback in front of the sandbox
@@ -36,23 +36,7 @@ export interface SignInServiceOptions {
   auth?: Partial<AuthOptions>;
 }
 
-/** Team mode on 127.0.0.1 (a free port) in front of the sandbox, as the tests run it; closed after the file. */
-export async function teamService(sb: Sandbox, overrides: Partial<HttpServiceOptions> = {}): Promise<HttpService> {
-  const svc = await startHttpService({
-    host: '127.0.0.1',
-    port: 0,
-    allowedHosts: ['127.0.0.1'],
-    allowedOrigins: [],
-    rateLimit: 1_000,
-    config: loadConfig({}, { DOCREQ_BASE_URL: sb.url }),
-    baseUrl: sb.url,
-    api: FAST_API,
-    write: (line) => void captured.push(line),
-    ...overrides,
-  });
-  afterAll(() => svc.close(1_000));
-  return svc;
-}
+export { teamService };
 
 export async function signInService(sb: Sandbox, options: SignInServiceOptions = {}): Promise<HttpService> {
   const lines = options.lines ?? [];

@@ -1,22 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/store/redis.js';
+import { startRedis } from './helpers.js';
 
 /** Sign-in's shared state (the send store's redis backend, as sign-in uses it) on a real Redis (redis-server on loopback, a port of its own): two replicas, two connections. */
 
 const REDIS = '/usr/bin/redis-server';
 let server: ChildProcess | undefined;
 const clients: RedisStore[] = [];
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function replica(port: number): Promise<RedisStore> {
   const store = new RedisStore(`redis://127.0.0.1:${port}`);
@@ -29,17 +21,10 @@ describe.skipIf(!existsSync(REDIS))('sign-in state in the redis send store', () 
   let a: RedisStore;
   let b: RedisStore;
   beforeAll(async () => {
-    const port = await freePort();
-    server = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    for (let i = 0; i < 50; i++) {
-      try {
-        a = await replica(port);
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    b = await replica(port);
+    const redis = await startRedis(undefined, 0);
+    server = redis.child;
+    a = await replica(redis.port);
+    b = await replica(redis.port);
   });
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => undefined);

@@ -1,4 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createNetServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { RedisStore } from '../src/store/redis.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeEach, expect } from 'vitest';
@@ -315,4 +318,33 @@ export async function teamService(sb: Sandbox, overrides: Partial<HttpServiceOpt
   });
   afterAll(() => svc.close(1_000));
   return svc;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/**
+ * A real redis-server on loopback, on a port of its own (or `port`, to start it again there), no
+ * persistence; resolves once it answers on database `db`. The caller stops `child`.
+ */
+export async function startRedis(port?: number, db = 3): Promise<{ port: number; child: ChildProcess; url: string }> {
+  const p = port ?? (await freePort());
+  const child = spawn('redis-server', ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${p}/${db}`;
+  const probe = new RedisStore(url);
+  try {
+    await probe.ready(5_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    await probe.close();
+  }
+  return { port: p, child, url };
 }

@@ -2,7 +2,6 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { SendLedger } from '../src/send/ledger.js';
 import { FileStore, MemoryStore, RedisStore, type SendStore } from '../src/store/index.js';
-import { captured, childEnv } from './helpers.js';
+import { captured, childEnv, freePort, startRedis as startRedisServer } from './helpers.js';
 
 /**
  * The send store (contract §7) with real processes: the built binary over stdio sharing a state
@@ -21,7 +20,6 @@ import { captured, childEnv } from './helpers.js';
  * a port of its own. The sandbox counts POSTs: "once" is exactly one POST per case.
  */
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
-const REDIS = 'redis-server';
 const POST = 'POST /api/v1/requests';
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -34,14 +32,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'docreq-store-'));
   dirs.push(dir);
   return dir;
-}
-
-async function freePort(): Promise<number> {
-  const server = netServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 const run = promisify(execFile);
@@ -85,13 +75,9 @@ async function stdio(sb: Sandbox, env: Record<string, string>, elicit?: () => Pr
 }
 
 async function startRedis(port?: number): Promise<{ port: number; child: ChildProcess; url: string }> {
-  const p = port ?? (await freePort());
-  const child = spawn(REDIS, ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  children.add(child);
-  const store = new RedisStore(`redis://127.0.0.1:${p}/3`);
-  await store.ready(5_000);
-  await store.close();
-  return { port: p, child, url: `redis://127.0.0.1:${p}/3` };
+  const redis = await startRedisServer(port);
+  children.add(redis.child);
+  return redis;
 }
 
 async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

@@ -96,20 +96,16 @@ export async function run() {
   // Each call starts after a pause, so the last call's garbage collection (in either server) is not
   // charged to it; main and this build take turns going first.
   const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
-  const mainCall = async () => {
+  /** The plain call on one server, on fresh lists, after a pause; kept under `which` (main or plain). */
+  const plainOn = (client, which) => async () => {
     freshLists(sb);
     await settle();
-    const m = await timedCall(theirs, ...plain);
-    times.main.push(m.elapsed);
-    chars.main = m.chars;
+    const r = await timedCall(client, ...plain);
+    times[which].push(r.elapsed);
+    chars[which] = r.chars;
   };
-  const plainCall = async () => {
-    freshLists(sb);
-    await settle();
-    const p = await timedCall(ours, ...plain);
-    times.plain.push(p.elapsed);
-    chars.plain = p.chars;
-  };
+  const mainCall = plainOn(theirs, 'main');
+  const plainCall = plainOn(ours, 'plain');
   for (let i = 0; i < RUNS; i++) {
     if (i % 2 === 0) {
       await mainCall();

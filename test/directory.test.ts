@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { captured, childEnv } from './helpers.js';
+// @ts-expect-error: a plain .mjs script without types
+import { runCases } from '../scripts/directory-cases.mjs';
+
+// The directory test cases (docs/directory/test-cases.json: the prompts, expected tool calls and
+// outcomes a directory review reads) run against the built server on the sandbox, as in CI.
+describe('directory test cases', () => {
+  it('at least 5 positive and 3 negative cases, all passing', async () => {
+    const { ok, lines, answers, counts } = (await runCases({ env: childEnv() })) as { ok: boolean; lines: string[]; answers: string[]; counts: { positive: number; negative: number } };
+    captured.push(...answers);
+    expect(counts.positive).toBeGreaterThanOrEqual(5);
+    expect(counts.negative).toBeGreaterThanOrEqual(3);
+    expect(lines.filter((l) => l.startsWith('✗')), lines.join('\n')).toEqual([]);
+    expect(ok).toBe(true);
+  }, 60_000);
+});

@@ -47,7 +47,6 @@ function parse(argv: string[]) {
   }
   const options = {
     ...settingFlagOptions(),
-    sandbox: { type: 'boolean' },
     port: { type: 'string' },
     clients: { type: 'string' },
     requests: { type: 'string' },
@@ -194,6 +193,8 @@ async function main(): Promise<void> {
   for (const line of unknown.warn) process.stderr.write(`docreq-mcp warning: ${line}\n`);
   if (unknown.stop.length) fail(unknown.stop.join('\n'));
   const flags = settingsFromFlags(values);
+  // --sandbox, or DOCREQ_SANDBOX (the MCP Bundle's "try the sandbox" choice); unreadable counts as off.
+  const useSandbox = flags.sandbox === true || (flags.sandbox === undefined && SETTINGS.sandbox.schema.safeParse(process.env.DOCREQ_SANDBOX ?? '').data === true);
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
 
   // The sandbox is loaded only when asked for.
@@ -215,7 +216,7 @@ async function main(): Promise<void> {
   }
   if (command === 'check') {
     const team = String(flags.transport ?? process.env.DOCREQ_TRANSPORT ?? '').trim().toLowerCase() === 'http';
-    if (!values.sandbox) {
+    if (!useSandbox) {
       process.exitCode = await check(loadConfig(flags), { team }, flags);
       return;
     }
@@ -231,10 +232,10 @@ async function main(): Promise<void> {
   if (!transport.success) fail(settingProblem('transport', transport.error, String(flags.transport ?? process.env.DOCREQ_TRANSPORT)));
   if (transport.data === 'http') {
     // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.
-    await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: values.sandbox ? seed : undefined });
+    await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: useSandbox ? seed : undefined });
     return;
   }
-  if (values.sandbox) {
+  if (useSandbox) {
     const sandbox = await startSandbox(seed);
     const config = sandboxConfig(flags, sandbox);
     process.stderr.write(`docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n`);

@@ -103,6 +103,13 @@ export const SETTINGS = {
     schema: z.string().trim().min(1, 'is empty'),
     help: "the service's base URL; `/api/v1/...` is appended (a path prefix is kept). `https://` unless the host is loopback; no user-info, query or fragment",
   },
+  sandbox: {
+    env: 'DOCREQ_SANDBOX',
+    flag: '--sandbox',
+    default: 'off',
+    schema: booleanText,
+    help: 'serve the embedded sandbox service instead of a real one: demo data, no account or key needed, nothing reaches a real service',
+  },
   readOnly: {
     env: 'DOCREQ_READ_ONLY',
     flag: '--read-only',

@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { captured, childEnv } from './helpers.js';
-// @ts-expect-error: a plain .mjs script without types
-import { runCases } from '../scripts/directory-cases.mjs';
+
+interface CaseRun {
+  ok: boolean;
+  lines: string[];
+  answers: string[];
+  counts: { positive: number; negative: number };
+}
+const { runCases } = (await import(new URL('../scripts/directory-cases.mjs', import.meta.url).href)) as { runCases: (options: { env: Record<string, string> }) => Promise<CaseRun> };
 
 // The directory test cases (docs/directory/test-cases.json: the prompts, expected tool calls and
 // outcomes a directory review reads) run against the built server on the sandbox, as in CI.
 describe('directory test cases', () => {
   it('at least 5 positive and 3 negative cases, all passing', async () => {
-    const { ok, lines, answers, counts } = (await runCases({ env: childEnv() })) as { ok: boolean; lines: string[]; answers: string[]; counts: { positive: number; negative: number } };
+    const { ok, lines, answers, counts } = await runCases({ env: childEnv() });
     captured.push(...answers);
     expect(counts.positive).toBeGreaterThanOrEqual(5);
     expect(counts.negative).toBeGreaterThanOrEqual(3);

@@ -61,6 +61,15 @@ describe('check agrees with how each mode starts', () => {
     expect(r.stdout).not.toContain('try docreq-mcp');
   });
 
+  it('DOCREQ_SANDBOX (the MCP Bundle\'s "try the sandbox" choice) is --sandbox; an unreadable value counts as off', async () => {
+    const on = await run(['check'], { DOCREQ_SANDBOX: 'true' });
+    expect(on.code).toBe(0);
+    expect(on.stdout).toContain('the embedded sandbox');
+    const odd = await run(['check'], { DOCREQ_SANDBOX: 'perhaps' });
+    expect(odd.code).toBe(1);
+    expect(odd.stdout).not.toContain('the embedded sandbox');
+  });
+
   it('team mode with a key per request does not ask for a key of its own', async () => {
     const r = await run(['check', '--transport', 'http'], { DOCREQ_BASE_URL: 'https://docs.example.com' });
     expect(r.stdout).not.toContain('DOCREQ_API_KEY is not set');

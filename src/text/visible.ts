@@ -9,19 +9,20 @@ import { INVISIBLE } from './invisible.js';
  *   becomes one space, as the renderer makes it.
  * - Where removing them would make two different strings of one result read the same ("Acme Ltd",
  *   "Acme\u200b Ltd", "Acme Ltd\u{E0041}"), those strings instead show each invisible character as a
- *   visible mark, ⟨U+200B⟩, so two clients never look alike.
+ *   visible mark, ⟨U+200B⟩, so two clients never look alike. The rule is idempotent (a shown string
+ *   has no invisible character left), so a page applies it again to what the server sent; a service
+ *   string that spells "⟨U+200B⟩" itself differs from the others by visible characters and reads so.
  * - Identifiers stay exact (a later call passes them back as they are): `id`, `token`, keys ending in
  *   `Id`, and the `payload` a send POSTs (checked to hold no invisible character before it is
  *   previewed). A page shows an identifier's invisible characters as marks (markInvisible).
  */
 
-const MARK = /⟨U\+[0-9A-F]{4,6}⟩/u;
 /** Splits a shown string into text and marks (odd indexes are marks). */
 export const MARKS = /(⟨U\+[0-9A-F]{4,6}⟩)/u;
 
-/** Each invisible character as a visible mark, ⟨U+200B⟩; a literal "⟨U+…⟩" in the text is marked too, so it cannot pass for one. */
+/** Each invisible character as a visible mark, ⟨U+200B⟩. */
 export function markInvisible(text: string): string {
-  return text.replace(new RegExp(`${INVISIBLE.source}|⟨(?=U\\+[0-9A-F]{4,6}⟩)`, 'gu'), (run) =>
+  return text.replace(INVISIBLE, (run) =>
     [...run].map((c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`).join(''),
   );
 }
@@ -47,16 +48,14 @@ export function visibleStructured<T>(value: T): T {
   // Which strings would read the same with their invisible characters removed: first the changed
   // ones by their reading, then any string that already reads so.
   const readAs = new Map<string, Set<string>>();
-  let lookalike = false;
   visit(value, undefined, 0, (s) => {
-    if (MARK.test(s)) lookalike = true;
     const plain = withoutInvisibles(s);
     if (plain === s) return;
     let raws = readAs.get(plain);
     if (!raws) readAs.set(plain, (raws = new Set()));
     raws.add(s);
   });
-  if (!readAs.size && !lookalike) {
+  if (!readAs.size) {
     // Nothing to change: the very value goes on (a shared answer stays shared).
     if (frozen) RESHOWN.set(value, value);
     return value;
@@ -68,7 +67,6 @@ export function visibleStructured<T>(value: T): T {
 }
 
 function shown(readAs: Map<string, Set<string>>, s: string): string {
-  if (MARK.test(s)) return markInvisible(s);
   const plain = withoutInvisibles(s);
   const alike = readAs.get(plain);
   if (alike && alike.size > 1) return markInvisible(s);

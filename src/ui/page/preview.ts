@@ -86,7 +86,7 @@ function reasonCell(reason: string | null, request: RequestRec | null): Child {
   if (!reason) return null;
   const short = /^[^:;(]*/.exec(reason)![0].trim() || reason;
   const suggested = [...reason.matchAll(SUGGESTION)].map((m) => who(JSON.parse(`"${m[1]}"`) as string, m[2], m[3]));
-  if (short === reason && !suggested.length) return text(reason);
+  if (short === reason && !suggested.length) return text(reason, '', { 'data-part': 'reason' });
   return el(
     'span',
     {},

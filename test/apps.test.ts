@@ -297,6 +297,8 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await frame.locator('[data-testid=send]').click();
     await frame.locator('h1', { hasText: 'Sent to 2 clients' }).waitFor();
     expect(await outcomes()).toEqual(['sent', 'sent', 'skipped']);
+    // Send passed the recipients as the assistant gave them: the outcome lists them so again.
+    expect(await frame.locator('[data-testid=recipients] [data-part=given]').allTextContents()).toEqual(args.clients);
     await shoot(page, 'batch-after-light');
     const posts = POSTS().slice(before);
     expect(posts).toHaveLength(2);

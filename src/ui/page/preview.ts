@@ -122,14 +122,19 @@ const isBatch = (s: Record<string, unknown>): s is Record<string, unknown> & Bat
 const isSingle = (s: Record<string, unknown>): s is Record<string, unknown> & Single => typeof s.outcome === 'string' && typeof s.client === 'object';
 
 /**
- * The call Send makes: the previewed body and the preview's token; a batch's recipients by the id
- * each resolved to (the token is bound to those ids), or as given where none was found.
+ * The call Send makes: the previewed body and the preview's token; a batch's recipients as the
+ * assistant gave them (the token is bound to the ids they resolved to: should one now resolve to
+ * another client, nothing is sent), else by those ids.
  */
 function sendCall(s: Single | Batch, token: string): ToolCall {
   const p = s.payload;
   const body = { title: p.title, items: p.items, ...(p.dueDate ? { dueDate: p.dueDate } : {}), ...(p.correctnessMode ? { correctnessMode: p.correctnessMode } : {}) };
   const allowDuplicate = input.allowDuplicate === true ? { allowDuplicate: true } : {};
-  if ('recipients' in s) return { name: 'create_request_batch', arguments: { clients: s.recipients.map((r) => r.clientId ?? r.client), ...body, ...allowDuplicate, confirmationToken: token } };
+  if ('recipients' in s) {
+    // As the assistant gave them (so the outcome lists them so again); the token holds the ids they resolved to.
+    const given = Array.isArray(input.clients) && input.clients.length === s.recipients.length && input.clients.every((c) => typeof c === 'string') ? (input.clients as string[]) : s.recipients.map((r) => r.clientId ?? r.client);
+    return { name: 'create_request_batch', arguments: { clients: given, ...body, ...allowDuplicate, confirmationToken: token } };
+  }
   return { name: 'create_request', arguments: { client: p.clientId, ...body, ...allowDuplicate, confirmationToken: token } };
 }
 

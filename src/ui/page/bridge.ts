@@ -68,7 +68,7 @@ export class Bridge {
       this.post(known ? { id: m.id, result: {} } : { id: m.id, error: { code: -32601, message: 'Method not found' } });
       return;
     }
-    if (m.method === 'ui/notifications/tool-input') this.ontoolinput?.(params as McpUiToolInputNotification['params']);
+    if (m.method === 'ui/notifications/tool-input') this.ontoolinput?.(params);
     else if (m.method === 'ui/notifications/tool-result') this.ontoolresult?.(params as McpUiToolResultNotification['params']);
     else if (m.method === 'ui/notifications/host-context-changed') {
       this.hostContext = { ...this.hostContext, ...params };

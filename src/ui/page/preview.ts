@@ -132,7 +132,7 @@ function sendCall(s: Single | Batch, token: string): ToolCall {
   const allowDuplicate = input.allowDuplicate === true ? { allowDuplicate: true } : {};
   if ('recipients' in s) {
     // As the assistant gave them (so the outcome lists them so again); the token holds the ids they resolved to.
-    const given = Array.isArray(input.clients) && input.clients.length === s.recipients.length && input.clients.every((c) => typeof c === 'string') ? (input.clients as string[]) : s.recipients.map((r) => r.clientId ?? r.client);
+    const given = Array.isArray(input.clients) && input.clients.length === s.recipients.length && input.clients.every((c) => typeof c === 'string') ? (input.clients) : s.recipients.map((r) => r.clientId ?? r.client);
     return { name: 'create_request_batch', arguments: { clients: given, ...body, ...allowDuplicate, confirmationToken: token } };
   }
   return { name: 'create_request', arguments: { client: p.clientId, ...body, ...allowDuplicate, confirmationToken: token } };

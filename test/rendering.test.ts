@@ -5,7 +5,6 @@ import { defineTool } from '../src/tools/define.js';
 import { captured, connect, sandbox, structured, type Connected } from './helpers.js';
 
 /** Anything invisible, or a line break: none may reach a text the model reads. */
-// eslint-disable-next-line no-control-regex
 const INVISIBLE_OR_BREAK = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
 describe('results at any size', () => {

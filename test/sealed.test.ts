@@ -151,6 +151,77 @@ describe('what is not read is skipped, whatever its depth', () => {
   });
 });
 
+describe('one malformed record is flagged, the rest listed and counted exactly', () => {
+  const LEVELS = 200_000;
+  const deep = { arrays: `${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`, objects: `${'{"x":'.repeat(LEVELS)}1${'}'.repeat(LEVELS)}` };
+  const requestsOut = () => firm.requests.map(({ clientId: _c, items: _i, correctnessMode: _m, ...r }) => r);
+  /** The list with record `at`'s field replaced by raw JSON text. */
+  const withField = (records: object[], at: number, field: string, raw: string) =>
+    `{"data":[${records.map((r, i) => (i === at ? JSON.stringify({ ...r, [field]: '\u0000' }).replace('"\\u0000"', raw) : JSON.stringify(r))).join(',')}]}`;
+  const lists = [
+    { tool: 'list_clients', route: 'GET /api/v1/clients', records: () => firm.clients as object[], fields: ['id', 'displayName', 'email', 'status'], noun: 'client' },
+    { tool: 'list_requests', route: 'GET /api/v1/requests', records: requestsOut, fields: ['id', 'title', 'status', 'clientName', 'dueDate', 'createdAt', 'totalItems', 'completedItems'], noun: 'request' },
+  ] as const;
+  type Listed = { total: number; returned: number; notes: string[]; clients?: { id: string | null }[]; requests?: { id: string | null }[] };
+
+  for (const list of lists) {
+    it(`${list.tool}: any read field nested ${LEVELS.toLocaleString('en')} levels deep in one record`, async () => {
+      const mcp = await watched();
+      const records = list.records();
+      const at = 2;
+      const id = (records[at] as { id: string }).id;
+      for (const field of list.fields) {
+        for (const [shape, raw] of Object.entries(deep)) {
+          sb.inject(list.route, { kind: 'raw', status: 200, body: withField(records, at, field, raw) }, { times: 1 });
+          const result = await mcp.call(list.tool, { limit: 500 });
+          const where = `${field} as deep ${shape}`;
+          expect(result.isError, `${where}: ${result.text.slice(0, 300)}`).toBeFalsy();
+          const out = result.structuredContent as Listed;
+          expect(out.total, where).toBe(records.length);
+          const rows = (out.clients ?? out.requests)!;
+          expect(rows, where).toHaveLength(records.length);
+          // Every other record as the service gave it, in the list's own order.
+          const ids = records.map((r) => (r as { id: string }).id);
+          if (list.tool === 'list_clients') expect(rows.map((r) => r.id), where).toEqual(ids.map((x, i) => (i === at && field === 'id' ? null : x)));
+          else expect(new Set(rows.map((r) => r.id)), where).toEqual(new Set(ids.map((x, i) => (i === at && field === 'id' ? null : x))));
+          const note = out.notes.find((n) => n.includes('could not be read'));
+          expect(note, where).toBe(
+            `1 ${list.noun} in the service's list could not be read in full: ${field === 'id' ? 'one with no readable id' : `id ${id}`} (${field}). ` +
+              `Those fields are nested more than 64 levels deep, which no ${list.noun} field is, so they show as empty; it is still listed and counted.`,
+          );
+          expect(result.text, where).toContain(`Note: ${note}`);
+        }
+      }
+    });
+
+    it(`${list.tool}: read fields of the wrong type are read leniently, nothing flagged`, async () => {
+      const mcp = await watched();
+      const records = list.records();
+      for (const field of list.fields) {
+        for (const raw of ['12345', 'true', 'false', '{"a":1}', '["x",2]', `${'['.repeat(60)}${']'.repeat(60)}`, '""', '"x"', '-1.5e3']) {
+          sb.inject(list.route, { kind: 'raw', status: 200, body: withField(records, 1, field, raw) }, { times: 1 });
+          const result = await mcp.call(list.tool, { limit: 500 });
+          const where = `${field} = ${raw.slice(0, 20)}`;
+          expect(result.isError, `${where}: ${result.text.slice(0, 300)}`).toBeFalsy();
+          const out = result.structuredContent as Listed;
+          expect(out.total, where).toBe(records.length);
+          expect((out.clients ?? out.requests)!, where).toHaveLength(records.length);
+          expect(out.notes.some((n) => n.includes('could not be read')), where).toBe(false);
+        }
+      }
+    });
+  }
+
+  it('list_clients joined with requests: an unreadable request is flagged too', async () => {
+    const mcp = await watched();
+    const records = requestsOut();
+    sb.inject('GET /api/v1/requests', { kind: 'raw', status: 200, body: withField(records, 0, 'clientName', deep.arrays) }, { times: 1 });
+    const result = await mcp.call('list_clients', { requests: 'open', limit: 1 });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as Listed).notes[0]).toMatch(new RegExp(`^1 request in the service's list could not be read in full: id ${records[0]!.id} \\(clientName\\)`));
+  });
+});
+
 describe('a key the service echoes leaves through no sink, whole or in part', () => {
   /** An error body with the key at `at` characters into its message (the cap is 300) and in its details, plainly and split by invisible characters. */
   const echoing = (at: number) => ({

@@ -21,7 +21,7 @@ const nonEmptyText = (max: number) =>
     .refine((s) => s.trim().length > 0, { message: 'must not be empty', abort: true })
     .refine((s) => [...s.trim()].length <= max, `must be at most ${max} characters`);
 
-export const templateIn = z.strictObject({
+const templateIn = z.strictObject({
   name: z
     .string()
     .min(1, { message: 'must not be empty', abort: true })

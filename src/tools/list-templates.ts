@@ -36,12 +36,12 @@ export function templateJson(t: Template): z.output<typeof summaryOut> & { items
   return { ...templateSummary(t), items: t.items.map((i) => ({ ...i })) };
 }
 
-export function templateLine(t: Template): string {
+function templateLine(t: Template): string {
   return `- ${t.name}: ${quoted(t.title, 80)}, ${t.items.length} items${t.source === 'file' ? " (the firm's)" : ''}`;
 }
 
 /** A template in full, as a model reads it: defaults, then one line per item. */
-export function templateText(t: Template): string {
+function templateText(t: Template): string {
   const defaults = [
     `title ${quoted(t.title, MAX_TITLE)}`,
     t.correctnessMode ? `correctness mode ${t.correctnessMode}` : "the service's default correctness mode",

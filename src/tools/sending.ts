@@ -101,7 +101,7 @@ export function previewNext(needed: boolean, token: string, expiresAt: number, t
 }
 
 /** Checks the e-mailed text and the dates; throws one error naming every problem. */
-export function draftRequest(input: DraftInput & { title: string; items: ItemInput[] }, asOf: string): Draft {
+function draftRequest(input: DraftInput & { title: string; items: ItemInput[] }, asOf: string): Draft {
   const problems: string[] = [];
   const title = checkEmailText(input.title, MAX_TITLE);
   if (!title.ok) problems.push(`title: ${title.detail}`);

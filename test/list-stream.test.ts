@@ -269,7 +269,7 @@ describe('streaming list parser', () => {
         expect(feedFields(shallow, 5).result).toEqual([{ id: 'c1', tier: 'gold', tags: ['a', 'b'], n: 3 }]);
       });
 
-      it('agrees with JSON.parse (what is too deep outside the read fields cut to null) however the body is chunked', () => {
+      it('agrees with JSON.parse (too deep: cut to null outside the read fields, a read field null and flagged) however the body is chunked', () => {
         const keys = fc.constantFrom('id', 'displayName', 'extra', 'x', 'data');
         const element = fc.oneof(
           { weight: 4, arbitrary: fc.dictionary(keys, values, { maxKeys: 4 }) },

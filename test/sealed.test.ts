@@ -378,29 +378,30 @@ describe('a key in a record field is redacted before the field is capped: no par
     const client = firm.clients[9]!;
     const request = firm.requests.find((r) => r.clientId !== client.id)!;
     const saved = { name: client.displayName, title: request.title };
-    afterAll(() => {
+    try {
+      for (const before of cuts) {
+        // The record fields' cap is 2,000 characters (src/api/records.ts); a client's other texts are capped at 500.
+        client.displayName = straddling(2_000, before);
+        Object.assign(client, { phone: straddling(500, before) });
+        request.title = straddling(2_000, before);
+        sb.invalidateLists();
+        const clients = await mcp.call('list_clients', { details: true, limit: 500 });
+        const shown = (clients.structuredContent as { clients: { id: string; displayName: string; fields?: { phone?: string } }[] }).clients.find((c) => c.id === client.id)!;
+        expect(shown.displayName.startsWith('AAAA')).toBe(true);
+        expect(partOfKey(shown.displayName), `cut after ${before}: ${shown.displayName.slice(-40)}`).toBeUndefined();
+        expect(shown.fields?.phone?.startsWith('AAAA')).toBe(true);
+        expect(partOfKey(shown.fields?.phone), `cut after ${before}: ${shown.fields?.phone?.slice(-40)}`).toBeUndefined();
+        const requests = await mcp.call('list_requests', { limit: 500 });
+        const row = (requests.structuredContent as { requests: { id: string; title: string }[] }).requests.find((r) => r.id === request.id)!;
+        expect(row.title.startsWith('AAAA')).toBe(true);
+        expect(partOfKey(row.title), `cut after ${before}: ${row.title.slice(-40)}`).toBeUndefined();
+        for (const text of [clients.text, requests.text]) expect(leak(text)).toBeUndefined();
+      }
+    } finally {
       client.displayName = saved.name;
       delete (client as { phone?: string }).phone;
       request.title = saved.title;
       sb.invalidateLists();
-    });
-    for (const before of cuts) {
-      // The record fields' cap is 2,000 characters (src/api/records.ts); a client's other texts are capped at 500.
-      client.displayName = straddling(2_000, before);
-      Object.assign(client, { phone: straddling(500, before) });
-      request.title = straddling(2_000, before);
-      sb.invalidateLists();
-      const clients = await mcp.call('list_clients', { details: true, limit: 500 });
-      const shown = (clients.structuredContent as { clients: { id: string; displayName: string; fields?: { phone?: string } }[] }).clients.find((c) => c.id === client.id)!;
-      expect(shown.displayName.startsWith('AAAA')).toBe(true);
-      expect(partOfKey(shown.displayName), `cut after ${before}: ${shown.displayName.slice(-40)}`).toBeUndefined();
-      expect(shown.fields?.phone?.startsWith('AAAA')).toBe(true);
-      expect(partOfKey(shown.fields?.phone), `cut after ${before}: ${shown.fields?.phone?.slice(-40)}`).toBeUndefined();
-      const requests = await mcp.call('list_requests', { limit: 500 });
-      const row = (requests.structuredContent as { requests: { id: string; title: string }[] }).requests.find((r) => r.id === request.id)!;
-      expect(row.title.startsWith('AAAA')).toBe(true);
-      expect(partOfKey(row.title), `cut after ${before}: ${row.title.slice(-40)}`).toBeUndefined();
-      for (const text of [clients.text, requests.text]) expect(leak(text)).toBeUndefined();
     }
   });
 });

@@ -7,7 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CORRECTNESS_MODES, ITEM_TYPES, MAX_ITEM_NAME, MAX_ITEMS, MAX_TITLE } from '../src/domain/checklist.js';
-import { sandbox, sandboxAndClient } from './helpers.js';
+import { sandboxAndClient } from './helpers.js';
+
+const { sb, firm, mcp, upstream } = await sandboxAndClient();
 
 // The API document: "type … file, text, date, number, boolean"; "Correctness mode accepts only off, advisory, soft, hard".
 const DOCUMENT_TYPES = ['file', 'text', 'date', 'number', 'boolean'];
@@ -23,41 +25,37 @@ describe('the checklist facts are the API document\'s and the contract\'s', () =
 });
 
 describe('the sandbox validates a create body as the API document says', () => {
-  const sbP = sandbox();
   const post = async (body: unknown) => {
-    const sb = await sbP;
     const res = await fetch(`${sb.url}/api/v1/requests`, { method: 'POST', headers: { authorization: `Bearer ${sb.keys.demo}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as { error?: { details?: { field: string; message: string }[] } } };
   };
-  const body = async (extra: Record<string, unknown>, item: Record<string, unknown> = {}) => ({
-    clientId: (await sbP).demoFirm.clients[0]!.id,
+  const body = (extra: Record<string, unknown>, item: Record<string, unknown> = {}) => ({
+    clientId: firm.clients[0]!.id,
     title: `Domain ${Math.random()}`,
     items: [{ name: 'W-2', required: true, ...item }],
     ...extra,
   });
 
   it.each(DOCUMENT_TYPES)('accepts an item of type %s', async (type) => {
-    expect((await post(await body({}, { type }))).status).toBe(201);
+    expect((await post(body({}, { type }))).status).toBe(201);
   });
   it.each(DOCUMENT_MODES)('accepts correctness mode %s', async (mode) => {
-    expect((await post(await body({ correctnessMode: mode }))).status).toBe(201);
+    expect((await post(body({ correctnessMode: mode }))).status).toBe(201);
   });
   it('refuses another type or mode, naming the field and the allowed values', async () => {
-    const badType = await post(await body({}, { type: 'pdf' }));
+    const badType = await post(body({}, { type: 'pdf' }));
     expect(badType.status).toBe(422);
     expect(badType.body.error?.details).toEqual([{ field: 'items[0].type', message: `must be one of ${DOCUMENT_TYPES.join(', ')}` }]);
-    const badMode = await post(await body({ correctnessMode: 'strict' }));
+    const badMode = await post(body({ correctnessMode: 'strict' }));
     expect(badMode.status).toBe(422);
     expect(badMode.body.error?.details).toEqual([{ field: 'correctnessMode', message: `must be one of ${DOCUMENT_MODES.join(', ')}` }]);
   });
 });
 
 describe('create_request keeps the contract\'s limits, at the edge, before any HTTP call', () => {
-  const setup = sandboxAndClient();
   const item = (name = 'W-2') => ({ name });
 
   it('a 200-character title and item name, 100 items: previewed; one more of each: refused, nothing called', async () => {
-    const { firm, mcp, upstream } = await setup;
     const client = firm.clients[0]!.id;
     const ok = await mcp.call('create_request', { client, title: 't'.repeat(200), items: [item('n'.repeat(200)), ...Array.from({ length: 99 }, (_, i) => item(`Item ${i}`))], dryRun: true });
     expect(ok.isError, ok.text).toBeFalsy();

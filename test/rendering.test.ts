@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oneLine } from '../src/text/render.js';
 import { z } from 'zod';
+import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { defineTool } from '../src/tools/define.js';
 import { captured, connect, sandbox, structured, type Connected } from './helpers.js';
 
@@ -69,8 +70,9 @@ describe('format characters (\\p{Cf}) in service text never reach the model', ()
   const name = (cp: number) => `Cf ${hex(cp)} A${String.fromCodePoint(cp)}B`;
 
   let mcp: Connected;
+  let sb: Sandbox;
   beforeAll(async () => {
-    const sb = await sandbox();
+    sb = await startSandbox();
     // One client and one request per code point, each named by it.
     FORMAT.forEach((cp, i) => {
       const request = sb.demoFirm.requests[i]!;
@@ -79,7 +81,10 @@ describe('format characters (\\p{Cf}) in service text never reach the model', ()
     });
     mcp = await connect(sb);
   });
-  afterAll(() => mcp.close());
+  afterAll(async () => {
+    await mcp.close();
+    await sb.close();
+  });
 
   it.each(FORMAT.map((cp) => [hex(cp), cp]))('U+%s in a client name and a request title is gone from the text', async (_, cp) => {
     const clients = await mcp.call('list_clients', { search: `Cf ${hex(cp)}` });

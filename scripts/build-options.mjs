@@ -22,6 +22,11 @@ export const esbuildOptions = {
   format: 'esm',
   target: 'node20.18',
   minify: true,
+  // Minified, but every function and class keeps its own `.name`: oidc-provider keys its storage by model
+  // class name and checks a stored entry's kind against `constructor.name` (and names its errors so);
+  // minified, the demo identity provider's codes were not found again and the sandbox sign-in from the
+  // built CLI failed with invalid_grant (issue 26; test/shipped.test.ts signs in through the built CLI).
+  keepNames: true,
   legalComments: 'none',
   define: { __DOCREQ_VERSION__: JSON.stringify(pkg.version) },
   // undici and the SDK's dependencies require() Node built-ins; ESM output needs a require.

@@ -208,6 +208,11 @@ function called(result: CallToolResult): CallToolResult & { text: string } {
   return { ...result, text };
 }
 
+/** `call(name, args)` on any connected SDK Client (a spawned server's, over stdio or HTTP): the result with its text, kept for the key scan. */
+export function callerFor(client: Pick<Client, 'callTool'>): Connected['call'] {
+  return async (name, args = {}) => called((await client.callTool({ name, arguments: args })) as CallToolResult);
+}
+
 /** A real SDK Client linked in memory to the real server, which talks HTTP to the sandbox. */
 export async function connect(sb: Sandbox | undefined, options: ConnectOptions = {}): Promise<Connected> {
   const env = {

@@ -5,11 +5,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_USERS } from '../src/sandbox/idp.js';
-import { captured, childEnv, previewThenSend, suiteFolder } from './helpers.js';
+import { callerFor, captured, childEnv, previewThenSend, suiteFolder } from './helpers.js';
 import { HostProvider, REDIRECT } from './team.js';
 
 /**
@@ -27,12 +26,7 @@ const user = (email: string) => DEMO_USERS.find((u) => u.email === email)!;
 const [READER, SENDER, OUTSIDER] = [user('reader@demo.example'), user('sender@demo.example'), user('outsider@elsewhere.example')];
 const REQUEST = { title: 'Shipped build check', items: [{ name: 'Bank statement' }] };
 
-/** A tool result with its text, kept for the key scan. */
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  captured.push(JSON.stringify(result));
-  return { ...result, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
-}
+const call = (client: Client, name: string, args: Record<string, unknown> = {}) => callerFor(client)(name, args);
 
 /** The built CLI as its own process with a state folder of its own; resolves once it says where it serves. */
 async function startCli(args: string[]): Promise<{ url: string; stderr: () => string; stop(): Promise<void> }> {
@@ -141,7 +135,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the built CLI: sandbox sign-in in Chromi
     const client = await connectWithCode(await signInInChromium(SENDER));
     const clients = await call(client, 'list_clients', { limit: 1 });
     const clientId = (clients.structuredContent as { clients: { id: string }[] }).clients[0]!.id;
-    const { preview, sent } = await previewThenSend({ call: (name, args) => call(client, name, args) }, 'create_request', { client: clientId, ...REQUEST });
+    const { preview, sent } = await previewThenSend({ call: callerFor(client) }, 'create_request', { client: clientId, ...REQUEST });
     expect(preview.isError).toBeFalsy();
     expect(sent.isError, sent.text).toBeFalsy();
     expect(sent.text).toContain(`in the name of ${SENDER.email}`);
@@ -199,7 +193,7 @@ describe('the MCP Bundle, built, packed, unpacked and started as a host starts i
     try {
       const clients = await call(client, 'list_clients', { limit: 1 });
       const clientId = (clients.structuredContent as { clients: { id: string }[] }).clients[0]!.id;
-      const { preview, sent } = await previewThenSend({ call: (name, args) => call(client, name, args) }, 'create_request', { client: clientId, ...REQUEST });
+      const { preview, sent } = await previewThenSend({ call: callerFor(client) }, 'create_request', { client: clientId, ...REQUEST });
       expect(preview.isError).toBeFalsy();
       expect(sent.isError, sent.text).toBeFalsy();
       expect((sent.structuredContent as { request: { id: string } }).request.id).toBeTruthy();

@@ -22,9 +22,49 @@ export const esbuildOptions = {
   format: 'esm',
   target: 'node20.18',
   minify: true,
+  // Minified, but every function and class keeps its own `.name`: oidc-provider keys its storage by model
+  // class name and checks a stored entry's kind against `constructor.name` (and names its errors so);
+  // minified, the demo identity provider's codes were not found again and the sandbox sign-in from the
+  // built CLI failed with invalid_grant (issue 26; test/shipped.test.ts signs in through the built CLI).
+  keepNames: true,
   legalComments: 'none',
   define: { __DOCREQ_VERSION__: JSON.stringify(pkg.version) },
   // undici and the SDK's dependencies require() Node built-ins; ESM output needs a require.
   banner: { js: "import { createRequire as __docreqRequire } from 'node:module'; const require = __docreqRequire(import.meta.url);" },
   logLevel: 'warning',
 };
+
+/** The npm package a bundled file comes from (`node_modules/@scope/name/…` → `@scope/name`), or undefined for our own source. */
+function packageOf(input) {
+  const parts = input.split('node_modules/');
+  if (parts.length < 2) return undefined;
+  const segments = parts.at(-1).split('/');
+  return segments[0].startsWith('@') ? `${segments[0]}/${segments[1]}` : segments[0];
+}
+
+/**
+ * What runs: every npm package esbuild puts into the build of `entryPoints` (the package build: the CLI
+ * and the library; the MCP Bundle: the CLI), with the bytes each takes in the output, largest first,
+ * read from esbuild's metafile. scripts/readme.mjs writes it into the README; test/readme.test.ts checks it.
+ */
+export async function bundledPackages(entryPoints) {
+  const { build } = await import('esbuild');
+  const result = await build({
+    ...esbuildOptions,
+    define: { ...esbuildOptions.define, __DOCREQ_UI_PAGES__: JSON.stringify('{}') },
+    entryPoints,
+    outdir: new URL('../.metafile-out', import.meta.url).pathname,
+    splitting: true,
+    write: false,
+    metafile: true,
+    logLevel: 'error',
+  });
+  const bytes = new Map();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = packageOf(input);
+      if (name && bytesInOutput > 0) bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...bytes].map(([name, size]) => ({ name, bytes: size })).sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
+}

@@ -1,59 +1,35 @@
 // npm run bundle: the server (esbuild: server/index.js and its chunks, no node_modules), the MCP Bundle manifest validated offline, the
 // .mcpb packed, then unpacked and started on the sandbox to check it lists exactly the declared tools.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// (test/shipped.test.ts builds the same bundle and sends through it end to end.)
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { buildBundleServer } from './bundle-server.mjs';
+import { hostCommand, manifest, mcpb, packBundle } from './bundle-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
 const say = (line) => process.stdout.write(`${line}\n`);
-const mcpb = (...args) => execFileSync(join(root, 'node_modules/.bin/mcpb'), args, { cwd: root, encoding: 'utf8' });
 const fail = (message) => {
   process.stderr.write(`bundle: ${message}\n`);
   process.exit(1);
 };
 
-if (manifest.version !== pkg.version) fail(`manifest.json version ${manifest.version} differs from package.json ${pkg.version}`);
-
 const dir = join(root, 'bundle');
-rmSync(dir, { recursive: true, force: true });
-mkdirSync(join(dir, 'server'), { recursive: true });
-await buildBundleServer(join(dir, 'server'));
-cpSync(join(root, 'manifest.json'), join(dir, 'manifest.json'));
-cpSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
-cpSync(join(root, 'icon.png'), join(dir, 'icon.png'));
-writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', private: true }, null, 2));
+const out = join(root, `${manifest.name}-${manifest.version}.mcpb`);
+const validated = await packBundle(dir, out).catch((error) => fail(error.message));
 const chunks = readdirSync(join(dir, 'server/chunks'));
 const chunkBytes = chunks.reduce((n, f) => n + statSync(join(dir, 'server/chunks', f)).size, 0);
 say(`server/index.js: ${(statSync(join(dir, 'server/index.js')).size / 1024).toFixed(0)} KiB + ${chunks.length} chunks ${(chunkBytes / 1024).toFixed(0)} KiB, no node_modules`);
-
-say(mcpb('validate', join(dir, 'manifest.json')).trim());
-const out = join(root, `${pkg.name}-${pkg.version}.mcpb`);
-rmSync(out, { force: true });
-mcpb('pack', dir, out);
+say(validated);
 say(`packed ${out.replace(root, '')}: ${(statSync(out).size / 1024).toFixed(0)} KiB`);
 
 // Smoke test what a host installs: unpack the .mcpb and start it the way the manifest says.
 const installed = mkdtempSync(join(tmpdir(), 'docreq-mcpb-'));
 mcpb('unpack', out, installed);
-const cfg = manifest.server.mcp_config;
-// What the host fills in: the user's answers, else each option's default.
-const defaults = Object.fromEntries(Object.entries(manifest.user_config).map(([k, v]) => [k, v.default]));
 // The "try the sandbox" choice: no key, no URL (a host fills an unanswered option with nothing).
-const userConfig = { ...defaults, sandbox: true, read_only: 'false' };
-for (const [k, v] of Object.entries(manifest.user_config)) if (userConfig[k] === undefined && v.required) fail(`smoke test has no value for required user_config.${k}`);
-const fill = (s) => s.replaceAll('${__dirname}', installed).replace(/\$\{user_config\.(\w+)\}/g, (_, k) => String(userConfig[k] ?? ''));
-const transport = new StdioClientTransport({
-  command: process.execPath,
-  args: cfg.args.map(fill),
-  env: { PATH: process.env.PATH ?? '', ...Object.fromEntries(Object.entries(cfg.env).map(([k, v]) => [k, fill(v)])) },
-  stderr: 'pipe',
-});
+const host = hostCommand(installed, { sandbox: true, read_only: 'false' });
+const transport = new StdioClientTransport({ command: host.command, args: host.args, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...host.env }, stderr: 'pipe' });
 const client = new Client({ name: 'bundle-smoke', version: '1' });
 await client.connect(transport);
 const listed = (await client.listTools()).tools.map((t) => t.name);

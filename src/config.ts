@@ -211,7 +211,7 @@ export const SETTINGS = {
     flag: '--allowed-hosts',
     default: 'localhost,127.0.0.1,[::1]',
     schema: hostList,
-    help: 'team mode: `Host` header values accepted, comma-separated (DNS-rebinding protection); others get `403`, and so does a request with more than one `Host` header',
+    help: 'team mode: `Host` header values accepted, comma-separated (DNS-rebinding protection); others get `403`; a request with more than one `Host` header gets `400`',
   },
   allowedOrigins: {
     env: 'DOCREQ_ALLOWED_ORIGINS',

@@ -1,30 +1,41 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { defaultStateDir } from '../src/store/index.js';
 
-export const CAPTURE_DIR = join(tmpdir(), 'docreq-mcp-capture');
+/**
+ * The folders of one run, all inside one fresh folder of its own (`docreq-suite-…` in the system's temp
+ * folder), set in the environment the test processes inherit and pass on to every server they spawn
+ * (test/helpers.ts childEnv): a home of its own (HOME and the XDG folders: what the file store defaults
+ * to when DOCREQ_STATE_DIR is not given), a state folder, and the folder of captured output the key scan reads.
+ * The suite never reads the real user's folders, so another docreq-mcp of the same user may run beside it.
+ */
+function suiteEnvironment(suite: string): Record<string, string> {
+  const home = join(suite, 'home');
+  return {
+    DOCREQ_TEST_SUITE_DIR: suite,
+    DOCREQ_TEST_CAPTURE_DIR: join(suite, 'capture'),
+    DOCREQ_STATE_DIR: join(suite, 'state'),
+    HOME: home,
+    USERPROFILE: home,
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    LOCALAPPDATA: join(home, 'AppData', 'Local'),
+    APPDATA: join(home, 'AppData', 'Roaming'),
+  };
+}
 
-/** Every file and folder under `dir` with its size and mtime (a folder's changes when an entry is added or removed): what "left untouched" is checked against. */
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
+/** Every file under `dir` (relative paths). */
+function files(dir: string): string[] {
+  const out: string[] = [];
   const walk = (d: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const name of names) {
+    for (const name of readdirSync(d)) {
       const path = join(d, name);
-      try {
-        const info = statSync(path);
-        out.set(path, `${info.size}:${info.mtimeMs}`);
-        if (info.isDirectory()) walk(path);
-      } catch {
-        // gone meanwhile
-      }
+      if (statSync(path).isDirectory()) walk(path);
+      else out.push(relative(dir, path));
     }
   };
   walk(dir);
@@ -32,42 +43,35 @@ function snapshot(dir: string): Map<string, string> {
 }
 
 export function setup(): () => void {
-  rmSync(CAPTURE_DIR, { recursive: true, force: true });
-  mkdirSync(CAPTURE_DIR, { recursive: true });
-  // The send store's file backend defaults to the user's state folder. The suite never writes there:
-  // the test processes and every child they spawn (test/helpers.ts childEnv) get a folder of the
-  // suite's own, and the real one is compared before and after.
-  const realState = defaultStateDir();
-  const before = snapshot(realState);
-  const suiteState = mkdtempSync(join(tmpdir(), 'docreq-suite-state-'));
-  process.env.DOCREQ_STATE_DIR = join(suiteState, 'state');
-  process.env.XDG_STATE_HOME = join(suiteState, 'xdg');
+  const suite = mkdtempSync(join(tmpdir(), 'docreq-suite-'));
+  const env = suiteEnvironment(suite);
+  Object.assign(process.env, env);
+  for (const dir of [env.DOCREQ_TEST_CAPTURE_DIR, env.DOCREQ_STATE_DIR, env.HOME]) mkdirSync(dir!, { recursive: true });
   return () => {
     // A throw here is only printed by vitest; the exit code is what fails the run.
     const fail = (message: string) => {
       process.stderr.write(`\n${message}\n`);
       process.exitCode = 1;
     };
-    const after = snapshot(realState);
-    rmSync(suiteState, { recursive: true, force: true });
-    const touched = [...new Set([...before.keys(), ...after.keys()])].filter((path) => before.get(path) !== after.get(path));
-    if (touched.length) {
-      fail(
-        `state folder check FAILED: ${touched.length} entries of the user's state folder ${realState} changed during the run ` +
-          `(a spawned server without the suite's DOCREQ_STATE_DIR: start children from childEnv() in test/helpers.ts; or another docreq-mcp of this user ran meanwhile):\n` +
-          touched.slice(0, 5).join('\n'),
-      );
-    } else process.stdout.write(`\nstate folder: ${realState} untouched (${after.size} entries before and after)\n`);
+    try {
+      // Where the file store writes when nothing says otherwise is inside this run's folder.
+      const fallback = defaultStateDir();
+      if (relative(suite, fallback).startsWith('..')) return fail(`state folder check FAILED: the default state folder ${fallback} is outside the suite's folder ${suite}`);
+      const written = files(suite).filter((f) => !f.startsWith('capture'));
+      process.stdout.write(`\nstate folders: the suite's own (${suite}), ${written.length} files written there; the user's folders were not read\n`);
 
-    const files = readdirSync(CAPTURE_DIR);
-    let bytes = 0;
-    const leaks: string[] = [];
-    for (const file of files) {
-      const text = readFileSync(join(CAPTURE_DIR, file), 'utf8');
-      bytes += text.length;
-      for (const [name, key] of Object.entries(SANDBOX_KEYS) as [string, string][]) if (text.includes(key)) leaks.push(`${name} key in ${file}`);
+      const captures = readdirSync(env.DOCREQ_TEST_CAPTURE_DIR!);
+      let bytes = 0;
+      const leaks: string[] = [];
+      for (const file of captures) {
+        const text = readFileSync(join(env.DOCREQ_TEST_CAPTURE_DIR!, file), 'utf8');
+        bytes += text.length;
+        for (const [name, key] of Object.entries(SANDBOX_KEYS) as [string, string][]) if (text.includes(key)) leaks.push(`${name} key in ${file}`);
+      }
+      if (leaks.length) return fail(`key scan FAILED: a key appears in captured output:\n${leaks.join('\n')}`);
+      process.stdout.write(`key scan: ${captures.length} files, ${(bytes / 1024).toFixed(0)} KiB of results, errors, logs and stdio scanned; no key found\n`);
+    } finally {
+      rmSync(suite, { recursive: true, force: true });
     }
-    if (leaks.length) return fail(`key scan FAILED: a key appears in captured output:\n${leaks.join('\n')}`);
-    process.stdout.write(`\nkey scan: ${files.length} files, ${(bytes / 1024).toFixed(0)} KiB of results, errors, logs and stdio scanned; no key found\n`);
   };
 }

@@ -26,14 +26,22 @@ import { Confirmations } from '../src/send/token.js';
  */
 export const ERA: '2025-11-25' | '2026-07-28' = process.env.DOCREQ_TEST_ERA === '2026-07-28' ? '2026-07-28' : '2025-11-25';
 
+/** This run's own folder (test/global-setup.ts): every state, home and capture folder of the suite is inside it. */
+export function suiteFolder(): string {
+  const suite = process.env.DOCREQ_TEST_SUITE_DIR;
+  if (!suite) throw new Error('DOCREQ_TEST_SUITE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
+  return suite;
+}
+
 /**
- * The environment a spawned server starts from: PATH and the suite's own state folder (set by
- * test/global-setup.ts), so that no child writes the user's real state folder (checked at the end).
+ * The environment a spawned server starts from: PATH, and the suite's home, XDG folders and this test
+ * file's state folder (test/global-setup.ts, test/setup.ts), so that no child reads or writes the user's
+ * own folders, even one started without DOCREQ_STATE_DIR.
  */
 export function childEnv(): Record<string, string> {
-  const { PATH = '', DOCREQ_STATE_DIR, XDG_STATE_HOME } = process.env;
-  if (!DOCREQ_STATE_DIR || !XDG_STATE_HOME) throw new Error('DOCREQ_STATE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
-  return { PATH, DOCREQ_STATE_DIR, XDG_STATE_HOME };
+  suiteFolder();
+  const names = ['PATH', 'HOME', 'USERPROFILE', 'DOCREQ_STATE_DIR', 'XDG_STATE_HOME', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'LOCALAPPDATA', 'APPDATA'];
+  return Object.fromEntries(names.map((name) => [name, process.env[name] ?? '']));
 }
 
 /** Everything any test captured (logs, results, errors): scanned for the key at the end. */
@@ -202,6 +210,11 @@ function called(result: CallToolResult): CallToolResult & { text: string } {
   return { ...result, text };
 }
 
+/** `call(name, args)` on any connected SDK Client (a spawned server's, over stdio or HTTP): the result with its text, kept for the key scan. */
+export function callerFor(client: Pick<Client, 'callTool'>): Connected['call'] {
+  return async (name, args = {}) => called((await client.callTool({ name, arguments: args })) as CallToolResult);
+}
+
 /** A real SDK Client linked in memory to the real server, which talks HTTP to the sandbox. */
 export async function connect(sb: Sandbox | undefined, options: ConnectOptions = {}): Promise<Connected> {
   const env = {
@@ -271,7 +284,7 @@ export function structured<T = Record<string, unknown>>(result: CallToolResult):
  * A send as a host without elicitation makes it: the first call previews and hands out a token; the
  * second, with the token (the person's go-ahead), sends. Returns both results.
  */
-export async function previewThenSend(mcp: Connected, tool: string, args: Record<string, unknown>) {
+export async function previewThenSend(mcp: Pick<Connected, 'call'>, tool: string, args: Record<string, unknown>) {
   const preview = await mcp.call(tool, args);
   const token = (preview.structuredContent as { confirmation?: { token?: string | null } } | undefined)?.confirmation?.token;
   if (!token) throw new Error(`no confirmation token in the preview: ${preview.text}`);

@@ -314,7 +314,7 @@ describe('E. setup mistakes', () => {
     if (!existsSync(new URL(lib).pathname)) return;
     const script = `const { DocReqApi } = await import(${JSON.stringify(lib)}); const a = new DocReqApi({ baseUrl: ${JSON.stringify(baseUrl)}, apiKey: process.env.K, timeoutMs: 5000 }); try { console.log('records', (await a.listRequests()).length); } catch (e) { console.log('error', e.message); } await a.close();`;
     const child = async (env: Record<string, string>) =>
-      (await run(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH, K: SANDBOX_KEYS.demo, ...env }, timeout: 15_000 })).stdout.trim();
+      (await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...childEnv(), K: SANDBOX_KEYS.demo, ...env }, timeout: 15_000 })).stdout.trim();
     expect(await child({})).toMatch(/^error The TLS certificate .* is not trusted .*NODE_EXTRA_CA_CERTS/);
     expect(await child({ NODE_EXTRA_CA_CERTS: pki!.ca })).toBe(`records ${listed()}`);
   });

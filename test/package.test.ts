@@ -23,7 +23,7 @@ const work = mkdtempSync(join(tmpdir(), 'docreq-pack-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 async function listTools(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({ command, args, cwd, env: { ...childEnv(), HOME: process.env.HOME ?? '', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command, args, cwd, env: { ...childEnv(), ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'package-test', version: '1' });
   await client.connect(transport);
   const tools = (await client.listTools()).tools.map((t) => t.name);

@@ -1,9 +1,16 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
+import { homedir } from 'node:os';
+import { join, relative } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { plainHelp, SETTINGS, settingsHelp, settingsTable } from '../src/config.js';
-import { childEnv } from './helpers.js';
+import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
+import { defaultStateDir } from '../src/store/index.js';
+import { ALL_KEYS, callerFor, captured, childEnv, previewThenSend, sandbox, suiteFolder, teamService } from './helpers.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -122,5 +129,185 @@ describe('manifest.json and server.json agree with SETTINGS', () => {
     expect(userConfig('DOCREQ_TIMEOUT_MS').min).toBe(timeout.minValue);
     expect(userConfig('DOCREQ_TIMEOUT_MS').max).toBe(timeout.maxValue);
     expect(variable('DOCREQ_CONFIRM_SEND').choices).toEqual(SETTINGS.confirmSend.schema.out.options);
+  });
+});
+
+/** The README's text between `<!-- name…-->` and `<!-- /name -->`. */
+const block = (name: string) => {
+  const opened = readme.split(`<!-- ${name}`)[1];
+  if (!opened) throw new Error(`README has no ${name} block`);
+  return opened.slice(opened.indexOf('-->') + 3).split(`<!-- /${name} -->`)[0]!.trim();
+};
+const facts = (await import(new URL('../scripts/readme-facts.mjs', import.meta.url).href)) as {
+  packageBuildPackages: () => Promise<{ name: string; bytes: number }[]>;
+  mcpBundlePackages: () => Promise<{ name: string; bytes: number }[]>;
+  whatRunsBlock: (packages: { name: string; bytes: number }[]) => string;
+  packSizes: () => { size: number; unpackedSize: number };
+  packageSizeBlock: (sizes: { size: number; unpackedSize: number }) => string;
+};
+/** The package build's npm packages (esbuild's metafile), worked out once for this file. */
+const bundled = facts.packageBuildPackages();
+const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { engines: { node: string }; devDependencies: Record<string, string> };
+const engines = (name: string) => (JSON.parse(readFileSync(`${root}node_modules/${name}/package.json`, 'utf8')) as { engines?: { node?: string } }).engines?.node;
+
+/** Whether Node `version` (x.y.z) meets an npm `engines.node` range of the forms packages use (`>=`, `^`, `||`). */
+function satisfies(version: string, range: string): boolean {
+  const parse = (v: string) => v.split('.').map(Number).concat(0, 0).slice(0, 3) as [number, number, number];
+  const cmp = (a: number[], b: number[]) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+  const v = parse(version);
+  return range.split('||').some((alternative) =>
+    alternative
+      .replace(/(>=|<=|>|<|\^)\s+/g, '$1')
+      .trim()
+      .split(/\s+/)
+      .every((comparator) => {
+        const [, op = '', at = ''] = /^(>=|<=|>|<|\^|=)?v?([\d.x*]+)$/.exec(comparator) ?? [];
+        const bound = parse(at.replace(/[x*]/g, '0'));
+        if (op === '^') return cmp(v, bound) >= 0 && v[0] === bound[0];
+        if (op === '>=') return cmp(v, bound) >= 0;
+        if (op === '>') return cmp(v, bound) > 0;
+        if (op === '<') return cmp(v, bound) < 0;
+        if (op === '<=') return cmp(v, bound) <= 0;
+        return at.split('.').every((part, i) => part === 'x' || part === '*' || Number(part) === v[i]);
+      }),
+  );
+}
+
+describe('README facts, each checked against its source', () => {
+  it('what it stores and where: the folders it names are where the file store writes, and a send leaves only what it lists, for 24 hours', async () => {
+    const stores = readme.slice(readme.indexOf('What it stores:')).split('\n\n')[0]!.replace(/\s+/g, ' ');
+    const home = homedir();
+    const named = {
+      linuxXdg: defaultStateDir({ XDG_STATE_HOME: '$XDG_STATE_HOME' }, 'linux'),
+      linux: defaultStateDir({}, 'linux').replace(home, '~'),
+      macos: defaultStateDir({}, 'darwin').replace(home, '~'),
+      windows: defaultStateDir({ LOCALAPPDATA: '%LOCALAPPDATA%' }, 'win32').replaceAll('/', '\\'),
+    };
+    expect(stores).toContain(`\`${named.linuxXdg}\` (else \`${named.linux}\`) on Linux, \`${named.macos}\` on macOS, \`${named.windows}\` on Windows`);
+    for (const env of ['DOCREQ_STATE_DIR', 'DOCREQ_STORE']) expect(Object.values(SETTINGS).map((s) => s.env)).toContain(env);
+
+    // The built CLI in a home of its own, nothing saying where to store: it writes where the README says (Linux).
+    const fresh = mkdtempSync(join(suiteFolder(), 'home-'));
+    const { DOCREQ_STATE_DIR: _dir, XDG_STATE_HOME: _xdg, ...env } = childEnv();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [`${root}dist/cli.js`, '--sandbox'], env: { ...env, HOME: fresh }, stderr: 'pipe' });
+    const client = new Client({ name: 'readme', version: '1' });
+    await client.connect(transport);
+    const call = callerFor(client);
+    const first = ((await call('list_clients', { limit: 1 })).structuredContent as { clients: { id: string; email: string; displayName: string }[] }).clients[0]!;
+    const { sent } = await previewThenSend({ call }, 'create_request', { client: first.id, title: 'What it stores', items: [{ name: 'Bank statement' }] });
+    await client.close();
+    expect(sent.isError).toBeFalsy();
+    const files = readdirSync(fresh, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name));
+    expect(files.length).toBeGreaterThan(0);
+    const folder = join(fresh, named.linux.slice(2));
+    for (const file of files) expect(relative(folder, file), file).not.toMatch(/^\.\./);
+    // What the records hold: the fields the sentence lists, for 24 hours; never the key, never the client's e-mail.
+    const listed = new Set(['outcome', 'at', 'requestId', 'title', 'by', 'email', 'sub', 'request', 'id', 'status', 'dueDate', 'createdAt', 'clientName', 'totalItems', 'completedItems', 'warnings']);
+    const fields = (value: unknown): string[] => (value && typeof value === 'object' ? Object.entries(value).flatMap(([k, v]) => (Array.isArray(value) ? fields(v) : [k, ...fields(v)])) : []);
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const key of ALL_KEYS) expect(text).not.toContain(key);
+      expect(text).not.toContain(first.email);
+      const stored = JSON.parse(text) as { v: string; e: number };
+      expect(stored.e - Date.now()).toBeLessThanOrEqual(24 * 60 * 60_000);
+      for (const field of fields(JSON.parse(stored.v))) expect(listed, `${field} in ${file}`).toContain(field);
+    }
+    expect(stores).toMatch(/kept 24 hours/);
+  }, 30_000);
+
+  it('what runs: the block lists exactly the npm packages esbuild bundles (its metafile), each size within 10%; the MCP Bundle carries the same', async () => {
+    const [packages, inBundle] = await Promise.all([bundled, facts.mcpBundlePackages()]);
+    const written = block('what-runs');
+    const sizes = new Map([...written.matchAll(/`([^`]+)` (<1|\d+)/g)].map((m) => [m[1]!, m[2] === '<1' ? 0 : Number(m[2])]));
+    expect([...sizes.keys()].sort()).toEqual(packages.map((p) => p.name).sort());
+    expect(inBundle.map((p) => p.name).sort()).toEqual(packages.map((p) => p.name).sort());
+    for (const p of packages) expect(Math.abs(sizes.get(p.name)! - p.bytes / 1024), p.name).toBeLessThanOrEqual(Math.max(2, (p.bytes / 1024) * 0.1));
+    expect(written).toContain(`${packages.length} npm packages`);
+    // No other "What runs" sentence elsewhere in the README.
+    expect(readme.split('What runs').length).toBe(2);
+  }, 30_000);
+
+  it('the package size is what npm pack reports, within 10%', () => {
+    const { size, unpackedSize } = facts.packSizes();
+    const [, download, unpacked] = /([\d.]+) MB to download, ([\d.]+) MB unpacked/.exec(block('package-size'))!;
+    expect(Math.abs(Number(download) * 1e6 - size) / size).toBeLessThanOrEqual(0.1);
+    expect(Math.abs(Number(unpacked) * 1e6 - unpackedSize) / unpackedSize).toBeLessThanOrEqual(0.1);
+    // Sizes appear nowhere else (the Performance section points to this block).
+    expect(readme.match(/1 package \([\d.]+ MB/g)).toHaveLength(1);
+  });
+
+  it('Node versions: the one it needs is package.json engines and meets every bundled package; the one for the demo sign-in and for development meets every tool', async () => {
+    const [, runtime] = /Node\.js (\d+\.\d+\.\d+) or later must be installed/.exec(readme)!;
+    const [, develop] = /\((\d+\.\d+) or later for the sandbox's demo\s+sign-in/.exec(readme)!;
+    expect(pkg.engines.node).toBe(`>=${runtime}`);
+    for (const { name } of await bundled) {
+      const range = engines(name);
+      if (range) expect(satisfies(runtime!, range), `${name} needs Node ${range}`).toBe(true);
+    }
+    for (const name of Object.keys(pkg.devDependencies)) {
+      const range = engines(name);
+      if (range) expect(satisfies(`${develop}.0`, range), `${name} needs Node ${range}`).toBe(true);
+    }
+    // oidc-provider (the demo identity provider) warns below an LTS line by codename: which major that is.
+    const minimal = /const minimal = '(\w+)'/.exec(readFileSync(`${root}node_modules/oidc-provider/lib/index.js`, 'utf8'))![1]!;
+    const LTS: Record<string, number> = { Hydrogen: 18, Iron: 20, Jod: 22, Krypton: 24 };
+    expect(LTS[minimal], `oidc-provider wants the ${minimal} LTS line`).toBeLessThanOrEqual(Number(develop!.split('.')[0]));
+    expect(Number(runtime!.split('.')[0])).toBeLessThan(LTS[minimal]!); // hence the two versions in the README
+    // Every other place the README names a minimum Node version names the same one.
+    for (const [, v] of readme.matchAll(/Node\.js older\s+than (\d+\.\d+(?:\.\d+)?)/g)) expect(v).toBe(runtime);
+  });
+});
+
+const sb = await sandbox();
+describe('status codes quoted in SETTINGS help are what team mode answers', () => {
+  /** One raw HTTP/1.1 request to the service; its status code. */
+  const status = async (port: number, head: string, body = '') => {
+    const socket = tcpConnect(port, '127.0.0.1');
+    let got = '';
+    socket.on('data', (d: Buffer) => (got += d.toString()));
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    socket.write(`${head}${body ? `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` : ''}Connection: close\r\n\r\n${body}`);
+    // The status line is all this needs (an answer streamed as server-sent events may stay open).
+    const statusLine = /^HTTP\/1\.1 (\d{3})/;
+    while (!statusLine.test(got) && !socket.closed) await Promise.race([once(socket, 'data'), once(socket, 'close')]);
+    socket.destroy();
+    captured.push(got);
+    return Number(statusLine.exec(got)?.[1]);
+  };
+  const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_clients', arguments: { limit: 1 } } });
+
+  /** Each clause of a setting's help that quotes a status code, and a request that meets that case. */
+  const cases: { setting: keyof typeof SETTINGS; clause: RegExp; answer: (port: number) => Promise<number> }[] = [
+    { setting: 'allowedHosts', clause: /others get `(\d{3})`/, answer: (port) => status(port, `POST /mcp HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer ${SANDBOX_KEYS.demo}\r\n`, call) },
+    { setting: 'allowedHosts', clause: /more than one `Host` header gets `(\d{3})`/, answer: (port) => status(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n') },
+    { setting: 'allowedOrigins', clause: /another `Origin` gets `(\d{3})`/, answer: (port) => status(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\nAuthorization: Bearer ${SANDBOX_KEYS.demo}\r\n`, call) },
+    {
+      setting: 'rateLimit',
+      clause: /beyond it `(\d{3})`/,
+      answer: async (port) => {
+        const once = () => status(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${SANDBOX_KEYS.demo}\r\n`, call);
+        expect([await once(), await once()]).toEqual([200, 200]);
+        return once();
+      },
+    },
+  ];
+
+  it('every quoted code has a case here', () => {
+    for (const [name, setting] of Object.entries(SETTINGS)) {
+      const quoted = [...setting.help.matchAll(/`(\d{3})`/g)].length;
+      const covered = cases.filter((c) => c.setting === name && c.clause.test(setting.help)).length;
+      expect(covered, `${setting.env}: ${setting.help}`).toBe(quoted);
+    }
+  });
+
+  it.each(cases.map((c) => [`${SETTINGS[c.setting].env}: ${c.clause.source}`, c] as const))('%s', async (_, c) => {
+    const svc = await teamService(sb, { rateLimit: 2 });
+    const said = c.clause.exec(SETTINGS[c.setting].help);
+    expect(said, `${SETTINGS[c.setting].env}'s help no longer says this`).not.toBeNull();
+    const quoted = Number(said![1]);
+    expect(await c.answer(Number(new URL(svc.url).port))).toBe(quoted);
   });
 });

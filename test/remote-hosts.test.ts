@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, sandbox } from './helpers.js';
+import { captured, childEnv, sandbox } from './helpers.js';
 import { teamService } from './team.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -98,7 +98,7 @@ describe('README: remote use (team mode)', () => {
     const dir = join(root, 'test', '.generated');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'remote-example.mjs'), example);
-    const run = await promisify(execFile)(process.execPath, [join(dir, 'remote-example.mjs')], { env: { PATH: process.env.PATH, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_MCP_URL: `${svc.url}/mcp` } });
+    const run = await promisify(execFile)(process.execPath, [join(dir, 'remote-example.mjs')], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_MCP_URL: `${svc.url}/mcp` } });
     captured.push(run.stdout, run.stderr);
     expect(run.stdout).toMatch(/^As of \d{4}-\d{2}-\d{2}: \d+ requests, \d+ match overdue/);
   });

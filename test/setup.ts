@@ -1,12 +1,18 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { captured } from './helpers.js';
-import { CAPTURE_DIR } from './global-setup.js';
+
+// Each test file's process gets a state folder of its own inside the run's folder (test/global-setup.ts);
+// the servers it spawns (test/helpers.ts childEnv) share it, as a restart needs.
+const suite = process.env.DOCREQ_TEST_SUITE_DIR;
+if (!suite) throw new Error('DOCREQ_TEST_SUITE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
+process.env.DOCREQ_STATE_DIR = mkdtempSync(join(suite, 'state-'));
 
 // Everything this test file captured (results, errors, logs, MCP log messages, child output) is
 // written out; the global teardown scans all of it for any key.
 afterAll(() => {
-  mkdirSync(CAPTURE_DIR, { recursive: true });
-  writeFileSync(join(CAPTURE_DIR, `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`), captured.join('\n'));
+  const dir = process.env.DOCREQ_TEST_CAPTURE_DIR!;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`), captured.join('\n'));
 });

@@ -1,15 +1,19 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ALL_KEYS, captured, sandbox, childEnv } from './helpers.js';
+import { defaultStateDir } from '../src/store/index.js';
+import { ALL_KEYS, captured, sandbox, childEnv, suiteFolder } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const sb = await sandbox();
+/** Every file under `dir` (none when it does not exist). */
+const filesUnder = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)) : []);
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
@@ -18,7 +22,7 @@ beforeAll(() => {
 describe('the built binary over stdio', () => {
   it('writes only JSON-RPC to stdout, keeps the key out of stdout and stderr, and exits when stdin closes', async () => {
     const child = spawn(process.execPath, [BIN, '--log-level', 'debug'], {
-      env: { ...process.env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -54,7 +58,7 @@ describe('the built binary over stdio', () => {
 
   it('refuses a tools/call before initialize, answers an over-long line and invalid requests with errors, and keeps serving', async () => {
     const child = spawn(process.execPath, [BIN, '--confirm-send', 'never'], {
-      env: { ...process.env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -86,7 +90,7 @@ describe('the built binary over stdio', () => {
   });
 
   it('exits on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN], { env: { ...process.env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url }, stdio: ['pipe', 'pipe', 'pipe'] });
     await once(child.stderr, 'data');
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number | null];
@@ -141,6 +145,23 @@ describe('the built binary over stdio', () => {
     expect(unsafe.code).toBe(1);
     expect(unsafe.out).toContain('sending is disabled');
     expect(unsafe.out).not.toContain('alwys');
+  });
+});
+
+describe("the suite's own folders", () => {
+  it('a server started from childEnv() without DOCREQ_STATE_DIR keeps its send records inside the run\'s folder', async () => {
+    const { DOCREQ_STATE_DIR: _explicit, ...env } = childEnv();
+    const where = defaultStateDir(env);
+    expect(relative(suiteFolder(), where)).not.toMatch(/^\.\.|^\//);
+    const before = filesUnder(where).length;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--confirm-send', 'never'], stderr: 'pipe', env: { ...env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(transport);
+    const sent = await client.callTool({ name: 'create_request', arguments: { client: sb.demoFirm.clients[6]!.id, title: 'Where the record goes', items: [{ name: 'a' }] } });
+    await client.close();
+    captured.push(JSON.stringify(sent));
+    expect(sent.isError).toBeFalsy();
+    expect(filesUnder(where).length).toBeGreaterThan(before);
   });
 });
 

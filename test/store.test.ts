@@ -139,7 +139,7 @@ async function claimRace(where: string, processes: number, keys: string[], ttlMs
     });`;
   const racers = Array.from({ length: processes }, () => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH ?? '', RACE_AT: where, RACE_KEYS: JSON.stringify(keys), RACE_TTL: String(ttlMs) },
+      env: { ...childEnv(), RACE_AT: where, RACE_KEYS: JSON.stringify(keys), RACE_TTL: String(ttlMs) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     children.add(child);

@@ -1,0 +1,265 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import { createServer } from '../src/mcp/server.js';
+import { SendLedger } from '../src/send/ledger.js';
+import { Confirmations } from '../src/send/token.js';
+import { FileStore, RedisStore, type SendStore } from '../src/store/index.js';
+import { AROUND_TODAY, captured, FAST_API, sandbox, startRedis, TODAY } from './helpers.js';
+
+/**
+ * The send pipeline's guards (contract §3.4, §7), each with the one condition that needs it, on the
+ * real server, the real sandbox over HTTP and a real send store (a file folder, a redis-server):
+ * the record written before the POST answers a restart once the dead process's claim has expired;
+ * a store that stops taking writes refuses the send; a POST is never retried, whatever the answer.
+ * Each server here gets its own ledger (its "process"), so a test decides which ones share a store.
+ */
+const sb = await sandbox(AROUND_TODAY);
+const firm = sb.demoFirm;
+const POST = 'POST /api/v1/requests';
+const posts = () => sb.callsTo('POST', '/api/v1/requests');
+const postsTo = (clientId: string) => posts().filter((c) => (JSON.parse(c.body ?? '{}') as { clientId?: string }).clientId === clientId);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Short leases, so a dead process's claim clears within the test (the server's are 60 s). */
+const LEASE = { ttlMs: 400, renewMs: 100 };
+
+const dirs: string[] = [];
+const open: { close(): Promise<void> }[] = [];
+afterEach(() => sb.setListLag(0));
+afterAll(async () => {
+  for (const o of open) await o.close().catch(() => undefined);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docreq-guards-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Clients with a name no other client has, each used by one test only. */
+const pool = firm.clients.filter((c) => c.status === 'active' && firm.clients.filter((d) => d.displayName === c.displayName).length === 1);
+let taken = 0;
+const take = () => pool[taken++]!;
+let titles = 0;
+const title = (what: string) => `Guard ${++titles}: ${what}`;
+
+interface Mcp {
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
+  logs: string[];
+}
+
+/** A server ("a process") with its own send ledger over `store`, linked in memory to an SDK client. */
+async function server(store: SendStore, options: { env?: Record<string, string>; elicit?: () => Promise<ElicitResult> | ElicitResult } = {}): Promise<Mcp> {
+  const config = loadConfig({}, { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...options.env });
+  const logs: string[] = [];
+  const logger = createLogger('debug', [sb.keys.demo], (line) => {
+    logs.push(line);
+    captured.push(line);
+  });
+  const ledger = new SendLedger(store, Date.now, LEASE);
+  const mcp = createServer(config, { logger, api: FAST_API, clock: () => TODAY, sending: { ledger, confirmations: new Confirmations(config.tokenSecret) } });
+  const client = new Client({ name: 'guards', version: '1' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
+  if (options.elicit) {
+    const answer = options.elicit;
+    client.setRequestHandler(ElicitRequestSchema, () => answer());
+  }
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([mcp.connect(b), client.connect(a)]);
+  await client.listTools();
+  open.push({ close: async () => (await client.close(), await mcp.close()) });
+  return {
+    logs,
+    async call(name, args) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+      captured.push(text, JSON.stringify(result.structuredContent ?? null));
+      return { ...result, text };
+    },
+  };
+}
+
+/**
+ * A store a process stops using when it dies: once `die()` is called, nothing more of that process
+ * reaches it (no renewal of its claim, no release, no settled outcome), as after a SIGKILL.
+ */
+function diesWithItsProcess(store: SendStore): { store: SendStore; die(): void } {
+  let dead = false;
+  const guard = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => (...a: A) => (dead ? Promise.reject(new Error('the process is gone')) : f(...a));
+  return {
+    die: () => void (dead = true),
+    store: {
+      backend: store.backend,
+      name: store.name,
+      scope: store.scope,
+      claim: guard(store.claim.bind(store)),
+      renew: guard(store.renew.bind(store)),
+      release: guard(store.release.bind(store)),
+      get: guard(store.get.bind(store)),
+      set: guard(store.set.bind(store)),
+      delete: guard(store.delete.bind(store)),
+      incr: guard(store.incr.bind(store)),
+      close: () => store.close(),
+    },
+  };
+}
+
+/** Waits (bounded) until `ready` holds. */
+async function until(ready: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await ready()) return;
+    await sleep(10);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+type Single = { sent: boolean; outcome: string };
+type Batch = { sent: number; recipients: { clientId: string | null; outcome: string; reason: string | null }[] };
+
+describe('the record written before the POST answers a restart (the claim has expired, the list lags)', () => {
+  /**
+   * Process A sends and dies while its POST is in flight; its claim expires. Process B, started on
+   * the same state folder, is asked for the same send while the service's list does not show it yet:
+   * only A's pre-POST record can tell B that it may have been sent.
+   */
+  async function diedMidPost(clientId: string, requestTitle: string): Promise<{ dir: string }> {
+    const dir = tempDir();
+    sb.setListLag(10 * 60_000);
+    const a = diesWithItsProcess(new FileStore(dir));
+    const first = await server(a.store, { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    sb.inject(POST, { kind: 'latency', ms: 600 }, { times: 1 });
+    const before = posts().length;
+    const answered = first.call('create_request', { client: clientId, title: requestTitle, items: [{ name: 'Payslips' }] });
+    await until(() => posts().length > before, 'the first POST');
+    a.die();
+    await answered; // its answer goes to a host that is gone; the service did create the request
+    expect(postsTo(clientId)).toHaveLength(1);
+    await sleep(3 * LEASE.ttlMs); // the dead process's claim is no longer renewed: it expires
+    return { dir };
+  }
+
+  it('create_request on the restarted server: "may have been sent", exactly 1 POST', async () => {
+    const client = take();
+    const requestTitle = title('restart, single');
+    const { dir } = await diedMidPost(client.id, requestTitle);
+    const restarted = await server(new FileStore(dir), { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const again = await restarted.call('create_request', { client: client.id, title: requestTitle, items: [{ name: 'Payslips' }] });
+    expect(again.isError).toBe(true);
+    expect(again.text).toContain('this server may have sent');
+    expect(again.text).toContain('its outcome was never recorded');
+    expect(again.text).toContain('check with list_requests');
+    expect(again.text).not.toContain('already in progress');
+    expect(postsTo(client.id)).toHaveLength(1);
+  });
+
+  it('create_request_batch on the restarted server: that recipient skipped as "may have sent", the other sent; 1 POST to it', async () => {
+    const [client, other] = [take(), take()];
+    const requestTitle = title('restart, batch');
+    const { dir } = await diedMidPost(client.id, requestTitle);
+    const restarted = await server(new FileStore(dir), { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const result = await restarted.call('create_request_batch', { clients: [client.id, other.id], title: requestTitle, items: [{ name: 'Payslips' }] });
+    const out = result.structuredContent as Batch;
+    expect(out.recipients.map((r) => r.outcome)).toEqual(['skipped', 'sent']);
+    expect(out.recipients[0]!.reason).toContain('this server may have sent');
+    expect(out.recipients[0]!.reason).toContain('its outcome was never recorded');
+    expect(postsTo(client.id)).toHaveLength(1);
+    expect(postsTo(other.id)).toHaveLength(1);
+  });
+});
+
+describe('a send store that stops taking writes (reads still work) refuses the send: 0 POSTs', () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  let admin: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    redis = await startRedis();
+    admin = createClient({ url: redis.url });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin.quit().catch(() => undefined);
+    redis.child.kill('SIGKILL');
+  });
+  /** Redis out of memory under noeviction: every write is refused (OOM), every read answered. */
+  const full = async (on: boolean) => {
+    await admin.configSet('maxmemory-policy', 'noeviction');
+    await admin.configSet('maxmemory', on ? '1' : '0');
+  };
+  afterEach(() => full(false));
+
+  async function storeFullWhileAsked(): Promise<{ mcp: Mcp; store: RedisStore }> {
+    const store = new RedisStore(redis.url);
+    await store.ready();
+    // The claim is taken before the person is asked; while they answer (the first time), the store fills up.
+    let asked = 0;
+    const mcp = await server(store, {
+      elicit: async () => {
+        if (asked++ === 0) await full(true);
+        return { action: 'accept', content: { confirm: true } };
+      },
+    });
+    open.push(store);
+    return { mcp, store };
+  }
+
+  it('create_request: refused naming the store, nothing sent; reads answered; sending works again once it has room', async () => {
+    const { mcp } = await storeFullWhileAsked();
+    const client = take();
+    const result = await mcp.call('create_request', { client: client.id, title: title('store full'), items: [{ name: 'W-2' }] });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^Nothing was sent: the send store \(redis at 127\.0\.0\.1:\d+\/3\) cannot be used/);
+    expect(result.text).toContain('cannot guarantee the request is sent only once');
+    expect(posts()).toHaveLength(0);
+    expect((await mcp.call('list_clients', { search: client.displayName })).isError).toBeFalsy();
+    await full(false);
+    const later = await mcp.call('create_request', { client: client.id, title: title('store has room'), items: [{ name: 'W-2' }] });
+    expect((later.structuredContent as Single).outcome).toBe('sent');
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('create_request_batch: the first recipient not sent and the batch stopped by the store; 0 POSTs', async () => {
+    const { mcp } = await storeFullWhileAsked();
+    const [a, b] = [take(), take()];
+    const result = await mcp.call('create_request_batch', { clients: [a.id, b.id], title: title('store full, batch'), items: [{ name: 'W-2' }] });
+    const out = result.structuredContent as Batch & { stoppedBy: string | null };
+    expect(result.isError).toBe(true);
+    expect(out.recipients.map((r) => r.outcome)).toEqual(['not_sent', 'not_sent']);
+    expect(out.recipients[0]!.reason).toContain('cannot be used');
+    expect(out.stoppedBy).toBe('the send store failing (at recipient 1)');
+    expect(posts()).toHaveLength(0);
+  });
+});
+
+describe('a POST is never retried: answered 429, exactly 1 POST', () => {
+  it('create_request: the person is told the service is rate limiting and when to try again; trying again sends', async () => {
+    const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const args = { client: take().id, title: title('429'), items: [{ name: 'W-2' }] };
+    sb.inject(POST, { kind: 'status', status: 429, headers: { 'retry-after': '1' } }, { times: 1 });
+    const result = await mcp.call('create_request', args);
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^The service is rate limiting calls \(429\)\..* Try again in 1 s\.$/);
+    expect(result.text).not.toContain('may have been sent');
+    expect(posts()).toHaveLength(1);
+    // Refused by an answer, so nothing was written: no record blocks the person's retry.
+    const retry = await mcp.call('create_request', args);
+    expect((retry.structuredContent as Single).outcome).toBe('sent');
+    expect(posts()).toHaveLength(2);
+  });
+
+  it('create_request_batch: that recipient not sent, saying 429; 1 POST to it', async () => {
+    const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const [a, b] = [take(), take()];
+    sb.inject(POST, { kind: 'status', status: 429 }, { times: 1 });
+    const result = await mcp.call('create_request_batch', { clients: [a.id, b.id], title: title('429, batch'), items: [{ name: 'W-2' }] });
+    const out = result.structuredContent as Batch;
+    expect(out.recipients.map((r) => r.outcome)).toEqual(['not_sent', 'sent']);
+    expect(out.recipients[0]!.reason).toContain('rate limiting calls (429)');
+    expect(postsTo(a.id)).toHaveLength(1);
+    expect(posts()).toHaveLength(2);
+  });
+});

@@ -263,3 +263,126 @@ describe('a POST is never retried: answered 429, exactly 1 POST', () => {
     expect(posts()).toHaveLength(2);
   });
 });
+
+describe('a confirmation answered after the time limit sends nothing and says so', () => {
+  /** A person who answers `yes` only after the call's time limit (1 s) has passed. */
+  function slowPerson() {
+    let answered!: () => void;
+    const done = new Promise<void>((r) => (answered = r));
+    let fast = false;
+    return {
+      done,
+      speedUp: () => void (fast = true),
+      elicit: async (): Promise<ElicitResult> => {
+        if (!fast) await sleep(1_600);
+        answered();
+        return { action: 'accept', content: { confirm: true } };
+      },
+    };
+  }
+
+  it.each([
+    ['create_request', (id: string, t: string) => ({ client: id, title: t, items: [{ name: 'W-2' }] })],
+    ['create_request_batch', (id: string, t: string) => ({ clients: [id, take().id], title: t, items: [{ name: 'W-2' }] })],
+  ] as const)('%s: "Nothing was sent" (never "may have been sent"), the late yes sends nothing, and asking again sends', async (tool, args) => {
+    const person = slowPerson();
+    const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_TIMEOUT_MS: '1000' }, elicit: person.elicit });
+    const a = args(take().id, title(`late answer, ${tool}`));
+    const late = await mcp.call(tool, a);
+    expect(late.isError).toBe(true);
+    expect(late.text).toMatch(/^Nothing was sent: the person did not answer within the call's time limit \(DOCREQ_TIMEOUT_MS, 1 s\), and an answer given after it sends nothing\./);
+    expect(late.text).toContain(`Call ${tool} again to ask them again`);
+    expect(late.text).not.toContain('may have been sent');
+    await person.done;
+    await sleep(300);
+    expect(posts()).toHaveLength(0);
+    // Nothing blocks asking again: no claim is left, no record was written.
+    person.speedUp();
+    const again = await mcp.call(tool, a);
+    expect(again.isError).toBeFalsy();
+    expect(posts().length).toBeGreaterThan(0);
+  });
+});
+
+describe('an identical send while one awaits confirmation or is in flight: "already in progress", the person not asked twice', () => {
+  /** A person who answers the first question yes only when `answer()` is called, and any later one at once. */
+  function heldPerson() {
+    const questions: string[] = [];
+    let answer!: () => void;
+    let asked!: () => void;
+    const gate = new Promise<void>((r) => (answer = r));
+    const first = new Promise<void>((r) => (asked = r));
+    return {
+      questions,
+      answer,
+      asked: first,
+      elicit: async (): Promise<ElicitResult> => {
+        questions.push('asked');
+        if (questions.length > 1) return { action: 'accept', content: { confirm: true } };
+        asked();
+        await gate;
+        return { action: 'accept', content: { confirm: true } };
+      },
+    };
+  }
+  const batch = (ids: string[], t: string) => ({ clients: ids, title: t, items: [{ name: 'W-2' }] });
+  const inProgress = (r: Batch['recipients'][number]) => r.outcome === 'skipped' && (r.reason ?? '').includes('is already in progress');
+
+  it('batch, then the identical batch while the person is asked: the second is refused for every recipient and asks no one; 1 POST each', async () => {
+    const person = heldPerson();
+    const mcp = await server(new FileStore(tempDir()), { elicit: person.elicit });
+    const args = batch([take().id, take().id], title('batch then batch, asking'));
+    const first = mcp.call('create_request_batch', args);
+    await person.asked;
+    const second = await mcp.call('create_request_batch', args);
+    expect((second.structuredContent as Batch).recipients.every(inProgress)).toBe(true);
+    expect(second.text).toMatch(/^NOTHING TO SEND — nothing was sent/);
+    expect(person.questions).toHaveLength(1);
+    person.answer();
+    expect((await first).structuredContent).toMatchObject({ sent: 2 });
+    for (const id of args.clients) expect(postsTo(id)).toHaveLength(1);
+  });
+
+  it('batch, then the identical batch while the first is sending: the second is refused for every recipient; 1 POST each', async () => {
+    const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const args = batch([take().id, take().id, take().id], title('batch then batch, in flight'));
+    sb.inject(POST, { kind: 'latency', ms: 500 }, { times: 1 });
+    const first = mcp.call('create_request_batch', args);
+    await until(() => posts().length > 0, 'the first POST');
+    const second = await mcp.call('create_request_batch', args);
+    expect((second.structuredContent as Batch).recipients, second.text).toSatisfy((rs: Batch['recipients']) => rs.every(inProgress));
+    expect((await first).structuredContent).toMatchObject({ sent: 3 });
+    for (const id of args.clients) expect(postsTo(id)).toHaveLength(1);
+  });
+
+  it('batch, then create_request for one of its recipients while the person is asked: refused, not asked; 1 POST each', async () => {
+    const person = heldPerson();
+    const mcp = await server(new FileStore(tempDir()), { elicit: person.elicit });
+    const args = batch([take().id, take().id], title('batch then single'));
+    const first = mcp.call('create_request_batch', args);
+    await person.asked;
+    const single = await mcp.call('create_request', { client: args.clients[1]!, title: args.title, items: args.items });
+    expect(single.isError).toBe(true);
+    expect(single.text).toMatch(/^Not sent: a send of .* is already in progress/);
+    expect(person.questions).toHaveLength(1);
+    person.answer();
+    expect((await first).structuredContent).toMatchObject({ sent: 2 });
+    for (const id of args.clients) expect(postsTo(id)).toHaveLength(1);
+  });
+
+  it('create_request, then a batch including its recipient while the person is asked: that recipient refused, the rest sent; 1 POST each', async () => {
+    const person = heldPerson();
+    const mcp = await server(new FileStore(tempDir()), { elicit: person.elicit });
+    const [a, b] = [take(), take()];
+    const t = title('single then batch');
+    const single = mcp.call('create_request', { client: a.id, title: t, items: [{ name: 'W-2' }] });
+    await person.asked;
+    const out = (await mcp.call('create_request_batch', batch([a.id, b.id], t))).structuredContent as Batch;
+    expect(inProgress(out.recipients[0]!)).toBe(true);
+    expect(out.recipients[1]!.outcome).toBe('sent');
+    person.answer();
+    expect((await single).structuredContent).toMatchObject({ outcome: 'sent' });
+    expect(postsTo(a.id)).toHaveLength(1);
+    expect(postsTo(b.id)).toHaveLength(1);
+  });
+});

@@ -8,6 +8,7 @@ import { clientResolver, closestClients } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import { isOpen } from './request-facts.js';
 import {
+  askPerson,
   assertSendingAllowed,
   clientLabel,
   confirmationOut,
@@ -77,7 +78,12 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
   const sameTitle = requests.filter((r) => titleKey(r.title) === key && isOpen(r));
   // The send store's records for every recipient, read at once (one round trip each, in parallel).
   const ids = new Set(given.map((q) => resolve(q).client?.id).filter((id): id is string => Boolean(id)));
-  const records = new Map(await Promise.all([...ids].map(async (id) => [id, await ctx.sending.ledger.recent(ctx.sending.firm, id, key)] as const)));
+  // A record still pending whose claim is held is a send in flight (not one whose server stopped).
+  const read = async (id: string) => {
+    const recent = await ctx.sending.ledger.recent(ctx.sending.firm, id, key);
+    return [id, recent && { recent, inFlight: recent.outcome === 'pending' && (await ctx.sending.ledger.claimed(ctx.sending.firm, id, key)) }] as const;
+  };
+  const records = new Map(await Promise.all([...ids].map(read)));
   return given.map((query, n): Recipient => {
     const base = { given: query, client: undefined, request: null, bound: false };
     const { client, candidates } = resolve(query);
@@ -91,11 +97,12 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
     const first = seen.get(client.id);
     if (first !== undefined) return { ...at, outcome: 'skipped', reason: `the same client as recipient ${first + 1}` };
     seen.set(client.id, n);
-    const recent = records.get(client.id);
-    if (recent) {
+    const record = records.get(client.id);
+    if (record) {
       // This server's own sends are never repeated by a batch, allowDuplicate or not: the same
       // batch sent again sends only to the clients not yet sent.
-      const why = ledgerReason(recent);
+      const { recent } = record;
+      const why = ledgerReason(recent, record.inFlight);
       return { ...at, outcome: recent.outcome === 'sent' ? 'already_sent' : 'skipped', reason: why, bound: true };
     }
     if (client.status && client.status.toLowerCase() !== 'active') return { ...at, outcome: 'skipped', reason: `not active (status ${quoted(client.status, 30)})` };
@@ -211,108 +218,135 @@ export const createRequestBatch = defineTool({
     }
     if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview("Sending needs the person's go-ahead, given as the confirmationToken below.");
 
-    if (mode !== 'never' && ctx.canAsk) {
-      const skipped = recipients.filter((r) => r.outcome !== 'will_send');
-      const answer = await ctx.confirm(
-        `Send this document request to ${willSend().length} client${willSend().length === 1 ? '' : 's'}? The service will e-mail each one.\n` +
-          `${willSend().map((r) => `- ${label(r)}`).join('\n')}\n` +
-          (skipped.length ? `Not sent (${skipped.length}):\n${skipped.map((r) => `- ${label(r)}: ${r.reason}`).join('\n')}\n` : '') +
-          `${describeDraft(draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`,
-      );
-      if (answer !== 'accepted') {
-        for (const r of willSend()) Object.assign(r, { outcome: 'declined', reason: 'the person declined' });
-        return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
-      }
-    }
-
     // One POST at a time. The same confirmation gives each recipient the same Idempotency-Key.
-    const confirmationId = tokenId ?? freshConfirmationId();
     const queue = willSend();
-    const total = queue.length;
     const key = titleKey(draft.title);
-    let done = 0;
     let stopDetail = '';
-    /** Stops the batch at recipient `at` of the queue: it and every later one not sent. */
-    const stop = (why: string, at: number, detail = '') => {
-      const where = recipients.indexOf(queue[at]!) + 1;
+    /** Stops the batch at recipient `at` of `list`: it and every later one not sent. */
+    const stop = (why: string, list: Recipient[], at: number, detail = '') => {
+      const where = recipients.indexOf(list[at]!) + 1;
       stoppedBy = `${why} (at recipient ${where})`;
       stopDetail = detail;
-      for (const r of queue.slice(at)) if (r.outcome === 'will_send') Object.assign(r, { outcome: 'not_sent', reason: `stopped by ${why} at recipient ${where}` });
+      for (const r of list.slice(at)) if (r.outcome === 'will_send') Object.assign(r, { outcome: 'not_sent', reason: `stopped by ${why} at recipient ${where}` });
     };
-    await ctx.progress(0, total, `Sending to ${total} client${total === 1 ? '' : 's'}`);
-    for (const [n, r] of queue.entries()) {
-      const client = r.client!;
-      if (ctx.signal.aborted) {
-        stop('the cancellation of the call', n);
-        break;
-      }
-      const stopHere = (why: string, error: Error) => {
-        Object.assign(r, { outcome: 'not_sent', reason: error.message });
-        stop(why, n, error.message);
-      };
-      let release: (() => Promise<void>) | undefined;
-      try {
-        release = await ctx.sending.ledger.lock(ctx.sending.firm, client.id!, key);
-      } catch (error) {
-        // The send store failed: nothing more is sent (fail closed).
-        const why = error instanceof Error ? error.message : String(error);
-        Object.assign(r, { outcome: 'not_sent', reason: why });
-        stop('the send store failing', n, why);
-        break;
-      }
-      if (!release) {
-        Object.assign(r, { outcome: 'skipped', reason: inProgressReason(draft.title) });
-      } else {
+    const report = () => {
+      const sent = recipients.filter((r) => r.outcome === 'sent').length;
+      const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
+      const head = `${sent ? 'SENT' : 'NOT SENT'}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
+      const again = recipients.some((r) => r.outcome === 'not_sent')
+        ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
+          (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
+        : '';
+      const check = unclear ? 'For "may have been sent": check with list_requests before sending again; this server will not send those again for 24 hours.' : '';
+      // Nothing sent and something failed (not only skips): an error result, still with every recipient.
+      const failed = recipients.some((r) => r.outcome === 'not_sent' || r.outcome === 'may_have_been_sent');
+      return result(head, noToken, [again, check].filter(Boolean).join('\n'), sent === 0 && failed);
+    };
+
+    // Once only, per recipient: each claim is taken before the person is asked (as create_request does),
+    // so an identical batch or send while this one awaits confirmation or is in flight is refused.
+    const claims = new Map<Recipient, () => Promise<void>>();
+    const release = async (r: Recipient) => {
+      const claim = claims.get(r);
+      claims.delete(r);
+      await claim?.();
+    };
+    try {
+      for (const r of queue) {
+        const client = r.client!;
         try {
+          const claim = await ctx.sending.ledger.lock(ctx.sending.firm, client.id!, key);
+          if (!claim) {
+            Object.assign(r, { outcome: 'skipped', reason: inProgressReason(draft.title) });
+            continue;
+          }
+          claims.set(r, claim);
+          // Another call may have finished this send since the ledger was read.
           const meanwhile = await ctx.sending.ledger.recent(ctx.sending.firm, client.id!, key);
           if (meanwhile) {
             Object.assign(r, { outcome: meanwhile.outcome === 'sent' ? 'already_sent' : 'skipped', reason: ledgerReason(meanwhile) });
+            await release(r);
+          }
+        } catch (error) {
+          // The send store failed: nothing is sent (fail closed).
+          const why = error instanceof Error ? error.message : String(error);
+          Object.assign(r, { outcome: 'not_sent', reason: why });
+          // Every recipient claimed so far is not sent either.
+          stop('the send store failing', [r, ...queue.filter((q) => q !== r)], 0, why);
+          return report();
+        }
+      }
+      if (willSend().length === 0) {
+        return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
+      }
+
+      if (mode !== 'never' && ctx.canAsk) {
+        const skipped = recipients.filter((r) => r.outcome !== 'will_send');
+        const answer = await askPerson(
+          ctx,
+          `Send this document request to ${willSend().length} client${willSend().length === 1 ? '' : 's'}? The service will e-mail each one.\n` +
+            `${willSend().map((r) => `- ${label(r)}`).join('\n')}\n` +
+            (skipped.length ? `Not sent (${skipped.length}):\n${skipped.map((r) => `- ${label(r)}: ${r.reason}`).join('\n')}\n` : '') +
+            `${describeDraft(draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`,
+          'create_request_batch',
+        );
+        if (answer !== 'accepted') {
+          for (const r of willSend()) Object.assign(r, { outcome: 'declined', reason: 'the person declined' });
+          return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
+        }
+      }
+
+      const confirmationId = tokenId ?? freshConfirmationId();
+      const sending = willSend();
+      const total = sending.length;
+      let done = 0;
+      await ctx.progress(0, total, `Sending to ${total} client${total === 1 ? '' : 's'}`);
+      for (const [n, r] of sending.entries()) {
+        const client = r.client!;
+        if (ctx.signal.aborted) {
+          stop('the cancellation of the call', sending, n);
+          break;
+        }
+        const stopHere = (why: string, error: Error) => {
+          Object.assign(r, { outcome: 'not_sent', reason: error.message });
+          stop(why, sending, n, error.message);
+        };
+        try {
+          const posted = await postOnce(ctx, client, payloadFor(client.id!, draft), ctx.sending.tokens.idempotencyKey(confirmationId, client.id!));
+          if (posted.outcome === 'sent') {
+            Object.assign(r, { outcome: 'sent', request: posted.request, reason: posted.warnings.length ? posted.warnings.join(' ') : null });
           } else {
-            const posted = await postOnce(ctx, client, payloadFor(client.id!, draft), ctx.sending.tokens.idempotencyKey(confirmationId, client.id!));
-            if (posted.outcome === 'sent') {
-              Object.assign(r, { outcome: 'sent', request: posted.request, reason: posted.warnings.length ? posted.warnings.join(' ') : null });
-            } else {
-              Object.assign(r, { outcome: 'may_have_been_sent', reason: `${posted.message.replace(/ The request may have been sent\.$/, '')} May have been sent: check with list_requests` });
-            }
+            Object.assign(r, { outcome: 'may_have_been_sent', reason: `${posted.message.replace(/ The request may have been sent\.$/, '')} May have been sent: check with list_requests` });
           }
         } catch (error) {
           if (error instanceof StoreUnavailableError) {
             // The pre-send record could not be written: this one was not sent, and nothing more is (fail closed).
             Object.assign(r, { outcome: 'not_sent', reason: error.message });
-            stop('the send store failing', n, error.message);
+            stop('the send store failing', sending, n, error.message);
           } else if (!(error instanceof ApiError)) {
             // Not a failure the API client knows: whether it was written is unknown (postOnce recorded it so).
             auditSend(ctx, client.id!, 'may_have_been_sent', null);
             const why = `sending failed unexpectedly (${oneLine(ctx.redact(error instanceof Error ? error.message : String(error)), 200)}); check with list_requests`;
             Object.assign(r, { outcome: 'may_have_been_sent', reason: why });
-            stop('an unexpected failure', n, why);
+            stop('an unexpected failure', sending, n, why);
           } else if (error instanceof PlanLimitError) stopHere("the firm's plan limit", error);
           else if (error instanceof KeyRejectedError) stopHere('the service rejecting the API key', error);
           else if (error instanceof CancelledError) stopHere('the cancellation of the call', error);
           else if (error instanceof TimedOutError) stopHere('the time limit of the call (DOCREQ_TIMEOUT_MS)', error);
           else Object.assign(r, { outcome: 'not_sent', reason: error.message });
         } finally {
-          await release();
+          await release(r);
         }
+        done++;
+        const request = r.request?.id ? ` (request id ${oneLine(r.request.id, 40)})` : '';
+        ctx.log(`create_request_batch: ${done}/${total} ${r.outcome.replace(/_/g, ' ')}: client ${oneLine(client.id, 40)}${request}`);
+        await ctx.progress(done, total, `${done} of ${total}: ${r.outcome.replace(/_/g, ' ')}`);
+        if (stoppedBy) break;
       }
-      done++;
-      const request = r.request?.id ? ` (request id ${oneLine(r.request.id, 40)})` : '';
-      ctx.log(`create_request_batch: ${done}/${total} ${r.outcome.replace(/_/g, ' ')}: client ${oneLine(client.id, 40)}${request}`);
-      await ctx.progress(done, total, `${done} of ${total}: ${r.outcome.replace(/_/g, ' ')}`);
-      if (stoppedBy) break;
+      if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);
+      return report();
+    } finally {
+      for (const r of [...claims.keys()]) await release(r);
     }
-    if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);
-
-    const sent = recipients.filter((r) => r.outcome === 'sent').length;
-    const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
-    const head = `${sent ? 'SENT' : 'NOT SENT'}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
-    const again = recipients.some((r) => r.outcome === 'not_sent')
-      ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
-        (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
-      : '';
-    const check = unclear ? 'For "may have been sent": check with list_requests before sending again; this server will not send those again for 24 hours.' : '';
-    // Nothing sent and something failed (not only skips): an error result, still with every recipient.
-    const failed = recipients.some((r) => r.outcome === 'not_sent' || r.outcome === 'may_have_been_sent');
-    return result(head, noToken, [again, check].filter(Boolean).join('\n'), sent === 0 && failed);
   },
 });

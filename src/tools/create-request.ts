@@ -5,6 +5,7 @@ import { defineTool } from './define.js';
 import { findClient } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import {
+  askPerson,
   assertSendingAllowed,
   clientLabel,
   confirmationOut,
@@ -140,8 +141,10 @@ export const createRequest = defineTool({
       const sentMeanwhile = await duplicateOf(ctx, client, payload.title, []);
       if (sentMeanwhile && !allowDuplicate) throw new UserInputError(`Not sent: ${sentMeanwhile}. Nothing more was sent.`);
       if (mode !== 'never' && ctx.canAsk) {
-        const answer = await ctx.confirm(
+        const answer = await askPerson(
+          ctx,
           `Send this document request? The service will e-mail the client.\n${summary(client, payload, draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`,
+          'create_request',
         );
         if (answer !== 'accepted') {
           return result(`NOT SENT: the person declined to send ${quoted(payload.title, 80)} to ${clientLabel(client)}. Nothing was sent.`, {

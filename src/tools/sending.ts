@@ -9,7 +9,7 @@ import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templateCatalog } from '../templates/load.js';
 import { CORRECTNESS_MODES, itemIn, MAX_ITEMS } from './checklist.js';
-import type { ToolContext } from './define.js';
+import type { Confirmation, ToolContext } from './define.js';
 import { day } from './list-text.js';
 import type { LedgerEntry } from '../send/ledger.js';
 import { isOpen } from './request-facts.js';
@@ -256,6 +256,29 @@ export async function postOnce(ctx: ToolContext, client: Client, payload: Create
 function cancelledOutcome(ctx: ToolContext, payload: CreatePayload, outcome: string): void {
   if (!ctx.signal.aborted) return;
   (ctx.warn ?? ctx.log)(`a send the host cancelled after it was written ${outcome}: ${quoted(payload.title, 80)} to client ${oneLine(payload.clientId, 40)}`);
+}
+
+/**
+ * Asks the person (elicitation) within the call's time limit. An answer that comes after it sends
+ * nothing: the call has been answered by then, so the send is refused at the deadline, saying so.
+ */
+export async function askPerson(ctx: ToolContext, message: string, tool: string): Promise<Confirmation> {
+  const asked = ctx.confirm(message);
+  asked.catch(() => undefined); // a late failure of the question is no one's to hear
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, ctx.deadline - Date.now()));
+  });
+  try {
+    const answer = await Promise.race([asked, late]);
+    if (answer !== 'late') return answer;
+  } finally {
+    clearTimeout(timer);
+  }
+  throw new UserInputError(
+    `Nothing was sent: the person did not answer within the call's time limit (DOCREQ_TIMEOUT_MS, ${ctx.config.timeoutMs / 1000} s), and an answer given after it sends nothing. ` +
+      `Call ${tool} again to ask them again (whoever runs the server can give more time with DOCREQ_TIMEOUT_MS).`,
+  );
 }
 
 /** A fresh Idempotency-Key for a send confirmed some other way than a token (elicitation, or none). */

@@ -1,29 +1,26 @@
 import { z } from 'zod';
-import { ApiError, CancelledError, KeyRejectedError, PlanLimitError, TimedOutError } from '../api/errors.js';
 import { createPayload, requestRecord, type Client, type RequestRecord } from '../api/records.js';
-import { UserInputError } from '../errors.js';
-import { StoreUnavailableError } from '../store/store.js';
+import { CHECK_FIRST } from '../send/outcomes.js';
+import { newSend, sendOnce, type Send } from '../send/pipeline.js';
 import { defineTool, type ToolContext } from './define.js';
 import { clientResolver, closestClients } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import { isOpen } from './request-facts.js';
 import {
-  askPerson,
   assertSendingAllowed,
+  cannotAsk,
+  GO_AHEAD,
+  tokenRefused,
   clientLabel,
   confirmationOut,
   describeDraft,
   draftFromInput,
   duplicateOpen,
-  freshConfirmationId,
-  ledgerReason,
+  ownRecord,
   payloadFor,
-  postOnce,
-  auditSend,
   previewNext,
   requestFields,
   titleKey,
-  inProgressReason,
 } from './sending.js';
 
 /**
@@ -78,12 +75,7 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
   const sameTitle = requests.filter((r) => titleKey(r.title) === key && isOpen(r));
   // The send store's records for every recipient, read at once (one round trip each, in parallel).
   const ids = new Set(given.map((q) => resolve(q).client?.id).filter((id): id is string => Boolean(id)));
-  // A record still pending whose claim is held is a send in flight (not one whose server stopped).
-  const read = async (id: string) => {
-    const recent = await ctx.sending.ledger.recent(ctx.sending.firm, id, key);
-    return [id, recent && { recent, inFlight: recent.outcome === 'pending' && (await ctx.sending.ledger.claimed(ctx.sending.firm, id, key)) }] as const;
-  };
-  const records = new Map(await Promise.all([...ids].map(read)));
+  const records = new Map(await Promise.all([...ids].map(async (id) => [id, await ownRecord(ctx, id, key)] as const)));
   return given.map((query, n): Recipient => {
     const base = { given: query, client: undefined, request: null, bound: false };
     const { client, candidates } = resolve(query);
@@ -101,9 +93,7 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
     if (record) {
       // This server's own sends are never repeated by a batch, allowDuplicate or not: the same
       // batch sent again sends only to the clients not yet sent.
-      const { recent } = record;
-      const why = ledgerReason(recent, record.inFlight);
-      return { ...at, outcome: recent.outcome === 'sent' ? 'already_sent' : 'skipped', reason: why, bound: true };
+      return { ...at, outcome: record.recent.outcome === 'sent' ? 'already_sent' : 'skipped', reason: record.reason, bound: true };
     }
     if (client.status && client.status.toLowerCase() !== 'active') return { ...at, outcome: 'skipped', reason: `not active (status ${quoted(client.status, 30)})` };
     const duplicate = duplicateOpen(client, title, sameTitle);
@@ -193,11 +183,7 @@ export const createRequestBatch = defineTool({
     if (input.confirmationToken) {
       const check = ctx.sending.tokens.verify(input.confirmationToken, binding);
       if (check.ok) tokenId = check.id;
-      else
-        tokenNote =
-          check.reason === 'expired'
-            ? 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. '
-            : 'The confirmationToken given does not belong to this exact batch (recipients that will send, title, due date, items, mode, allowDuplicate) and key (and person, when signed in); nothing was sent. ';
+      else tokenNote = tokenRefused(check.reason, 'batch (recipients that will send, title, due date, items, mode, allowDuplicate)');
     }
     const mode = ctx.config.confirmSend;
     const preview = (why: string) => {
@@ -210,26 +196,10 @@ export const createRequestBatch = defineTool({
       );
     };
     if (input.dryRun) return preview('');
-    if (mode === 'always' && !ctx.canAsk) {
-      throw new UserInputError(
-        'Nothing was sent: DOCREQ_CONFIRM_SEND is "always", which needs the person to confirm through MCP elicitation, and this host does not support it. ' +
-          'Use a host with elicitation, or ask whoever runs the server to set DOCREQ_CONFIRM_SEND=auto (confirmation by token).',
-      );
-    }
-    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview("Sending needs the person's go-ahead, given as the confirmationToken below.");
+    if (mode === 'always' && !ctx.canAsk) throw cannotAsk();
+    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview(GO_AHEAD);
 
-    // One POST at a time. The same confirmation gives each recipient the same Idempotency-Key.
-    const queue = willSend();
-    const key = titleKey(draft.title);
-    let stopDetail = '';
-    /** Stops the batch at recipient `at` of `list`: it and every later one not sent. */
-    const stop = (why: string, list: Recipient[], at: number, detail = '') => {
-      const where = recipients.indexOf(list[at]!) + 1;
-      stoppedBy = `${why} (at recipient ${where})`;
-      stopDetail = detail;
-      for (const r of list.slice(at)) if (r.outcome === 'will_send') Object.assign(r, { outcome: 'not_sent', reason: `stopped by ${why} at recipient ${where}` });
-    };
-    const report = () => {
+    const report = (stoppedBy: string | null, stopDetail: string) => {
       const sent = recipients.filter((r) => r.outcome === 'sent').length;
       const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
       const head = `${sent ? 'SENT' : 'NOT SENT'}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
@@ -237,116 +207,55 @@ export const createRequestBatch = defineTool({
         ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
           (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
         : '';
-      const check = unclear ? 'For "may have been sent": check with list_requests before sending again; this server will not send those again for 24 hours.' : '';
+      const check = unclear ? `For "may have been sent": ${CHECK_FIRST}; this server will not send those again for 24 hours.` : '';
       // Nothing sent and something failed (not only skips): an error result, still with every recipient.
       const failed = recipients.some((r) => r.outcome === 'not_sent' || r.outcome === 'may_have_been_sent');
       return result(head, noToken, [again, check].filter(Boolean).join('\n'), sent === 0 && failed);
     };
 
-    // Once only, per recipient: each claim is taken before the person is asked (as create_request does),
-    // so an identical batch or send while this one awaits confirmation or is in flight is refused.
-    const claims = new Map<Recipient, () => Promise<void>>();
-    const release = async (r: Recipient) => {
-      const claim = claims.get(r);
-      claims.delete(r);
-      await claim?.();
+    // The one send pipeline, per recipient: claim → read the record again → ask once for the batch → record → POST once → settle.
+    // This server's own sends are never repeated by a batch, allowDuplicate or not.
+    const sends = new Map(willSend().map((r) => [newSend(r.client!.id!, payloadFor(r.client!.id!, draft), recipients.indexOf(r) + 1), r] as const));
+    /** Each send's outcome, as the recipient's. */
+    const copy = (send: Send) => {
+      const r = sends.get(send)!;
+      const outcome: Outcome = send.outcome === 'held' ? 'skipped' : send.outcome === 'recorded' ? (send.record?.outcome === 'sent' ? 'already_sent' : 'skipped') : send.outcome === 'ready' ? 'will_send' : send.outcome;
+      const reason = send.outcome === 'sent' ? (send.warnings.length ? send.warnings.join(' ') : null) : send.reason;
+      Object.assign(r, { outcome, reason, request: send.request });
     };
-    try {
-      for (const r of queue) {
-        const client = r.client!;
-        try {
-          const claim = await ctx.sending.ledger.lock(ctx.sending.firm, client.id!, key);
-          if (!claim) {
-            Object.assign(r, { outcome: 'skipped', reason: inProgressReason(draft.title) });
-            continue;
-          }
-          claims.set(r, claim);
-          // Another call may have finished this send since the ledger was read.
-          const meanwhile = await ctx.sending.ledger.recent(ctx.sending.firm, client.id!, key);
-          if (meanwhile) {
-            Object.assign(r, { outcome: meanwhile.outcome === 'sent' ? 'already_sent' : 'skipped', reason: ledgerReason(meanwhile) });
-            await release(r);
-          }
-        } catch (error) {
-          // The send store failed: nothing is sent (fail closed).
-          const why = error instanceof Error ? error.message : String(error);
-          Object.assign(r, { outcome: 'not_sent', reason: why });
-          // Every recipient claimed so far is not sent either.
-          stop('the send store failing', [r, ...queue.filter((q) => q !== r)], 0, why);
-          return report();
-        }
-      }
-      if (willSend().length === 0) {
-        return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
-      }
-
-      if (mode !== 'never' && ctx.canAsk) {
-        const skipped = recipients.filter((r) => r.outcome !== 'will_send');
-        const answer = await askPerson(
-          ctx,
-          `Send this document request to ${willSend().length} client${willSend().length === 1 ? '' : 's'}? The service will e-mail each one.\n` +
-            `${willSend().map((r) => `- ${label(r)}`).join('\n')}\n` +
-            (skipped.length ? `Not sent (${skipped.length}):\n${skipped.map((r) => `- ${label(r)}: ${r.reason}`).join('\n')}\n` : '') +
-            `${describeDraft(draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`,
-          'create_request_batch',
-        );
-        if (answer !== 'accepted') {
-          for (const r of willSend()) Object.assign(r, { outcome: 'declined', reason: 'the person declined' });
-          return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
-        }
-      }
-
-      const confirmationId = tokenId ?? freshConfirmationId();
-      const sending = willSend();
-      const total = sending.length;
-      let done = 0;
-      await ctx.progress(0, total, `Sending to ${total} client${total === 1 ? '' : 's'}`);
-      for (const [n, r] of sending.entries()) {
-        const client = r.client!;
-        if (ctx.signal.aborted) {
-          stop('the cancellation of the call', sending, n);
-          break;
-        }
-        const stopHere = (why: string, error: Error) => {
-          Object.assign(r, { outcome: 'not_sent', reason: error.message });
-          stop(why, sending, n, error.message);
-        };
-        try {
-          const posted = await postOnce(ctx, client, payloadFor(client.id!, draft), ctx.sending.tokens.idempotencyKey(confirmationId, client.id!));
-          if (posted.outcome === 'sent') {
-            Object.assign(r, { outcome: 'sent', request: posted.request, reason: posted.warnings.length ? posted.warnings.join(' ') : null });
-          } else {
-            Object.assign(r, { outcome: 'may_have_been_sent', reason: `${posted.message.replace(/ The request may have been sent\.$/, '')} May have been sent: check with list_requests` });
-          }
-        } catch (error) {
-          if (error instanceof StoreUnavailableError) {
-            // The pre-send record could not be written: this one was not sent, and nothing more is (fail closed).
-            Object.assign(r, { outcome: 'not_sent', reason: error.message });
-            stop('the send store failing', sending, n, error.message);
-          } else if (!(error instanceof ApiError)) {
-            // Not a failure the API client knows: whether it was written is unknown (postOnce recorded it so).
-            auditSend(ctx, client.id!, 'may_have_been_sent', null);
-            const why = `sending failed unexpectedly (${oneLine(ctx.redact(error instanceof Error ? error.message : String(error)), 200)}); check with list_requests`;
-            Object.assign(r, { outcome: 'may_have_been_sent', reason: why });
-            stop('an unexpected failure', sending, n, why);
-          } else if (error instanceof PlanLimitError) stopHere("the firm's plan limit", error);
-          else if (error instanceof KeyRejectedError) stopHere('the service rejecting the API key', error);
-          else if (error instanceof CancelledError) stopHere('the cancellation of the call', error);
-          else if (error instanceof TimedOutError) stopHere('the time limit of the call (DOCREQ_TIMEOUT_MS)', error);
-          else Object.assign(r, { outcome: 'not_sent', reason: error.message });
-        } finally {
-          await release(r);
-        }
-        done++;
+    const question = () => {
+      for (const send of sends.keys()) copy(send);
+      const asked = willSend();
+      const skipped = recipients.filter((r) => r.outcome !== 'will_send');
+      return (
+        `Send this document request to ${asked.length} client${asked.length === 1 ? '' : 's'}? The service will e-mail each one.\n` +
+        `${asked.map((r) => `- ${label(r)}`).join('\n')}\n` +
+        (skipped.length ? `Not sent (${skipped.length}):\n${skipped.map((r) => `- ${label(r)}: ${r.reason}`).join('\n')}\n` : '') +
+        `${describeDraft(draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`
+      );
+    };
+    const sent = await sendOnce(ctx, {
+      tool: 'create_request_batch',
+      sends: [...sends.keys()],
+      ownRecordBlocks: true,
+      question: mode !== 'never' && ctx.canAsk ? question : undefined,
+      tokenId,
+      starting: (going) => ctx.progress(0, going.length, `Sending to ${going.length} client${going.length === 1 ? '' : 's'}`),
+      settled: async (send, done, total) => {
+        copy(send);
+        const r = sends.get(send)!;
         const request = r.request?.id ? ` (request id ${oneLine(r.request.id, 40)})` : '';
-        ctx.log(`create_request_batch: ${done}/${total} ${r.outcome.replace(/_/g, ' ')}: client ${oneLine(client.id, 40)}${request}`);
+        ctx.log(`create_request_batch: ${done}/${total} ${r.outcome.replace(/_/g, ' ')}: client ${oneLine(send.clientId, 40)}${request}`);
         await ctx.progress(done, total, `${done} of ${total}: ${r.outcome.replace(/_/g, ' ')}`);
-        if (stoppedBy) break;
-      }
-      if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);
-      return report();
-    } finally {
-      for (const r of [...claims.keys()]) await release(r);
+      },
+    });
+    for (const send of sends.keys()) copy(send);
+    stoppedBy = sent.stoppedBy;
+    if (sent.declined) return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
+    if (!stoppedBy && willSend().length === 0 && !recipients.some((r) => ['sent', 'may_have_been_sent', 'not_sent'].includes(r.outcome))) {
+      return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
     }
+    if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);
+    return report(stoppedBy, sent.stopDetail);
   },
 });

@@ -24,12 +24,16 @@ import {
 } from './sending.js';
 
 /**
- * create_request_batch (contract §3.5): one request for 2–100 clients. Every recipient is resolved
- * and checked up front from one read of each list; one preview; one confirmation for the batch;
- * then one POST at a time, each under create_request's once-only rules (a lock, the ledger re-read
- * under it, an Idempotency-Key derived from the confirmation and the recipient). The batch stops at
- * the first plan limit or key rejection, at a cancel, or when too little of the time limit is left.
+ * create_request_batch (contract §3.5): one request for several clients (RECIPIENTS). Every recipient
+ * is resolved and checked up front from one read of each list; one preview; then the one send
+ * pipeline (src/send/pipeline.ts) as create_request uses it, per recipient: every claim taken before
+ * the one confirmation for the batch, then one POST at a time, each with an Idempotency-Key derived
+ * from the confirmation and the recipient. The batch stops at the first plan limit or key rejection,
+ * at a cancel, or when too little of the time limit is left.
  */
+
+/** How many clients one batch sends to (contract §3.5). */
+const RECIPIENTS = { min: 2, max: 100 };
 
 const OUTCOMES = ['will_send', 'sent', 'may_have_been_sent', 'not_sent', 'skipped', 'already_sent', 'declined'] as const;
 type Outcome = (typeof OUTCOMES)[number];
@@ -131,10 +135,11 @@ export const createRequestBatch = defineTool({
   name: 'create_request_batch',
   title: 'Send one document request to many clients',
   description:
-    'Sends one request to 2–100 clients; the service e-mails each. One preview lists each recipient as will send or why not; ' +
+    `Sends one request to ${RECIPIENTS.min}–${RECIPIENTS.max} clients; the service e-mails each.` +
+    ' One preview lists each recipient as will send or why not; ' +
     'one confirmation covers the batch, as in create_request. Sends one at a time and stops at a plan limit; called again, sends only to those not yet sent.',
   inputSchema: z.strictObject({
-    clients: z.array(z.string().min(1).max(320)).min(2).max(100).describe('Client ids (preferred), e-mails or exact names.'),
+    clients: z.array(z.string().min(1).max(320)).min(RECIPIENTS.min).max(RECIPIENTS.max).describe('Client ids (preferred), e-mails or exact names.'),
     ...requestFields,
   }),
   outputSchema: output,

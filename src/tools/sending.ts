@@ -22,10 +22,10 @@ export const TEXT_MAX = 200;
 
 /** The request's fields, shared by create_request and create_request_batch. */
 export const requestFields = {
-  title: z.string().max(2_000).optional().describe('Title, 1–200 characters. Optional with a template.'),
+  title: z.string().max(2_000).optional().describe(`Title, 1–${TEXT_MAX} characters. Optional with a template.`),
   // Checked without a listed pattern (like the list tools' days), to keep tools/list small.
   dueDate: day.optional().describe('Due day, YYYY-MM-DD, today or later.'),
-  items: z.array(itemIn).max(100).optional().describe('Checklist, 1–100 items in all.'),
+  items: z.array(itemIn).max(MAX_ITEMS).optional().describe(`Checklist, 1–${MAX_ITEMS} items in all.`),
   // Listed with the catalogue's names in place of this (src/mcp/tool-schema.ts withTemplateNames).
   template: z.string().max(100).optional().describe("A template's name (list_templates): its items come first; its title, mode and due offset are defaults."),
   correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("Answer checking; omit for the service's default."),

@@ -51,12 +51,15 @@ let titles = 0;
 const title = (what: string) => `Guard ${++titles}: ${what}`;
 
 interface Mcp {
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
+  call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult & { text: string }>;
   logs: string[];
 }
 
 /** A server ("a process") with its own send ledger over `store`, linked in memory to an SDK client. */
-async function server(store: SendStore, options: { env?: Record<string, string>; elicit?: () => Promise<ElicitResult> | ElicitResult } = {}): Promise<Mcp> {
+async function server(
+  store: SendStore,
+  options: { env?: Record<string, string>; elicit?: () => Promise<ElicitResult> | ElicitResult; actor?: { email: string; sub: string }; audit?: (line: string) => void } = {},
+): Promise<Mcp> {
   const config = loadConfig({}, { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...options.env });
   const logs: string[] = [];
   const logger = createLogger('debug', [sb.keys.demo], (line) => {
@@ -64,7 +67,13 @@ async function server(store: SendStore, options: { env?: Record<string, string>;
     captured.push(line);
   });
   const ledger = new SendLedger(store, Date.now, LEASE);
-  const mcp = createServer(config, { logger, api: FAST_API, clock: () => TODAY, sending: { ledger, confirmations: new Confirmations(config.tokenSecret) } });
+  const mcp = createServer(config, {
+    logger,
+    api: FAST_API,
+    clock: () => TODAY,
+    sending: { ledger, confirmations: new Confirmations(config.tokenSecret) },
+    ...(options.actor ? { actor: options.actor, audit: options.audit } : {}),
+  });
   const client = new Client({ name: 'guards', version: '1' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   if (options.elicit) {
     const answer = options.elicit;
@@ -76,8 +85,8 @@ async function server(store: SendStore, options: { env?: Record<string, string>;
   open.push({ close: async () => (await client.close(), await mcp.close()) });
   return {
     logs,
-    async call(name, args) {
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    async call(name, args, signal) {
+      const result = (await client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined)) as CallToolResult;
       const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
       captured.push(text, JSON.stringify(result.structuredContent ?? null));
       return { ...result, text };
@@ -219,6 +228,28 @@ describe('a send store that stops taking writes (reads still work) refuses the s
     await full(false);
     const later = await mcp.call('create_request', { client: client.id, title: title('store has room'), items: [{ name: 'W-2' }] });
     expect((later.structuredContent as Single).outcome).toBe('sent');
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('the store failing after the POST: the person still hears "sent", the failure is logged, and the send then counts as "may have been sent" (1 POST)', async () => {
+    const store = new RedisStore(redis.url);
+    await store.ready();
+    open.push(store);
+    const mcp = await server(store, { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const args = { client: take().id, title: title('store full after the POST'), items: [{ name: 'W-2' }] };
+    sb.inject(POST, { kind: 'latency', ms: 400 }, { times: 1 });
+    const sending = mcp.call('create_request', args);
+    await until(() => posts().length > 0, 'the POST');
+    await full(true);
+    const result = await sending;
+    expect((result.structuredContent as Single).outcome).toBe('sent');
+    expect(result.text).toMatch(/^SENT: /);
+    expect(mcp.logs.some((l) => l.includes('could not be recorded') && l.includes('its pre-send record stays, so it is treated as "may have been sent" for 24 hours'))).toBe(true);
+    await full(false);
+    await sleep(3 * LEASE.ttlMs); // its claim could not be released either: it expires
+    const again = await mcp.call('create_request', args);
+    expect(again.isError).toBe(true);
+    expect(again.text).toContain('its outcome was never recorded');
     expect(posts()).toHaveLength(1);
   });
 
@@ -384,5 +415,54 @@ describe('an identical send while one awaits confirmation or is in flight: "alre
     expect((await single).structuredContent).toMatchObject({ outcome: 'sent' });
     expect(postsTo(a.id)).toHaveLength(1);
     expect(postsTo(b.id)).toHaveLength(1);
+  });
+});
+
+describe('what a send leaves for the people running it', () => {
+  it('signed in: one audit line per send, ids only, with its outcome (sent, may have been sent); the result names the sender', async () => {
+    const lines: string[] = [];
+    const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never' }, actor: { email: 'sender@demo.example', sub: 'sub-1' }, audit: (l) => lines.push(l) });
+    const [a, b] = [take(), take()];
+    const sent = await mcp.call('create_request', { client: a.id, title: title('audited'), items: [{ name: 'W-2' }] });
+    expect(sent.text).toContain('Sent in the name of sender@demo.example (signed in).');
+    sb.inject(POST, { kind: 'status', status: 502 }, { times: 1, after: true });
+    const unclear = await mcp.call('create_request', { client: b.id, title: title('audited, unclear'), items: [{ name: 'W-2' }] });
+    expect((unclear.structuredContent as Single).outcome).toBe('may_have_been_sent');
+    const audit = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const id = (sent.structuredContent as { request: { id: string } }).request.id;
+    expect(audit).toEqual([
+      expect.objectContaining({ audit: 'send', outcome: 'sent', email: 'sender@demo.example', sub: 'sub-1', clientId: a.id, requestId: id }),
+      expect.objectContaining({ audit: 'send', outcome: 'may_have_been_sent', email: 'sender@demo.example', sub: 'sub-1', clientId: b.id, requestId: null }),
+    ]);
+    for (const l of lines) expect(l).not.toContain(a.email);
+  });
+
+  it('a host that cancels after the POST was written: the POST finishes, a warning tells its outcome, and it is recorded (1 POST)', async () => {
+    const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const args = { client: take().id, title: title('cancelled after the write'), items: [{ name: 'W-2' }] };
+    sb.inject(POST, { kind: 'latency', ms: 400 }, { times: 1 });
+    const controller = new AbortController();
+    const call = mcp.call('create_request', args, controller.signal).catch((e: unknown) => e);
+    await until(() => posts().length > 0, 'the POST');
+    controller.abort();
+    expect(await call).toBeInstanceOf(Error);
+    await until(() => mcp.logs.some((l) => l.includes('a send the host cancelled after it was written was sent (request id ')), 'the warning');
+    expect(mcp.logs.find((l) => l.includes('cancelled after it was written'))).toContain(args.title);
+    const again = await mcp.call('create_request', args);
+    expect(again.text).toContain('this server sent');
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('a batch that runs short of its time limit stops before the next POST, saying so (no POST started it cannot finish)', async () => {
+    const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never', DOCREQ_TIMEOUT_MS: '3000' } });
+    const ids = [take().id, take().id, take().id];
+    sb.inject(POST, { kind: 'latency', ms: 2_300 }, { times: 1 });
+    const result = await mcp.call('create_request_batch', { clients: ids, title: title('time limit, batch'), items: [{ name: 'W-2' }] });
+    const out = result.structuredContent as Batch & { stoppedBy: string | null };
+    expect(out.recipients.map((r) => r.outcome)).toEqual(['sent', 'not_sent', 'not_sent']);
+    expect(out.recipients[1]!.reason).toContain('Nothing was sent');
+    expect(out.recipients[2]!.reason).toBe('stopped by the time limit of the call (DOCREQ_TIMEOUT_MS) at recipient 2');
+    expect(out.stoppedBy).toBe('the time limit of the call (DOCREQ_TIMEOUT_MS) (at recipient 2)');
+    expect(posts()).toHaveLength(1);
   });
 });

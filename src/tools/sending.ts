@@ -18,7 +18,7 @@ import { isOpen } from './request-facts.js';
  * the request's fields, drafted and checked (before any HTTP call), the preview's words, and each
  * recipient checked for a duplicate (the service's list and this server's own 24-hour record).
  */
-export const TEXT_MAX = 200;
+const TEXT_MAX = 200;
 
 /** The request's fields, shared by create_request and create_request_batch. */
 export const requestFields = {
@@ -118,7 +118,7 @@ export function previewNext(needed: boolean, token: string, expiresAt: number, t
 }
 
 /** Checks the e-mailed text and the dates; throws one error naming every problem. */
-export function draftRequest(input: DraftInput & { title: string; items: ItemInput[] }, asOf: string): Draft {
+function draftRequest(input: DraftInput & { title: string; items: ItemInput[] }, asOf: string): Draft {
   const problems: string[] = [];
   const title = checkEmailText(input.title, TEXT_MAX);
   if (!title.ok) problems.push(`title: ${title.detail}`);

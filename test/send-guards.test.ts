@@ -231,20 +231,23 @@ describe('a send store that stops taking writes (reads still work) refuses the s
     expect(posts()).toHaveLength(1);
   });
 
-  it('the store failing after the POST: the person still hears "sent", the failure is logged, and the send then counts as "may have been sent" (1 POST)', async () => {
+  it('the store failing after the POST (confirmed by token): the person still hears "sent", the failure is logged, and the send then counts as "may have been sent" (1 POST)', async () => {
     const store = new RedisStore(redis.url);
     await store.ready();
     open.push(store);
-    const mcp = await server(store, { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const mcp = await server(store);
     const args = { client: take().id, title: title('store full after the POST'), items: [{ name: 'W-2' }] };
+    const token = (await mcp.call('create_request', args)).structuredContent as { confirmation: { token: string } };
     sb.inject(POST, { kind: 'latency', ms: 400 }, { times: 1 });
-    const sending = mcp.call('create_request', args);
+    // Neither the outcome nor what the token did can be recorded: neither hides the outcome.
+    const sending = mcp.call('create_request', { ...args, confirmationToken: token.confirmation.token });
     await until(() => posts().length > 0, 'the POST');
     await full(true);
     const result = await sending;
     expect((result.structuredContent as Single).outcome).toBe('sent');
     expect(result.text).toMatch(/^SENT: /);
     expect(mcp.logs.some((l) => l.includes('could not be recorded') && l.includes('its pre-send record stays, so it is treated as "may have been sent" for 24 hours'))).toBe(true);
+    expect(mcp.logs.some((l) => l.includes('what a confirmation token did could not be recorded'))).toBe(true);
     await full(false);
     await sleep(3 * LEASE.ttlMs); // its claim could not be released either: it expires
     const again = await mcp.call('create_request', args);
@@ -332,6 +335,24 @@ describe('a confirmation answered after the time limit sends nothing and says so
     const again = await mcp.call(tool, a);
     expect(again.isError).toBeFalsy();
     expect(posts().length).toBeGreaterThan(0);
+  });
+
+  it('a question that fails after the time limit (the host gives up on it) is no one\'s to hear: nothing sent, nothing thrown', async () => {
+    let failed!: () => void;
+    const gone = new Promise<void>((r) => (failed = r));
+    const mcp = await server(new FileStore(tempDir()), {
+      env: { DOCREQ_TIMEOUT_MS: '1000' },
+      elicit: async () => {
+        await sleep(1_600);
+        failed();
+        throw new Error('the host closed the question');
+      },
+    });
+    const late = await mcp.call('create_request', { client: take().id, title: title('late failure'), items: [{ name: 'W-2' }] });
+    expect(late.text).toMatch(/^Nothing was sent: the person did not answer within/);
+    await gone;
+    await sleep(300); // an unheard rejection of the question would fail this file here
+    expect(posts()).toHaveLength(0);
   });
 });
 

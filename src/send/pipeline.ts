@@ -206,8 +206,8 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * nothing: the call has been answered by then, so the send is refused at the deadline, saying so.
  */
 async function askPerson(ctx: SendContext, question: string, tool: string): Promise<'accepted' | 'declined' | 'unsupported'> {
+  // Promise.race hears a late failure of the question too: it is never an unheard rejection.
   const asked = ctx.confirm(question);
-  asked.catch(() => undefined); // a late failure of the question is no one's to hear
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), Math.max(0, ctx.deadline - Date.now()));

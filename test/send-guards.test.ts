@@ -21,7 +21,7 @@ import { AROUND_TODAY, captured, FAST_API, sandbox, startRedis, TODAY } from './
  * a store that stops taking writes refuses the send; a POST is never retried, whatever the answer.
  * Each server here gets its own ledger (its "process"), so a test decides which ones share a store.
  */
-const sb = await sandbox(AROUND_TODAY);
+const sb = await sandbox({ ...AROUND_TODAY, clients: 160 });
 const firm = sb.demoFirm;
 const POST = 'POST /api/v1/requests';
 const posts = () => sb.callsTo('POST', '/api/v1/requests');
@@ -395,6 +395,20 @@ describe('an identical send while one awaits confirmation or is in flight: "alre
     for (const id of args.clients) expect(postsTo(id)).toHaveLength(1);
   });
 
+  it('create_request with allowDuplicate, then the identical call while the person is asked: refused, not asked (allowDuplicate never lifts the claim)', async () => {
+    const person = heldPerson();
+    const mcp = await server(new FileStore(tempDir()), { elicit: person.elicit });
+    const args = { client: take().id, title: title('allowDuplicate twice'), items: [{ name: 'W-2' }], allowDuplicate: true };
+    const first = mcp.call('create_request', args);
+    await person.asked;
+    const second = await mcp.call('create_request', args);
+    expect(second.text).toMatch(/^Not sent: a send of .* is already in progress/);
+    expect(person.questions).toHaveLength(1);
+    person.answer();
+    expect((await first).structuredContent).toMatchObject({ outcome: 'sent' });
+    expect(posts()).toHaveLength(1);
+  });
+
   it('batch, then the identical batch while the first is sending: the second is refused for every recipient; 1 POST each', async () => {
     const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never' } });
     const args = batch([take().id, take().id, take().id], title('batch then batch, in flight'));
@@ -485,5 +499,50 @@ describe('what a send leaves for the people running it', () => {
     expect(out.recipients[2]!.reason).toBe('stopped by the time limit of the call (DOCREQ_TIMEOUT_MS) at recipient 2');
     expect(out.stoppedBy).toBe('the time limit of the call (DOCREQ_TIMEOUT_MS) (at recipient 2)');
     expect(posts()).toHaveLength(1);
+  });
+});
+
+describe("this server's record is read again once the claim is held", () => {
+  /**
+   * A process paused between reading the send store and taking the claim (a GC pause, a slow disk)
+   * while another process sends the same request and lets its claim go: only the record read again
+   * under the claim stops the second send.
+   */
+  function pausedBeforeItsClaim(store: SendStore): { store: SendStore; reached: Promise<void>; resume(): void } {
+    let resume!: () => void;
+    let reached!: () => void;
+    const gate = new Promise<void>((r) => (resume = r));
+    const atClaim = new Promise<void>((r) => (reached = r));
+    return {
+      reached: atClaim,
+      resume,
+      store: Object.assign(Object.create(store) as SendStore, {
+        claim: async (key: string, value: string, ttlMs: number) => {
+          reached();
+          await gate;
+          return store.claim(key, value, ttlMs);
+        },
+      }),
+    };
+  }
+
+  it.each([
+    ['create_request', (ids: string[], t: string) => ({ client: ids[0], title: t, items: [{ name: 'W-2' }] })],
+    ['create_request_batch', (ids: string[], t: string) => ({ clients: ids, title: t, items: [{ name: 'W-2' }] })],
+  ] as const)('%s: the same send finished by another process meanwhile is not sent again (1 POST)', async (tool, args) => {
+    const dir = tempDir();
+    const paused = pausedBeforeItsClaim(new FileStore(dir));
+    const slow = await server(paused.store, { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const other = await server(new FileStore(dir), { env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const ids = [take().id, take().id];
+    const a = args(ids, title(`read again, ${tool}`));
+    const late = slow.call(tool, a);
+    await paused.reached;
+    expect((await other.call(tool, a)).isError).toBeFalsy();
+    const sent = posts().length;
+    paused.resume();
+    const result = await late;
+    expect(result.text).toContain('this server sent');
+    expect(posts()).toHaveLength(sent);
   });
 });

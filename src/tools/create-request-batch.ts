@@ -179,9 +179,8 @@ export const createRequestBatch = defineTool({
     const willSend = () => recipients.filter((r) => r.outcome === 'will_send');
     const draftText = `${describeDraft(draft)}\nExact body for each (clientId set per recipient): ${JSON.stringify(payload)}`;
 
-    if (willSend().length === 0) {
-      return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
-    }
+    const nothingToSend = () => result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
+    if (willSend().length === 0) return nothingToSend();
 
     let tokenId: string | undefined;
     let tokenNote = '';
@@ -258,7 +257,7 @@ export const createRequestBatch = defineTool({
     stoppedBy = sent.stoppedBy;
     if (sent.declined) return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
     if (!stoppedBy && willSend().length === 0 && !recipients.some((r) => ['sent', 'may_have_been_sent', 'not_sent'].includes(r.outcome))) {
-      return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
+      return nothingToSend();
     }
     if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);
     return report(stoppedBy, sent.stopDetail);

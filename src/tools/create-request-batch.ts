@@ -149,7 +149,7 @@ export const createRequestBatch = defineTool({
     ...requestFields,
   }),
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
     assertSendingAllowed(ctx);
     const draft = draftFromInput(input, ctx);

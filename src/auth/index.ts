@@ -7,6 +7,7 @@ import { fetchPublicJson } from './outbound.js';
 import { consentPage, errorPage, refusedPage, sendPage } from './pages.js';
 import { decide, type Policy, type Role } from './policy.js';
 import { MemoryAuthStore, type AuthStore } from './store.js';
+import { StoreUnavailableError } from '../store/store.js';
 
 /**
  * Firm sign-in (contract §8): this service is an OAuth 2.1 protected resource (RFC 9728) and its own
@@ -71,6 +72,8 @@ const TX_MS = 10 * MINUTE;
 const CODE_MS = MINUTE;
 const CLIENT_MS = 180 * 24 * 60 * MINUTE;
 const MAX_FORM = 16 * 1024;
+/** Sign-in's routes and the one method each answers. */
+const ROUTES: Record<string, string> = { '/register': 'POST', '/authorize': 'GET', '/authorize/decision': 'POST', '/login/callback': 'GET', '/token': 'POST', '/revoke': 'POST' };
 
 const b64url = (bytes: Buffer) => bytes.toString('base64url');
 const random = () => b64url(randomBytes(32));
@@ -150,6 +153,15 @@ function allowedRedirectUris(uris: unknown, hosts: ReadonlySet<string>): { ok: t
   return { ok: true, uris: kept, dropped: (uris as string[]).filter((_, i) => verdicts[i] !== 'ok').map((u) => new URL(u).hostname) };
 }
 
+/** RFC 7591 §2: each client metadata field this server reads, when present, has its type; the first that has not. */
+function metadataTypeProblem(meta: Record<string, unknown>): string | undefined {
+  const strings = ['client_name', 'token_endpoint_auth_method', 'scope', 'client_uri', 'logo_uri'];
+  const lists = ['grant_types', 'response_types'];
+  for (const name of strings) if (name in meta && typeof meta[name] !== 'string') return `${name} must be a string.`;
+  for (const name of lists) if (name in meta && !(Array.isArray(meta[name]) && (meta[name] as unknown[]).every((v) => typeof v === 'string'))) return `${name} must be an array of strings.`;
+  return undefined;
+}
+
 /** RFC 8252 §7.3: an http loopback redirect URI matches on any port; every other one exactly. */
 function redirectMatches(registered: string, asked: string): boolean {
   if (registered === asked) return true;
@@ -165,7 +177,10 @@ function redirectMatches(registered: string, asked: string): boolean {
   }
 }
 
-function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+/** A request body as sign-in reads it: a form, a JSON object, or why it cannot be used (a 4xx, never a 500). */
+type Body = { kind: 'form'; params: URLSearchParams } | { kind: 'json'; value: Record<string, unknown> } | { kind: 'bad'; status: number; why: string };
+
+function readBody(req: IncomingMessage): Promise<Body> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -174,23 +189,30 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
       if (size <= MAX_FORM) chunks.push(chunk);
     });
     req.on('end', () => {
-      if (size > MAX_FORM) return resolve(undefined);
+      if (size > MAX_FORM) return resolve({ kind: 'bad', status: 413, why: `The request body is larger than ${MAX_FORM / 1024} KiB.` });
       const text = Buffer.concat(chunks).toString('utf8');
-      const type = (req.headers['content-type'] ?? '').toLowerCase();
-      if (type.startsWith('application/json')) {
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type === 'application/json') {
+        let value: unknown;
         try {
-          const body = JSON.parse(text) as unknown;
-          if (!body || typeof body !== 'object' || Array.isArray(body)) return resolve(undefined);
-          resolve(new URLSearchParams([['__json', text]]));
+          value = JSON.parse(text);
         } catch {
-          resolve(undefined);
+          return resolve({ kind: 'bad', status: 400, why: 'The body is not valid JSON.' });
         }
-        return;
+        if (!value || typeof value !== 'object' || Array.isArray(value)) return resolve({ kind: 'bad', status: 400, why: 'The body must be a JSON object.' });
+        return resolve({ kind: 'json', value: value as Record<string, unknown> });
       }
-      resolve(new URLSearchParams(text));
+      if (type !== '' && type !== 'application/x-www-form-urlencoded') return resolve({ kind: 'bad', status: 415, why: 'Send application/x-www-form-urlencoded or application/json.' });
+      resolve({ kind: 'form', params: new URLSearchParams(text) });
     });
     req.on('error', reject);
   });
+}
+
+/** The form a token, revocation or consent request must be; anything else is an OAuth error (4xx). */
+function formOf(body: Body): URLSearchParams {
+  if (body.kind === 'form') return body.params;
+  throw new OAuthError('invalid_request', body.kind === 'bad' ? body.why : 'Send this request as application/x-www-form-urlencoded.', body.kind === 'bad' ? body.status : 400);
 }
 
 /** One value of a form parameter; a repeated parameter is refused, as OAuth requires. */
@@ -287,10 +309,14 @@ export function createAuth(options: AuthOptions): Auth {
   }
 
   async function register(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await readForm(req);
-    const text = form?.get('__json');
-    if (!text) return json(res, 400, { error: 'invalid_client_metadata', error_description: 'Send the client metadata as a JSON object.' });
-    const meta = JSON.parse(text) as { redirect_uris?: unknown; client_name?: unknown; token_endpoint_auth_method?: unknown; grant_types?: unknown };
+    const body = await readBody(req);
+    if (body.kind !== 'json') {
+      const why = body.kind === 'bad' ? body.why : 'Send the client metadata as a JSON object (Content-Type: application/json).';
+      return json(res, body.kind === 'bad' ? body.status : 400, { error: 'invalid_client_metadata', error_description: why });
+    }
+    const meta = body.value;
+    const wrongType = metadataTypeProblem(meta);
+    if (wrongType) return json(res, 400, { error: 'invalid_client_metadata', error_description: wrongType });
     const uris = allowedRedirectUris(meta.redirect_uris, redirectHosts);
     if (!uris.ok) return json(res, 400, { error: 'invalid_redirect_uri', error_description: uris.why });
     if ((await store.incr(`registrations:${Math.floor(Date.now() / MINUTE)}`, 2 * MINUTE)) > 600) {
@@ -361,14 +387,16 @@ export function createAuth(options: AuthOptions): Auth {
   async function decision(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A form on our own page only: another site cannot make a signed-in browser go on.
     if (req.headers.origin !== new URL(base).origin) return sendPage(res, errorPage('This form can only be sent from the sign-in page itself.', 403));
-    const form = await readForm(req);
-    const transaction = form?.get('transaction');
+    const body = await readBody(req);
+    if (body.kind !== 'form') return sendPage(res, errorPage(body.kind === 'bad' ? body.why : 'This form can only be sent from the sign-in page itself.', body.kind === 'bad' ? body.status : 400));
+    const form = body.params;
+    const transaction = form.get('transaction');
     const key = transaction ? `tx:${digest(transaction)}` : undefined;
     const stored = key ? await store.get(key) : undefined;
     if (!key || !stored || !(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
     await store.delete(key);
     const pending = JSON.parse(stored) as Pending;
-    if (form!.get('decision') !== 'continue') {
+    if (form.get('decision') !== 'continue') {
       const target = new URL(pending.redirectUri);
       target.searchParams.set('error', 'access_denied');
       target.searchParams.set('error_description', 'The person cancelled the sign-in.');
@@ -456,8 +484,7 @@ export function createAuth(options: AuthOptions): Auth {
   const familyRevoked = async (family: string) => (await store.get(`revoked:${family}`)) !== undefined;
 
   async function token(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await readForm(req);
-    if (!form || form.has('__json')) throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
+    const form = formOf(await readBody(req));
     const clientId = one(form, 'client_id');
     const asked = one(form, 'resource');
     if (asked !== undefined && asked.replace(/\/$/, '') !== resource) throw new OAuthError('invalid_target', `This server issues tokens for ${resource} only.`);
@@ -507,8 +534,7 @@ export function createAuth(options: AuthOptions): Auth {
 
   /** POST /revoke (RFC 7009): a refresh or access token ends its whole session, on every replica. */
   async function revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await readForm(req);
-    const tokenText = form && !form.has('__json') ? one(form, 'token') : undefined;
+    const tokenText = one(formOf(await readBody(req)), 'token');
     if (!tokenText) throw new OAuthError('invalid_request', 'token is missing.');
     const stored = await store.get(`refresh:${digest(tokenText)}`);
     if (stored) {
@@ -547,10 +573,18 @@ export function createAuth(options: AuthOptions): Auth {
         else if (method === 'GET' && path === '/login/callback') await callback(url, res);
         else if (method === 'POST' && path === '/token') await token(req, res);
         else if (method === 'POST' && path === '/revoke') await revoke(req, res);
-        else return false;
+        else if (ROUTES[path]) {
+          // A sign-in route asked with another method: an OAuth error, not the MCP endpoint's 404.
+          json(res, 405, { error: 'invalid_request', error_description: `${path} answers ${ROUTES[path]} only.` }, { Allow: ROUTES[path] });
+        } else return false;
       } catch (error) {
-        if (!(error instanceof OAuthError)) throw error;
-        json(res, error.status, { error: error.code, error_description: error.message });
+        if (error instanceof OAuthError) json(res, error.status, { error: error.code, error_description: error.message });
+        else {
+          // Not the input's fault (the store, a bug): said as OAuth says it, without the details.
+          log(`docreq-mcp warn: sign-in ${path} failed: ${error instanceof Error ? error.name : 'error'}`);
+          const storeDown = error instanceof StoreUnavailableError;
+          if (!res.headersSent) json(res, storeDown ? 503 : 500, { error: storeDown ? 'temporarily_unavailable' : 'server_error', error_description: 'Sign-in cannot answer right now; try again in a moment.' }, storeDown ? { 'Retry-After': '5' } : {});
+        }
       }
       return true;
     },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAuthSetup } from '../src/auth/settings.js';
-import { decide, parseRules } from '../src/auth/policy.js';
+import { decide, parseRules, personFrom } from '../src/auth/policy.js';
 import { captured, childEnv } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
@@ -41,14 +41,23 @@ describe('sign-in settings', () => {
     expect(JSON.stringify([missing, ok.problems, ok.notes, bad])).not.toContain(OIDC_SECRET);
   });
 
-  it('who may read and send: domains, addresses, groups; an unverified address matches nothing', () => {
-    const policy = { readers: parseRules('@firm.com').rules, senders: parseRules('boss@firm.com, group:senders').rules };
-    expect(decide(policy, { email: 'ann@firm.com', emailVerified: true, groups: [] })).toEqual({ role: 'reader' });
-    expect(decide(policy, { email: 'boss@firm.com', emailVerified: true, groups: [] })).toEqual({ role: 'sender' });
-    expect(decide(policy, { email: 'x@other.com', emailVerified: true, groups: ['senders'] })).toEqual({ role: 'sender' });
-    expect(decide(policy, { email: 'ann@evilfirm.com', emailVerified: true, groups: [] })).toHaveProperty('refused');
-    expect(decide(policy, { email: 'ann@firm.com.evil.com', emailVerified: true, groups: [] })).toHaveProperty('refused');
-    expect(decide(policy, { email: 'boss@firm.com', emailVerified: false, groups: [] })).toHaveProperty('refused');
+  it('who may read and send: domains, addresses, users and groups by id; an unverified address matches nothing', () => {
+    const policy = { readers: parseRules('@firm.com').rules, senders: parseRules('boss@firm.com, group:senders, user:00u-ann').rules };
+    const person = (claims: Record<string, unknown>) => decide(policy, personFrom(claims));
+    expect(person({ sub: 's1', email: 'ann@firm.com', email_verified: true })).toEqual({ role: 'reader' });
+    expect(person({ sub: 's2', email: 'Boss@Firm.com', email_verified: true })).toEqual({ role: 'sender' });
+    expect(person({ sub: 's3', email: 'x@other.com', email_verified: true, groups: ['senders'] })).toEqual({ role: 'sender' });
+    expect(person({ sub: '00u-ann' })).toEqual({ role: 'sender' });
+    expect(person({ sub: 'pairwise', oid: '00u-ann' })).toEqual({ role: 'sender' });
+    expect(person({ sub: 's4', email: 'ann@evilfirm.com', email_verified: true })).toHaveProperty('refused');
+    expect(person({ sub: 's5', email: 'ann@firm.com.evil.com', email_verified: true })).toHaveProperty('refused');
+    // Only what the provider marks verified counts: false, absent (Entra ID sends none), or a string that is not "true".
+    for (const mark of [{ email_verified: false }, {}, { email_verified: 'yes' }, { xms_edov: false }]) {
+      expect(person({ sub: 's6', email: 'boss@firm.com', ...mark }), JSON.stringify(mark)).toHaveProperty('refused');
+    }
+    expect(person({ sub: 's7', email: 'boss@firm.com', xms_edov: true })).toEqual({ role: 'sender' });
+    expect(person({ sub: 's8', email: 'ann@firm.com', groups: ['Senders'] })).toHaveProperty('refused'); // group ids are exact
+    expect(parseRules('user:abc, group:g1, firm.com').problems).toEqual(['"firm.com" is not @domain, an e-mail address, user:ID or group:ID']);
   });
 
   it.skipIf(!existsSync(BIN))('the built CLI: a key file is refused with bearer, and oauth refuses to start half-configured', () => {

@@ -128,7 +128,7 @@ describe('firm sign-in (--auth oauth)', () => {
   });
 
   it('refuses a token for another audience, and tokens for another resource are never issued', async () => {
-    const forged = await new SignJWT({ email: 'sender@demo.example', role: 'sender', fam: 'f' })
+    const forged = await new SignJWT({ email: 'sender@demo.example', role: 'sender', fam: 'f', st: Date.now() })
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
       .setIssuer(svc.url)
       .setAudience('https://other.example/mcp')

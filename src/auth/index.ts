@@ -71,7 +71,6 @@ export interface Auth {
 const SCOPE = 'docreq';
 const DEFAULT_REDIRECT_HOSTS = SETTINGS.authRedirectHosts.default.split(',');
 const MINUTE = 60_000;
-const HOUR_MS = 60 * MINUTE;
 const TX_MS = 10 * MINUTE;
 const CODE_MS = MINUTE;
 const CLIENT_MS = 180 * 24 * 60 * MINUTE;
@@ -620,7 +619,7 @@ export function createAuth(options: AuthOptions): Auth {
         await endSession(grant, 'refresh token reused');
         throw new OAuthError('invalid_grant', 'The refresh token was already used, so the session was ended: sign in again.');
       }
-      if (Date.now() >= grant.expires) throw new OAuthError('invalid_grant', `Sessions last ${sessionMs / HOUR_MS} hours at most: sign in again at the firm's identity provider.`);
+      if (Date.now() >= grant.expires) throw new OAuthError('invalid_grant', "This sign-in session has reached its time limit: sign in again at the firm's identity provider.");
       return json(res, 200, await refresh(grant, key));
     }
     throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token are supported.');

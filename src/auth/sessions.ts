@@ -57,8 +57,8 @@ export const withdraw = (store: AuthStore, family: string) => store.set(`revoked
 /** Why a session may no longer be used (withdrawn, or begun before an end mark), or undefined. */
 export async function sessionEnded(store: AuthStore, session: { family: string; email: string; started: number }): Promise<string | undefined> {
   const [revoked, all, person] = await Promise.all([store.get(`revoked:${session.family}`), store.get('ended:all'), store.get(endedKey(session.email))]);
-  if (revoked !== undefined) return 'this session was signed out (revoked); sign in again';
   if ((all !== undefined && session.started <= Number(all)) || (person !== undefined && session.started <= Number(person))) return 'this session was ended by an administrator; sign in again';
+  if (revoked !== undefined) return 'this session was signed out (revoked); sign in again';
   return undefined;
 }
 
@@ -93,7 +93,12 @@ const USAGE = 'usage: docreq-mcp sessions list | sessions end --email ADDRESS | 
  * list goes to stdout; each end writes one JSON audit line to stderr (who ran it, whom it ended, how
  * many), never a token. Returns the exit code.
  */
-export async function sessionsCli(argv: string[], env: NodeJS.ProcessEnv = process.env, out = (line: string) => void process.stdout.write(`${line}\n`), err = (line: string) => void process.stderr.write(`${line}\n`)): Promise<number> {
+export async function sessionsCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  out: (line: string) => void = (line) => void process.stdout.write(`${line}\n`),
+  err: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { ...settingFlagOptions(), email: { type: 'string' }, all: { type: 'boolean' } } });
@@ -102,7 +107,7 @@ export async function sessionsCli(argv: string[], env: NodeJS.ProcessEnv = proce
     return 2;
   }
   const [action, ...extra] = parsed.positionals;
-  const { email, all } = parsed.values as { email?: string; all?: boolean };
+  const { email, all } = parsed.values;
   const valid = !extra.length && (action === 'list' ? email === undefined && !all : action === 'end' && (all ? email === undefined : typeof email === 'string' && /^[^\s@]+@[^\s@]+$/.test(email)));
   if (!valid) {
     err(`docreq-mcp sessions: ${USAGE}`);

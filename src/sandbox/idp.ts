@@ -119,7 +119,9 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 14 * 86400, Session: 14 * 86400, RefreshToken: 14 * 86400 },
     findAccount: (_ctx, id) => {
       const user = known(id);
-      return user ? { accountId: id, claims: () => ({ ...claimsOf(user), sub: String(claimsOf(user).sub ?? id) }) } : undefined;
+      if (!user) return undefined;
+      const claims = claimsOf(user);
+      return { accountId: id, claims: () => ({ ...claims, sub: typeof claims.sub === 'string' ? claims.sub : id }) };
     },
   });
   provider.on('server_error', () => undefined);

@@ -91,6 +91,12 @@ describe('firm sign-in (--auth oauth)', () => {
     expect(last.status).toBe(403);
     expect(last.body).toContain('outsider@elsewhere.example');
     expect(last.body).toContain('has not allowed your account');
+    expect(last.body).not.toMatch(/DOCREQ_/); // staff pages name no settings
+    // The way back: the app is told, on its own redirect URI, with its state (as sent, escaped on the page) and our issuer.
+    const href = /<a class="button" href="([^"]+)">Back to 127\.0\.0\.1:9<\/a>/.exec(last.body)![1]!.replace(/&#38;/g, '&').replace(/&#39;/g, "'");
+    const back = new URL(href);
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', state: '<script>alert(1)</script>', iss: svc.url });
     for (const page of pages.filter((p) => p.url.startsWith(svc.url))) {
       expect(page.body).not.toContain('<script');
       expect(page.body).not.toContain('alert(1)');

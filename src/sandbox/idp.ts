@@ -99,6 +99,11 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
   const refresh = options.refreshTokens !== false;
   const disabled = new Set<string>();
   const known = (email: string | undefined) => users.find((u) => u.email === email && !disabled.has(u.email));
+  // The provider's subject for a person (its account id): the shape's sub, else the e-mail address.
+  const subOf = (u: DemoUser) => {
+    const sub = claimsOf(u).sub;
+    return typeof sub === 'string' ? sub : u.email;
+  };
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -118,10 +123,8 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
     // Set, so the provider does not print notices about its defaults (stdout is the protocol's).
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 14 * 86400, Session: 14 * 86400, RefreshToken: 14 * 86400 },
     findAccount: (_ctx, id) => {
-      const user = known(id);
-      if (!user) return undefined;
-      const claims = claimsOf(user);
-      return { accountId: id, claims: () => ({ ...claims, sub: typeof claims.sub === 'string' ? claims.sub : id }) };
+      const user = users.find((u) => subOf(u) === id && !disabled.has(u.email));
+      return user ? { accountId: id, claims: () => ({ ...claimsOf(user), sub: id }) } : undefined;
     },
   });
   provider.on('server_error', () => undefined);
@@ -139,9 +142,9 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
       if (user && user.password !== form.get('password')) return loginPage(res, details.uid, true);
       if (!user) return loginPage(res, details.uid, true);
       // The demo firm's own app: consent is implied, as at a firm's IdP for its own registered app.
-      const grant = new provider.Grant({ accountId: user.email, clientId: String(details.params.client_id) });
+      const grant = new provider.Grant({ accountId: subOf(user), clientId: String(details.params.client_id) });
       grant.addOIDCScope('openid email profile');
-      await provider.interactionFinished(req, res, { login: { accountId: user.email }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(req, res, { login: { accountId: subOf(user) }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
     })().catch(() => {
       if (!res.headersSent) sendPage(res, { title: 'Sign-in expired', status: 400, body: '<p>This sign-in has expired. Start again from your assistant.</p>' });
     });

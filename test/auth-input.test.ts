@@ -70,6 +70,18 @@ describe('sign-in guards', () => {
   });
 });
 
+describe('the consent page names the app', () => {
+  it("with its client_name, escaped, without invisible or direction characters, and where it returns; or says it gave none", async () => {
+    const named = await register(svc, [REDIRECT], { client_name: '<img src=x onerror=alert(1)>Claude\u202Egnp.exe\u200B' });
+    const page = await (await fetch(authorizeUrl(svc, named.body.client_id))).text();
+    expect(page).toContain('An app that calls itself <strong>&#60;img src=x onerror=alert(1)&#62;Claudegnp.exe</strong>');
+    expect(page).not.toMatch(/<img|\u202E|\u200B/);
+    expect(page).toContain('returns you to <strong>127.0.0.1:9</strong>');
+    const unnamed = await register(svc, [REDIRECT]);
+    expect(await (await fetch(authorizeUrl(svc, unnamed.body.client_id))).text()).toContain('An app that gives no name asks');
+  });
+});
+
 describe('bad bodies: an OAuth error and a 4xx on every sign-in endpoint, never a 500', () => {
   const json = 'application/json';
   const formType = 'application/x-www-form-urlencoded';

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkSignIn } from '../src/auth/check.js';
+import { startDemoIdp } from '../src/sandbox/idp.js';
 import { loadAuthSetup } from '../src/auth/settings.js';
 import { decide, parseRules, personFrom } from '../src/auth/policy.js';
 import { captured, childEnv } from './helpers.js';
@@ -69,5 +71,32 @@ describe('sign-in settings', () => {
     expect(oauth.status).toBe(2);
     expect(oauth.stderr).toContain('DOCREQ_OIDC_ISSUER');
     for (const out of [bearer.stdout, bearer.stderr, oauth.stdout, oauth.stderr]) expect(out).not.toContain(KEY);
+  });
+});
+
+describe('check --auth oauth: what would surprise an administrator', () => {
+  const idp = startDemoIdp(['http://127.0.0.1:1/login/callback']);
+  afterAll(async () => (await idp).close());
+  const check = async (env: Record<string, string>) => {
+    const lines: string[] = [];
+    const wrong = await checkSignIn({}, { DOCREQ_AUTH: 'oauth', DOCREQ_API_KEY_FILE: join(dir, 'key'), DOCREQ_OIDC_ISSUER: (await idp).issuer, DOCREQ_OIDC_CLIENT_ID: 'docreq-mcp', DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'oidc'), DOCREQ_AUTH_READERS: '@example.com', ...env }, (l) => lines.push(l));
+    captured.push(...lines);
+    expect(lines.join('\n')).not.toContain(OIDC_SECRET);
+    return { wrong, text: lines.join('\n'), warnings: lines.filter((l) => l.startsWith('!')) };
+  };
+
+  it('warns when DOCREQ_PUBLIC_URL is unset or not https, and when a restart would sign everyone out', async () => {
+    const unset = await check({});
+    expect(unset.warnings).toEqual([expect.stringMatching(/^! DOCREQ_PUBLIC_URL is not set/), expect.stringMatching(/^! no DOCREQ_AUTH_SECRET_FILE .*every restart signs everyone out/)]);
+    expect(unset.wrong).toBe(false); // warnings: it still starts
+    const http = await check({ DOCREQ_PUBLIC_URL: 'http://127.0.0.1:8787', DOCREQ_AUTH_SECRET_FILE: join(dir, 'auth') });
+    expect(http.warnings).toEqual(['! public address http://127.0.0.1:8787 is not https: only this machine can sign in; set DOCREQ_PUBLIC_URL to the https address hosts reach']);
+    const good = await check({ DOCREQ_PUBLIC_URL: 'https://mcp.example.com', DOCREQ_AUTH_SECRET_FILE: join(dir, 'auth'), DOCREQ_AUTH_SESSION_HOURS: '8' });
+    expect(good.warnings).toEqual([]);
+    expect(good.text).toContain('✓ tokens signed with the secret from DOCREQ_AUTH_SECRET_FILE (not shown)');
+    expect(good.text).toContain('✓ sessions last 8 hours (DOCREQ_AUTH_SESSION_HOURS)');
+    const bad = await check({ DOCREQ_AUTH_SESSION_HOURS: '200' });
+    expect(bad.wrong).toBe(true);
+    expect(bad.text).toContain('✗ sign-in: DOCREQ_AUTH_SESSION_HOURS must be a whole number of hours from 1 to 168.');
   });
 });

@@ -77,6 +77,9 @@ describe('firm sign-in (--auth oauth)', () => {
     const before = sb.calls.filter((c) => c.method === 'POST').length;
     const refused = await reader.call('create_request', { client: 'x', title: 'No', items: [{ name: 'Y' }] });
     expect(refused.isError).toBe(true);
+    // Told their role, in words for a person: no setting named.
+    expect(refused.text).toContain('you are signed in with the reader role, which may list and read but not send');
+    expect(refused.text).not.toContain('DOCREQ_');
     expect(sb.calls.filter((c) => c.method === 'POST').length).toBe(before);
     await reader.client.close();
   });

@@ -268,7 +268,7 @@ export const SETTINGS = {
     flag: undefined,
     default: undefined,
     schema: z.string().trim().min(1, 'is empty'),
-    help: 'oauth: who may read, comma-separated: @domain, e-mail addresses, group:NAME (from the IdP groups claim)',
+    help: 'oauth: who may read, comma-separated: @domain or e-mail addresses (counted only when the IdP marks them verified), user:ID (the IdP subject), group:ID (the IdP groups claim); see docs/sign-in.md',
   },
   authSenders: {
     env: 'DOCREQ_AUTH_SENDERS',

@@ -118,7 +118,7 @@ export async function sessionsCli(
     err('docreq-mcp sessions: the send store is memory (DOCREQ_STORE=memory): sessions live inside each running service, which this command cannot reach. Use DOCREQ_STORE=redis (replicas) or file (one machine).');
     return 1;
   }
-  const send = openStore(config.store, (message) => err(`docreq-mcp error: ${message}`));
+  const send = openStore(config.store, () => undefined);
   try {
     if (send instanceof RedisStore) await send.ready();
     const store = authStoreOf(send);
@@ -134,7 +134,8 @@ export async function sessionsCli(
     out(`Ended ${ended} live session${ended === 1 ? '' : 's'} ${'all' in who ? 'of everyone' : `of ${who.email}`}; anything begun before now is refused on every replica sharing ${send.name}. They sign in again at the identity provider.`);
     return 0;
   } catch (error) {
-    err(`docreq-mcp sessions: the send store cannot be used: ${oneLine((error as Error).message, 200)}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    err(`docreq-mcp sessions: ${send.name} cannot be used${code ? ` (${code})` : ''}: check DOCREQ_STORE / DOCREQ_STORE_URL (the service's own) and that it is reachable from here.`);
     return 1;
   } finally {
     await send.close();

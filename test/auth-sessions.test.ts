@@ -255,6 +255,12 @@ describe('consent is bound to the browser that gave it', () => {
     const set = res.headers.getSetCookie();
     expect(set).toHaveLength(1);
     expect(set[0]).toMatch(/^docreq-consent=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax$/);
+    // Behind https (DOCREQ_PUBLIC_URL): the __Host- prefix, and Secure.
+    const behindHttps = await signInService(sb, { publicUrl: 'https://mcp.example.com' });
+    const reg2 = await register(behindHttps, [REDIRECT]);
+    const page = await fetch(authorizeUrl(behindHttps, reg2.body.client_id));
+    expect(page.status).toBe(200);
+    expect(page.headers.getSetCookie()[0]).toMatch(/^__Host-docreq-consent=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/);
   });
 
   it("a colleague who opens the identity provider link from another's Continue gets no code: refused at the callback", async () => {

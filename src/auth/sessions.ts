@@ -31,7 +31,7 @@ export interface SessionRecord {
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** DOCREQ_AUTH_SESSION_HOURS at most (SETTINGS); marks and withdrawals are kept this long, whatever a replica's own setting. */
-export const MAX_SESSION_HOURS = 168;
+const MAX_SESSION_HOURS = 168;
 const KEEP_MS = MAX_SESSION_HOURS * HOUR + DAY;
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
@@ -63,7 +63,7 @@ export async function sessionEnded(store: AuthStore, session: { family: string; 
 }
 
 /** Every live session in the store, oldest first. */
-export async function listSessions(store: AuthStore, now = Date.now()): Promise<SessionRecord[]> {
+async function listSessions(store: AuthStore, now = Date.now()): Promise<SessionRecord[]> {
   const found: SessionRecord[] = [];
   for (let day = dayOf(now - KEEP_MS); day <= dayOf(now) + 1; day++) {
     const count = Number((await store.get(`sessions:count:${day}`)) ?? 0);
@@ -78,7 +78,7 @@ export async function listSessions(store: AuthStore, now = Date.now()): Promise<
 }
 
 /** Ends one person's sessions (by e-mail) or everyone's, on every replica sharing the store; how many were live. */
-export async function endSessions(store: AuthStore, who: { email: string } | { all: true }, now = Date.now()): Promise<number> {
+async function endSessions(store: AuthStore, who: { email: string } | { all: true }, now = Date.now()): Promise<number> {
   const live = await listSessions(store, now);
   const ending = 'all' in who ? live : live.filter((s) => s.email === who.email.toLowerCase());
   await store.set('all' in who ? 'ended:all' : endedKey(who.email), String(now), KEEP_MS);

@@ -44,12 +44,13 @@ mcpb('unpack', out, installed);
 const cfg = manifest.server.mcp_config;
 // What the host fills in: the user's answers, else each option's default.
 const defaults = Object.fromEntries(Object.entries(manifest.user_config).map(([k, v]) => [k, v.default]));
-const userConfig = { ...defaults, api_key: 'unused-with-sandbox', base_url: 'https://docs.example.com', read_only: 'false' };
+// The "try the sandbox" choice: no key, no URL (a host fills an unanswered option with nothing).
+const userConfig = { ...defaults, sandbox: true, read_only: 'false' };
 for (const [k, v] of Object.entries(manifest.user_config)) if (userConfig[k] === undefined && v.required) fail(`smoke test has no value for required user_config.${k}`);
-const fill = (s) => s.replaceAll('${__dirname}', installed).replace(/\$\{user_config\.(\w+)\}/g, (_, k) => String(userConfig[k]));
+const fill = (s) => s.replaceAll('${__dirname}', installed).replace(/\$\{user_config\.(\w+)\}/g, (_, k) => String(userConfig[k] ?? ''));
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [...cfg.args.map(fill), '--sandbox'],
+  args: cfg.args.map(fill),
   env: { PATH: process.env.PATH ?? '', ...Object.fromEntries(Object.entries(cfg.env).map(([k, v]) => [k, fill(v)])) },
   stderr: 'pipe',
 });

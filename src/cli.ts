@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, secretsOf, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, type Config, type FlagValues } from './config.js';
+import { loadConfig, secretsOf, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, KEY_MISSING, unknownFlag, unknownVariables, type Config, type FlagValues } from './config.js';
 import { SendLedger } from './send/ledger.js';
 import { Confirmations } from './send/token.js';
 import { openStore, RedisStore, storeReach } from './store/index.js';
@@ -47,22 +47,21 @@ function parse(argv: string[]) {
   if (argv.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
     fail('the key is never taken from the command line (it would show in process lists); set DOCREQ_API_KEY or DOCREQ_API_KEY_FILE.');
   }
+  const options = {
+    ...settingFlagOptions(),
+    port: { type: 'string' },
+    clients: { type: 'string' },
+    requests: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  } as const;
   try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        ...settingFlagOptions(),
-        sandbox: { type: 'boolean' },
-        port: { type: 'string' },
-        clients: { type: 'string' },
-        requests: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    return parseArgs({ args: argv, allowPositionals: true, options });
   } catch (error) {
-    fail((error as Error).message);
+    const e = error as Error & { code?: string };
+    // Node's own text for an unknown option is about positionals; name the closest option instead.
+    const flag = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec(e.message)?.[1] : undefined;
+    fail(flag ? unknownFlag(flag.split('=')[0]!, Object.keys(options)) : e.message);
   }
 }
 
@@ -123,19 +122,42 @@ async function checkStore(config: Config, teamMode: boolean, out: (line: string)
   }
 }
 
-async function check(config: Config, teamMode = false, flags: FlagValues = {}): Promise<number> {
+/** How `check` runs: stdio or team mode, against the configured service or the embedded sandbox. */
+interface CheckMode {
+  team: boolean;
+  /** The sandbox started for this check (--sandbox): its key and address stand in for the settings. */
+  sandbox?: Sandbox;
+}
+
+async function check(config: Config, mode: CheckMode, flags: FlagValues = {}): Promise<number> {
   // Whatever the service echoes (a key in an error body), no secret reaches this output.
   const redact = redactor(secretsOf(config));
   const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
-  out(`docreq-mcp ${VERSION} check`);
+  out(`docreq-mcp ${VERSION} check${mode.sandbox ? ' (the embedded sandbox: nothing reaches a real service)' : ''}`);
+  const oauth = (flags.auth ?? process.env.DOCREQ_AUTH)?.toString().trim().toLowerCase() === 'oauth';
   // Team mode: how people are let in (the key per request, or sign-in with the firm's identity provider).
-  const signInProblem = teamMode && (await (await import('./auth/check.js')).checkSignIn(flags, process.env, out));
-  for (const problem of config.problems) out(`✗ ${problem}`);
+  let signInProblem = false;
+  if (mode.team && mode.sandbox && oauth) out("✓ sign-in: oauth through the sandbox's demo identity provider (demo staff accounts; see the README)");
+  else if (mode.team && mode.sandbox) out(`✓ sign-in: none: each request brings a key (Authorization: Bearer <key>); the sandbox's demo key is used for this check`);
+  else if (mode.team) signInProblem = await (await import('./auth/check.js')).checkSignIn(flags, process.env, out);
+  // In team mode the key is not the service's own setting: it comes with each request (bearer), or
+  // from sign-in's DOCREQ_API_KEY_FILE, which the sign-in lines above already check.
+  const problems = mode.team ? config.problems.filter((p) => p !== KEY_MISSING) : config.problems;
+  for (const problem of problems) out(`✗ ${problem}`);
   // Templates are reported whatever else is wrong: a bad file disables only templates, never sending.
   const templates = loadTemplates(config.templatesFile);
   out(`${templates.problems.length ? '✗' : '✓'} ${templatesStatus(templates)}`);
+  const storeProblem = () => checkStore(config, mode.team, out);
+  const failed = (more: boolean) => (problems.length || templates.problems.length || config.sendingDisabled || signInProblem || more ? 1 : 0);
   if (!config.api) {
-    out('Fix the above, or try docreq-mcp --sandbox to run without an account.');
+    if (mode.team && !problems.length && !oauth) {
+      // Bearer team mode holds no key: nothing to call the service with, and nothing missing.
+      const stored = await storeProblem();
+      if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
+      out('✓ the service is called with each request\'s own key; set DOCREQ_API_KEY for this check only to try one');
+      return failed(stored);
+    }
+    out(mode.sandbox ? 'Fix the above.' : 'Fix the above, or try docreq-mcp check --sandbox to see a working set-up without an account.');
     return 1;
   }
   out(`✓ base URL ${config.api.baseUrl}`);
@@ -147,14 +169,18 @@ async function check(config: Config, teamMode = false, flags: FlagValues = {}): 
     out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
     if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
     else out(config.readOnly ? '✓ read-only: no tool that sends is offered' : `✓ sending is offered; confirmation before sending: ${config.confirmSend}`);
-    const storeProblem = await checkStore(config, teamMode, out);
-    return config.problems.length || templates.problems.length || config.sendingDisabled || storeProblem || signInProblem ? 1 : 0;
+    return failed(await storeProblem());
   } catch (error) {
     out(`✗ ${explain(error) ?? (error as Error).message}`);
     return 1;
   } finally {
     await api.close();
   }
+}
+
+/** The settings with the sandbox's demo key and address in place of the service's. */
+function sandboxConfig(flags: FlagValues, sandbox: Sandbox): Config {
+  return loadConfig(flags, { ...process.env, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
 }
 
 async function main(): Promise<void> {
@@ -166,7 +192,13 @@ async function main(): Promise<void> {
   const command = positionals[0];
   if (positionals.length > 1 || (command && command !== 'sandbox' && command !== 'check')) fail(`unknown command "${positionals.join(' ')}".`);
 
+  // A misspelled variable is named with the setting it resembles; one resembling a guard stops the start.
+  const unknown = unknownVariables(process.env);
+  for (const line of unknown.warn) process.stderr.write(`docreq-mcp warning: ${line}\n`);
+  if (unknown.stop.length) fail(unknown.stop.join('\n'));
   const flags = settingsFromFlags(values);
+  // --sandbox, or DOCREQ_SANDBOX (the MCP Bundle's "try the sandbox" choice); unreadable counts as off.
+  const useSandbox = flags.sandbox === true || (flags.sandbox === undefined && SETTINGS.sandbox.schema.safeParse(process.env.DOCREQ_SANDBOX ?? '').data === true);
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
 
   // The sandbox is loaded only when asked for.
@@ -187,19 +219,29 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'check') {
-    process.exitCode = await check(loadConfig(flags), (flags.transport ?? process.env.DOCREQ_TRANSPORT) === 'http', flags);
+    const team = String(flags.transport ?? process.env.DOCREQ_TRANSPORT ?? '').trim().toLowerCase() === 'http';
+    if (!useSandbox) {
+      process.exitCode = await check(loadConfig(flags), { team }, flags);
+      return;
+    }
+    const sandbox = await startSandbox(seed);
+    try {
+      process.exitCode = await check(sandboxConfig(flags, sandbox), { team, sandbox }, flags);
+    } finally {
+      await sandbox.close();
+    }
     return;
   }
   const transport = SETTINGS.transport.schema.safeParse(flags.transport ?? (process.env.DOCREQ_TRANSPORT || 'stdio'));
   if (!transport.success) fail(settingProblem('transport', transport.error, String(flags.transport ?? process.env.DOCREQ_TRANSPORT)));
   if (transport.data === 'http') {
     // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.
-    await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: values.sandbox ? seed : undefined });
+    await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: useSandbox ? seed : undefined });
     return;
   }
-  if (values.sandbox) {
+  if (useSandbox) {
     const sandbox = await startSandbox(seed);
-    const config = loadConfig(flags, { ...process.env, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
+    const config = sandboxConfig(flags, sandbox);
     process.stderr.write(`docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n`);
     return serveStdio(config, sandbox);
   }

@@ -8,7 +8,7 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** How many answers are kept per list (or pair of lists): bounded, the oldest dropped first. */
-export const MAX_ANSWERS = 64;
+const MAX_ANSWERS = 64;
 
 /**
  * Answers worked out once per list: keyed by the list itself (the very array or object the API client

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ALL_KEYS, connect, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { addDays, ALL_KEYS, connect, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 
 const { sb, firm, mcp } = await sandboxAndClient();
 type Seeded = (typeof firm.requests)[number];
@@ -103,6 +103,47 @@ describe('list_requests: how late', () => {
     expect(out.overdue).toBe(0);
     expect(out.averageDaysOverdue).toBeNull();
     expect(out.oldestOverdue).toBeNull();
+  });
+});
+
+describe('answers kept for an unchanged list are the day\'s: a server that lives into the next day', () => {
+  it('list_requests and list_clients give the second day\'s overdue over the same (304) list', async () => {
+    // The next day on which something open falls overdue: the day after the soonest open due day from TODAY on.
+    const soonest = firm.requests.filter((r) => isOpen(r) && dayOf(r.dueDate) !== null && dayOf(r.dueDate)! >= TODAY).map((r) => dayOf(r.dueDate)!).sort()[0]!;
+    const first = TODAY;
+    const second = addDays(soonest, 1);
+    const overdueOn = (day: string) => firm.requests.filter((r) => isOpen(r) && dayOf(r.dueDate) !== null && dayOf(r.dueDate)! < day);
+    expect(overdueOn(second).length).toBeGreaterThan(overdueOn(first).length);
+    let day = first;
+    const living = await connect(sb, { clock: () => day });
+    const ask = async () => ({
+      requests: structured<Out & { asOf: string }>(await living.call('list_requests', { limit: 500 })),
+      clients: structured<{ matched: number; clients: { id: string; overdueRequests?: number }[] }>(await living.call('list_clients', { requests: 'overdue', limit: 500 })),
+    });
+    try {
+      // Asked twice on the first day: the second answer is the one kept for the revalidated list.
+      await ask();
+      const before = await ask();
+      expect(before.requests.overdue).toBe(overdueOn(first).length);
+      day = second;
+      const from = sb.calls.length;
+      const after = await ask();
+      // The lists did not change: each was revalidated (304), so the very same records were asked about.
+      expect(sb.calls.slice(from).map((c) => c.status)).toEqual(sb.calls.slice(from).map(() => 304));
+      expect(after.requests.asOf).toBe(second);
+      expect(after.requests.overdue).toBe(overdueOn(second).length);
+      const late = new Set(overdueOn(second).map((r) => r.id));
+      for (const row of after.requests.requests) expect(row.overdue, row.id).toBe(late.has(row.id));
+      // list_clients joins by name: what a server started on the second day says.
+      const fresh = await connect(sb, { today: second });
+      const want = structured<{ matched: number; clients: unknown[] }>(await fresh.call('list_clients', { requests: 'overdue', limit: 500 }));
+      await fresh.close();
+      expect(want.matched).toBeGreaterThan(before.clients.matched);
+      expect(after.clients.matched).toBe(want.matched);
+      expect(after.clients.clients).toEqual(want.clients);
+    } finally {
+      await living.close();
+    }
   });
 });
 

@@ -9,13 +9,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpUiResourceMetaSchema, McpUiToolMetaSchema, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps';
 import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createServer } from '../src/mcp/server.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
+import { INVISIBLE } from '../src/text/invisible.js';
+import { TOOLS } from '../src/tools/index.js';
 import { APP_CSP, APP_PAGES } from '../src/ui/apps.js';
-import { captured, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { AROUND_TODAY, captured, connect, sandbox, sandboxAndClient, structured, TODAY, type Connected } from './helpers.js';
 
 /**
  * MCP Apps (contract §3.7): the pages' resources checked against ext-apps's own schemas, and each page
@@ -51,6 +53,31 @@ for (const [name, html] of Object.entries(pages)) {
 const { sb, firm, mcp } = await sandboxAndClient();
 const POSTS = () => sb.calls.filter((c) => c.method === 'POST' && c.path === '/api/v1/requests');
 const active = firm.clients.filter((c) => c.status === 'active' && c.email);
+
+// A second firm (contract §3.7.1): 320 clients, and clients whose names are hostile: an unclosed
+// right-to-left override, three "Acme Ltd" that differ only by invisible characters, 10,000 letters.
+const big = await sandbox({ ...AROUND_TODAY, clients: 320, requests: 2400 });
+const HOSTILE = {
+  rlo: { id: 'c-north-4471', displayName: 'Northwind \u202e', email: 'ap@northwind.example', status: 'active' },
+  acme: [
+    { id: 'c-acme-1', displayName: 'Acme Ltd', email: 'office@acme.example', status: 'active' },
+    { id: 'c-acme-2', displayName: 'Acme\u200b Ltd', email: 'accounts@acme-ltd.example', status: 'active' },
+    { id: 'c-acme-3', displayName: 'Acme Ltd\u{e0020}\u{e0041}', email: 'acme@lookalike.example', status: 'active' },
+  ],
+  long: { id: 'c-long-1', displayName: 'W'.repeat(10_000), email: 'long@name.example', status: 'active' },
+};
+for (const [n, c] of [HOSTILE.rlo, ...HOSTILE.acme, HOSTILE.long].entries()) {
+  big.demoFirm.clients.push(c);
+  big.demoFirm.requests.unshift({
+    id: `r-hostile-${n}`, title: HOSTILE.acme.includes(c) ? 'Lookalike audit' : 'Year-end accounts', status: 'sent', dueDate: '2026-03-02', createdAt: '2026-02-10T09:00:00.000Z', clientId: c.id, clientName: c.displayName,
+    totalItems: 2, completedItems: 0, items: [{ name: 'Bank statements', required: true, type: 'file' }, { name: 'Payroll summary', required: true, type: 'file' }], correctnessMode: 'advisory',
+  });
+}
+big.invalidateLists();
+const bigMcp = await connect(big, { today: TODAY });
+afterAll(() => bigMcp.close());
+/** What a person sees of a text: invisible characters take no room. */
+const seen = (text: string | null) => (text ?? '').replace(INVISIBLE, '');
 
 async function appClient(env: Record<string, string> = {}, capabilities: object = UI) {
   const config = loadConfig({}, { DOCREQ_API_KEY: SANDBOX_KEYS.demo, DOCREQ_BASE_URL: sb.url, ...env });
@@ -152,15 +179,16 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await new Promise((resolve) => http?.close(resolve));
   });
 
-  async function open(uri: string): Promise<Page> {
-    const read = await mcp.client.readResource({ uri });
+  /** Opens the host with the page; the page's tool calls go to `via`'s server. */
+  async function open(uri: string, via: Connected = mcp): Promise<Page> {
+    const read = await via.client.readResource({ uri });
     view = (read.contents[0] as { text: string }).text;
-    const page = await browser.newPage({ viewport: { width: 760, height: 720 } });
+    const page = await browser.newPage({ viewport: { width: 860, height: 720 } });
     page.on('request', (r) => requested.push(r.url()));
     page.on('pageerror', (e) => captured.push(`page error: ${e.message}`));
     await page.exposeFunction('mcpCallTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {
       pageCalls++;
-      const result = await mcp.client.callTool(params);
+      const result = await via.client.callTool(params);
       captured.push(JSON.stringify(result));
       return result;
     });
@@ -168,8 +196,8 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     return page;
   }
 
-  async function mount(page: Page, tool: string, input: Record<string, unknown>, result: CallToolResult, theme: 'light' | 'dark') {
-    await page.evaluate((m) => (globalThis as unknown as { mount(options: typeof m): Promise<void> }).mount(m), { tool, input, result: result, theme });
+  async function mount(page: Page, tool: string, input: Record<string, unknown>, result: CallToolResult, theme: 'light' | 'dark', host: { locale?: string; width?: number; prompt?: 'decline' } = {}) {
+    await page.evaluate((m) => (globalThis as unknown as { mount(options: typeof m): Promise<void> }).mount(m), { tool, input, result: result, theme, ...host });
     const frame = page.frameLocator('#view');
     await frame.locator('h1').waitFor();
     return frame;
@@ -184,6 +212,12 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     });
     return violations;
   }
+
+  /** The dashboard's client rows as shown: name, open and overdue. */
+  const groupRows = (frame: FrameLocator) =>
+    frame.locator('[data-testid=groups] tbody tr').evaluateAll((trs: El[]) =>
+      trs.map((tr) => ({ clientName: tr.querySelector('th')!.textContent, open: Number(tr.querySelector('[data-count=open]')!.getAttribute('data-value')), overdue: Number(tr.querySelector('[data-count=overdue]')!.getAttribute('data-value')) })),
+    );
 
   const shoot = (page: Page, name: string) => page.locator('#view').screenshot({ path: join(SHOTS, `${name}.png`) });
 
@@ -263,6 +297,8 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await frame.locator('[data-testid=send]').click();
     await frame.locator('h1', { hasText: 'Sent to 2 clients' }).waitFor();
     expect(await outcomes()).toEqual(['sent', 'sent', 'skipped']);
+    // Send passed the recipients as the assistant gave them: the outcome lists them so again.
+    expect(await frame.locator('[data-testid=recipients] [data-part=given]').allTextContents()).toEqual(args.clients);
     await shoot(page, 'batch-after-light');
     const posts = POSTS().slice(before);
     expect(posts).toHaveLength(2);
@@ -274,33 +310,266 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await page.close();
   });
 
-  it("dashboard: per-client bars, most overdue first, with exactly the result's counts; and the firm-wide status", async () => {
-    // Asked most-open first: the page itself puts the most overdue first.
+  it("dashboard: per-client bars in the order asked, with exactly the result's counts; and the firm-wide status", async () => {
     const grouped = await mcp.call('list_requests', { groupBy: 'client', sort: 'most_open', limit: 12 });
     const s = structured<{ open: number; overdue: number; dueWithin7Days: number; closed: number; groups: { clientName: string; open: number; overdue: number }[]; byStatus: Record<string, number> }>(grouped);
     const page = await open('ui://docreq/dashboard.html');
-    await mount(page, 'list_requests', { groupBy: 'client' }, grouped, 'dark');
+    await mount(page, 'list_requests', { groupBy: 'client', sort: 'most_open', limit: 12 }, grouped, 'dark');
     await shoot(page, 'dashboard-dark');
-    const frame = await mount(page, 'list_requests', { groupBy: 'client' }, grouped, 'light');
+    const frame = await mount(page, 'list_requests', { groupBy: 'client', sort: 'most_open', limit: 12 }, grouped, 'light');
     await shoot(page, 'dashboard-light');
     expect(await axe(page)).toEqual([]);
-    const totals = await frame.locator('[data-total]').evaluateAll((els: El[]): Record<string, number> => Object.fromEntries(els.map((e): [string, number] => [e.getAttribute('data-total') ?? '', Number(e.textContent)])));
+    const totals = await frame.locator('[data-total]').evaluateAll((els: El[]): Record<string, number> => Object.fromEntries(els.map((e): [string, number] => [e.getAttribute('data-total') ?? '', Number(e.getAttribute('data-value'))])));
     expect(totals).toEqual({ open: s.open, overdue: s.overdue, dueWithin7Days: s.dueWithin7Days, closed: s.closed });
-    const rows = await frame.locator('[data-testid=groups] tbody tr').evaluateAll((trs: El[]) =>
-      trs.map((tr) => ({ clientName: tr.querySelector('th')!.textContent, open: Number(tr.querySelector('[data-count=open]')!.textContent), overdue: Number(tr.querySelector('[data-count=overdue]')!.textContent) })),
-    );
-    const byName = (a: { clientName: string | null }, b: { clientName: string | null }) => (a.clientName ?? '').localeCompare(b.clientName ?? '');
-    expect([...rows].sort(byName)).toEqual(s.groups.map((g) => ({ clientName: g.clientName ?? '(no name)', open: g.open, overdue: g.overdue })).sort(byName));
-    expect(rows.map((r) => r.overdue)).not.toEqual(s.groups.map((g) => g.overdue));
-    expect(rows.some((r) => r.overdue > 0)).toBe(true);
-    for (let n = 1; n < rows.length; n++) expect(rows[n - 1]!.overdue).toBeGreaterThanOrEqual(rows[n]!.overdue);
+    // Exactly the rows given, in the order given (most open first, as asked), and said so.
+    expect(await groupRows(frame)).toEqual(s.groups.map((g) => ({ clientName: g.clientName ?? '(no name)', open: g.open, overdue: g.overdue })));
+    expect(await frame.locator('[data-testid=caption]').textContent()).toMatch(/^Per client, most open requests first: clients 1–12 of \d+$/);
 
     const firmWide = await mcp.call('list_requests', { limit: 1 });
     const f = frame;
     await mount(page, 'list_requests', { limit: 1 }, firmWide, 'light');
-    const statuses = await f.locator('[data-testid=statuses] tbody tr').evaluateAll((trs: El[]): Record<string, number> => Object.fromEntries(trs.map((tr): [string, number] => [tr.getAttribute('data-status') ?? '', Number(tr.querySelector('[data-count]')!.textContent)])));
+    const statuses = await f.locator('[data-testid=statuses] tbody tr').evaluateAll((trs: El[]): Record<string, number> => Object.fromEntries(trs.map((tr): [string, number] => [tr.getAttribute('data-status') ?? '', Number(tr.querySelector('[data-count]')!.getAttribute('data-value'))])));
     expect(statuses).toEqual(structured<{ byStatus: Record<string, number> }>(firmWide).byStatus);
     await shoot(page, 'dashboard-status-light');
+    await page.close();
+  });
+
+
+  /** Left edges of a shown client's name, e-mail and id, and whether the e-mail reads left to right. */
+  const layout = (frame: FrameLocator, scope: string) =>
+    frame.locator(scope).evaluate((root: El) => {
+      const doc = (root as unknown as { ownerDocument: { createRange(): { selectNodeContents(n: unknown): void; setStart(n: unknown, o: number): void; setEnd(n: unknown, o: number): void; getBoundingClientRect(): { left: number; right: number } } } }).ownerDocument;
+      const part = (name: string) => (root as unknown as { querySelector(s: string): { firstChild: unknown; textContent: string } }).querySelector(`[data-part=${name}]`);
+      const left = (name: string) => {
+        const range = doc.createRange();
+        range.selectNodeContents(part(name));
+        return range.getBoundingClientRect().left;
+      };
+      const char = (node: unknown, at: number) => {
+        const range = doc.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + 1);
+        return range.getBoundingClientRect().left;
+      };
+      const email = part('email');
+      const node = email.firstChild;
+      return { name: left('name'), email: left('email'), id: left('id'), emailForward: char(node, 0) < char(node, email.textContent.length - 1) };
+    });
+
+  /** Tool names and parameter names (any with a capital or an underscore): none may be read on a page. */
+  const TOOL_WORDS = [...new Set(TOOLS.flatMap((t) => [t.name, ...Object.keys((t.inputSchema as unknown as { shape: object }).shape)]).filter((w) => /[A-Z_]/.test(w)))];
+  /** The page's visible text (a closed disclosure's content and the exact body aside). */
+  const visibleText = (frame: FrameLocator) =>
+    frame.locator('main').evaluate((main: El) => {
+      const m = main as unknown as { cloneNode(deep: boolean): { querySelectorAll(s: string): { remove(): void }[] }; ownerDocument: { body: { append(n: unknown): void } } };
+      const copy = m.cloneNode(true) as unknown as { querySelectorAll(s: string): { remove(): void }[]; innerText: string; remove(): void };
+      for (const n of copy.querySelectorAll('pre, details:not([open]) > :not(summary)')) n.remove();
+      m.ownerDocument.body.append(copy);
+      const text = copy.innerText;
+      copy.remove();
+      return text;
+    });
+  const noToolWords = (text: string) => TOOL_WORDS.filter((w) => text.includes(w));
+
+  it('bidi: an unclosed U+202E in a client name does not reorder the e-mail and id beside it (nor does a right-to-left name)', async () => {
+    const args = { client: HOSTILE.rlo.id, title: 'Year-end accounts 2025', dueDate: '2026-04-30', items: [{ name: 'Bank statements' }] };
+    const preview = await bigMcp.call('create_request', args);
+    // The server: structuredContent carries no override (the renderer's rule), the id exact.
+    const client = structured<{ client: { id: string; displayName: string } }>(preview).client;
+    expect(client).toMatchObject({ id: HOSTILE.rlo.id, displayName: 'Northwind ' });
+    const page = await open('ui://docreq/send-preview.html', bigMcp);
+    const readsInOrder = async (frame: FrameLocator) => {
+      const at = await layout(frame, '[data-testid=client]');
+      expect(at.name).toBeLessThan(at.email);
+      expect(at.email).toBeLessThan(at.id);
+      expect(at.emailForward).toBe(true);
+    };
+    await readsInOrder(await mount(page, 'create_request', args, preview, 'light'));
+    // The page on its own: a result whose name still carries the override, or is right-to-left and
+    // followed by an address that starts with digits, reads in order too (each field is isolated).
+    for (const [displayName, email] of [['Northwind \u202e', 'ap@northwind.example'], ['שרה כהן', '1099@tax.example'], ['شركة النور', '77@noor.example']]) {
+      const raw = structuredClone(preview) as unknown as CallToolResult & { structuredContent: { client: { displayName: string; email: string } } };
+      Object.assign(raw.structuredContent.client, { displayName, email });
+      const frame = await mount(page, 'create_request', args, raw, 'light');
+      await readsInOrder(frame);
+    }
+    await page.close();
+  });
+
+  it('invisible look-alikes: three clients "Acme Ltd" that differ only by invisible characters look different', async () => {
+    const listed = await bigMcp.call('list_requests', { groupBy: 'client', search: 'Lookalike audit', sort: 'most_overdue' });
+    const groups = structured<{ groups: { clientName: string }[] }>(listed).groups;
+    // The server: three names, none with an invisible character, no two alike.
+    expect(groups).toHaveLength(3);
+    expect(groups.map((g) => g.clientName).filter((n) => seen(n) !== n)).toEqual([]);
+    expect(new Set(groups.map((g) => g.clientName)).size).toBe(3);
+    const page = await open('ui://docreq/dashboard.html', bigMcp);
+    const input = { groupBy: 'client', search: 'Lookalike audit', sort: 'most_overdue' };
+    const names = async (frame: FrameLocator) => (await groupRows(frame)).map((r) => seen(r.clientName));
+    let frame = await mount(page, 'list_requests', input, listed, 'light');
+    expect(new Set(await names(frame)).size).toBe(3);
+    await shoot(page, 'lookalikes-dashboard');
+    // The page on its own: handed the raw names (as a server without the rule would), it still shows them apart.
+    const raw = structuredClone(listed) as unknown as CallToolResult & { structuredContent: { groups: { clientName: string }[] } };
+    const byPlain = new Map(HOSTILE.acme.map((c) => [c.displayName, c.displayName]));
+    raw.structuredContent.groups.forEach((g, n) => (g.clientName = [...byPlain.values()][n]!));
+    frame = await mount(page, 'list_requests', input, raw, 'light');
+    expect(new Set(await names(frame)).size).toBe(3);
+    expect((await names(frame)).every((n) => n.startsWith('Acme'))).toBe(true);
+    // And in a batch preview, each recipient's name reads apart.
+    const args = { clients: HOSTILE.acme.map((c) => c.id), title: 'Lookalike check', items: [{ name: 'Bank statements' }] };
+    const batch = await bigMcp.call('create_request_batch', args);
+    await page.close();
+    const preview = await open('ui://docreq/send-preview.html', bigMcp);
+    frame = await mount(preview, 'create_request_batch', args, batch, 'light');
+    const shown = await frame.locator('[data-testid=recipients] td:nth-child(2) [data-part=name]').allTextContents();
+    expect(shown).toHaveLength(3);
+    expect(new Set(shown.map(seen)).size).toBe(3);
+    await shoot(preview, 'lookalikes-batch');
+    await preview.close();
+  });
+
+  it('batch identities: each recipient named as resolved (name, e-mail, id) beside what was given; a short reason, suggestions behind a disclosure', async () => {
+    const [a, b, c] = big.demoFirm.clients.filter((x) => x.status === 'active' && x.email && !x.id.startsWith('c-') && big.demoFirm.clients.filter((y) => y.displayName === x.displayName).length === 1);
+    // The last is a near miss: not sent, with the clients it may have meant.
+    const nearMiss = `${c!.displayName}x`;
+    const given = [a!.id, b!.email, c!.displayName, nearMiss];
+    const args = { clients: given, title: 'Identity check', items: [{ name: 'Signed engagement letter' }] };
+    const preview = await bigMcp.call('create_request_batch', args);
+    const rows = structured<{ recipients: { client: string; clientId: string | null; displayName: string | null; email: string | null }[] }>(preview).recipients;
+    expect(rows.map((r) => [r.client, r.clientId, r.displayName, r.email])).toEqual([
+      [a!.id, a!.id, a!.displayName, a!.email],
+      [b!.email, b!.id, b!.displayName, b!.email],
+      [c!.displayName, c!.id, c!.displayName, c!.email],
+      [nearMiss, null, null, null],
+    ]);
+    const page = await open('ui://docreq/send-preview.html', bigMcp);
+    const frame = await mount(page, 'create_request_batch', args, preview, 'light');
+    const shown = await frame.locator('[data-testid=recipients] tbody tr').evaluateAll((trs: El[]) =>
+      trs.map((tr) => ['td:first-child [data-part=given]', ...['name', 'email', 'id'].map((p) => `td:nth-child(2) [data-part=${p}]`)].map((q) => tr.querySelector(q)?.textContent ?? null)),
+    );
+    expect(shown).toEqual([
+      [a!.id, a!.displayName, a!.email, a!.id],
+      [b!.email, b!.displayName, b!.email, b!.id],
+      [c!.displayName, c!.displayName, c!.email, c!.id],
+      [nearMiss, null, null, null],
+    ]);
+    // The skip reason is one short clause; the suggestions are behind a closed disclosure.
+    const last = frame.locator('[data-testid=recipients] tbody tr').last();
+    expect(await last.locator('[data-part=reason]').textContent()).toBe('no client has this id, e-mail or exact name');
+    expect(await last.locator('details').getAttribute('open')).toBeNull();
+    expect(await last.locator('details li [data-part=name]').allTextContents()).toContain(c!.displayName);
+    expect(await last.locator('details li').first().isVisible()).toBe(false);
+    expect(noToolWords(await visibleText(frame))).toEqual([]);
+    await shoot(page, 'batch-identities');
+    await page.close();
+  });
+
+  it('dashboard at 300+ clients: shows and captions exactly what it was handed, grouped for the locale; more, or the most overdue first, through the host', async () => {
+    const input = { groupBy: 'client' };
+    const first = await bigMcp.call('list_requests', input);
+    const s = structured<{ open: number; groupCount: number; groups: { clientName: string; open: number; overdue: number }[] }>(first);
+    expect(s.groupCount).toBeGreaterThanOrEqual(300);
+    const page = await open('ui://docreq/dashboard.html', bigMcp);
+    const frame = await mount(page, 'list_requests', input, first, 'light', { locale: 'de-DE' });
+    const expected = (groups: typeof s.groups) => groups.map((g) => ({ clientName: seen(g.clientName), open: g.open, overdue: g.overdue }));
+    const rows = async () => (await groupRows(frame)).map((r) => ({ ...r, clientName: seen(r.clientName) }));
+    const caption = () => frame.locator('[data-testid=caption]').textContent();
+    expect(await rows()).toEqual(expected(s.groups));
+    const de = new Intl.NumberFormat('de-DE');
+    expect(await caption()).toBe(`Per client, newest request first: clients 1–25 of ${de.format(s.groupCount)}`);
+    expect(await frame.locator('[data-total=open]').textContent()).toBe(de.format(s.open));
+    expect(s.open).toBeGreaterThan(999);
+    // Most overdue first, asked of the server through the host.
+    const calls = pageCalls;
+    await frame.locator('[data-testid=most-overdue]').click();
+    await expect.poll(caption).toBe(`Per client, most overdue first: clients 1–25 of ${de.format(s.groupCount)}`);
+    const worst = structured<{ groups: typeof s.groups }>(await bigMcp.call('list_requests', { groupBy: 'client', sort: 'most_overdue', limit: 50 })).groups;
+    const all = structured<{ groups: typeof s.groups }>(await bigMcp.call('list_requests', { groupBy: 'client', limit: 500 })).groups;
+    expect(await rows()).toEqual(expected(worst.slice(0, 25)));
+    expect((await rows())[0]!.overdue).toBe(Math.max(...all.map((g) => g.overdue)));
+    await frame.locator('[data-testid=more]').click();
+    await expect.poll(caption).toBe(`Per client, most overdue first: clients 1–50 of ${de.format(s.groupCount)}`);
+    expect(await rows()).toEqual(expected(worst));
+    expect(pageCalls - calls).toBe(2);
+    await page.close();
+  });
+
+  it('a 10,000-character name wraps: no horizontal overflow in a 784 px frame, every column visible', async () => {
+    const fits = async (frame: FrameLocator) => {
+      const box = await frame.locator('html').evaluate((html: El) => {
+        const h = html as unknown as { scrollWidth: number; clientWidth: number; ownerDocument: { querySelectorAll(s: string): { getBoundingClientRect(): { left: number; right: number; width: number } }[] } };
+        const heads = [...h.ownerDocument.querySelectorAll('thead th')].map((th) => th.getBoundingClientRect());
+        return { scrollWidth: h.scrollWidth, clientWidth: h.clientWidth, heads: heads.map((r) => ({ right: Math.round(r.right), width: Math.round(r.width) })) };
+      });
+      expect(box.clientWidth).toBeLessThanOrEqual(784);
+      expect(box.scrollWidth).toBeLessThanOrEqual(box.clientWidth);
+      expect(box.heads.length).toBeGreaterThan(0);
+      for (const head of box.heads) {
+        expect(head.right).toBeLessThanOrEqual(box.clientWidth);
+        expect(head.width).toBeGreaterThanOrEqual(24);
+      }
+    };
+    const listed = await bigMcp.call('list_requests', { groupBy: 'client', client: 'WWWWWWWW' });
+    expect(structured<{ groups: unknown[] }>(listed).groups).toHaveLength(1);
+    let page = await open('ui://docreq/dashboard.html', bigMcp);
+    await fits(await mount(page, 'list_requests', { groupBy: 'client' }, listed, 'light', { width: 784 }));
+    // The page on its own, handed all 10,000 letters (the API client keeps 2,000).
+    const raw = structuredClone(listed) as unknown as CallToolResult & { structuredContent: { groups: { clientName: string }[] } };
+    raw.structuredContent.groups[0]!.clientName = HOSTILE.long.displayName;
+    await fits(await mount(page, 'list_requests', { groupBy: 'client' }, raw, 'light', { width: 784 }));
+    await page.close();
+    const args = { clients: [HOSTILE.long.id, HOSTILE.acme[0]!.id], title: 'Long name check', items: [{ name: 'Bank statements' }] };
+    const batch = await bigMcp.call('create_request_batch', args);
+    page = await open('ui://docreq/send-preview.html', bigMcp);
+    await fits(await mount(page, 'create_request_batch', args, batch, 'light', { width: 784 }));
+    const single = await bigMcp.call('create_request', { client: HOSTILE.long.id, title: 'Long name check', items: [{ name: 'Bank statements' }] });
+    await fits(await mount(page, 'create_request', {}, single, 'light', { width: 784 }));
+    await page.close();
+  });
+
+  it('a declined prompt says nothing was sent: the server asking the person through the host, and the host asking before the page calls', async () => {
+    const declining = await connect(big, { today: TODAY, elicit: () => ({ action: 'decline' }) });
+    const bigPosts = () => big.calls.filter((call) => call.method === 'POST').length;
+    const before = bigPosts();
+    const [a, b] = big.demoFirm.clients.filter((x) => x.status === 'active' && x.email && !x.id.startsWith('c-'));
+    const args = { clients: [a!.id, b!.id], title: 'Declined batch', items: [{ name: 'Bank statements' }] };
+    const declined = await declining.call('create_request_batch', args);
+    expect(declined.text).toMatch(/declined/);
+    const page = await open('ui://docreq/send-preview.html', declining);
+    let frame = await mount(page, 'create_request_batch', args, declined, 'light');
+    let text = await visibleText(frame);
+    expect(await frame.locator('[data-testid=status]').textContent()).toBe('You declined: nothing was sent.');
+    expect(text).not.toMatch(/may have been sent/i);
+    const one = await declining.call('create_request', { client: a!.id, title: 'Declined single', items: [{ name: 'Bank statements' }] });
+    frame = await mount(page, 'create_request', {}, one, 'light');
+    text = await visibleText(frame);
+    expect(await frame.locator('[data-testid=status]').textContent()).toBe('You declined: nothing was sent.');
+    expect(text.match(/nothing was sent/gi)).toHaveLength(1);
+    // The host asks before the page's call, and the person declines: the call never reaches the server.
+    const preview = await bigMcp.call('create_request', { client: b!.id, title: 'Declined at the host', items: [{ name: 'Bank statements' }] });
+    frame = await mount(page, 'create_request', {}, preview, 'light', { prompt: 'decline' });
+    await frame.locator('[data-testid=send]').click();
+    await expect.poll(() => frame.locator('[data-testid=status]').textContent()).toBe('You declined in the host’s prompt: nothing was sent.');
+    expect(await visibleText(frame)).not.toMatch(/may have been sent/i);
+    expect(bigPosts()).toBe(before);
+    await page.close();
+    await declining.close();
+  });
+
+  it('error pages: one heading, each line once, in words for a person (what the assistant was told behind a disclosure)', async () => {
+    const failed = await mcp.call('create_request', { client: 'nobody-at-all@example.invalid', title: 'Will fail', items: [{ name: 'Bank statements' }] });
+    expect(failed.isError).toBe(true);
+    const page = await open('ui://docreq/send-preview.html');
+    const frame = await mount(page, 'create_request', {}, failed, 'light');
+    expect(await frame.locator('h1').count()).toBe(1);
+    const text = await visibleText(frame);
+    const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(text.match(/nothing was sent/gi) ?? []).toHaveLength(1);
+    expect(noToolWords(text)).toEqual([]);
+    expect(await frame.locator('details').getAttribute('open')).toBeNull();
+    expect(await axe(page)).toEqual([]);
     await page.close();
   });
 

@@ -99,6 +99,8 @@ export interface ConnectOptions {
   api?: Partial<ApiClientOptions>;
   /** The day the server judges dates on (default: this machine's day). */
   today?: string;
+  /** Instead of `today`: asked at each call, for a server that lives from one day into the next. */
+  clock?: () => string;
   /** @internal Extra tools, e.g. one that breaks its own output schema. */
   extraTools?: ServerOptions['extraTools'];
   /** Answer elicitation requests with this (absent: the client does not support elicitation). */
@@ -213,7 +215,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     logs.push(line);
     captured.push(line);
   });
-  const serverOptions: ServerOptions = { logger, api: { ...FAST_API, ...options.api }, clock: options.today ? () => options.today! : undefined, extraTools: options.extraTools };
+  const serverOptions: ServerOptions = { logger, api: { ...FAST_API, ...options.api }, clock: options.clock ?? (options.today ? () => options.today! : undefined), extraTools: options.extraTools };
   if ((options.era ?? ERA) === '2026-07-28') return connectModern(config, serverOptions, options, logs);
   const server = createServer(config, serverOptions);
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BadResponseError } from '../src/api/errors.js';
-import { ListStreamParser, MAX_ELEMENT_DEPTH, type ListStreamOptions } from '../src/api/list-stream.js';
+import { ListStreamParser, MAX_ELEMENT_DEPTH, unreadableIn, type ListStreamOptions } from '../src/api/list-stream.js';
 import { listData, toRequest } from '../src/api/records.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 700) * 3;
@@ -214,7 +214,7 @@ describe('streaming list parser', () => {
       expect(streamed(meta, [0.3, 0.6])).toEqual([{ a: 1 }]);
     });
 
-    describe('what is not read is skipped, whatever its depth; the limit guards only the read fields', () => {
+    describe('nothing too deep refuses a list read for its fields: skipped unread, a read field flagged', () => {
       const fields = ['id', 'displayName'];
       const feedFields = (body: Buffer, size: number, maxDepth?: number) => feed(body, size, (v) => v, 'client', { fields, ...(maxDepth !== undefined ? { maxDepth } : {}) });
       const LEVELS = 200_000;
@@ -246,16 +246,30 @@ describe('streaming list parser', () => {
         }
       });
 
-      it('still refuses a read field nested too deep, and keeps shallow extras as they are', () => {
-        const deepName = Buffer.from(`{"data":[{"id":"c1","displayName":${deepArrays}}]}`);
-        for (const size of [7, 1 << 20]) expect(feedFields(deepName, size).result).toBeInstanceOf(BadResponseError);
-        const escapedKey = Buffer.from(`{"data":[{"id":"c1","display\\u004eame":${'['.repeat(100)}${']'.repeat(100)}}]}`);
-        for (const size of [3, 1 << 20]) expect(feedFields(escapedKey, size).result).toBeInstanceOf(BadResponseError);
+      it('a read field nested too deep stands as null in its record, which is flagged; the others are kept whole', () => {
+        for (const deep of [deepArrays, deepObjects]) {
+          const bytes = Buffer.from(`{"data":[${client(1)},{"id":"c2","displayName":${deep},"after":"x"},${client(3)}]}`);
+          for (const size of [7, 4096, 64 * 1024, 1 << 20]) {
+            const { parser, result } = feedFields(bytes, size);
+            expect(result).not.toBeInstanceOf(Error);
+            const records = result as Record<string, unknown>[];
+            expect(records).toEqual([{ id: 'c1', displayName: 'Client 1' }, { id: 'c2', displayName: null, after: 'x' }, { id: 'c3', displayName: 'Client 3' }]);
+            expect(unreadableIn(records)).toEqual([{ index: 1, fields: ['displayName'] }]);
+            expect(parser.examined).toBeLessThanOrEqual(5 * bytes.length);
+          }
+        }
+        // Spelt with an escape, it is the same field; two read fields too deep in one record.
+        const escapedKey = Buffer.from(`{"data":[{"id":${'['.repeat(100)}${']'.repeat(100)},"display\\u004eame":${'['.repeat(100)}${']'.repeat(100)}}]}`);
+        for (const size of [3, 1 << 20]) {
+          const records = feedFields(escapedKey, size).result as unknown[];
+          expect(records).toEqual([{ id: null, displayName: null }]);
+          expect(unreadableIn(records)).toEqual([{ index: 0, fields: ['id', 'displayName'] }]);
+        }
         const shallow = Buffer.from(`{"data":[{"id":"c1","tier":"gold","tags":["a","b"],"n":3}]}`);
         expect(feedFields(shallow, 5).result).toEqual([{ id: 'c1', tier: 'gold', tags: ['a', 'b'], n: 3 }]);
       });
 
-      it('agrees with JSON.parse (what is too deep outside the read fields cut to null) however the body is chunked', () => {
+      it('agrees with JSON.parse (too deep: cut to null outside the read fields, a read field null and flagged) however the body is chunked', () => {
         const keys = fc.constantFrom('id', 'displayName', 'extra', 'x', 'data');
         const element = fc.oneof(
           { weight: 4, arbitrary: fc.dictionary(keys, values, { maxKeys: 4 }) },
@@ -281,13 +295,15 @@ describe('streaming list parser', () => {
             }
             const rec: Record<string, unknown> = {};
             for (const [k, v] of Object.entries(e)) {
-              if (fields.includes(k) && depthOf(v) > maxDepth - 1) return 'error';
-              rec[k] = fields.includes(k) ? v : cut(v, maxDepth - 1);
+              const tooDeep = fields.includes(k) && depthOf(v) > maxDepth - 1;
+              if (tooDeep) flagged.push({ index: out.length, field: k });
+              rec[k] = fields.includes(k) ? (tooDeep ? null : v) : cut(v, maxDepth - 1);
             }
             out.push(rec);
           }
           return out;
         };
+        let flagged: { index: number; field: string }[] = [];
         fc.assert(
           fc.property(fc.array(element, { maxLength: 12 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 4 }), (data, cuts) => {
             const bytes = Buffer.from(JSON.stringify({ data }));
@@ -305,7 +321,9 @@ describe('streaming list parser', () => {
               got = 'error';
             }
             // What the wire carries (JSON has no -0), as JSON.parse reads it.
+            flagged = [];
             expect(got).toEqual(expected((JSON.parse(bytes.toString()) as { data: unknown[] }).data));
+            expect(unreadableIn(got as unknown[]).flatMap((u) => u.fields.map((field) => ({ index: u.index, field })))).toEqual(flagged);
           }),
           { numRuns: RUNS },
         );

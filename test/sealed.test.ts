@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, valueShape } from '../src/config.js';
 import { loadHttpSettings } from '../src/transport/http.js';
@@ -150,6 +151,77 @@ describe('what is not read is skipped, whatever its depth', () => {
   });
 });
 
+describe('one malformed record is flagged, the rest listed and counted exactly', () => {
+  const LEVELS = 200_000;
+  const deep = { arrays: `${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`, objects: `${'{"x":'.repeat(LEVELS)}1${'}'.repeat(LEVELS)}` };
+  const requestsOut = () => firm.requests.map(({ clientId: _c, items: _i, correctnessMode: _m, ...r }) => r);
+  /** The list with record `at`'s field replaced by raw JSON text. */
+  const withField = (records: object[], at: number, field: string, raw: string) =>
+    `{"data":[${records.map((r, i) => (i === at ? JSON.stringify({ ...r, [field]: '\u0000' }).replace('"\\u0000"', raw) : JSON.stringify(r))).join(',')}]}`;
+  const lists = [
+    { tool: 'list_clients', route: 'GET /api/v1/clients', records: () => firm.clients as object[], fields: ['id', 'displayName', 'email', 'status'], noun: 'client' },
+    { tool: 'list_requests', route: 'GET /api/v1/requests', records: requestsOut, fields: ['id', 'title', 'status', 'clientName', 'dueDate', 'createdAt', 'totalItems', 'completedItems'], noun: 'request' },
+  ] as const;
+  type Listed = { total: number; returned: number; notes: string[]; clients?: { id: string | null }[]; requests?: { id: string | null }[] };
+
+  for (const list of lists) {
+    it(`${list.tool}: any read field nested ${LEVELS.toLocaleString('en')} levels deep in one record`, async () => {
+      const mcp = await watched();
+      const records = list.records();
+      const at = 2;
+      const id = (records[at] as { id: string }).id;
+      for (const field of list.fields) {
+        for (const [shape, raw] of Object.entries(deep)) {
+          sb.inject(list.route, { kind: 'raw', status: 200, body: withField(records, at, field, raw) }, { times: 1 });
+          const result = await mcp.call(list.tool, { limit: 500 });
+          const where = `${field} as deep ${shape}`;
+          expect(result.isError, `${where}: ${result.text.slice(0, 300)}`).toBeFalsy();
+          const out = result.structuredContent as Listed;
+          expect(out.total, where).toBe(records.length);
+          const rows = (out.clients ?? out.requests)!;
+          expect(rows, where).toHaveLength(records.length);
+          // Every other record as the service gave it, in the list's own order.
+          const ids = records.map((r) => (r as { id: string }).id);
+          if (list.tool === 'list_clients') expect(rows.map((r) => r.id), where).toEqual(ids.map((x, i) => (i === at && field === 'id' ? null : x)));
+          else expect(new Set(rows.map((r) => r.id)), where).toEqual(new Set(ids.map((x, i) => (i === at && field === 'id' ? null : x))));
+          const note = out.notes.find((n) => n.includes('could not be read'));
+          expect(note, where).toBe(
+            `1 ${list.noun} in the service's list could not be read in full: ${field === 'id' ? 'one with no readable id' : `id ${id}`} (${field}). ` +
+              `Those fields are nested more than 64 levels deep, which no ${list.noun} field is, so they show as empty; it is still listed and counted.`,
+          );
+          expect(result.text, where).toContain(`Note: ${note}`);
+        }
+      }
+    });
+
+    it(`${list.tool}: read fields of the wrong type are read leniently, nothing flagged`, async () => {
+      const mcp = await watched();
+      const records = list.records();
+      for (const field of list.fields) {
+        for (const raw of ['12345', 'true', 'false', '{"a":1}', '["x",2]', `${'['.repeat(60)}${']'.repeat(60)}`, '""', '"x"', '-1.5e3']) {
+          sb.inject(list.route, { kind: 'raw', status: 200, body: withField(records, 1, field, raw) }, { times: 1 });
+          const result = await mcp.call(list.tool, { limit: 500 });
+          const where = `${field} = ${raw.slice(0, 20)}`;
+          expect(result.isError, `${where}: ${result.text.slice(0, 300)}`).toBeFalsy();
+          const out = result.structuredContent as Listed;
+          expect(out.total, where).toBe(records.length);
+          expect((out.clients ?? out.requests)!, where).toHaveLength(records.length);
+          expect(out.notes.some((n) => n.includes('could not be read')), where).toBe(false);
+        }
+      }
+    });
+  }
+
+  it('list_clients joined with requests: an unreadable request is flagged too', async () => {
+    const mcp = await watched();
+    const records = requestsOut();
+    sb.inject('GET /api/v1/requests', { kind: 'raw', status: 200, body: withField(records, 0, 'clientName', deep.arrays) }, { times: 1 });
+    const result = await mcp.call('list_clients', { requests: 'open', limit: 1 });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as Listed).notes[0]).toMatch(new RegExp(`^1 request in the service's list could not be read in full: id ${records[0]!.id} \\(clientName\\)`));
+  });
+});
+
 describe('a key the service echoes leaves through no sink, whole or in part', () => {
   /** An error body with the key at `at` characters into its message (the cap is 300) and in its details, plainly and split by invisible characters. */
   const echoing = (at: number) => ({
@@ -236,6 +308,101 @@ describe('a key the service echoes leaves through no sink, whole or in part', ()
     expect(lines.some((l) => l.includes('"status":200'))).toBe(true);
     expect(lines.some((l) => l.includes('The service said'))).toBe(true);
     for (const text of [...results, ...lines]) expect(leak(text), text.slice(0, 400)).toBeUndefined();
+  });
+});
+
+describe('a key the caller gives is redacted at each sink itself (no API client read it first)', () => {
+  // A person pastes the key into the chat and the model passes it on as an argument: no service text,
+  // so only the sinks' own redaction stands between it and each output.
+  const calls = [
+    ['list_clients', { search: KEY }],
+    ['list_templates', { name: KEY }],
+    ['create_request', { client: KEY, title: 'T', items: [{ name: 'W-2' }], dryRun: true }],
+    ['create_request', { client: firm.clients[0]!.id, template: KEY, dryRun: true }],
+    ['create_request', { client: firm.clients[0]!.id, title: `Re ${KEY}`, items: [{ name: KEY }], dryRun: true }],
+  ] as const;
+
+  it('the logger: no part of it in a stderr line (the refusal it logs names "[redacted]")', async () => {
+    const mcp = await watched();
+    for (const [tool, args] of calls) await mcp.call(tool, args);
+    const lines = mcp.logs.filter((l) => l.includes('No template is named') || l.includes('No client has the id'));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) expect(line).toContain('"[redacted]"');
+    for (const line of mcp.logs) expect(leak(line), line).toBeUndefined();
+  });
+
+  it('the logger in the built binary: no part of it on the child process\'s stderr', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--log-level', 'debug'], stderr: 'pipe', env: { ...childEnv(), DOCREQ_API_KEY: KEY, DOCREQ_BASE_URL: sb.url } });
+    let stderr = '';
+    transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: 'sealed-test', version: '1' });
+    await client.connect(transport);
+    for (const [tool, args] of calls) captured.push(JSON.stringify(await client.callTool({ name: tool, arguments: args })));
+    await client.close();
+    captured.push(stderr);
+    expect(stderr).toContain('list_templates: No template is named "[redacted]"');
+    expect(leak(stderr), stderr.slice(0, 400)).toBeUndefined();
+  });
+
+  it('MCP logging: no part of it in a notifications/message to a client that asked for logs (logging/setLevel)', async () => {
+    const mcp = await watched();
+    await mcp.client.setLoggingLevel('debug');
+    for (const [tool, args] of calls) await mcp.call(tool, args);
+    await new Promise((r) => setTimeout(r, 50)); // the last log notifications arrive
+    const refusals = mcp.notifications.filter((n) => n.includes('No template is named') || n.includes('No client has the id'));
+    expect(refusals.length).toBeGreaterThanOrEqual(3);
+    for (const n of mcp.notifications) expect(leak(n), n).toBeUndefined();
+  });
+
+  it('the result seal: no part of it in any result text or structuredContent', async () => {
+    const mcp = await watched();
+    for (const [tool, args] of calls) {
+      const result = await mcp.call(tool, args);
+      const out = [result.text, JSON.stringify(result.structuredContent ?? null)];
+      expect(out.join('\n')).toContain('[redacted]');
+      for (const text of out) expect(leak(text), `${tool}: ${text.slice(0, 400)}`).toBeUndefined();
+    }
+  });
+});
+
+describe('a key in a record field is redacted before the field is capped: no part survives the cut', () => {
+  /** Three-character pieces of the key: none may follow the filler once the field is cut. */
+  const pieces = Array.from({ length: KEY.length - 2 }, (_, i) => KEY.slice(i, i + 3));
+  const partOfKey = (text: string | null | undefined) => pieces.find((p) => (text ?? '').includes(p));
+  /** A field whose first `before` characters of the key fall before the cap at `cap`, the rest after it. */
+  const straddling = (cap: number, before: number) => `${'A'.repeat(cap - before)}${KEY} zz`;
+  const cuts = [1, 3, 4, 8, 16, KEY.length - 1];
+
+  it('client names, request titles and a client\'s other fields (phone), wherever the cap cuts the key', async () => {
+    const mcp = await watched();
+    const client = firm.clients[9]!;
+    const request = firm.requests.find((r) => r.clientId !== client.id)!;
+    const saved = { name: client.displayName, title: request.title };
+    try {
+      for (const before of cuts) {
+        // The record fields' cap is 2,000 characters (src/api/records.ts); a client's other texts are capped at 500.
+        client.displayName = straddling(2_000, before);
+        Object.assign(client, { phone: straddling(500, before) });
+        request.title = straddling(2_000, before);
+        sb.invalidateLists();
+        const clients = await mcp.call('list_clients', { details: true, limit: 500 });
+        const shown = (clients.structuredContent as { clients: { id: string; displayName: string; fields?: { phone?: string } }[] }).clients.find((c) => c.id === client.id)!;
+        expect(shown.displayName.startsWith('AAAA')).toBe(true);
+        expect(partOfKey(shown.displayName), `cut after ${before}: ${shown.displayName.slice(-40)}`).toBeUndefined();
+        expect(shown.fields?.phone?.startsWith('AAAA')).toBe(true);
+        expect(partOfKey(shown.fields?.phone), `cut after ${before}: ${shown.fields?.phone?.slice(-40)}`).toBeUndefined();
+        const requests = await mcp.call('list_requests', { limit: 500 });
+        const row = (requests.structuredContent as { requests: { id: string; title: string }[] }).requests.find((r) => r.id === request.id)!;
+        expect(row.title.startsWith('AAAA')).toBe(true);
+        expect(partOfKey(row.title), `cut after ${before}: ${row.title.slice(-40)}`).toBeUndefined();
+        for (const text of [clients.text, requests.text]) expect(leak(text)).toBeUndefined();
+      }
+    } finally {
+      client.displayName = saved.name;
+      delete (client as { phone?: string }).phone;
+      request.title = saved.title;
+      sb.invalidateLists();
+    }
   });
 });
 

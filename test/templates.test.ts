@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
 import { expandTemplate } from '../src/templates/expand.js';
 import { loadTemplates, parseTemplatesFile } from '../src/templates/load.js';
-import { ITEM_TYPES } from '../src/tools/checklist.js';
+import { ITEM_TYPES } from '../src/domain/checklist.js';
 import { fold } from '../src/text/render.js';
 import { addDays, captured, connect, sandbox, structured, TODAY, type Connected, childEnv } from './helpers.js';
 

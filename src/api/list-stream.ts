@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { oneLine } from '../text/render.js';
 import { BadResponseError } from './errors.js';
 import { listData } from './records.js';
 
@@ -28,12 +29,51 @@ export interface ListStreamOptions {
   /** Elements of `data` nested deeper than this many levels are refused (default {@link MAX_ELEMENT_DEPTH}). */
   maxDepth?: number;
   /**
-   * The fields each element is read for. When given, the depth limit guards only those: a value
+   * The fields each element is read for. When given, nothing refuses the list for its depth: a value
    * anywhere else (another field of an object element, any part of an element that is not an
    * object) that nests deeper than `maxDepth` is skipped unread, whatever its depth, in constant
-   * memory, and stands as null where it was cut. A read field nested too deep still refuses the list.
+   * memory, and stands as null where it was cut; a read field nested too deep is skipped the same
+   * way and stands as null as a whole, and its record is listed in {@link unreadableIn}.
    */
   fields?: readonly string[];
+}
+
+/** A record one or more of whose read fields could not be read (nested too deep): they stand as null. */
+export interface Unreadable {
+  /** Its place in the records. */
+  index: number;
+  /** The read fields that could not be read. */
+  fields: string[];
+}
+
+/** The records of a list that could not be read in full, by the records array the parser answered. */
+const UNREADABLE = new WeakMap<readonly unknown[], readonly Unreadable[]>();
+
+/** Which records of a list (the very array a list parser answered) could not be read in full; none for any other array. */
+export function unreadableIn(records: readonly unknown[]): readonly Unreadable[] {
+  return UNREADABLE.get(records) ?? [];
+}
+
+/** How many records a note names by id before it counts the rest. */
+const NAMED = 5;
+
+/**
+ * What the model reads of a list's records that could not be read in full: one note naming the first
+ * few by id and the fields that stand empty, or none. Each such record is still listed and counted.
+ */
+export function unreadableNotes(records: readonly { id: string | null }[], noun: 'client' | 'request'): string[] {
+  const bad = unreadableIn(records);
+  if (bad.length === 0) return [];
+  const named = bad.slice(0, NAMED).map((u) => {
+    const id = records[u.index]?.id;
+    return `${id ? `id ${oneLine(id, 40)}` : 'one with no readable id'} (${u.fields.join(', ')})`;
+  });
+  const more = bad.length > NAMED ? `, and ${(bad.length - NAMED).toLocaleString('en')} more` : '';
+  const them = bad.length === 1 ? `1 ${noun}` : `${bad.length.toLocaleString('en')} ${noun}s`;
+  return [
+    `${them} in the service's list could not be read in full: ${named.join('; ')}${more}. ` +
+      `Those fields are nested more than ${MAX_ELEMENT_DEPTH} levels deep, which no ${noun} field is, so they show as empty; ${bad.length === 1 ? 'it is' : 'each is'} still listed and counted.`,
+  ];
 }
 
 const NULL = Buffer.from('null');
@@ -147,8 +187,13 @@ export class ListStreamParser<T> {
   /** The element being read is an object; at its top level, between a key's colon and the next comma. */
   private elemIsObject = false;
   private elemAfterColon = false;
-  /** The element's current top-level key is a read field. */
+  /** The element's current top-level key is a read field, and its name. */
   private elemKeyRead = false;
+  private elemKey = '';
+  /** Read fields of the element being scanned that were cut for their depth. */
+  private elemCut: string[] = [];
+  /** Records whose read fields could not be read. */
+  private unreadable: Unreadable[] = [];
   /** Pieces of an element's top-level key cut by a chunk's end. */
   private elemKeyPieces: Buffer[] = [];
   /** Skipping a value nested too deep outside the read fields: the depth at which it ends (0: not skipping). */
@@ -244,7 +289,9 @@ export class ListStreamParser<T> {
     }
     // The skeleton holds "data": [] where the elements were streamed, so an array here is that one.
     const data = listData(shape, this.what);
-    return data.length > 0 ? data.map(this.toRecord) : this.records;
+    if (data.length > 0) return data.map(this.toRecord);
+    if (this.unreadable.length > 0) UNREADABLE.set(this.records, this.unreadable);
+    return this.records;
   }
 
   private writeFast(chunk: Buffer): void {
@@ -287,13 +334,25 @@ export class ListStreamParser<T> {
     } catch {
       return false;
     }
-    for (const value of values) this.records.push(this.toRecord(this.withinDepth(value)));
+    for (const value of values) {
+      this.elemCut = [];
+      const kept = this.withinDepth(value);
+      this.keep(kept, this.elemCut);
+    }
+    this.elemCut = [];
     return true;
+  }
+
+  /** Keeps an element as a record, noting the read fields `cut` for their depth. */
+  private keep(value: unknown, cut?: readonly string[]): void {
+    if (cut?.length) this.unreadable.push({ index: this.records.length, fields: [...new Set(cut)] });
+    this.records.push(this.toRecord(value));
   }
 
   /**
    * An element parsed whole, checked for depth: without `fields` any part too deep refuses the list;
-   * with them only a read field does, and what is too deep elsewhere becomes null (as the scanner skips it).
+   * with them a read field too deep becomes null as a whole (and is noted), and what is too deep
+   * elsewhere becomes null where it is cut (as the scanner skips it).
    */
   private withinDepth(value: unknown): unknown {
     const max = this.maxDepth;
@@ -309,7 +368,10 @@ export class ListStreamParser<T> {
       const v = element[key];
       if (v === null || typeof v !== 'object') continue;
       if (this.fields.has(key)) {
-        if (deeperThan(v, max - 1)) throw this.tooDeep();
+        if (deeperThan(v, max - 1)) {
+          (out ??= { ...element })[key] = null;
+          this.elemCut.push(key);
+        }
       } else {
         const kept = pruned(v, max - 1);
         if (kept !== v) (out ??= { ...element })[key] = kept;
@@ -318,15 +380,24 @@ export class ListStreamParser<T> {
     return out ?? value;
   }
 
-  /** Parses complete elements that lie side by side ("e1,e2,e3"), already depth-checked, and keeps their records. */
-  private parseRun(pieces: Buffer[]): void {
+  /**
+   * Parses complete elements that lie side by side ("e1,e2,e3"), already depth-checked, and keeps their
+   * records; `cut`: the one element's read fields cut for their depth, which stand as null as a whole.
+   */
+  private parseRun(pieces: Buffer[], cut?: readonly string[]): void {
     let values: unknown[];
     try {
       values = JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
     } catch {
       throw this.invalid();
     }
-    for (const value of values) this.records.push(this.toRecord(value));
+    if (cut?.length) {
+      const element = values[0] as Record<string, unknown>;
+      for (const key of cut) element[key] = null;
+      this.keep(element, cut);
+      return;
+    }
+    for (const value of values) this.keep(value);
   }
 
   /** The text of the pieces between `open` and `close`, copied once (ASCII is decoded as Latin-1, which is quicker). */
@@ -416,8 +487,9 @@ export class ListStreamParser<T> {
             if (b === COMMA || this.afterComma) throw this.invalid(); // "[1,,2]", "[,1]", "[1,]"
           } else if (this.carried.length) {
             this.carried.push(chunk.subarray(segFrom >= 0 ? segFrom : 0, i));
-            this.parseRun(this.carried);
+            this.parseRun(this.carried, this.elemCut);
             this.carried = [];
+            this.elemCut = [];
             segFrom = -1;
           } else {
             if (runStart < 0) runStart = elementStart;
@@ -441,6 +513,7 @@ export class ListStreamParser<T> {
           this.elemIsObject = b === OPEN_OBJECT;
           this.elemAfterColon = false;
           this.elemKeyRead = false;
+          this.elemCut = [];
         }
       }
       if (b === QUOTE) {
@@ -456,8 +529,10 @@ export class ListStreamParser<T> {
         if (depth === 0) topIsObject = b === OPEN_OBJECT;
         depth++;
         if (inData && depth > limit) {
-          // Too deep: refused when it is part of what is read; otherwise skipped unread, standing as null.
-          if (!this.fields || (this.elemIsObject && this.elemKeyRead && depth > 3)) throw this.tooDeep();
+          // Too deep: without read fields the list is refused; otherwise skipped unread, standing as null
+          // where it is cut, and a read field as a whole (its record noted).
+          if (!this.fields) throw this.tooDeep();
+          if (this.elemIsObject && this.elemKeyRead && !this.elemCut.includes(this.elemKey)) this.elemCut.push(this.elemKey);
           if (runStart >= 0) this.parseRun([chunk.subarray(runStart, runEnd)]);
           runStart = runEnd = -1;
           this.carried.push(chunk.subarray(segFrom >= 0 ? segFrom : elementStart, i), NULL);
@@ -474,6 +549,7 @@ export class ListStreamParser<T> {
           inData = true;
           // A repeated "data" key: the last one wins, as in JSON.parse (the earlier one was parsed, so validated).
           this.records.length = 0;
+          this.unreadable = [];
           this.afterComma = false;
           if (handOff && this.fastWait === 0 && n - i > HAND_OFF_BYTES) {
             rest = i + 1;
@@ -535,7 +611,9 @@ export class ListStreamParser<T> {
     if (length > this.longestField) return false;
     try {
       const key: unknown = JSON.parse(Buffer.concat(pieces, length).toString('utf8'));
-      return typeof key === 'string' && this.fields!.has(key);
+      if (typeof key !== 'string' || !this.fields!.has(key)) return false;
+      this.elemKey = key;
+      return true;
     } catch {
       return false; // the element's parse reports it
     }

@@ -16,7 +16,7 @@ export const clientRecord = z.object({
 });
 /** A scalar of a client's other fields, or a short list of them. */
 export const extraValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))]);
-export type ExtraValue = z.infer<typeof extraValue>;
+type ExtraValue = z.infer<typeof extraValue>;
 /**
  * A client as the tools see it. `extra` holds the fields the service adds beyond the documented four
  * (phone, tags, notes…), kept only as scalars and short lists of scalars and bounded in number and
@@ -109,7 +109,7 @@ function isExactly(raw: unknown, textKeys: readonly string[], countKeys: readonl
 }
 
 /** Bounds on a client's other fields: how many, how long a name, a text, a list. */
-export const EXTRA_LIMITS = { fields: 16, key: 64, text: 500, list: 20 } as const;
+const EXTRA_LIMITS = { fields: 16, key: 64, text: 500, list: 20 } as const;
 
 const isScalar = (v: unknown): v is string | number | boolean | null =>
   v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
@@ -127,7 +127,7 @@ const cappedWith =
  * scalars are kept (texts capped); objects, longer lists and lists holding anything else are left out
  * unread, as are fields past the first EXTRA_LIMITS.fields. Undefined when there are none.
  */
-export function clientExtras(r: Record<string, unknown>, redact: Redact = same): Record<string, ExtraValue> | undefined {
+function clientExtras(r: Record<string, unknown>, redact: Redact = same): Record<string, ExtraValue> | undefined {
   const capped = cappedWith(redact);
   let extra: Record<string, ExtraValue> | undefined;
   let n = 0;

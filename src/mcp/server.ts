@@ -21,6 +21,7 @@ import { redactor, sealer } from '../text/redact.js';
 import { listedTool, withTemplateNames } from './tool-schema.js';
 import { oneLine, quoted } from '../text/render.js';
 import { deepFreeze } from '../freeze.js';
+import { visibleResult } from '../text/visible.js';
 
 export interface ServerOptions {
   logger?: Logger;
@@ -235,7 +236,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     if (!options.stateless && !modern() && !server.getClientVersion()) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
     }
-    return seal(await callTool(request, ctx));
+    // Sealed, then its structuredContent shown by the renderer's invisible-character rule (contract §3.7.1).
+    return visibleResult(seal(await callTool(request, ctx)));
   });
 
   async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult | InputRequiredResult> {

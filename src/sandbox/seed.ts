@@ -1,10 +1,8 @@
 /** Deterministic seed data for the sandbox: realistic firms, clients and requests. */
 
-// The service's own lists (API document), kept apart from src/tools/checklist.ts on purpose: the
-// sandbox is the oracle our validation is tested against, so it must not share our copy.
-export const SERVICE_ITEM_TYPES = ['file', 'text', 'date', 'number', 'boolean'] as const;
-export const SERVICE_MODES = ['off', 'advisory', 'soft', 'hard'] as const;
-export type ItemType = (typeof SERVICE_ITEM_TYPES)[number];
+// The item types and correctness modes are the API document's, kept once in src/domain/checklist.ts;
+// test/domain.test.ts writes them out again from the document, as the oracle they are checked against.
+import { CORRECTNESS_MODES, type ItemType } from '../domain/checklist.js';
 
 export interface SandboxClient {
   id: string;
@@ -222,7 +220,7 @@ function makeRequests(rand: () => number, clients: SandboxClient[], count: numbe
       totalItems: total,
       completedItems: completed,
       items,
-      correctnessMode: pick(rand, SERVICE_MODES),
+      correctnessMode: pick(rand, CORRECTNESS_MODES),
     });
   }
   return requests;

@@ -4,9 +4,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, crc32, deflateRawSync, gzip } from 'node:zlib';
+import { CORRECTNESS_MODES, ITEM_TYPES } from '../domain/checklist.js';
 import {
-  SERVICE_MODES,
-  SERVICE_ITEM_TYPES,
   SANDBOX_KEYS,
   isoDay,
   prng,
@@ -832,8 +831,8 @@ function validateCreate(input: unknown, firm: SandboxFirm): { field: string; mes
   if (b.dueDate !== undefined && b.dueDate !== null && (typeof b.dueDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(b.dueDate) || isoDay(Date.parse(b.dueDate)) !== b.dueDate)) {
     details.push({ field: 'dueDate', message: 'must be a date YYYY-MM-DD' });
   }
-  if (b.correctnessMode !== undefined && !(SERVICE_MODES as readonly unknown[]).includes(b.correctnessMode)) {
-    details.push({ field: 'correctnessMode', message: `must be one of ${SERVICE_MODES.join(', ')}` });
+  if (b.correctnessMode !== undefined && !(CORRECTNESS_MODES as readonly unknown[]).includes(b.correctnessMode)) {
+    details.push({ field: 'correctnessMode', message: `must be one of ${CORRECTNESS_MODES.join(', ')}` });
   }
   if (!Array.isArray(b.items) || b.items.length === 0) {
     details.push({ field: 'items', message: 'must be a non-empty array' });
@@ -842,8 +841,8 @@ function validateCreate(input: unknown, firm: SandboxFirm): { field: string; mes
       const item = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
       if (typeof item.name !== 'string' || !item.name.trim()) details.push({ field: `items[${i}].name`, message: 'must be a non-empty string' });
       if (item.required !== undefined && typeof item.required !== 'boolean') details.push({ field: `items[${i}].required`, message: 'must be a boolean' });
-      if (item.type !== undefined && !(SERVICE_ITEM_TYPES as readonly unknown[]).includes(item.type)) {
-        details.push({ field: `items[${i}].type`, message: `must be one of ${SERVICE_ITEM_TYPES.join(', ')}` });
+      if (item.type !== undefined && !(ITEM_TYPES as readonly unknown[]).includes(item.type)) {
+        details.push({ field: `items[${i}].type`, message: `must be one of ${ITEM_TYPES.join(', ')}` });
       }
     });
   }

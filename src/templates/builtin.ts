@@ -1,4 +1,4 @@
-import type { ChecklistItem, CorrectnessMode } from '../tools/checklist.js';
+import type { ChecklistItem, CorrectnessMode } from '../domain/checklist.js';
 
 /** A named checklist: the items to ask for and defaults for the request's title, mode and due day. */
 export interface Template {

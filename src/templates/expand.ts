@@ -1,4 +1,4 @@
-import { checklistItem, MAX_ITEMS, type ChecklistItem, type CorrectnessMode, type ItemIn } from '../tools/checklist.js';
+import { checklistItem, MAX_ITEMS, type ChecklistItem, type CorrectnessMode, type ItemIn } from '../domain/checklist.js';
 import { UserInputError } from '../errors.js';
 import { addDays } from '../clock.js';
 import type { Template } from './builtin.js';
@@ -20,7 +20,7 @@ export interface TemplateDefaults {
 
 /**
  * A template applied to one request: its items first, then the caller's; its title, mode and due
- * offset only where the caller gave none. Throws UserInputError past the 100-item limit.
+ * offset only where the caller gave none. Throws UserInputError past MAX_ITEMS in all.
  */
 export function expandTemplate(template: Template, extraItems: readonly ItemIn[] | undefined, defaults: TemplateDefaults): ExpandedTemplate {
   const items = [...template.items.map((i) => ({ ...i })), ...(extraItems ?? []).map(checklistItem)];

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, statSync, unwatchF
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { fold } from '../text/render.js';
-import { checklistItem, CORRECTNESS_MODES, itemIn, MAX_ITEMS } from '../tools/checklist.js';
+import { checklistItem, CORRECTNESS_MODES, itemIn, MAX_ITEMS, MAX_TITLE } from '../domain/checklist.js';
 import { BUILTIN_TEMPLATES, type Template } from './builtin.js';
 
 /**
@@ -21,13 +21,13 @@ const nonEmptyText = (max: number) =>
     .refine((s) => s.trim().length > 0, { message: 'must not be empty', abort: true })
     .refine((s) => [...s.trim()].length <= max, `must be at most ${max} characters`);
 
-export const templateIn = z.strictObject({
+const templateIn = z.strictObject({
   name: z
     .string()
     .min(1, { message: 'must not be empty', abort: true })
     .max(64, { message: 'must be at most 64 characters', abort: true })
     .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be kebab-case: lower-case letters, digits and single hyphens, e.g. "annual-audit"'),
-  title: nonEmptyText(200),
+  title: nonEmptyText(MAX_TITLE),
   description: z.string().max(500).optional(),
   items: z.array(itemIn).min(1).max(MAX_ITEMS),
   correctnessMode: z.enum(CORRECTNESS_MODES).optional(),

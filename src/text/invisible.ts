@@ -13,11 +13,6 @@ const HAS_INVISIBLE = new RegExp(INVISIBLE_SOURCE, 'u');
 /** Emoji presentation selectors: default-ignorable, but harmless and common in e-mailed titles ("❤️"). */
 const EMOJI_SELECTOR = /[\ufe0e\ufe0f]/gu;
 
-/** The text with invisible characters replaced by a space (so words they separated stay apart). */
-export function withoutInvisible(text: string): string {
-  return text.replace(INVISIBLE, ' ');
-}
-
 /** Length in characters (Unicode code points), not UTF-16 units: 150 emoji are 150 characters. */
 export function characters(text: string): number {
   let n = 0;

@@ -16,7 +16,7 @@ import { INVISIBLE } from './invisible.js';
  */
 export type Redact = (text: string) => string;
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 /** Shorter values are not treated as secrets (they would mask ordinary words). */
 const MIN_SECRET = 4;
 
@@ -70,7 +70,7 @@ function secretsMark(secrets: readonly string[]): string {
  * Every string of a JSON-like value redacted, keys included; nesting beyond 64 levels is cut off (results are never that deep).
  * With `mark` (the secrets `redact` hides, as secretsMark names them), a frozen object already found clean under it is not walked again.
  */
-export function redactDeep<T>(value: T, redact: Redact, mark?: string): T {
+function redactDeep<T>(value: T, redact: Redact, mark?: string): T {
   if (redact === identity) return value;
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return redact(v);

@@ -39,6 +39,9 @@ type Outcome = (typeof OUTCOMES)[number];
 const recipientOut = z.object({
   client: z.string().describe('As given.'),
   clientId: z.string().nullable(),
+  // Who it resolved to (contract §3.7.1), beside what was given; null when it did not resolve.
+  displayName: z.string().nullable().describe('The resolved client.'),
+  email: z.string().nullable(),
   outcome: z.enum(OUTCOMES),
   request: requestRecord.nullable(),
   reason: z.string().nullable(),
@@ -67,6 +70,9 @@ interface Recipient {
 
 const label = (r: Recipient) => (r.client ? clientLabel(r.client) : quoted(r.given, 60));
 const idList = (cs: Client[]) => cs.slice(0, 5).map((c) => `${quoted(c.displayName, 40)} <${oneLine(c.email, 50)}> (id ${oneLine(c.id, 40)})`).join(', ') + (cs.length > 5 ? `, …${cs.length - 5} more` : '');
+
+/** The client a recipient resolved to, as its structured row names it. */
+const resolvedAs = (r: Recipient) => ({ displayName: r.client?.displayName ?? null, email: r.client?.email ?? null });
 
 /** Each recipient as given, resolved and checked against one read of both lists. */
 async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], requests: RequestRecord[], title: string, allowDuplicate: boolean, warnings: string[]): Promise<Recipient[]> {
@@ -167,7 +173,7 @@ export const createRequestBatch = defineTool({
         dryRun: input.dryRun ?? false,
         confirmation,
         payload,
-        recipients: recipients.map((r) => ({ client: r.given, clientId: r.client?.id ?? null, outcome: r.outcome, request: r.request, reason: r.reason })),
+        recipients: recipients.map((r) => ({ client: r.given, clientId: r.client?.id ?? null, ...resolvedAs(r), outcome: r.outcome, request: r.request, reason: r.reason })),
         stoppedBy,
         warnings,
       };

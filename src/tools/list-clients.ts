@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unreadableNotes } from '../api/list-stream.js';
 import { clientRecord, documentedClient, extraValue, type Client, type RequestRecord } from '../api/records.js';
 import { fieldsLine } from '../text/render.js';
 import { defineTool, type ToolResult } from './define.js';
@@ -134,7 +135,8 @@ export const listClients = defineTool({
     });
     const sliceKeys = matchKeys.slice(offset, offset + slice.length);
 
-    const notes: string[] = [];
+    // Records not read in full (the joined list's too), then names several clients share.
+    const notes: string[] = [...unreadableNotes(all, 'client'), ...(join ? unreadableNotes(requests, 'request') : [])];
     let shared: ReadonlyMap<string, Client[]> = new Map<string, Client[]>();
     if (join) {
       shared = sharedClientNames(all);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unreadableNotes } from '../api/list-stream.js';
 import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
@@ -414,8 +415,8 @@ export const listRequests = defineTool({
       input.createdBefore ? `created ≤ ${input.createdBefore}` : '',
     ].filter(Boolean);
 
-    // Notes: names shared by several clients among what matched, and other names an exact client name is part of.
-    const notes: string[] = [];
+    // Notes: records not read in full, names shared by several clients among what matched, and other names an exact client name is part of.
+    const notes: string[] = unreadableNotes(all, 'request');
     if (shared.size) {
       const perName = new Map<string, number>();
       if (grouped) {

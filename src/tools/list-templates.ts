@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Template } from '../templates/builtin.js';
 import { findTemplate, templateCatalog, type TemplateCatalog } from '../templates/load.js';
-import { ITEM_TYPES } from './checklist.js';
+import { ITEM_TYPES, MAX_ITEM_NAME, MAX_TITLE } from '../domain/checklist.js';
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
@@ -36,20 +36,20 @@ export function templateJson(t: Template): z.output<typeof summaryOut> & { items
   return { ...templateSummary(t), items: t.items.map((i) => ({ ...i })) };
 }
 
-export function templateLine(t: Template): string {
+function templateLine(t: Template): string {
   return `- ${t.name}: ${quoted(t.title, 80)}, ${t.items.length} items${t.source === 'file' ? " (the firm's)" : ''}`;
 }
 
 /** A template in full, as a model reads it: defaults, then one line per item. */
-export function templateText(t: Template): string {
+function templateText(t: Template): string {
   const defaults = [
-    `title ${quoted(t.title, 200)}`,
+    `title ${quoted(t.title, MAX_TITLE)}`,
     t.correctnessMode ? `correctness mode ${t.correctnessMode}` : "the service's default correctness mode",
     t.dueInDays !== undefined ? `due ${t.dueInDays} days after sending` : 'no due date',
   ];
   return (
     `${t.name}${t.source === 'file' ? " (the firm's template)" : ' (built-in)'}: ${oneLine(t.description, 500)}\nDefaults: ${defaults.join(', ')}.\n` +
-    `${t.items.length} items:\n${t.items.map((i, n) => `  ${n + 1}. ${quoted(i.name, 200)} (${i.type}, ${i.required ? 'required' : 'optional'})`).join('\n')}`
+    `${t.items.length} items:\n${t.items.map((i, n) => `  ${n + 1}. ${quoted(i.name, MAX_ITEM_NAME)} (${i.type}, ${i.required ? 'required' : 'optional'})`).join('\n')}`
   );
 }
 

@@ -8,7 +8,7 @@ import { checkEmailText, titleKey } from '../text/invisible.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { expandTemplate } from '../templates/expand.js';
 import { findTemplate, templateCatalog } from '../templates/load.js';
-import { CORRECTNESS_MODES, itemIn, MAX_ITEMS } from './checklist.js';
+import { CORRECTNESS_MODES, itemIn, MAX_ITEM_NAME, MAX_ITEMS, MAX_TITLE, type CorrectnessMode } from '../domain/checklist.js';
 import type { ToolContext } from './define.js';
 import { day } from './list-text.js';
 import type { LedgerEntry } from '../send/ledger.js';
@@ -20,14 +20,13 @@ import { isOpen } from './request-facts.js';
  * checked for a duplicate (the service's list and this server's own 24-hour ledger), the send is
  * confirmed, and the POST is made exactly once, its outcome recorded whatever it was.
  */
-export const TEXT_MAX = 200;
 
 /** The request's fields, shared by create_request and create_request_batch. */
 export const requestFields = {
-  title: z.string().max(2_000).optional().describe('Title, 1–200 characters. Optional with a template.'),
+  title: z.string().max(2_000).optional().describe(`Title, 1–${MAX_TITLE} characters. Optional with a template.`),
   // Checked without a listed pattern (like the list tools' days), to keep tools/list small.
   dueDate: day.optional().describe('Due day, YYYY-MM-DD, today or later.'),
-  items: z.array(itemIn).max(100).optional().describe('Checklist, 1–100 items in all.'),
+  items: z.array(itemIn).max(MAX_ITEMS).optional().describe(`Checklist, 1–${MAX_ITEMS} items in all.`),
   // Listed with the catalogue's names in place of this (src/mcp/tool-schema.ts withTemplateNames).
   template: z.string().max(100).optional().describe("A template's name (list_templates): its items come first; its title, mode and due offset are defaults."),
   correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("Answer checking; omit for the service's default."),
@@ -85,7 +84,7 @@ export function draftFromInput(input: DraftInput & { title?: string | undefined;
       today: ctx.today,
       ...(title !== undefined ? { title } : {}),
       ...(dueDate !== undefined ? { dueDate } : {}),
-      ...(correctnessMode !== undefined ? { correctnessMode: correctnessMode as (typeof CORRECTNESS_MODES)[number] } : {}),
+      ...(correctnessMode !== undefined ? { correctnessMode: correctnessMode as CorrectnessMode } : {}),
     });
     ({ title, items, dueDate, correctnessMode } = expanded);
   }
@@ -102,12 +101,12 @@ export function previewNext(needed: boolean, token: string, expiresAt: number, t
 }
 
 /** Checks the e-mailed text and the dates; throws one error naming every problem. */
-export function draftRequest(input: DraftInput & { title: string; items: ItemInput[] }, asOf: string): Draft {
+function draftRequest(input: DraftInput & { title: string; items: ItemInput[] }, asOf: string): Draft {
   const problems: string[] = [];
-  const title = checkEmailText(input.title, TEXT_MAX);
+  const title = checkEmailText(input.title, MAX_TITLE);
   if (!title.ok) problems.push(`title: ${title.detail}`);
   const items = input.items.map((item, n) => {
-    const name = checkEmailText(item.name, TEXT_MAX);
+    const name = checkEmailText(item.name, MAX_ITEM_NAME);
     if (!name.ok) problems.push(`items[${n}].name: ${name.detail}`);
     return { name: name.ok ? name.text : '', required: item.required ?? true, type: item.type ?? 'file' };
   });

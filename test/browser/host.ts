@@ -12,6 +12,12 @@ interface Mount {
   input: Record<string, unknown>;
   result: Record<string, unknown>;
   theme: 'light' | 'dark';
+  /** The person's locale, as hosts hand it in the host context. */
+  locale?: string;
+  /** The frame's width in CSS pixels (default 720). */
+  width?: number;
+  /** 'decline': the host asks the person before a page's tool call, and the person says no (nothing reaches the server). */
+  prompt?: 'decline';
 }
 
 declare global {
@@ -24,18 +30,23 @@ declare global {
 
 window.modelContext = [];
 
-window.mount = async ({ tool, input, result, theme }) => {
+window.mount = async ({ tool, input, result, theme, locale, width, prompt }) => {
   const old = document.getElementById('view');
   old?.remove();
   const iframe = document.createElement('iframe');
   iframe.id = 'view';
   iframe.title = 'MCP App';
   iframe.setAttribute('sandbox', 'allow-scripts');
+  if (width) iframe.style.width = `${width}px`;
   document.body.style.background = theme === 'dark' ? '#111' : '#eee';
   document.body.append(iframe);
-  const hostContext: McpUiHostContext = { theme, displayMode: 'inline', toolInfo: { tool: { name: tool, inputSchema: { type: 'object' } } } };
+  const hostContext: McpUiHostContext = { theme, displayMode: 'inline', toolInfo: { tool: { name: tool, inputSchema: { type: 'object' } } }, ...(locale ? { locale } : {}) };
   const bridge = new AppBridge(null, { name: 'docreq-test-host', version: '1' }, { serverTools: {}, updateModelContext: { text: {} } }, { hostContext });
-  bridge.oncalltool = async (params) => (await window.mcpCallTool(params)) as never;
+  bridge.oncalltool = async (params) => {
+    // As Claude and ChatGPT can: the person is asked before an app's tool call, and may decline.
+    if (prompt === 'decline') throw new Error('The user declined this tool call.');
+    return (await window.mcpCallTool(params)) as never;
+  };
   bridge.onupdatemodelcontext = (params) => {
     window.modelContext.push(params);
     return Promise.resolve({});

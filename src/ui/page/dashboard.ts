@@ -1,9 +1,11 @@
-import { connect, el, newApp, resultText, show, type ToolResultLike } from './common.js';
+import { connect, el, failure, newApp, num, readable, show, text, type ToolResultLike } from './common.js';
 
 /**
  * The firm's dashboard for list_requests: with groupBy "client", open and overdue requests per client
- * as bars, the most overdue first; otherwise the firm-wide status. Every number is the result's own
- * (structuredContent), shown as it came: the page counts nothing itself.
+ * as bars, in the order the result was asked for; otherwise the firm-wide status. Every number is the
+ * result's own (structuredContent), shown as it came: the page counts and sorts nothing itself, and
+ * its caption says which order it was given and how many of how many clients it shows (contract
+ * §3.7.1). More, or the most overdue first, is asked of the server through the host bridge.
  */
 
 interface Group { clientName: string | null; requests: number; open: number; overdue: number; nextDue: string | null; oldestOverdue: string | null }
@@ -16,32 +18,60 @@ interface Listing {
   closed: number;
   overdue: number;
   dueWithin7Days: number;
+  offset?: number;
+  nextOffset?: number | null;
   groups?: Group[];
   groupCount?: number;
 }
 
+/** The order each sort puts client rows in, in a person's words (the tool's default is newest). */
+const ORDER: Record<string, string> = {
+  newest: 'newest request first',
+  oldest: 'oldest request first',
+  due_soonest: 'next due first',
+  least_complete: 'least complete first',
+  most_open: 'most open requests first',
+  most_overdue: 'most overdue first',
+  most_outstanding: 'most outstanding items first',
+};
+
 const app = newApp('docreq-dashboard');
+let input: Record<string, unknown> = {};
+/** Rows shown so far, and the listing they came from (a next page appends to them). */
+let shown: Group[] = [];
+let firstOffset = 0;
 
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
-/** most_overdue's order: overdue count, then the oldest overdue date, then open, then the name. */
-function mostOverdueFirst(a: Group, b: Group): number {
-  return b.overdue - a.overdue || (a.oldestOverdue ?? '9999').localeCompare(b.oldestOverdue ?? '9999') || b.open - a.open || (a.clientName ?? '').localeCompare(b.clientName ?? '');
-}
-
 function bar(value: number, max: number, kind: string, label: string): HTMLElement {
   const width = max > 0 ? Math.round((value / max) * 1000) / 10 : 0;
-  return el('span', { class: 'cell' }, el('span', { class: 'num', 'data-count': label }, value), el('span', { class: `bar ${kind}`, style: `width:${width}%`, 'aria-hidden': 'true' }));
+  return el('span', { class: 'cell' }, el('span', { class: 'num', 'data-count': label, 'data-value': String(value) }, value), el('span', { class: `bar ${kind}`, style: `width:${width}%`, 'aria-hidden': 'true' }));
 }
 
 function tile(label: string, value: number, key: string): HTMLElement {
-  return el('div', { class: 'tile' }, el('span', { class: 'big', 'data-total': key }, value), el('span', { class: 'muted' }, label));
+  return el('div', { class: 'tile' }, el('span', { class: 'big', 'data-total': key, 'data-value': String(value) }, value), el('span', { class: 'muted' }, label));
 }
 
-function render(result: ToolResultLike): void {
+/** Asks the server again through the host (the person pressed a button); the answer replaces or extends the rows. */
+async function ask(args: Record<string, unknown>, append: boolean, button: HTMLButtonElement): Promise<void> {
+  button.disabled = true;
+  button.setAttribute('aria-busy', 'true');
+  try {
+    const answer = (await app.callServerTool({ name: 'list_requests', arguments: args })) as ToolResultLike;
+    input = args;
+    render(answer, append);
+  } catch {
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
+    button.after(el('p', { role: 'status', class: 'status bad' }, 'The host did not return the next rows. Try again.'));
+  }
+}
+
+function render(raw: ToolResultLike, append = false): void {
+  const result = readable(raw);
   const s = result.structuredContent as Listing | undefined;
   if (!s || typeof s.open !== 'number') {
-    show(el('h1', {}, 'Document requests'), el('p', { role: 'status', class: result.isError ? 'status bad' : 'status' }, resultText(result) || 'No result.'));
+    show(...failure('Document requests', result.isError ? 'The requests could not be listed.' : 'No requests came with this result.', result));
     return;
   }
   const weekEnd = addDays(s.asOf, 7);
@@ -53,34 +83,57 @@ function render(result: ToolResultLike): void {
     tile('due within 7 days', s.dueWithin7Days, 'dueWithin7Days'),
     tile('closed', s.closed, 'closed'),
   );
-  const head = [el('h1', {}, 'Document requests'), el('p', { class: 'muted' }, `As of ${s.asOf}; exact counts over ${s.matched ?? s.total ?? 0} matching requests.`), totals];
+  const head = [el('h1', {}, 'Document requests'), el('p', { class: 'muted' }, `As of ${s.asOf}; exact counts over ${num(s.matched ?? s.total ?? 0)} matching requests.`), totals];
   if (s.groups) {
-    const groups = [...s.groups].sort(mostOverdueFirst);
-    const max = Math.max(1, ...groups.map((g) => Math.max(g.open, g.overdue)));
+    // As given: the page never re-sorts what it was handed.
+    shown = append ? [...shown, ...s.groups] : [...s.groups];
+    if (!append) firstOffset = s.offset ?? 0;
+    const sort = typeof input.sort === 'string' ? input.sort : 'newest';
+    const order = ORDER[sort];
+    const count = s.groupCount ?? shown.length;
+    const from = firstOffset + 1;
+    const to = firstOffset + shown.length;
+    const which = shown.length === count ? `all ${num(count)} clients` : `clients ${num(from)}–${num(to)} of ${num(count)}`;
+    const max = Math.max(1, ...shown.map((g) => Math.max(g.open, g.overdue)));
     const table = el(
       'table',
       { class: 'bars', 'data-testid': 'groups' },
-      el('caption', {}, `Per client, most overdue first: ${groups.length}${s.groupCount !== undefined && s.groupCount !== groups.length ? ` of ${s.groupCount}` : ''} client${groups.length === 1 ? '' : 's'}`),
+      el('caption', { 'data-testid': 'caption' }, `Per client, ${order ?? 'in the order the server gave'}: ${which}`),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Client'), el('th', { scope: 'col' }, 'Open'), el('th', { scope: 'col' }, 'Overdue'), el('th', { scope: 'col' }, 'Next due'))),
       el(
         'tbody',
         {},
-        ...groups.map((g) => {
+        ...shown.map((g) => {
           const soon = g.nextDue !== null && g.nextDue >= s.asOf && g.nextDue <= weekEnd;
           return el(
             'tr',
-            { 'data-client': g.clientName ?? '' },
-            el('th', { scope: 'row' }, g.clientName ?? '(no name)'),
+            {},
+            el('th', { scope: 'row' }, text(g.clientName, '(no name)')),
             el('td', {}, bar(g.open, max, 'open', 'open')),
             el('td', {}, bar(g.overdue, max, 'overdue', 'overdue')),
-            el('td', {}, g.nextDue ?? '—', soon ? el('span', { class: 'badge' }, ' due within 7 days') : null),
+            el('td', {}, g.nextDue ? text(g.nextDue) : '—', soon ? el('span', { class: 'badge' }, ' due within 7 days') : null),
           );
         }),
       ),
     );
-    show(...head, table);
+    const actions = el('div', { class: 'actions' });
+    const { offset: _o, ...rest } = input;
+    const limit = typeof input.limit === 'number' ? input.limit : 25;
+    if (typeof s.nextOffset === 'number') {
+      const more = el('button', { type: 'button', 'data-testid': 'more' }, `Show ${num(Math.min(limit, count - to))} more`);
+      more.addEventListener('click', () => void ask({ ...rest, groupBy: 'client', offset: s.nextOffset, limit }, true, more));
+      actions.append(more);
+    }
+    if (sort !== 'most_overdue' && s.overdue > 0) {
+      const worst = el('button', { type: 'button', 'data-testid': 'most-overdue' }, 'Show the most overdue first');
+      worst.addEventListener('click', () => void ask({ ...rest, groupBy: 'client', sort: 'most_overdue', limit }, false, worst));
+      actions.append(worst);
+    }
+    show(...head, table, actions.childElementCount ? actions : null);
     return;
   }
+  // Statuses in the order the service's counts came (largest first), ties by name: the page's own
+  // order, said so in the caption.
   const statuses = Object.entries(s.byStatus).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   const max = Math.max(1, ...statuses.map(([, n]) => n));
   show(
@@ -88,12 +141,15 @@ function render(result: ToolResultLike): void {
     el(
       'table',
       { class: 'bars', 'data-testid': 'statuses' },
-      el('caption', {}, 'Requests by status'),
+      el('caption', {}, 'Requests by status, most first'),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Status'), el('th', { scope: 'col' }, 'Requests'))),
-      el('tbody', {}, ...statuses.map(([name, n]) => el('tr', { 'data-status': name }, el('th', { scope: 'row' }, name), el('td', {}, bar(n, max, 'open', 'requests'))))),
+      el('tbody', {}, ...statuses.map(([name, n]) => el('tr', { 'data-status': name }, el('th', { scope: 'row' }, text(name)), el('td', {}, bar(n, max, 'open', 'requests'))))),
     ),
   );
 }
 
+app.ontoolinput = (params) => {
+  input = params.arguments ?? {};
+};
 app.ontoolresult = (result) => render(result as ToolResultLike);
 void connect(app);

@@ -1,11 +1,13 @@
-import { connect, el, newApp, resultText, show, type Child, type ToolResultLike } from './common.js';
+import type { ToolCall } from './bridge.js';
+import { connect, el, failure, idText, newApp, num, readable, resultText, show, text, type Child, type ToolResultLike } from './common.js';
 
 /**
  * The send preview for create_request and create_request_batch. It shows the exact body the
- * preview's confirmation token is bound to; Send, pressed by the person, calls the same tool through
- * the host bridge with that token. The server's once-only rules (the token is single use, one send
- * per recipient and title at a time, the 24-hour ledger) decide what is sent; the page adds only
- * that its button works once per page.
+ * preview's confirmation token is bound to, and who gets it (each recipient as resolved: name,
+ * e-mail, id, beside what was given). Send, pressed by the person, calls the same tool through the
+ * host bridge with that token. The server's once-only rules (the token is single use, one send per
+ * recipient and title at a time, the 24-hour ledger) decide what is sent; the page adds only that its
+ * button works once per page. Wording is for the person: no tool or parameter names.
  */
 
 interface Item { name: string; required: boolean; type: string }
@@ -13,7 +15,7 @@ interface Payload { clientId?: string; title: string; dueDate?: string; items: I
 interface RequestRec { id?: string | null; status?: string | null }
 interface Confirmation { needed: boolean; token: string | null; expiresAt: string | null }
 interface Single { sent: boolean; dryRun: boolean; confirmation: Confirmation; client: { id: string | null; displayName: string | null; email: string | null }; payload: Payload; request: RequestRec | null; outcome: string; warnings: string[] }
-interface Recipient { client: string; clientId: string | null; outcome: string; request: RequestRec | null; reason: string | null }
+interface Recipient { client: string; clientId: string | null; displayName?: string | null; email?: string | null; outcome: string; request: RequestRec | null; reason: string | null }
 interface Batch { sent: number; dryRun: boolean; confirmation: Confirmation; payload: Payload; recipients: Recipient[]; stoppedBy: string | null; warnings: string[] }
 
 const app = newApp('docreq-send-preview');
@@ -21,13 +23,26 @@ let input: Record<string, unknown> = {};
 /** Set once Send is pressed: a second press, or a second result, sends nothing. */
 let pressed = false;
 
-const words = (outcome: string) => outcome.replace(/_/g, ' ');
+const OUTCOME_WORDS: Record<string, string> = {
+  will_send: 'will send',
+  sent: 'sent',
+  may_have_been_sent: 'may have been sent',
+  not_sent: 'not sent',
+  skipped: 'will not send',
+  already_sent: 'sent before',
+  declined: 'not sent (declined)',
+  previewed: 'not sent',
+};
+const words = (outcome: string) => OUTCOME_WORDS[outcome] ?? outcome.replace(/_/g, ' ');
+const plural = (n: number, one: string, many = `${one}s`) => `${num(n)} ${n === 1 ? one : many}`;
+/** What to do when an outcome is unclear, said once. */
+const CHECK = 'Look at this client’s requests in the document request service before sending again.';
 
 function requestDetails(p: Payload): Node {
   const rows: [string, Child][] = [
-    ['Title', p.title],
-    ['Due', p.dueDate ?? 'no due date'],
-    ['Correctness mode', p.correctnessMode ?? "the service's default"],
+    ['Title', text(p.title)],
+    ['Due', p.dueDate ? text(p.dueDate) : 'no due date'],
+    ['Correctness mode', p.correctnessMode ? text(p.correctnessMode) : "the service's default"],
   ];
   const required = p.items.filter((i) => i.required).length;
   return el(
@@ -38,33 +53,66 @@ function requestDetails(p: Payload): Node {
     el(
       'table',
       { 'data-testid': 'items' },
-      el('caption', {}, `Checklist: ${p.items.length} item${p.items.length === 1 ? '' : 's'}, ${required} required`),
+      el('caption', {}, `Checklist: ${plural(p.items.length, 'item')}, ${num(required)} required`),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, '#'), el('th', { scope: 'col' }, 'Item'), el('th', { scope: 'col' }, 'Type'), el('th', { scope: 'col' }, 'Required'))),
-      el('tbody', {}, ...p.items.map((i, n) => el('tr', {}, el('td', {}, n + 1), el('td', {}, i.name), el('td', {}, i.type), el('td', {}, i.required ? 'required' : 'optional')))),
+      el('tbody', {}, ...p.items.map((i, n) => el('tr', {}, el('td', {}, n + 1), el('td', {}, text(i.name)), el('td', {}, text(i.type)), el('td', {}, i.required ? 'required' : 'optional')))),
     ),
   );
 }
 
 function warningsBlock(warnings: string[]): Child {
   if (!warnings.length) return null;
-  return el('section', { class: 'warn', 'aria-labelledby': 'warn-h' }, el('h2', { id: 'warn-h' }, 'Warnings'), el('ul', {}, ...warnings.map((w) => el('li', {}, w))));
+  return el('section', { class: 'warn', 'aria-labelledby': 'warn-h' }, el('h2', { id: 'warn-h' }, 'Warnings'), el('ul', {}, ...warnings.map((w) => el('li', {}, text(w)))));
 }
 
 function exactBody(body: unknown, note: string): Node {
   return el('details', { open: true }, el('summary', {}, 'Exact body that will be sent'), el('p', { class: 'muted' }, note), el('pre', { 'data-testid': 'body' }, JSON.stringify(body, null, 2)));
 }
 
+/** A client as resolved: name, e-mail and id, each isolated. */
+function who(name: string | null | undefined, email: string | null | undefined, id: string | null | undefined): HTMLElement {
+  return el('span', { class: 'who' }, el('strong', {}, text(name, '(no name)', { 'data-part': 'name' })), ' ', el('span', {}, '<', text(email, 'no e-mail', { 'data-part': 'email' }), '>'), ' ', el('span', { class: 'muted' }, 'id ', idText(id, { 'data-part': 'id' })));
+}
+
+// Suggestions the server lists in a reason: "Name" <e-mail> (id …), as its clientLabel writes them.
+const SUGGESTION = /"((?:[^"\\]|\\.)*)" <([^>]*)> \(id ([^)]*)\)/g;
+
+/**
+ * A reason, short: its first clause (up to the first colon, semicolon or bracket), and the rest
+ * behind a disclosure; clients it suggests are listed there by name, e-mail and id.
+ */
+function reasonCell(reason: string | null, request: RequestRec | null): Child {
+  if (request?.id) return el('span', {}, 'request ', idText(request.id));
+  if (!reason) return null;
+  const short = /^[^:;(]*/.exec(reason)![0].trim() || reason;
+  const suggested = [...reason.matchAll(SUGGESTION)].map((m) => who(JSON.parse(`"${m[1]}"`) as string, m[2], m[3]));
+  if (short === reason && !suggested.length) return text(reason, '', { 'data-part': 'reason' });
+  return el(
+    'span',
+    {},
+    text(short, '', { 'data-part': 'reason' }),
+    el('details', { class: 'why' }, el('summary', {}, suggested.length ? `${num(suggested.length)} similar client${suggested.length === 1 ? '' : 's'}` : 'Why'), suggested.length ? el('ul', {}, ...suggested.map((s) => el('li', {}, s))) : el('p', {}, text(reason))),
+  );
+}
+
 function recipientsTable(recipients: Recipient[], caption: string): Node {
   return el(
     'table',
-    { 'data-testid': 'recipients' },
+    { 'data-testid': 'recipients', class: 'recipients' },
     el('caption', {}, caption),
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Recipient'), el('th', { scope: 'col' }, 'Client id'), el('th', { scope: 'col' }, 'Outcome'), el('th', { scope: 'col' }, 'Request id or reason'))),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Given'), el('th', { scope: 'col' }, 'Client'), el('th', { scope: 'col' }, 'Outcome'), el('th', { scope: 'col' }, 'Request or why not'))),
     el(
       'tbody',
       {},
       ...recipients.map((r) =>
-        el('tr', { 'data-outcome': r.outcome }, el('td', {}, r.client), el('td', {}, r.clientId ?? '—'), el('td', { class: `o-${r.outcome}` }, words(r.outcome)), el('td', {}, r.request?.id ? `request ${r.request.id}` : (r.reason ?? ''))),
+        el(
+          'tr',
+          { 'data-outcome': r.outcome },
+          el('td', {}, text(r.client, '', { 'data-part': 'given' })),
+          el('td', {}, r.clientId ? who(r.displayName, r.email, r.clientId) : el('span', { class: 'muted' }, 'no client found')),
+          el('td', { class: `o-${r.outcome}` }, words(r.outcome)),
+          el('td', {}, reasonCell(r.reason, r.request)),
+        ),
       ),
     ),
   );
@@ -73,26 +121,36 @@ function recipientsTable(recipients: Recipient[], caption: string): Node {
 const isBatch = (s: Record<string, unknown>): s is Record<string, unknown> & Batch => Array.isArray(s.recipients);
 const isSingle = (s: Record<string, unknown>): s is Record<string, unknown> & Single => typeof s.outcome === 'string' && typeof s.client === 'object';
 
-/** The arguments Send calls the tool with: the previewed body, and the preview's token. */
-function sendArguments(s: Single | Batch, token: string): { name: string; arguments: Record<string, unknown> } {
+/**
+ * The call Send makes: the previewed body and the preview's token; a batch's recipients as the
+ * assistant gave them (the token is bound to the ids they resolved to: should one now resolve to
+ * another client, nothing is sent), else by those ids.
+ */
+function sendCall(s: Single | Batch, token: string): ToolCall {
   const p = s.payload;
   const body = { title: p.title, items: p.items, ...(p.dueDate ? { dueDate: p.dueDate } : {}), ...(p.correctnessMode ? { correctnessMode: p.correctnessMode } : {}) };
   const allowDuplicate = input.allowDuplicate === true ? { allowDuplicate: true } : {};
-  if ('recipients' in s) return { name: 'create_request_batch', arguments: { clients: s.recipients.map((r) => r.client), ...body, ...allowDuplicate, confirmationToken: token } };
+  if ('recipients' in s) {
+    // As the assistant gave them (so the outcome lists them so again); the token holds the ids they resolved to.
+    const given = Array.isArray(input.clients) && input.clients.length === s.recipients.length && input.clients.every((c) => typeof c === 'string') ? (input.clients) : s.recipients.map((r) => r.clientId ?? r.client);
+    return { name: 'create_request_batch', arguments: { clients: given, ...body, ...allowDuplicate, confirmationToken: token } };
+  }
   return { name: 'create_request', arguments: { client: p.clientId, ...body, ...allowDuplicate, confirmationToken: token } };
 }
 
-function status(text: string, kind = ''): HTMLElement {
-  return el('p', { role: 'status', class: `status ${kind}`, 'data-testid': 'status' }, text);
+function status(line: string, kind = ''): HTMLElement {
+  return el('p', { role: 'status', class: `status ${kind}`, 'data-testid': 'status' }, line);
 }
 
-function render(result: ToolResultLike, afterSend = false): void {
+function render(raw: ToolResultLike, afterSend = false): void {
+  const result = readable(raw);
   const s = result.structuredContent;
   if (!s || (!isBatch(s) && !isSingle(s))) {
-    show(el('h1', {}, afterSend ? 'Not sent' : 'Document request'), status(resultText(result) || 'No preview was returned.', result.isError ? 'bad' : ''));
+    if (afterSend) show(...failure('Not sent', 'The service refused the request: nothing was sent.', result));
+    else show(...failure('Nothing to send', result.isError ? 'This request could not be prepared, so nothing was sent. The assistant has been told why.' : 'No preview came with this result.', result));
     return;
   }
-  const previewing = isBatch(s) ? s.recipients.some((r) => r.outcome === 'will_send') && s.confirmation.token !== null : s.outcome === 'previewed';
+  const previewing = isBatch(s) ? s.recipients.some((r) => r.outcome === 'will_send') && s.confirmation.token !== null : s.outcome === 'previewed' && s.confirmation.token !== null;
   if (!previewing || afterSend) return renderOutcome(s, result, afterSend);
   renderPreview(s);
 }
@@ -101,7 +159,7 @@ function renderPreview(s: Single | Batch): void {
   const batch = 'recipients' in s;
   const willSend = batch ? s.recipients.filter((r) => r.outcome === 'will_send').length : 1;
   const token = s.confirmation.token;
-  const sendButton = el('button', { type: 'button', class: 'primary', 'data-testid': 'send', disabled: !token }, batch ? `Send to ${willSend} client${willSend === 1 ? '' : 's'}` : 'Send');
+  const sendButton = el('button', { type: 'button', class: 'primary', 'data-testid': 'send', disabled: !token }, batch ? `Send to ${plural(willSend, 'client')}` : 'Send');
   const cancelButton = el('button', { type: 'button', 'data-testid': 'cancel' }, 'Cancel');
   const live = el('div', { 'aria-live': 'polite' });
   sendButton.addEventListener('click', () => void send(s, token!, sendButton, cancelButton, live));
@@ -112,20 +170,22 @@ function renderPreview(s: Single | Batch): void {
     cancelButton.disabled = true;
     live.replaceChildren(status('Cancelled: nothing was sent.'));
   });
-  const body = batch ? s.payload : s.payload;
   show(
     el('h1', {}, batch ? 'Send this request to several clients?' : 'Send this document request?'),
     el('p', { class: 'muted' }, 'Nothing has been sent yet. The service e-mails each client when you press Send.'),
     batch
-      ? recipientsTable(s.recipients, `Recipients: ${willSend} will send, ${s.recipients.length - willSend} will not`)
-      : el('section', { 'aria-labelledby': 'to-h' }, el('h2', { id: 'to-h' }, 'To'), el('p', { 'data-testid': 'client' }, el('strong', {}, s.client.displayName ?? '(no name)'), ' ', el('span', {}, `<${s.client.email ?? 'no e-mail'}>`), el('span', { class: 'muted' }, ` · id ${s.client.id ?? '—'}`))),
+      ? recipientsTable(s.recipients, `Recipients: ${num(willSend)} will send, ${num(s.recipients.length - willSend)} will not`)
+      : el('section', { 'aria-labelledby': 'to-h' }, el('h2', { id: 'to-h' }, 'To'), el('p', { 'data-testid': 'client' }, who(s.client.displayName, s.client.email, s.client.id))),
     requestDetails(s.payload),
     warningsBlock(s.warnings),
-    exactBody(body, batch ? 'The same body goes to each recipient, with its clientId.' : 'This is the JSON the service receives.'),
+    exactBody(s.payload, batch ? 'The same body goes to each recipient, with its client id.' : 'This is the JSON the service receives.'),
     el('div', { class: 'actions' }, sendButton, cancelButton),
     live,
   );
 }
+
+/** A host that asked the person and was told no says so in its refusal. */
+const DECLINED = /declin|denied|reject|refus|cancel|not allowed|disallow/i;
 
 async function send(s: Single | Batch, token: string, sendButton: HTMLButtonElement, cancelButton: HTMLButtonElement, live: HTMLElement): Promise<void> {
   if (pressed) return;
@@ -135,43 +195,53 @@ async function send(s: Single | Batch, token: string, sendButton: HTMLButtonElem
   sendButton.setAttribute('aria-busy', 'true');
   live.replaceChildren(status('Sending…'));
   try {
-    const answer = (await app.callServerTool(sendArguments(s, token))) as ToolResultLike;
+    const answer = (await app.callServerTool(sendCall(s, token))) as ToolResultLike;
     render(answer, true);
     const line = resultText(answer).split('\n')[0] ?? '';
-    if (app.getHostCapabilities()?.updateModelContext) {
+    if (app.hostCapabilities?.updateModelContext) {
       await app.updateModelContext({ content: [{ type: 'text', text: `The person pressed Send on the preview page. Result: ${line}` }] }).catch(() => undefined);
     }
   } catch (error) {
-    // The call may have reached the server: never offer to send again from this page.
-    live.replaceChildren(status(`The host did not return the result (${error instanceof Error ? error.message : String(error)}). The request may have been sent: check with list_requests before sending again.`, 'bad'));
+    const why = error instanceof Error ? error.message : String(error);
+    // Declined in the host's own prompt: the call never reached the server. Anything else may have
+    // reached it: the page never offers to send again.
+    if (DECLINED.test(why)) live.replaceChildren(status('You declined in the host’s prompt: nothing was sent.'));
+    else live.replaceChildren(status(`The host did not return the result, so this page cannot tell whether it was sent. ${CHECK}`, 'bad'));
   }
 }
 
 function renderOutcome(s: Single | Batch, result: ToolResultLike, afterSend: boolean): void {
-  const text = resultText(result).split('\n')[0] ?? '';
   if ('recipients' in s) {
     const count = (o: string) => s.recipients.filter((r) => r.outcome === o).length;
-    const head = s.sent > 0 ? `Sent to ${s.sent} client${s.sent === 1 ? '' : 's'}` : 'Nothing was sent';
+    const declined = count('declined');
+    const parts = [
+      count('sent') ? `${num(count('sent'))} sent` : '',
+      count('may_have_been_sent') ? `${num(count('may_have_been_sent'))} may have been sent` : '',
+      count('already_sent') ? `${num(count('already_sent'))} sent before` : '',
+      count('not_sent') + count('skipped') + declined ? `${num(count('not_sent') + count('skipped') + declined)} not sent` : '',
+    ].filter(Boolean);
+    const head = s.sent > 0 ? `Sent to ${plural(s.sent, 'client')}` : declined ? 'Not sent: you declined' : 'Nothing was sent';
+    const line = declined && !s.sent ? 'You declined: nothing was sent.' : `${parts.join(', ')}.${s.stoppedBy ? ` Stopped early: ${s.stoppedBy}.` : ''}`;
     show(
       el('h1', {}, head),
-      status(`${count('sent')} sent, ${count('may_have_been_sent')} may have been sent, ${count('not_sent') + count('skipped')} not sent${count('already_sent') ? `, ${count('already_sent')} already sent before` : ''}.${s.stoppedBy ? ` Stopped by ${s.stoppedBy}.` : ''}`, result.isError ? 'bad' : ''),
+      status(line, result.isError || count('may_have_been_sent') ? 'bad' : ''),
       recipientsTable(s.recipients, 'Outcome per recipient'),
-      count('may_have_been_sent') ? el('p', {}, 'For “may have been sent”: check with list_requests before sending again.') : null,
+      count('may_have_been_sent') ? el('p', {}, `For “may have been sent”: ${CHECK}`) : null,
       warningsBlock(s.warnings),
     );
     return;
   }
-  const id = s.request?.id ? `Request id ${s.request.id}.` : '';
-  const to = `${s.client.displayName ?? '(no name)'} <${s.client.email ?? 'no e-mail'}>`;
   const view: Record<string, [string, string, string]> = {
-    sent: ['Sent', `Sent to ${to}. ${id}`, 'ok'],
-    may_have_been_sent: ['May have been sent', `The outcome is unclear: check with list_requests before sending again. ${text}`, 'bad'],
-    already_sent: ['Already sent', `This confirmation was used before; nothing more was sent. ${id}`, ''],
-    declined: ['Not sent', 'The person declined; nothing was sent.', ''],
-    previewed: ['Not sent', afterSend ? `Nothing was sent: ${text}` : text, 'bad'],
+    sent: ['Sent', 'Sent. The service e-mails the client.', 'ok'],
+    may_have_been_sent: ['May have been sent', `The outcome is unclear. ${CHECK}`, 'bad'],
+    already_sent: ['Already sent', 'This preview was sent before; nothing more was sent.', ''],
+    declined: ['Not sent', 'You declined: nothing was sent.', ''],
+    previewed: ['Not sent', afterSend ? 'The service did not accept the confirmation: nothing was sent.' : 'Nothing can be sent from this preview.', 'bad'],
   };
-  const [title, line, kind] = view[s.outcome] ?? ['Result', text, ''];
-  show(el('h1', {}, title), status(line.trim(), kind), requestDetails(s.payload), warningsBlock(s.warnings));
+  const [title, line, kind] = view[s.outcome] ?? ['Result', '', ''];
+  const to = el('p', { 'data-testid': 'client' }, 'To ', who(s.client.displayName, s.client.email, s.client.id), s.request?.id ? el('span', {}, ' · request ', idText(s.request.id)) : null);
+  // The server's warnings say it again in its own words: the page's line is enough for the outcome.
+  show(el('h1', {}, title), status(line, kind), to, requestDetails(s.payload), warningsBlock(s.warnings.filter((w) => !/nothing was sent/i.test(w))));
 }
 
 app.ontoolinput = (params) => {

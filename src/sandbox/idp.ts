@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { escapeHtml, sendPage } from '../auth/pages.js';
 
 /**
@@ -92,6 +92,79 @@ function loginPage(res: ServerResponse, uid: string, failed: boolean): void {
   );
 }
 
+/**
+ * oidc-provider, loaded without its start-up warnings: "Unsupported runtime" on Node 20 (the demo
+ * provider is tested on Node 20, and it is the sandbox's, not a firm's) — a person trying the sandbox
+ * should not read a third party's warnings. Only that exact warning is held back.
+ */
+async function loadProvider(): Promise<typeof import('oidc-provider').default> {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider WARNING: Unsupported runtime')) return;
+    warn(...args);
+  };
+  try {
+    return (await import('oidc-provider')).default;
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/**
+ * The demo provider's storage: in memory, like oidc-provider's development adapter, but our own so
+ * that it does not print that a development adapter is in use (it is the sandbox's, by design).
+ */
+function memoryAdapter(): new (name: string) => Adapter {
+  const entries = new Map<string, { payload: AdapterPayload; expires: number }>();
+  const grants = new Map<string, Set<string>>();
+  const live = (key: string) => {
+    const entry = entries.get(key);
+    if (entry && entry.expires <= Date.now()) entries.delete(key);
+    return entries.get(key)?.payload;
+  };
+  return class MemoryAdapter implements Adapter {
+    constructor(private readonly name: string) {}
+    private key(id: string) {
+      return `${this.name}:${id}`;
+    }
+    upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const key = this.key(id);
+      entries.set(key, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+      if (payload.grantId) grants.set(payload.grantId, (grants.get(payload.grantId) ?? new Set()).add(key));
+      if (payload.uid) entries.set(`${this.name}:uid:${payload.uid}`, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+      if (payload.userCode) entries.set(`${this.name}:userCode:${payload.userCode}`, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+      return Promise.resolve();
+    }
+    find(id: string): Promise<AdapterPayload | undefined> {
+      return Promise.resolve(live(this.key(id)));
+    }
+    findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      return Promise.resolve(live(`${this.name}:uid:${uid}`));
+    }
+    findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      return Promise.resolve(live(`${this.name}:userCode:${userCode}`));
+    }
+    consume(id: string): Promise<void> {
+      const payload = live(this.key(id));
+      if (payload) payload.consumed = Math.floor(Date.now() / 1000);
+      return Promise.resolve();
+    }
+    destroy(id: string): Promise<void> {
+      const payload = entries.get(this.key(id))?.payload;
+      entries.delete(this.key(id));
+      // Its look-ups by uid and user code go with it.
+      if (payload?.uid && entries.get(`${this.name}:uid:${payload.uid}`)?.payload === payload) entries.delete(`${this.name}:uid:${payload.uid}`);
+      if (payload?.userCode && entries.get(`${this.name}:userCode:${payload.userCode}`)?.payload === payload) entries.delete(`${this.name}:userCode:${payload.userCode}`);
+      return Promise.resolve();
+    }
+    revokeByGrantId(grantId: string): Promise<void> {
+      for (const key of grants.get(grantId) ?? []) entries.delete(key);
+      grants.delete(grantId);
+      return Promise.resolve();
+    }
+  };
+}
+
 /** Starts the demo identity provider on 127.0.0.1; `redirectUris` are the docreq-mcp service's /login/callback. */
 export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptions = {}): Promise<DemoIdp> {
   const users = options.users ?? DEMO_USERS;
@@ -109,7 +182,9 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clientId = 'docreq-mcp';
   const clientSecret = randomBytes(24).toString('base64url');
+  const Provider = await loadProvider();
   const provider = new Provider(issuer, {
+    adapter: memoryAdapter(),
     clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, grant_types: refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'], response_types: ['code'] }],
     claims: CLAIMS,
     // A refresh token whenever the client may have one (a firm's IdP: offline_access granted to its own app).

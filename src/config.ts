@@ -275,7 +275,7 @@ export const SETTINGS = {
     flag: undefined,
     default: undefined,
     schema: z.string().trim().min(1, 'is empty'),
-    help: 'oauth: who may read, comma-separated: @domain, e-mail addresses, group:NAME (from the IdP groups claim)',
+    help: 'oauth: who may read, comma-separated: @domain or e-mail addresses (counted only when the IdP marks them verified), user:ID (the IdP subject), group:ID (the IdP groups claim); see docs/sign-in.md',
   },
   authSenders: {
     env: 'DOCREQ_AUTH_SENDERS',
@@ -290,6 +290,14 @@ export const SETTINGS = {
     default: 'claude.ai,claude.com,chatgpt.com,vscode.dev,insiders.vscode.dev',
     schema: commaList((h) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(h), 'host names (e.g. claude.ai,chatgpt.com), no wildcard'),
     help: 'oauth: the hosts whose https redirect URIs apps may register (exact names; http on loopback and app schemes are always accepted)',
+  },
+  // Sessions a firm can end (contract §8.1); read by src/auth/settings.ts. At most 168 (src/auth/sessions.ts MAX_SESSION_HOURS).
+  authSessionHours: {
+    env: 'DOCREQ_AUTH_SESSION_HOURS',
+    flag: undefined,
+    default: '12',
+    schema: z.coerce.number().int().min(1).max(168),
+    help: 'oauth: hours a sign-in lasts, refreshes included, before the person signs in at the identity provider again (1 to 168); who may read or send is decided again at every refresh',
   },
 } as const;
 

@@ -39,7 +39,7 @@ export interface ServerOptions {
   /** Where the key came from, for what a rejected key tells the person to check (team mode: 'header'). */
   keyFrom?: KeySource;
   /** Team mode with sign-in: the signed-in person, and where each send's audit line goes. */
-  actor?: { email: string; sub: string };
+  actor?: { email: string; sub: string; role?: 'reader' | 'sender' };
   audit?: (line: string) => void;
   /** @internal Tools offered after the catalogue's own (tests use it to prove the output check). */
   extraTools?: ToolDefinition[];
@@ -245,6 +245,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     if (!tool) {
       // A tool this server has, held back by read-only mode, is refused as a tool result (the model can act on it).
       if (config.readOnly && catalogue.some((t) => t.name === request.params.name)) {
+        // A signed-in reader is told their role; the setting is named only to whoever runs the server.
+        if (options.actor?.role === 'reader') return errorResult(`${request.params.name} is not offered: you are signed in with the reader role, which may list and read but not send. Ask your firm's IT team if you should be able to send. Nothing was sent.`);
         return errorResult(`${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`);
       }
       // A name no tool has is a protocol error: "Unknown tool" is one of the specification's Protocol Errors (-32602).

@@ -19,6 +19,7 @@ import { VERSION } from '../version.js';
 import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
 import type { Auth, AuthStore, Identity } from '../auth/index.js';
+import { authStoreOf } from '../auth/store.js';
 
 /**
  * Team mode (contract §6): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
@@ -454,7 +455,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   // Sign-in state (codes, refresh tokens, revocations) lives in the send store, under its own namespace:
   // shared by every replica when the store is redis, by this user's processes when it is a file.
-  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, namespaced(sendStore, 'auth'));
+  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, authStoreOf(sendStore));
 
   return {
     url: `http://${hostForUrl}:${port}`,
@@ -555,16 +556,4 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   return service;
-}
-
-/** The send store seen through one namespace (the part of a key before its first ':' is what the store bounds). */
-function namespaced(store: SendStore, name: string): AuthStore {
-  const k = (key: string) => `${name}:${key}`;
-  return {
-    claim: (key, value, ttlMs) => store.claim(k(key), value, ttlMs),
-    get: (key) => store.get(k(key)),
-    set: (key, value, ttlMs) => store.set(k(key), value, ttlMs),
-    delete: (key) => store.delete(k(key)),
-    incr: (key, ttlMs) => store.incr(k(key), ttlMs),
-  };
 }

@@ -45,7 +45,7 @@ function packageOf(input) {
 /**
  * What runs: every npm package esbuild puts into the build of `entryPoints` (the package build: the CLI
  * and the library; the MCP Bundle: the CLI), with the bytes each takes in the output, largest first,
- * read from esbuild's metafile. scripts/readme.mjs writes it into the README; test/readme.test.ts checks it.
+ * read from esbuild's metafile. scripts/readme.mjs writes it into docs/development.md; test/readme.test.ts checks it.
  */
 export async function bundledPackages(entryPoints) {
   const { build } = await import('esbuild');

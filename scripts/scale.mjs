@@ -1,5 +1,5 @@
 // npm run scale: team mode scaled out. N replicas of `docreq-mcp --transport http` on one shared
-// sandbox, behind nginx round-robin (deploy/nginx.conf, the README's TLS config with the replica
+// sandbox, behind nginx round-robin (deploy/nginx.conf, docs/team-mode.md's TLS config with the replica
 // and listen lines rewritten), driven by M concurrent MCP SDK clients for a fixed number of list
 // calls; one replica is stopped halfway. Then one replica alone, for the ratio; then p50 of
 // list_requests over HTTP against stdio at 10,000 requests.
@@ -390,11 +390,11 @@ if (errorSamples.length) say(`\nerrors (first distinct): \n${errorSamples.map((e
 if (killedAt === undefined && KILL !== 'none') say('(the replica was never stopped: fewer calls than expected?)');
 const stamp = `${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim()}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`;
 say(`\n${stamp}`);
-// The README's scale block is written from this (node scripts/readme.mjs), never by hand.
+// docs/performance.md's scale block is written from this (node scripts/readme.mjs), never by hand.
 if (!process.env.SCALE_ONLY) {
   mkdirSync(join(root, '.bench'), { recursive: true });
   const table = ['| measure | result |', '|---|---|', ...rows.map(([first, ...rest]) => `| ${first} | ${rest.join(' · ')} |`)];
   writeFileSync(join(root, '.bench/scale.md'), `${table.join('\n')}\n\n${REPLICAS} replicas, ${CLIENTS} clients, ${CALLS.toLocaleString('en')} list calls, ${KILL} one replica halfway; ${stamp}\n`);
-  note('wrote .bench/scale.md (node scripts/readme.mjs puts it in the README)');
+  note('wrote .bench/scale.md (node scripts/readme.mjs puts it in docs/performance.md)');
 }
 process.exit(0);

@@ -5,7 +5,7 @@
 // load alternates between them in rounds (before, after, then after, before, …), so what else the machine
 // does at the time weighs on both alike. Prints, per call and server: calls/s, p50/p99 over every call of
 // every round, the server process's CPU time per call, and the ratios; writes the same rows to
-// .bench/throughput.md, which scripts/readme.mjs puts in the README's throughput block.
+// .bench/throughput.md, which scripts/readme.mjs puts in docs/performance.md's throughput block.
 //
 //   node scripts/throughput.mjs                 # builds the pre-v2 commit (BEFORE_REF) into a temp dir first
 //   THROUGHPUT_BEFORE=/path/to/built/copy node scripts/throughput.mjs
@@ -163,7 +163,7 @@ export async function run() {
   return { rows, load };
 }
 
-/** The rows as the README's throughput block shows them (scripts/readme.mjs copies this file in). */
+/** The rows as docs/performance.md's throughput block shows them (scripts/readme.mjs copies this file in). */
 export function table(rows, load, when = new Date()) {
   const lines = [
     '| measure | figure | target |',
@@ -183,6 +183,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   process.stdout.write(text);
   mkdirSync(join(root, '.bench'), { recursive: true });
   writeFileSync(join(root, '.bench/throughput.md'), text);
-  process.stderr.write('throughput: rows written to .bench/throughput.md (node scripts/readme.mjs puts them in the README)\n');
+  process.stderr.write('throughput: rows written to .bench/throughput.md (node scripts/readme.mjs puts them in docs/performance.md)\n');
   process.exit(0);
 }

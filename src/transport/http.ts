@@ -375,6 +375,10 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (summary.rpc.length === 1 && summary.rpc[0] === 'subscriptions/listen') active.delete(res);
     if (summary.tools.length) entry.tool = summary.tools.join(',');
 
+    if (summary.toolCalls > options.rateLimit) {
+      // Waiting would never help: no minute holds this many calls. No Retry-After, so no client waits for nothing.
+      return jsonError(res, 429, `Rate limited: this batch holds ${summary.toolCalls} tool calls, more than the ${options.rateLimit} a minute allowed per key (DOCREQ_RATE_LIMIT); send them in smaller batches.`);
+    }
     if (summary.toolCalls > 0) {
       const waitMs = await rateWait(key, fingerprint, summary.toolCalls, actor?.sub);
       if (waitMs > 0) {

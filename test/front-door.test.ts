@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { PassThrough, Writable } from 'node:stream';
+import { createServer } from '../src/mcp/server.js';
 import { RateBucket } from '../src/transport/key-scope.js';
+import { LineStdioTransport } from '../src/transport/stdio.js';
 import { captured, sandbox, teamService } from './helpers.js';
 
 /**
@@ -56,5 +59,83 @@ describe('the per-process rate limit (no shared store) counts every call of a JS
     expect(bucket.take(11, 3_600_000)).toBe(Number.POSITIVE_INFINITY);
     expect(bucket.take(10, 3_600_000)).toBe(0);
     expect(bucket.take(1, 3_600_000)).toBe(6_000);
+  });
+});
+
+describe('bodies nested deep enough to overflow a recursive reader: 400 with a JSON-RPC error, nothing called', () => {
+  const deepObject = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+  const deepArray = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+  const mixed = (n: number) => `${'{"a":['.repeat(n)}${']}'.repeat(n)}`;
+  const toolCall = (args: string, id = 1) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"list_clients","arguments":${args}}}`;
+  // 1 MiB of nested arrays fits under the body cap (1 MiB) only just: 512 KiB of each bracket, less the envelope.
+  const mib = (1024 * 1024 - 200) / 2;
+  const cases: [string, string, number | null][] = [
+    ['a 150,000-deep object as the arguments', toolCall(deepObject(150_000)), 1],
+    ['1 MiB of nested arrays inside the arguments', toolCall(`{"names":${deepArray(mib - 20)}}`), 1],
+    ['objects and arrays mixed, 100,000 deep', toolCall(`{"x":${mixed(100_000)}}`), 1],
+    ['deep in params._meta of tools/list', `{"jsonrpc":"2.0","id":"m","method":"tools/list","params":{"_meta":${deepObject(150_000)}}}`, 'm' as unknown as number],
+    ['deep in a field of the message itself', `{"jsonrpc":"2.0","id":3,"method":"tools/list","extra":${deepArray(150_000)}}`, 3],
+    ['a body that is nothing but nested arrays', deepArray(mib - 10), null],
+    ['one deep call inside a JSON-RPC batch', `[${toolCall('{"limit":1}', 1)},${toolCall(deepObject(150_000), 2)}]`, null],
+  ];
+  it.each(cases)('%s', async (_name, body, id) => {
+    const svc = await teamService(sb, { config: memory() });
+    const before = listCalls();
+    const r = await post(svc.url, body);
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text)).toEqual({ jsonrpc: '2.0', id, error: { code: -32600, message: expect.stringContaining('more than 64 deep') as string } });
+    expect(listCalls()).toBe(before);
+    // The process is unharmed: the next call is served.
+    expect((await post(svc.url, JSON.stringify(call(5)))).status).toBe(200);
+  });
+
+  it('takes nesting up to the limit, brackets inside strings not counted; argument checks answer what is wrong', async () => {
+    const svc = await teamService(sb, { config: memory() });
+    // The message, params and arguments are 3 levels: 61 arrays more is 64 in all, one more is refused.
+    const atLimit = await post(svc.url, toolCall(`{"status":${deepArray(61)}}`));
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.text).toContain('Invalid arguments for list_clients');
+    expect((await post(svc.url, toolCall(`{"status":${deepArray(62)}}`))).status).toBe(400);
+    // Brackets in strings, after an escaped quote too, are text.
+    const inString = await post(svc.url, toolCall(JSON.stringify({ search: `say "${'['.repeat(100_000)}` })));
+    expect(inString.status).toBe(200);
+  });
+
+  it('deep JSON text inside a string argument (decoded as hosts send it) is refused as a tool result, not a crash', async () => {
+    const svc = await teamService(sb, { config: memory() });
+    const before = sb.calls.length;
+    const args = { client: sb.demoFirm.clients[0]!.id, title: 'Deep', items: deepArray(200_000) };
+    const r = await post(svc.url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'create_request', arguments: args } }));
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('Invalid arguments for create_request');
+    const batchArgs = { recipients: `[${'{"client":'.repeat(60_000)}1${'}'.repeat(60_000)}]`, title: 'Deep', items: [{ name: 'A' }] };
+    const r2 = await post(svc.url, JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'create_request_batch', arguments: batchArgs } }));
+    expect(r2.status).toBe(200);
+    expect(r2.text).toContain('Invalid arguments for create_request_batch');
+    expect(sb.calls.slice(before).filter((c) => c.method === 'POST')).toEqual([]);
+  });
+});
+
+describe('the same over stdio (our line transport and the real server)', () => {
+  it('answers a deep line with the JSON-RPC error for its id, then keeps serving', async () => {
+    const stdin = new PassThrough();
+    const out: string[] = [];
+    const stdout = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        out.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const server = createServer(loadConfig({}, { DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_STORE: 'memory' }));
+    await server.connect(new LineStdioTransport({ stdin, stdout }));
+    const send = (message: string) => stdin.write(`${message}\n`);
+    send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }));
+    send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_clients","arguments":${'{"a":['.repeat(100_000)}${']}'.repeat(100_000)}}}`);
+    send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }));
+    await expect.poll(() => out.length, { timeout: 5_000 }).toBe(3);
+    const answers = out.map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string } });
+    expect(answers.find((a) => a.id === 4)).toEqual({ jsonrpc: '2.0', id: 4, error: { code: -32600, message: expect.stringContaining('more than 64 deep') as string } });
+    expect(answers.find((a) => a.id === 5)).toHaveProperty('result.tools');
+    await server.close();
   });
 });

@@ -18,6 +18,7 @@ import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
 import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
+import { nestsDeeper, requestId, TOO_DEEP } from './limits.js';
 import type { Auth, AuthStore, Identity } from '../auth/index.js';
 
 /**
@@ -161,10 +162,10 @@ function summarise(body: unknown): RpcSummary {
   return out;
 }
 
-function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
+function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000, id: string | number | null = null): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
 /** Reads the body up to `cap` bytes: the text, or undefined when it is larger. */
@@ -368,6 +369,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     } catch {
       return jsonError(res, 400, 'Parse error: invalid JSON.', {}, -32700);
     }
+    // JSON.parse reads any depth; the recursive readers after it (the SDK's schemas, validation) would overflow.
+    if (nestsDeeper(text)) return jsonError(res, 400, TOO_DEEP, {}, -32600, requestId(body));
     const summary = summarise(body);
     if (summary.rpc.length) entry.rpc = summary.rpc.join(',');
     // A 2026 client's subscriptions/listen stream stays open while it listens: it does not hold a drain

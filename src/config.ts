@@ -211,7 +211,7 @@ export const SETTINGS = {
     flag: '--allowed-origins',
     default: undefined,
     schema: originList,
-    help: 'team mode: browser origins allowed, comma-separated (none by default); a request with another `Origin` gets `403`',
+    help: 'team mode: browser origins allowed, comma-separated; bound to loopback, loopback origins (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`) are allowed without being listed; a request with another `Origin` gets `403`',
   },
   rateLimit: {
     env: 'DOCREQ_RATE_LIMIT',

@@ -139,3 +139,32 @@ describe('the same over stdio (our line transport and the real server)', () => {
     await server.close();
   });
 });
+
+describe('Origin: loopback origins by default when bound to loopback, others only when listed', () => {
+  const withOrigin = (url: string, origin: string) =>
+    fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, Origin: origin }, body: JSON.stringify(call(1)) }).then(async (r) => ({ status: r.status, allow: r.headers.get('access-control-allow-origin'), text: await r.text() }));
+
+  it('bound to 127.0.0.1 with no origin listed: a page on any loopback origin is served, a foreign one refused', async () => {
+    const svc = await teamService(sb, { config: memory(), allowedOrigins: [] });
+    for (const origin of ['http://localhost:5173', 'http://127.0.0.1:9', 'http://[::1]:3000', 'https://app.localhost']) {
+      const r = await withOrigin(svc.url, origin);
+      expect(r.status, origin).toBe(200);
+      expect(r.allow, origin).toBe(origin);
+    }
+    for (const origin of ['https://attacker.example', 'http://localhost.attacker.example', 'null', 'file://', 'http://127.0.0.1.nip.io:80']) {
+      const r = await withOrigin(svc.url, origin);
+      expect(r.status, origin).toBe(403);
+      expect(r.text).toContain('DOCREQ_ALLOWED_ORIGINS');
+    }
+    const listed = await teamService(sb, { config: memory(), allowedOrigins: ['https://app.example.com'] });
+    expect((await withOrigin(listed.url, 'https://app.example.com')).status).toBe(200);
+  });
+
+  it('bound to every interface: a loopback origin is refused unless listed', async () => {
+    const open = await teamService(sb, { config: memory(), host: '0.0.0.0', allowedHosts: ['127.0.0.1'] });
+    const url = open.url.replace('0.0.0.0', '127.0.0.1');
+    expect((await withOrigin(url, 'http://localhost:5173')).status).toBe(403);
+    const listed = await teamService(sb, { config: memory(), host: '0.0.0.0', allowedHosts: ['127.0.0.1'], allowedOrigins: ['http://localhost:5173'] });
+    expect((await withOrigin(listed.url.replace('0.0.0.0', '127.0.0.1'), 'http://localhost:5173')).status).toBe(200);
+  });
+});

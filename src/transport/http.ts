@@ -131,6 +131,16 @@ export function bearerKey(header: string | undefined): { key: string } | { missi
   return { key: match[1]! };
 }
 
+/** An http(s) origin on a loopback name or address (localhost, *.localhost, 127.0.0.0/8, [::1]), any port. */
+export function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.toLowerCase().replace(/\/$/, '') && isLoopbackHost(url.hostname.replace(/^\[|\]$/g, ''));
+  } catch {
+    return false;
+  }
+}
+
 function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
   if (!host) return false;
   const full = host.toLowerCase();
@@ -249,6 +259,9 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const fingerprinter = new KeyFingerprinter();
   const store = new KeyScopeStore(options.maxKeyScopes ?? 1_000);
   const allowedOrigins = new Set(options.allowedOrigins);
+  // Bound to loopback, only this machine reaches the port: a page it serves on a loopback origin may too
+  // (what the MCP conformance suite expects); a rebinding attacker's page has its own, foreign origin.
+  const loopbackBound = isLoopbackHost(options.host.replace(/^\[|\]$/g, ''));
   const active = new Set<ServerResponse>();
   let draining = false;
   let lastRequestAt = 0;
@@ -330,7 +343,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (options.auth && !auth) return jsonError(res, 503, 'Starting: sign-in is not ready yet.', { 'Retry-After': '1' });
     if (auth && (await auth.handle(req, res))) return; // sign-in's own routes and pages
     const origin = req.headers.origin;
-    const originOk = origin !== undefined && allowedOrigins.has(origin.toLowerCase());
+    const originOk = origin !== undefined && (allowedOrigins.has(origin.toLowerCase()) || (loopbackBound && isLoopbackOrigin(origin)));
     if (origin !== undefined && !originOk) return jsonError(res, 403, 'Forbidden: this Origin is not allowed (DOCREQ_ALLOWED_ORIGINS).');
     if (originOk) {
       res.setHeader('Access-Control-Allow-Origin', origin);

@@ -220,6 +220,13 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(1_000_000_000),
     help: 'team mode: tool calls per minute per key; beyond it `429` with `Retry-After`',
   },
+  metricsPort: {
+    env: 'DOCREQ_METRICS_PORT',
+    flag: '--metrics-port',
+    default: undefined,
+    schema: z.coerce.number().int().min(1).max(65_535),
+    help: 'team mode: serve Prometheus metrics at `http://127.0.0.1:<port>/metrics`, on loopback only (off when unset)',
+  },
   // Firm sign-in (contract §8); read by src/auth/settings.ts.
   auth: {
     env: 'DOCREQ_AUTH',

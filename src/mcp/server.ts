@@ -41,6 +41,8 @@ export interface ServerOptions {
   /** Team mode with sign-in: the signed-in person, and where each send's audit line goes. */
   actor?: { email: string; sub: string };
   audit?: (line: string) => void;
+  /** Told of every tools/call once answered (its result; undefined when it failed as a protocol error) and how long it took, in ms: team mode's metrics. */
+  onCall?: (tool: string, result: CallToolResult | InputRequiredResult | undefined, ms: number) => void;
   /** @internal Tools offered after the catalogue's own (tests use it to prove the output check). */
   extraTools?: ToolDefinition[];
 }
@@ -262,7 +264,14 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     const envelopeLevel = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
     const threshold = () => (modern() ? envelopeLevel : asked);
     const send = (params: LoggingMessageNotificationParams) => ctx.mcpReq.notify({ method: 'notifications/message', params });
-    return seal(await callLog.run({ server, threshold, send }, () => callTool(request, ctx)));
+    const started = performance.now();
+    let result: CallToolResult | InputRequiredResult | undefined;
+    try {
+      result = seal(await callLog.run({ server, threshold, send }, () => callTool(request, ctx)));
+      return result;
+    } finally {
+      options.onCall?.(request.params.name, result, performance.now() - started);
+    }
   });
 
   async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult | InputRequiredResult> {

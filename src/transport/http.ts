@@ -35,6 +35,8 @@ export interface HttpSettings {
   allowedHosts: string[];
   allowedOrigins: string[];
   rateLimit: number;
+  /** Prometheus metrics on 127.0.0.1 at this port (0: any free one); off when undefined. */
+  metricsPort?: number;
 }
 
 export interface HttpServiceOptions extends HttpSettings {
@@ -58,6 +60,8 @@ export interface HttpServiceOptions extends HttpSettings {
   auth?: (url: string, shared?: AuthStore) => Promise<Auth>;
   /** The send store (default: opened from config.store); closed with the service. */
   sendStore?: SendStore;
+  /** For the metrics: whether the firm's identity provider answers (sign-in only). */
+  idpProbe?: () => Promise<boolean>;
 }
 
 /**
@@ -88,6 +92,8 @@ export interface HttpService {
   fingerprint(key: string): string;
   /** Requests being served now. */
   readonly inflight: number;
+  /** Where the Prometheus metrics are served (metricsPort set), e.g. http://127.0.0.1:9464/metrics. */
+  metricsUrl?: string;
   /** Stops accepting, lets requests in flight finish (at most `drainMs`), then closes every connection. Resolves true when all finished. */
   close(drainMs?: number): Promise<boolean>;
 }
@@ -119,6 +125,7 @@ export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { s
     allowedHosts: ((read('allowedHosts') as string[] | undefined) ?? []).map((h) => h.toLowerCase()),
     allowedOrigins: ((read('allowedOrigins') as string[] | undefined) ?? []).map((o) => o.replace(/\/$/, '').toLowerCase()),
     rateLimit: (read('rateLimit') as number | undefined) ?? 120,
+    metricsPort: read('metricsPort') as number | undefined,
   };
   return { settings, problems };
 }
@@ -279,6 +286,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const reach = storeReach(sendStore, true);
   const sending = { ledger: new SendLedger(sendStore), confirmations: new Confirmations(options.config.tokenSecret) };
   let storeRateWarned = false;
+  // Metrics only when asked for (DOCREQ_METRICS_PORT): prom-client is loaded then, and only then.
+  const metrics = options.metricsPort === undefined ? undefined : await (await import('./metrics.js')).createMetrics({ store: () => sendStore.get('health:probe').then(() => true), storeBackend: sendStore.backend, idp: options.idpProbe });
 
   /**
    * The rate limit: with a shared store, a fixed one-minute window per key fingerprint counted in
@@ -393,11 +402,13 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
 
     if (summary.toolCalls > options.rateLimit) {
       // Waiting would never help: no minute holds this many calls. No Retry-After, so no client waits for nothing.
+      metrics?.rateLimited('batch');
       return jsonError(res, 429, `Rate limited: this batch holds ${summary.toolCalls} tool calls, more than the ${options.rateLimit} a minute allowed per key (DOCREQ_RATE_LIMIT); send them in smaller batches.`);
     }
     if (summary.toolCalls > 0) {
       const waitMs = await rateWait(key, fingerprint, summary.toolCalls, actor?.sub);
       if (waitMs > 0) {
+        metrics?.rateLimited('limit');
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
         return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
       }
@@ -409,7 +420,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
     let mcp: ReturnType<typeof createServer> | undefined;
     const build = () =>
-      (mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`) }));
+      (mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`), onCall: metrics && ((tool, result, ms) => metrics.call(tool, result, ms)) }));
     const deadline = setTimeout(() => {
       entry.deadline = true;
       jsonError(res, 504, `The request took longer than ${deadlineMs} ms and was stopped; if it was a send, check list_requests before trying again.`);
@@ -475,6 +486,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   // Sign-in state (codes, refresh tokens, revocations) lives in the send store, under its own namespace:
   // shared by every replica when the store is redis, by this user's processes when it is a file.
   signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, namespaced(sendStore, 'auth'));
+  const metricsServer = metrics && (await (await import('./metrics.js')).serveMetrics(metrics, options.metricsPort!));
 
   return {
     url: `http://${hostForUrl}:${port}`,
@@ -482,6 +494,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     store,
     sendStore: { store: sendStore, reach },
     fingerprint: (key) => fingerprinter.fingerprint(key),
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     get inflight() {
       return active.size;
     },
@@ -500,6 +513,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       }
       const finished = active.size === 0;
       mcpEntry.stop();
+      await metricsServer?.close();
       for (const socket of sockets) socket.destroy();
       await sharedPool.close().catch(() => undefined);
       await sendStore.close().catch(() => undefined);
@@ -555,7 +569,10 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
   }
 
-  const service = await startHttpService({ ...settings, config, baseUrl, ...(signIn.create ? { auth: signIn.create } : {}) });
+  const probe = signIn.probe;
+  const idpProbe = probe ? () => probe.discover().then(() => true) : undefined;
+  const service = await startHttpService({ ...settings, config, baseUrl, ...(signIn.create ? { auth: signIn.create } : {}), ...(idpProbe ? { idpProbe } : {}) });
+  if (service.metricsUrl) logger.info(`metrics (Prometheus text format) at ${service.metricsUrl}`);
   if (service.sendStore.reach.shared) logger.info(`send store: ${service.sendStore.reach.note}`);
   else logger.warn(`send store: ${service.sendStore.reach.note}`);
   logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; ${signIn.mode === 'oauth' ? 'staff sign in with OAuth; the key stays in the service' : 'the key comes with each request'})${config.readOnly ? ', read-only' : ''}`);

@@ -5,6 +5,7 @@ import { createServer } from '../src/mcp/server.js';
 import { RateBucket } from '../src/transport/key-scope.js';
 import { LineStdioTransport } from '../src/transport/stdio.js';
 import { captured, sandbox, teamService } from './helpers.js';
+import { signInService } from './team.js';
 
 /**
  * Team mode's front door (src/transport/http.ts) with real HTTP on 127.0.0.1 in front of the sandbox:
@@ -166,5 +167,45 @@ describe('Origin: loopback origins by default when bound to loopback, others onl
     expect((await withOrigin(url, 'http://localhost:5173')).status).toBe(403);
     const listed = await teamService(sb, { config: memory(), host: '0.0.0.0', allowedHosts: ['127.0.0.1'], allowedOrigins: ['http://localhost:5173'] });
     expect((await withOrigin(listed.url.replace('0.0.0.0', '127.0.0.1'), 'http://localhost:5173')).status).toBe(200);
+  });
+});
+
+describe('GET / : a plain page saying what this is and how to connect', () => {
+  const page = async (url: string, headers: Record<string, string> = {}) => {
+    const r = await fetch(`${url}/`, { headers });
+    const text = await r.text();
+    captured.push(text);
+    return { status: r.status, type: r.headers.get('content-type'), csp: r.headers.get('content-security-policy'), text };
+  };
+
+  it('with the key per request: the address, a Claude Code line with the header, a VS Code mcp.json that asks for the key; escaped, nothing secret, no setting names', async () => {
+    const svc = await teamService(sb, { config: memory() });
+    const r = await page(svc.url);
+    expect(r.status).toBe(200);
+    expect(r.type).toBe('text/html; charset=utf-8');
+    expect(r.csp).toContain("default-src 'none'");
+    expect(r.text).toContain(`<pre><code>${svc.url}/mcp</code></pre>`);
+    expect(r.text).toContain(`claude mcp add --transport http document-requests ${svc.url}/mcp --header &#34;Authorization: Bearer &#60;your key&#62;&#34;`);
+    const json = /<h2>VS Code<\/h2>.*?<pre><code>(.*?)<\/code><\/pre>/s.exec(r.text)![1]!.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+    expect(JSON.parse(json)).toEqual({
+      servers: { 'document-requests': { type: 'http', url: `${svc.url}/mcp`, headers: { Authorization: 'Bearer ${input:document-requests-key}' } } },
+      inputs: [{ type: 'promptString', id: 'document-requests-key', description: "Your firm's Document Requests API key", password: true }],
+    });
+    expect(r.text).not.toMatch(/DOCREQ_|<script/);
+    for (const key of Object.values(sb.keys as unknown as Record<string, string>)) expect(r.text).not.toContain(key);
+    // Behind a proxy that terminated TLS, the address says https.
+    expect((await page(svc.url, { 'X-Forwarded-Proto': 'https' })).text).toContain(`<pre><code>https://${new URL(svc.url).host}/mcp</code></pre>`);
+    // Still JSON-RPC everywhere else.
+    expect((await fetch(`${svc.url}/other`)).status).toBe(404);
+  });
+
+  it('with sign-in: the public address, the connector step, and no key anywhere', async () => {
+    const svc = await signInService(sb, { publicUrl: 'https://mcp.example.com' });
+    const r = await page(svc.url);
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('<pre><code>https://mcp.example.com/mcp</code></pre>');
+    expect(r.text).toContain('Add custom connector');
+    expect(r.text).toContain('claude mcp add --transport http document-requests https://mcp.example.com/mcp</code>');
+    expect(r.text).not.toMatch(/Bearer|DOCREQ_/);
   });
 });

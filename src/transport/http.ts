@@ -18,6 +18,7 @@ import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
 import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
+import { homePage } from './home.js';
 import { nestsDeeper, requestId, TOO_DEEP } from './limits.js';
 import type { Auth, AuthStore, Identity } from '../auth/index.js';
 
@@ -349,6 +350,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       return jsonError(res, 403, 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).');
     }
     const auth = signIn.auth;
+    if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return homePage(req, res, { mcpPath: MCP_PATH, ...(auth ? { signInResource: auth.resource } : {}) });
     if (options.auth && !auth) return jsonError(res, 503, 'Starting: sign-in is not ready yet.', { 'Retry-After': '1' });
     if (auth && (await auth.handle(req, res))) return; // sign-in's own routes and pages
     const origin = req.headers.origin;

@@ -43,7 +43,9 @@ export interface Metrics {
 
 /** Builds the registry (loads prom-client). */
 export async function createMetrics(probes: MetricsProbes): Promise<Metrics> {
-  const prom = await import('prom-client');
+  // CommonJS: bundled, its exports are the namespace's default.
+  const loaded = (await import('prom-client')) as typeof import('prom-client') & { default?: typeof import('prom-client') };
+  const prom = loaded.default ?? loaded;
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry, prefix: 'docreq_' });
   const calls = new prom.Counter({ name: 'docreq_tool_calls_total', help: 'Tool calls answered, by tool and outcome (ok, error: an error result, input_required, protocol_error).', labelNames: ['tool', 'outcome'], registers: [registry] });

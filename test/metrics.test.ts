@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { countSignIn } from '../src/transport/metrics.js';
 import { RedisStore } from '../src/store/redis.js';
-import { captured, freePort, sandbox, teamService } from './helpers.js';
+import { captured, childEnv, freePort, sandbox, teamService } from './helpers.js';
 
 /**
  * Team mode's metrics (DOCREQ_METRICS_PORT), scraped over HTTP and read by a strict parser of the
@@ -190,6 +191,25 @@ describe('team mode metrics (DOCREQ_METRICS_PORT)', () => {
     const base = svc.metricsUrl!.replace(/\/metrics$/, '');
     expect((await fetch(`${base}/`)).status).toBe(404);
     expect((await fetch(svc.metricsUrl!, { method: 'POST' })).status).toBe(404);
+  });
+});
+
+describe('the built CLI', () => {
+  it('serves metrics with --metrics-port, and says where on stderr', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [new URL('../dist/cli.js', import.meta.url).pathname, '--transport', 'http', '--sandbox', '--port', '0', '--metrics-port', String(port)], {
+      env: { ...childEnv(), DOCREQ_STORE: 'memory' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      await expect.poll(() => stderr, { timeout: 10_000 }).toContain(`metrics (Prometheus text format) at http://127.0.0.1:${port}/metrics`);
+      const { samples } = await scrape(`http://127.0.0.1:${port}/metrics`);
+      expect(value(samples, 'docreq_send_store_up', { backend: 'memory' })).toBe(1);
+    } finally {
+      child.kill('SIGTERM'); // its stderr holds the sandbox's demo keys, by design: not kept
+    }
   });
 });
 

@@ -172,6 +172,13 @@ describe('team mode metrics (DOCREQ_METRICS_PORT)', () => {
     expect(value(s, 'docreq_sign_ins_total', { outcome: 'signed_in' })).toBe(signedInBefore + 1);
     expect(value(s, 'docreq_send_store_up', { backend: 'memory' })).toBe(1);
 
+    // The Grafana dashboard (deploy/) asks only for what is served (docreq_idp_up: with sign-in only).
+    const dashboard = readFileSync(new URL('../deploy/grafana-dashboard.json', import.meta.url), 'utf8');
+    const asked = new Set([...dashboard.matchAll(/\b(docreq_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, '')));
+    expect(asked.size).toBeGreaterThan(6);
+    for (const name of asked) if (name !== 'docreq_idp_up') expect(after.types.has(name), name).toBe(true);
+    expect(readFileSync(new URL('../src/transport/metrics.ts', import.meta.url), 'utf8')).toContain("name: 'docreq_idp_up'");
+
     // No label holds a key, its fingerprint, a client's id, name or e-mail, or what a caller typed.
     const labelValues = s.flatMap((x) => Object.values(x.labels));
     const secretish: string[] = [...Object.values(sb.keys as unknown as Record<string, string>), svc.fingerprint(sb.keys.demo), 'no_such_tool', 'many', title, ...[a, b, c].flatMap((x) => [x!.id, x!.email, x!.displayName])];

@@ -209,3 +209,17 @@ describe('GET / : a plain page saying what this is and how to connect', () => {
     expect(r.text).not.toMatch(/Bearer|DOCREQ_/);
   });
 });
+
+describe('connection bounds hold with the listener apart from the HTTP server', () => {
+  it('answers 408 to a request whose body never completes', async () => {
+    const { connect } = await import('node:net');
+    const svc = await teamService(sb, { config: memory(), timeouts: { firstByteMs: 5_000, headersMs: 300, requestMs: 400, keepAliveMs: 300, checkMs: 50 } });
+    const first = await new Promise<string>((resolve) => {
+      const c = connect(svc.port, '127.0.0.1', () => c.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sb.keys.demo}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`));
+      let data = '';
+      c.on('data', (d: Buffer) => (data += d.toString()));
+      c.on('close', () => resolve(data.split('\r\n')[0] ?? ''));
+    });
+    expect(first).toBe('HTTP/1.1 408 Request Timeout');
+  });
+});

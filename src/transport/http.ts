@@ -4,7 +4,6 @@ import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
 import { openStore, storeFingerprint, storeReach, type SendStore } from '../store/index.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
@@ -275,11 +274,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   boundConnections(server, timeouts);
   const lifecycle = new Lifecycle(server);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { port } = await lifecycle.listen(options.port, options.host);
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   // Sign-in state (codes, refresh tokens, revocations) lives in the send store, under its own namespace:
   // shared by every replica when the store is redis, by this user's processes when it is a file.

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Server as NetServer, type Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 
 /**
  * Team mode's lifecycle: bounds on slow and idle connections, what is in flight, and stopping (no new
@@ -51,6 +51,7 @@ export class Lifecycle {
   private readonly active = new Set<ServerResponse>();
   private readonly sockets = new Set<Socket>();
   private lastRequestAt = 0;
+  private listener: NetServer | undefined;
   /** Stopping: no new connections; every answer says Connection: close. */
   draining = false;
 
@@ -59,6 +60,23 @@ export class Lifecycle {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
+  }
+
+  /**
+   * Listens on a socket of its own and hands each connection to the HTTP server (its documented
+   * 'connection' injection), so that stopping closes the listener alone: the HTTP server's close()
+   * would also close its idle keep-alive connections, resetting a request a proxy is sending on one.
+   */
+  async listen(port: number, host: string): Promise<AddressInfo> {
+    const listener = createNetServer((socket) => this.server.emit('connection', socket));
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(port, host, () => resolve());
+    });
+    this.listener = listener;
+    // The HTTP server starts its connection bookkeeping (header, request and keep-alive timeouts) on 'listening'.
+    this.server.emit('listening');
+    return listener.address() as AddressInfo;
   }
 
   /** A request arrived: in flight until its response closes. */
@@ -96,7 +114,7 @@ export class Lifecycle {
       this.draining = true;
       // Stop listening, but keep open connections: a request already on its way over one is
       // served (with Connection: close), rather than reset under a proxy that cannot retry a POST.
-      NetServer.prototype.close.call(this.server);
+      this.listener?.close();
     }
     // A proxy's idle connections here are used up (each answered with Connection: close) before they are closed.
     const deadline = Date.now() + drainMs;

@@ -223,3 +223,50 @@ describe('connection bounds hold with the listener apart from the HTTP server', 
     expect(first).toBe('HTTP/1.1 408 Request Timeout');
   });
 });
+
+describe('draining: every answer says Connection: close', () => {
+  it("the service's own answers too (here /healthz, 503), over a connection kept alive", async () => {
+    const { Agent, request } = await import('node:http');
+    const svc = await teamService(sb, { config: memory() });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: svc.port, path, agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await get('/healthz')).toEqual({ status: 200, connection: 'keep-alive' });
+    // A slow call in flight keeps the service draining while the kept-alive connection is used again.
+    sb.clearFaults();
+    sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 800 }, { times: 1 });
+    const slow = post(svc.url, JSON.stringify(call(1)));
+    while (svc.inflight === 0) await new Promise((r) => setTimeout(r, 5));
+    const closing = svc.close(5_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await get('/healthz')).toEqual({ status: 503, connection: 'close' });
+    expect((await slow).status).toBe(200);
+    expect(await closing).toBe(true);
+    agent.destroy();
+  });
+
+  it('an answer begun after draining started, for a request already in flight (its body still arriving)', async () => {
+    const { connect } = await import('node:net');
+    const svc = await teamService(sb, { config: memory() });
+    const socket = connect(svc.port, '127.0.0.1');
+    let head = '';
+    const answered = new Promise<void>((resolve) => socket.on('data', (d: Buffer) => ((head += d.toString()), head.includes('\r\n\r\n') && resolve())));
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sb.keys.demo}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{`);
+    while (svc.inflight === 0) await new Promise((r) => setTimeout(r, 5));
+    const closing = svc.close(5_000);
+    await new Promise((r) => setTimeout(r, 50));
+    socket.write('xxxx'); // the rest of the body: not JSON, answered 400 by the front door
+    await answered;
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toMatch(/\r\nConnection: close\r\n/i);
+    socket.destroy();
+    await closing;
+  });
+});

@@ -5,7 +5,7 @@ import { Confirmations } from '../send/token.js';
 import { openStore, storeFingerprint, storeReach, type SendStore } from '../store/index.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
 import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, type Config, type FlagValues } from '../config.js';
 import { redactor } from '../text/redact.js';
@@ -144,7 +144,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (!build) throw new Error('no per-request server');
     return build();
   }, options.config.templatesFile);
-  const serveMcp = toNodeHandler(mcpEntry.handler);
+  // While draining, the SDK's answers (SSE ones name Connection: keep-alive) say Connection: close.
+  const serveMcp = toNodeHandler({ fetch: async (request: Request, extra?: Parameters<McpHttpHandler['fetch']>[1]) => lifecycle.closing(await mcpEntry.handler.fetch(request, extra)) });
 
   // Sign-in, once the address it serves at is known (after listen).
   const signIn: { auth?: Auth | undefined } = {};

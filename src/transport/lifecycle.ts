@@ -79,24 +79,25 @@ export class Lifecycle {
     return listener.address() as AddressInfo;
   }
 
-  /** A request arrived: in flight until its response closes. */
+  /**
+   * A request arrived: in flight until its response closes. While draining, every answer says
+   * Connection: close, so a proxy stops reusing connections here without a race: set here for a
+   * request that arrives while draining, by drain() for one whose answer has not begun, and by
+   * `closing` for the SDK's own answers (which name Connection themselves).
+   */
   track(res: ServerResponse): void {
     this.active.add(res);
     this.lastRequestAt = Date.now();
-    // While draining, every answer says Connection: close, whatever the SDK's own headers say (its
-    // SSE answers say keep-alive), so a proxy stops reusing connections here without a race.
-    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.writeHead = ((...args: unknown[]) => {
-      if (this.draining) {
-        const headers = args[args.length - 1];
-        if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
-          for (const name of Object.keys(headers)) if (name.toLowerCase() === 'connection') delete (headers as Record<string, unknown>)[name];
-        }
-        res.setHeader('Connection', 'close');
-      }
-      return writeHead(...args);
-    });
+    if (this.draining) res.setHeader('Connection', 'close');
     res.on('close', () => this.active.delete(res));
+  }
+
+  /** A web Response about to be written: while draining, the same answer saying Connection: close. */
+  closing(response: Response): Response {
+    if (!this.draining) return response;
+    const headers = new Headers(response.headers);
+    headers.set('Connection', 'close');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   }
 
   /** Not waited for when stopping (a 2026 client's subscriptions/listen stream: it listens again elsewhere). */
@@ -115,6 +116,7 @@ export class Lifecycle {
       // Stop listening, but keep open connections: a request already on its way over one is
       // served (with Connection: close), rather than reset under a proxy that cannot retry a POST.
       this.listener?.close();
+      for (const res of this.active) if (!res.headersSent) res.setHeader('Connection', 'close');
     }
     // A proxy's idle connections here are used up (each answered with Connection: close) before they are closed.
     const deadline = Date.now() + drainMs;

@@ -70,7 +70,7 @@ export function hostAllowed(host: string | undefined, allowed: readonly string[]
   return allowed.includes(full) || allowed.includes(name);
 }
 
-export interface RpcSummary {
+interface RpcSummary {
   rpc: string[];
   tools: string[];
   toolCalls: number;

@@ -22,7 +22,7 @@ import { boundConnections, CONNECTION_TIMEOUTS, Lifecycle, type ConnectionTimeou
 import { statelessEntry } from './mcp-entry.js';
 import { accessLogger } from './access-log.js';
 
-export { bearerKey, frontDoor, isLoopbackOrigin, loadHttpSettings, type HttpSettings } from './front-door.js';
+export { bearerKey, frontDoor, loadHttpSettings, type HttpSettings } from './front-door.js';
 export { boundConnections, CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './lifecycle.js';
 export { statelessEntry } from './mcp-entry.js';
 import type { Auth, AuthStore, Identity } from '../auth/index.js';

@@ -218,7 +218,7 @@ export const SETTINGS = {
     flag: '--allowed-origins',
     default: undefined,
     schema: originList,
-    help: 'team mode: browser origins allowed, comma-separated (none by default); a request with another `Origin` gets `403`',
+    help: 'team mode: browser origins allowed, comma-separated; bound to loopback, loopback origins (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`) are allowed without being listed; a request with another `Origin` gets `403`',
   },
   rateLimit: {
     env: 'DOCREQ_RATE_LIMIT',
@@ -226,6 +226,13 @@ export const SETTINGS = {
     default: '120',
     schema: z.coerce.number().int().min(1).max(1_000_000_000),
     help: 'team mode: tool calls per minute per key; beyond it `429` with `Retry-After`',
+  },
+  metricsPort: {
+    env: 'DOCREQ_METRICS_PORT',
+    flag: '--metrics-port',
+    default: undefined,
+    schema: z.coerce.number().int().min(1).max(65_535),
+    help: 'team mode: serve Prometheus metrics at `http://127.0.0.1:<port>/metrics`, on loopback only (off when unset)',
   },
   // Firm sign-in (contract §8); read by src/auth/settings.ts.
   auth: {

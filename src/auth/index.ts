@@ -66,6 +66,8 @@ export interface Auth {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** Checks a request's access token for /mcp. */
   authenticate(req: IncomingMessage): Promise<Authentication>;
+  /** Told of each sign-in as it ends: a session started, or the person refused (team mode's metrics). */
+  onSignIn?: (outcome: 'signed_in' | 'refused') => void;
 }
 
 const SCOPE = 'docreq';
@@ -522,6 +524,7 @@ export function createAuth(options: AuthOptions): Auth {
     const name = label(claims, person);
     if ('refused' in verdict) {
       log(JSON.stringify({ audit: 'sign-in refused', email: name, sub: claims.sub }));
+      auth.onSignIn?.('refused');
       // The person sees why; the app is told (access_denied) when they go back to it.
       const back = backTo(pending, { error: 'access_denied', error_description: 'This account is not allowed to use this service.' });
       return sendPage(res, refusedPage(name, verdict.refused, { app: pending.app, href: back }));
@@ -544,6 +547,7 @@ export function createAuth(options: AuthOptions): Auth {
     };
     await store.set(`code:${digest(code)}`, JSON.stringify(grant), CODE_MS);
     log(JSON.stringify({ audit: 'sign-in', email: name, sub: identity.sub, role: identity.role }));
+    auth.onSignIn?.('signed_in');
     redirect(res, backTo(pending, { code }));
   }
 
@@ -689,7 +693,7 @@ export function createAuth(options: AuthOptions): Auth {
     res.end();
   }
 
-  return {
+  const auth: Auth = {
     resource,
     resourceMetadataUrl,
     async handle(req, res) {
@@ -745,4 +749,5 @@ export function createAuth(options: AuthOptions): Auth {
       }
     },
   };
+  return auth;
 }

@@ -282,6 +282,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   // shared by every replica when the store is redis, by this user's processes when it is a file.
   signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, authStoreOf(sendStore));
   const metricsServer = metrics && (await (await import('./metrics.js')).serveMetrics(metrics, options.metricsPort!));
+  if (metrics && signIn.auth) signIn.auth.onSignIn = (await import('./metrics.js')).countSignIn;
 
   return {
     url: `http://${hostForUrl}:${port}`,

@@ -4,10 +4,9 @@ import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
-import { addDays } from '../clock.js';
-import { clientKeys, listFacts, nameTable, sharedClientNames } from './request-facts.js';
-import { bump, CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
-import { page, statusCounts } from './schemas.js';
+import { clientKeys, createdDays, dayFacts, daysBetween, listFacts, nameTable, sharedClientNames, sortedOrder, statusTable, titleTable } from './request-facts.js';
+import { CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
+import { statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
 
 const DEFAULT_LIMIT = 25;
@@ -67,13 +66,46 @@ function byDay(x: string | null, y: string | null): number {
 const byText = (x: string | null, y: string | null) => ((x ?? '') < (y ?? '') ? -1 : (x ?? '') > (y ?? '') ? 1 : 0);
 const ratio = (done: number, total: number) => (total ? done / total : 1);
 
-const COMPARE: Record<Exclude<Sort, 'most_open' | 'most_overdue' | 'most_outstanding'>, (a: Row, b: Row) => number> = {
-  // The API document says the list comes newest first: its order is the creation order.
-  newest: (a, b) => a.index - b.index,
-  oldest: (a, b) => b.index - a.index,
-  due_soonest: (a, b) => byDay(a.due, b.due) || a.index - b.index,
-  least_complete: (a, b) => a.ratio - b.ratio || byDay(a.due, b.due) || a.index - b.index,
-};
+type RequestSort = 'newest' | 'oldest' | 'due_soonest' | 'least_complete';
+
+/**
+ * Request orders over list positions; the list comes newest first (the API document says so), so its
+ * order is the creation order, and every order ends on the position (a total order).
+ */
+function requestOrder(all: readonly RequestRecord[], sort: 'due_soonest' | 'least_complete'): { compare: (a: number, b: number) => number; shareable: () => boolean } {
+  const due = listFacts(all).due;
+  if (sort === 'due_soonest') return { compare: (a, b) => byDay(due[a]!, due[b]!) || a - b, shareable: () => true };
+  const ratios = Float64Array.from(all, (r) => ratio(r.completedItems ?? 0, r.totalItems ?? 0));
+  // A ratio that is not a number (counts of Infinity) ties with everything: no order holds for every subset, so such a list sorts each call's matches.
+  return { compare: (a, b) => ratios[a]! - ratios[b]! || byDay(due[a]!, due[b]!) || a - b, shareable: () => !ratios.some(Number.isNaN) };
+}
+
+/**
+ * The positions on the page, in `sort` order: newest and oldest read the matches as they are; the other
+ * orders filter the list's own order (sorted once per list, request-facts.ts sortedOrder), or sort the
+ * matches when they are few, exactly as a stable sort of the matches would put them.
+ */
+function pageRows(all: readonly RequestRecord[], picked: readonly number[], sort: RequestSort, offset: number, limit: number): number[] {
+  if (sort === 'newest') return picked.slice(offset, offset + limit);
+  if (sort === 'oldest') {
+    const out: number[] = [];
+    for (let k = offset; k < offset + limit && k < picked.length; k++) out.push(picked[picked.length - 1 - k]!);
+    return out;
+  }
+  if (offset >= picked.length) return [];
+  const { compare, shareable } = requestOrder(all, sort);
+  const order = picked.length * 16 < all.length ? null : sortedOrder(all, sort, compare, shareable);
+  if (!order) return [...picked].sort(compare).slice(offset, offset + limit);
+  const mask = new Uint8Array(all.length);
+  for (const i of picked) mask[i] = 1;
+  const out: number[] = [];
+  let seen = 0;
+  for (let k = 0; k < order.length && out.length < limit; k++) {
+    const i = order[k]!;
+    if (mask[i] === 1 && seen++ >= offset) out.push(i);
+  }
+  return out;
+}
 
 /** Group orders; ties fall back to the name, so pages are stable. */
 const GROUP_COMPARE: Record<Sort, (a: Group, b: Group) => number> = {
@@ -106,25 +138,6 @@ const GROUP_SORT_TEXT: Record<Sort, string> = {
 };
 
 const CANNOT = CANNOT_DO;
-
-const DAY_MS = 86_400_000;
-/**
- * Whole days from `due` to `asOf` (both YYYY-MM-DD, UTC calendar days), remembered per due day (days
- * repeat across many requests); null for a due day no calendar reads (month 13).
- */
-function daysLate(asOf: string): (due: string) => number | null {
-  const end = Date.parse(`${asOf}T00:00:00Z`);
-  const memo = new Map<string, number | null>();
-  return (due) => {
-    let days = memo.get(due);
-    if (days === undefined) {
-      const start = Date.parse(`${due}T00:00:00Z`);
-      days = Number.isNaN(start) ? null : Math.round((end - start) / DAY_MS);
-      memo.set(due, days);
-    }
-    return days;
-  };
-}
 
 /** A sum that stays a finite number: counts the service gives near 1e308 must never make a result invalid (JSON has no Infinity). */
 function add(a: number, b: number): number {
@@ -268,7 +281,6 @@ export const listRequests = defineTool({
     if (known) return known;
 
     const asOf = ctx.today;
-    const weekEnd = addDays(asOf, 7);
     const statuses = input.status?.length ? new Set(input.status.map((s) => s.trim().toLowerCase())) : undefined;
     const titleNeedle = input.search ? fold(input.search.trim()) : '';
     const keyOf = nameKeys();
@@ -287,10 +299,22 @@ export const listRequests = defineTool({
     const verdict = clientNeedle ? Uint8Array.from(names!.keys, (key) => (exact ? (key === clientNeedle ? 1 : key.includes(clientNeedle) ? 2 : 0) : key.includes(clientNeedle) ? 1 : 0)) : undefined;
     const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle
 
-    const byStatus = newCounts();
-    const statusTally = new Map<string, number>(); // a Map counts faster than the dictionary; byStatus is filled from it, same order
+    // What the list's index (request-facts.ts, built once per list and day) answers for every question:
+    // each distinct status and title is judged once here, not once per record.
     const facts0 = listFacts(all);
-    // Matched records by position; Row objects are made only when a sort needs them (newest is the API's order).
+    const due = facts0.due;
+    const openOf = facts0.open;
+    const day = dayFacts(all, asOf);
+    const statusIndex = statusTable(all);
+    const statusIds = statusIndex.ids;
+    const statusOk = statuses ? Uint8Array.from(statusIndex.lower, (s) => (statuses.has(s) ? 1 : 0)) : undefined;
+    const titles = titleNeedle ? titleTable(all) : undefined;
+    const titleOk = titles ? Uint8Array.from(titles.folded, (t) => (t.includes(titleNeedle) ? 1 : 0)) : undefined;
+    const created = input.createdBefore || input.createdAfter ? createdDays(all) : undefined;
+    const byStatus = newCounts();
+    const statusTally = new Int32Array(statusIndex.key.length);
+    const statusOrder: number[] = []; // statuses in order of first appearance among the matches, as byStatus lists them
+    // Matched records by position; Row objects are made only for the page.
     const picked: number[] = [];
     // Groups by raw client name, in order of first appearance; found by the name's index in the list's name table.
     const groups: Group[] = [];
@@ -306,12 +330,11 @@ export const listRequests = defineTool({
     let lateDays = 0;
     let lateCounted = 0;
     let oldestOverdue: string | null = null;
-    const lateBy = daysLate(asOf);
 
     // One pass: filter and count together.
     for (let index = 0; index < all.length; index++) {
-      const record = all[index]!;
-      if (statuses && !statuses.has((record.status ?? '').toLowerCase())) continue;
+      const statusId = statusIds[index]!;
+      if (statusOk && statusOk[statusId] === 0) continue;
       if (verdict) {
         const id = names!.ids[index]!;
         const v = verdict[id]!;
@@ -320,46 +343,47 @@ export const listRequests = defineTool({
             const key = names!.keys[id]!;
             const seen = containing.get(key);
             if (seen) seen.n++;
-            else containing.set(key, { name: record.clientName, n: 1 });
+            else containing.set(key, { name: all[index]!.clientName, n: 1 });
           }
           continue;
         }
       }
-      if (titleNeedle && !fold(record.title).includes(titleNeedle)) continue;
-      const due = facts0.due[index]!;
-      if (input.hasDueDate !== undefined && (due !== null) !== input.hasDueDate) continue;
-      if ((input.dueBefore || input.dueAfter) && due === null) continue;
-      if (input.dueBefore && due > input.dueBefore) continue;
-      if (input.dueAfter && due < input.dueAfter) continue;
-      if (input.createdBefore || input.createdAfter) {
-        const created = record.createdAt && /^\d{4}-\d{2}-\d{2}/.test(record.createdAt) ? record.createdAt.slice(0, 10) : null;
-        if (created === null) continue;
-        if (input.createdBefore && created > input.createdBefore) continue;
-        if (input.createdAfter && created < input.createdAfter) continue;
+      if (titleOk && titleOk[titles!.ids[index]!] === 0) continue;
+      const dueDay = due[index]!;
+      if (input.hasDueDate !== undefined && (dueDay !== null) !== input.hasDueDate) continue;
+      if ((input.dueBefore || input.dueAfter) && dueDay === null) continue;
+      if (input.dueBefore && dueDay > input.dueBefore) continue;
+      if (input.dueAfter && dueDay < input.dueAfter) continue;
+      if (created) {
+        const createdDay = created[index]!;
+        if (createdDay === null) continue;
+        if (input.createdBefore && createdDay > input.createdBefore) continue;
+        if (input.createdAfter && createdDay < input.createdAfter) continue;
       }
-      const open = facts0.open[index]!;
+      const open = openOf[index]!;
       if (input.state !== undefined && open !== (input.state === 'open')) continue;
-      const overdue = open && due !== null && due < asOf;
+      const overdue = day.overdue[index] === 1;
       if (input.overdue !== undefined && overdue !== input.overdue) continue;
 
-      const statusKey = record.status ?? '(none)';
-      statusTally.set(statusKey, (statusTally.get(statusKey) ?? 0) + 1);
+      const tally = statusTally[statusId]!;
+      if (tally === 0) statusOrder.push(statusId);
+      statusTally[statusId] = tally + 1;
       if (open) openCount++;
-      let daysOverdue: number | null = null;
       if (overdue) {
         overdueCount++;
-        daysOverdue = lateBy(due);
-        if (daysOverdue !== null) {
-          lateDays += daysOverdue;
+        const late = day.late[index]!;
+        if (!Number.isNaN(late)) {
+          lateDays += late;
           lateCounted++;
         }
-        if (oldestOverdue === null || due < oldestOverdue) oldestOverdue = due;
+        if (oldestOverdue === null || dueDay < oldestOverdue) oldestOverdue = dueDay;
       }
-      if (due === null) {
+      if (dueDay === null) {
         noDueDate++;
         if (open) openNoDueDate++;
       }
-      if (open && due !== null && due >= asOf && due <= weekEnd) dueSoon++;
+      if (day.soon[index] === 1) dueSoon++;
+      const record = all[index]!;
       const total = record.totalItems ?? 0;
       const done = record.completedItems ?? 0;
       // Outstanding: items not complete on open requests (a closed request awaits nothing).
@@ -382,23 +406,27 @@ export const listRequests = defineTool({
         g.outstandingItems = add(g.outstandingItems, outstanding);
         if (open) {
           g.open++;
-          if (due !== null && (g.nextDue === null || due < g.nextDue)) g.nextDue = due;
+          if (dueDay !== null && (g.nextDue === null || dueDay < g.nextDue)) g.nextDue = dueDay;
         }
         if (overdue) {
           g.overdue++;
-          if (g.oldestOverdue === null || due < g.oldestOverdue) g.oldestOverdue = due;
+          if (g.oldestOverdue === null || dueDay < g.oldestOverdue) g.oldestOverdue = dueDay;
         }
       } else {
         picked.push(index);
       }
     }
-    for (const [key, n] of statusTally) byStatus[key] = n;
+    // byStatus counts under `status ?? '(none)'`: a missing status and the text "(none)" share a key, first met first.
+    for (const id of statusOrder) {
+      const key = statusIndex.key[id]!;
+      byStatus[key] = (byStatus[key] ?? 0) + statusTally[id]!;
+    }
     const matched = grouped ? groups.reduce((n, g) => n + g.requests, 0) : picked.length;
     const rowAt = (index: number): Row => {
       const record = all[index]!;
-      const due = facts0.due[index]!;
-      const overdue = facts0.open[index]! && due !== null && due < asOf;
-      return { record, index, due, overdue, daysOverdue: overdue ? lateBy(due) : null, ratio: ratio(record.completedItems ?? 0, record.totalItems ?? 0) };
+      const overdue = day.overdue[index] === 1;
+      const late = day.late[index]!;
+      return { record, index, due: due[index]!, overdue, daysOverdue: overdue && !Number.isNaN(late) ? late : null, ratio: ratio(record.completedItems ?? 0, record.totalItems ?? 0) };
     };
 
     const filters = [
@@ -456,7 +484,7 @@ export const listRequests = defineTool({
     }
 
     const averageDaysOverdue = lateCounted ? Math.round((lateDays / lateCounted) * 10) / 10 : null;
-    const lateText = oldestOverdue === null ? '' : ` (on average ${averageDaysOverdue ?? '?'} days late; oldest due ${oldestOverdue}, ${count(lateBy(oldestOverdue) ?? 0, 'day')} late)`;
+    const lateText = oldestOverdue === null ? '' : ` (on average ${averageDaysOverdue ?? '?'} days late; oldest due ${oldestOverdue}, ${count(daysBetween(oldestOverdue, asOf) ?? 0, 'day')} late)`;
     const facts = [
       `Of ${filters.length ? 'these' : 'them'}: ${openCount.toLocaleString('en')} open, ${(matched - openCount).toLocaleString('en')} closed, ${overdueCount.toLocaleString('en')} overdue${lateText}, ` +
         `${count(dueSoon, 'open request')} due within 7 days; ${noDueDate.toLocaleString('en')} with no due date (${openNoDueDate.toLocaleString('en')} open); ` +
@@ -465,8 +493,7 @@ export const listRequests = defineTool({
     ];
     let hint = filters.length ? 'No request matched. Try fewer filters, a shorter client or title search, or a wider date range.' : 'The firm has no requests.';
     if (matched === 0 && statuses && all.length > 0) {
-      const occurring = newCounts();
-      for (const r of all) bump(occurring, r.status ?? '(none)');
+      const occurring = statusIndex.occurring;
       if (![...statuses].some((s) => Object.keys(occurring).some((o) => o.toLowerCase() === s))) {
         hint = `No request has status ${[...statuses].map((s) => quoted(s, 30)).join(' or ')}. Statuses that occur: ${statusText(occurring, 20)}.`;
       }
@@ -507,10 +534,7 @@ export const listRequests = defineTool({
       });
     }
 
-    let rows: Row[];
-    if (sort === 'newest') rows = page(picked, offset, limit).slice.map(rowAt);
-    else rows = picked.map(rowAt).sort(COMPARE[sort as keyof typeof COMPARE]).slice(offset, offset + limit);
-    const slice = rows;
+    const slice = pageRows(all, picked, sort as RequestSort, offset, limit).map(rowAt);
     const nextOffset = offset + slice.length < picked.length ? offset + slice.length : null;
     const requests: RequestOut[] = slice.map(({ record, overdue, daysOverdue }) => ({ ...record, overdue, daysOverdue }));
     const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });

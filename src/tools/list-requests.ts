@@ -4,7 +4,7 @@ import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
-import { clientKeys, createdDays, dayFacts, daysBetween, listFacts, nameTable, sharedClientNames, sortedOrder, statusTable, titleTable } from './request-facts.js';
+import { clientKeys, createdDays, dayFacts, daysBetween, itemCounts, listFacts, nameTable, sharedClientNames, sortedOrder, statusTable, titleTable } from './request-facts.js';
 import { CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
@@ -32,12 +32,8 @@ type GroupOut = z.output<typeof groupOut>;
 
 interface Row {
   record: RequestRecord;
-  /** Position in the API's answer, which is newest first. */
-  index: number;
-  due: string | null;
   overdue: boolean;
   daysOverdue: number | null;
-  ratio: number;
 }
 
 interface Group extends GroupOut {
@@ -72,12 +68,11 @@ type RequestSort = 'newest' | 'oldest' | 'due_soonest' | 'least_complete';
  * Request orders over list positions; the list comes newest first (the API document says so), so its
  * order is the creation order, and every order ends on the position (a total order).
  */
-function requestOrder(all: readonly RequestRecord[], sort: 'due_soonest' | 'least_complete'): { compare: (a: number, b: number) => number; shareable: () => boolean } {
+function requestOrder(all: readonly RequestRecord[], sort: 'due_soonest' | 'least_complete'): (a: number, b: number) => number {
   const due = listFacts(all).due;
-  if (sort === 'due_soonest') return { compare: (a, b) => byDay(due[a]!, due[b]!) || a - b, shareable: () => true };
-  const ratios = Float64Array.from(all, (r) => ratio(r.completedItems ?? 0, r.totalItems ?? 0));
-  // A ratio that is not a number (counts of Infinity) ties with everything: no order holds for every subset, so such a list sorts each call's matches.
-  return { compare: (a, b) => ratios[a]! - ratios[b]! || byDay(due[a]!, due[b]!) || a - b, shareable: () => !ratios.some(Number.isNaN) };
+  if (sort === 'due_soonest') return (a, b) => byDay(due[a]!, due[b]!) || a - b;
+  const ratios = itemCounts(all).ratios;
+  return (a, b) => ratios[a]! - ratios[b]! || byDay(due[a]!, due[b]!) || a - b;
 }
 
 /**
@@ -93,9 +88,10 @@ function pageRows(all: readonly RequestRecord[], picked: readonly number[], sort
     return out;
   }
   if (offset >= picked.length) return [];
-  const { compare, shareable } = requestOrder(all, sort);
-  const order = picked.length * 16 < all.length ? null : sortedOrder(all, sort, compare, shareable);
-  if (!order) return [...picked].sort(compare).slice(offset, offset + limit);
+  // A ratio that is not a number (counts of Infinity) ties with everything: no order then holds for every subset, so such a list sorts each call's matches.
+  const shareable = sort === 'due_soonest' || !itemCounts(all).ratios.some(Number.isNaN);
+  const order = picked.length * 16 < all.length || !shareable ? null : sortedOrder(all, sort, () => requestOrder(all, sort));
+  if (!order) return [...picked].sort(requestOrder(all, sort)).slice(offset, offset + limit);
   const mask = new Uint8Array(all.length);
   for (const i of picked) mask[i] = 1;
   const out: number[] = [];
@@ -311,6 +307,19 @@ export const listRequests = defineTool({
     const titles = titleNeedle ? titleTable(all) : undefined;
     const titleOk = titles ? Uint8Array.from(titles.folded, (t) => (t.includes(titleNeedle) ? 1 : 0)) : undefined;
     const created = input.createdBefore || input.createdAfter ? createdDays(all) : undefined;
+    const { totals, dones } = itemCounts(all);
+    // The question's fields as locals: read from the input object inside the loop, every question's
+    // own shape would make each read a slow lookup.
+    const wantOpen = input.state === undefined ? -1 : input.state === 'open' ? 1 : 0;
+    const wantOverdue = input.overdue === undefined ? -1 : input.overdue ? 1 : 0;
+    const wantDue = input.hasDueDate === undefined ? -1 : input.hasDueDate ? 1 : 0;
+    const dueBefore = input.dueBefore ?? '';
+    const dueAfter = input.dueAfter ?? '';
+    const createdBefore = input.createdBefore ?? '';
+    const createdAfter = input.createdAfter ?? '';
+    const overdueOf = day.overdue;
+    const soonOf = day.soon;
+    const lateOf = day.late;
     const byStatus = newCounts();
     const statusTally = new Int32Array(statusIndex.key.length);
     const statusOrder: number[] = []; // statuses in order of first appearance among the matches, as byStatus lists them
@@ -350,20 +359,22 @@ export const listRequests = defineTool({
       }
       if (titleOk && titleOk[titles!.ids[index]!] === 0) continue;
       const dueDay = due[index]!;
-      if (input.hasDueDate !== undefined && (dueDay !== null) !== input.hasDueDate) continue;
-      if ((input.dueBefore || input.dueAfter) && dueDay === null) continue;
-      if (input.dueBefore && dueDay > input.dueBefore) continue;
-      if (input.dueAfter && dueDay < input.dueAfter) continue;
+      if (wantDue !== -1 && (dueDay !== null) !== (wantDue === 1)) continue;
+      if (dueBefore || dueAfter) {
+        if (dueDay === null) continue;
+        if (dueBefore && dueDay > dueBefore) continue;
+        if (dueAfter && dueDay < dueAfter) continue;
+      }
       if (created) {
         const createdDay = created[index]!;
         if (createdDay === null) continue;
-        if (input.createdBefore && createdDay > input.createdBefore) continue;
-        if (input.createdAfter && createdDay < input.createdAfter) continue;
+        if (createdBefore && createdDay > createdBefore) continue;
+        if (createdAfter && createdDay < createdAfter) continue;
       }
       const open = openOf[index]!;
-      if (input.state !== undefined && open !== (input.state === 'open')) continue;
-      const overdue = day.overdue[index] === 1;
-      if (input.overdue !== undefined && overdue !== input.overdue) continue;
+      if (wantOpen !== -1 && open !== (wantOpen === 1)) continue;
+      const overdue = overdueOf[index] === 1;
+      if (wantOverdue !== -1 && overdue !== (wantOverdue === 1)) continue;
 
       const tally = statusTally[statusId]!;
       if (tally === 0) statusOrder.push(statusId);
@@ -371,7 +382,7 @@ export const listRequests = defineTool({
       if (open) openCount++;
       if (overdue) {
         overdueCount++;
-        const late = day.late[index]!;
+        const late = lateOf[index]!;
         if (!Number.isNaN(late)) {
           lateDays += late;
           lateCounted++;
@@ -382,10 +393,9 @@ export const listRequests = defineTool({
         noDueDate++;
         if (open) openNoDueDate++;
       }
-      if (day.soon[index] === 1) dueSoon++;
-      const record = all[index]!;
-      const total = record.totalItems ?? 0;
-      const done = record.completedItems ?? 0;
+      if (soonOf[index] === 1) dueSoon++;
+      const total = totals[index]!;
+      const done = dones[index]!;
       // Outstanding: items not complete on open requests (a closed request awaits nothing).
       const outstanding = open && total > done ? total - done : 0;
       totalItems = add(totalItems, total);
@@ -395,7 +405,7 @@ export const listRequests = defineTool({
         const id = names!.ids[index]!;
         let g = groupOf[id];
         if (!g) {
-          g = { clientName: record.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
+          g = { clientName: all[index]!.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
           groupOf[id] = g;
           groups.push(g);
         }
@@ -426,7 +436,7 @@ export const listRequests = defineTool({
       const record = all[index]!;
       const overdue = day.overdue[index] === 1;
       const late = day.late[index]!;
-      return { record, index, due: due[index]!, overdue, daysOverdue: overdue && !Number.isNaN(late) ? late : null, ratio: ratio(record.completedItems ?? 0, record.totalItems ?? 0) };
+      return { record, overdue, daysOverdue: overdue && !Number.isNaN(late) ? late : null };
     };
 
     const filters = [

@@ -37,7 +37,9 @@ export interface ListFacts {
   /** Made on first need: what depends on the day overdue is judged on, for the last day asked. */
   day?: DayFacts;
   /** Made on first need: the list's positions in a sort order (an order shared by every filter), per order. */
-  orders?: Map<string, Int32Array | null>;
+  orders?: Map<string, Int32Array>;
+  /** Made on first need: checklist counts per record. */
+  items?: { totals: Float64Array; dones: Float64Array; ratios: Float64Array };
 }
 
 /** The distinct statuses of one list: `ids[i]` is record i's; `lower` is what a status filter compares, `key` what byStatus counts under. */
@@ -168,20 +170,27 @@ export function dayFacts(all: readonly RequestRecord[], asOf: string): DayFacts 
 }
 
 /**
- * The list's positions in `compare` order, worked out once per list and order name; null when the order
- * cannot be shared (`shareable` false: then each call sorts its own matches). Filtering this order keeps
- * exactly the order a stable sort of the matches gives, because `compare` orders any two records the same
- * way whatever else matched (a total order: ties end on the position).
+ * The list's positions in the order `compare()` gives, sorted once per list and order name. Filtering
+ * this order keeps exactly the order a stable sort of the matches gives, because the order compares any
+ * two records the same way whatever else matched (a total order: ties end on the position).
  */
-export function sortedOrder(all: readonly RequestRecord[], name: string, compare: (a: number, b: number) => number, shareable: () => boolean): Int32Array | null {
+export function sortedOrder(all: readonly RequestRecord[], name: string, compare: () => (a: number, b: number) => number): Int32Array {
   const facts = listFacts(all);
   facts.orders ??= new Map();
   let order = facts.orders.get(name);
-  if (order === undefined) {
-    order = shareable() ? Int32Array.from(all.keys()).sort(compare) : null;
-    facts.orders.set(name, order);
-  }
+  if (!order) facts.orders.set(name, (order = Int32Array.from(all.keys()).sort(compare())));
   return order;
+}
+
+/** Each record's checklist counts (null as 0) and completed share (1 without items), worked out once per list. */
+export function itemCounts(all: readonly RequestRecord[]): { totals: Float64Array; dones: Float64Array; ratios: Float64Array } {
+  const facts = listFacts(all);
+  if (!facts.items) {
+    const totals = Float64Array.from(all, (r) => r.totalItems ?? 0);
+    const dones = Float64Array.from(all, (r) => r.completedItems ?? 0);
+    facts.items = { totals, dones, ratios: totals.map((total, i) => (total ? dones[i]! / total : 1)) };
+  }
+  return facts.items;
 }
 
 /** The list's client names, worked out once per list (a name is folded once, not once per record and call). */

@@ -4,7 +4,7 @@ import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
-import { clientKeys, createdDays, dayFacts, daysBetween, itemCounts, listFacts, nameTable, sharedClientNames, sortedOrder, statusTable, titleTable } from './request-facts.js';
+import { clientKeys, createdDays, dayFacts, daysBetween, itemCounts, listFacts, rememberPass, nameTable, sharedClientNames, sortedOrder, statusTable, titleTable } from './request-facts.js';
 import { CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
@@ -293,7 +293,6 @@ export const listRequests = defineTool({
     }
     // Per distinct name, what the client filter does with its records: 0 skip, 1 keep, 2 skip but count as another name containing an exact needle.
     const verdict = clientNeedle ? Uint8Array.from(names!.keys, (key) => (exact ? (key === clientNeedle ? 1 : key.includes(clientNeedle) ? 2 : 0) : key.includes(clientNeedle) ? 1 : 0)) : undefined;
-    const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle
 
     // What the list's index (request-facts.ts, built once per list and day) answers for every question:
     // each distinct status and title is judged once here, not once per record.
@@ -320,117 +319,125 @@ export const listRequests = defineTool({
     const overdueOf = day.overdue;
     const soonOf = day.soon;
     const lateOf = day.late;
-    const byStatus = newCounts();
-    const statusTally = new Int32Array(statusIndex.key.length);
-    const statusOrder: number[] = []; // statuses in order of first appearance among the matches, as byStatus lists them
-    // Matched records by position; Row objects are made only for the page.
-    const picked: number[] = [];
-    // Groups by raw client name, in order of first appearance; found by the name's index in the list's name table.
-    const groups: Group[] = [];
-    const groupOf: (Group | undefined)[] = grouped ? new Array<Group | undefined>(names!.names.length) : [];
-    let openCount = 0;
-    let overdueCount = 0;
-    let dueSoon = 0;
-    let totalItems = 0;
-    let completedItems = 0;
-    let outstandingItems = 0;
-    let noDueDate = 0;
-    let openNoDueDate = 0;
-    let lateDays = 0;
-    let lateCounted = 0;
-    let oldestOverdue: string | null = null;
+    // The pass depends only on the filters (and, for a client name, on whether it is a whole name): its
+    // result is kept per list and day, so another page, order or limit of the same matches skips it.
+    const passKey = JSON.stringify([grouped, exact, input.state, input.status, input.client, input.search, input.overdue, input.hasDueDate, input.dueBefore, input.dueAfter, input.createdBefore, input.createdAfter]);
+    const selection = rememberPass(all, asOf, passKey, () => {
+      const byStatus = newCounts();
+      const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle
+      const statusTally = new Int32Array(statusIndex.key.length);
+      const statusOrder: number[] = []; // statuses in order of first appearance among the matches, as byStatus lists them
+      // Matched records by position; Row objects are made only for the page.
+      const picked: number[] = [];
+      // Groups by raw client name, in order of first appearance; found by the name's index in the list's name table.
+      const groups: Group[] = [];
+      const groupOf: (Group | undefined)[] = grouped ? new Array<Group | undefined>(names!.names.length) : [];
+      let openCount = 0;
+      let overdueCount = 0;
+      let dueSoon = 0;
+      let totalItems = 0;
+      let completedItems = 0;
+      let outstandingItems = 0;
+      let noDueDate = 0;
+      let openNoDueDate = 0;
+      let lateDays = 0;
+      let lateCounted = 0;
+      let oldestOverdue: string | null = null;
 
-    // One pass: filter and count together.
-    for (let index = 0; index < all.length; index++) {
-      const statusId = statusIds[index]!;
-      if (statusOk && statusOk[statusId] === 0) continue;
-      if (verdict) {
-        const id = names!.ids[index]!;
-        const v = verdict[id]!;
-        if (v !== 1) {
-          if (v === 2) {
-            const key = names!.keys[id]!;
-            const seen = containing.get(key);
-            if (seen) seen.n++;
-            else containing.set(key, { name: all[index]!.clientName, n: 1 });
+      // One pass: filter and count together.
+      for (let index = 0; index < all.length; index++) {
+        const statusId = statusIds[index]!;
+        if (statusOk && statusOk[statusId] === 0) continue;
+        if (verdict) {
+          const id = names!.ids[index]!;
+          const v = verdict[id]!;
+          if (v !== 1) {
+            if (v === 2) {
+              const key = names!.keys[id]!;
+              const seen = containing.get(key);
+              if (seen) seen.n++;
+              else containing.set(key, { name: all[index]!.clientName, n: 1 });
+            }
+            continue;
           }
-          continue;
         }
-      }
-      if (titleOk && titleOk[titles!.ids[index]!] === 0) continue;
-      const dueDay = due[index]!;
-      if (wantDue !== -1 && (dueDay !== null) !== (wantDue === 1)) continue;
-      if (dueBefore || dueAfter) {
-        if (dueDay === null) continue;
-        if (dueBefore && dueDay > dueBefore) continue;
-        if (dueAfter && dueDay < dueAfter) continue;
-      }
-      if (created) {
-        const createdDay = created[index]!;
-        if (createdDay === null) continue;
-        if (createdBefore && createdDay > createdBefore) continue;
-        if (createdAfter && createdDay < createdAfter) continue;
-      }
-      const open = openOf[index]!;
-      if (wantOpen !== -1 && open !== (wantOpen === 1)) continue;
-      const overdue = overdueOf[index] === 1;
-      if (wantOverdue !== -1 && overdue !== (wantOverdue === 1)) continue;
+        if (titleOk && titleOk[titles!.ids[index]!] === 0) continue;
+        const dueDay = due[index]!;
+        if (wantDue !== -1 && (dueDay !== null) !== (wantDue === 1)) continue;
+        if (dueBefore || dueAfter) {
+          if (dueDay === null) continue;
+          if (dueBefore && dueDay > dueBefore) continue;
+          if (dueAfter && dueDay < dueAfter) continue;
+        }
+        if (created) {
+          const createdDay = created[index]!;
+          if (createdDay === null) continue;
+          if (createdBefore && createdDay > createdBefore) continue;
+          if (createdAfter && createdDay < createdAfter) continue;
+        }
+        const open = openOf[index]!;
+        if (wantOpen !== -1 && open !== (wantOpen === 1)) continue;
+        const overdue = overdueOf[index] === 1;
+        if (wantOverdue !== -1 && overdue !== (wantOverdue === 1)) continue;
 
-      const tally = statusTally[statusId]!;
-      if (tally === 0) statusOrder.push(statusId);
-      statusTally[statusId] = tally + 1;
-      if (open) openCount++;
-      if (overdue) {
-        overdueCount++;
-        const late = lateOf[index]!;
-        if (!Number.isNaN(late)) {
-          lateDays += late;
-          lateCounted++;
-        }
-        if (oldestOverdue === null || dueDay < oldestOverdue) oldestOverdue = dueDay;
-      }
-      if (dueDay === null) {
-        noDueDate++;
-        if (open) openNoDueDate++;
-      }
-      if (soonOf[index] === 1) dueSoon++;
-      const total = totals[index]!;
-      const done = dones[index]!;
-      // Outstanding: items not complete on open requests (a closed request awaits nothing).
-      const outstanding = open && total > done ? total - done : 0;
-      totalItems = add(totalItems, total);
-      completedItems = add(completedItems, done);
-      outstandingItems = add(outstandingItems, outstanding);
-      if (grouped) {
-        const id = names!.ids[index]!;
-        let g = groupOf[id];
-        if (!g) {
-          g = { clientName: all[index]!.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
-          groupOf[id] = g;
-          groups.push(g);
-        }
-        g.requests++;
-        g.last = index;
-        g.totalItems = add(g.totalItems, total);
-        g.completedItems = add(g.completedItems, done);
-        g.outstandingItems = add(g.outstandingItems, outstanding);
-        if (open) {
-          g.open++;
-          if (dueDay !== null && (g.nextDue === null || dueDay < g.nextDue)) g.nextDue = dueDay;
-        }
+        const tally = statusTally[statusId]!;
+        if (tally === 0) statusOrder.push(statusId);
+        statusTally[statusId] = tally + 1;
+        if (open) openCount++;
         if (overdue) {
-          g.overdue++;
-          if (g.oldestOverdue === null || dueDay < g.oldestOverdue) g.oldestOverdue = dueDay;
+          overdueCount++;
+          const late = lateOf[index]!;
+          if (!Number.isNaN(late)) {
+            lateDays += late;
+            lateCounted++;
+          }
+          if (oldestOverdue === null || dueDay < oldestOverdue) oldestOverdue = dueDay;
         }
-      } else {
-        picked.push(index);
+        if (dueDay === null) {
+          noDueDate++;
+          if (open) openNoDueDate++;
+        }
+        if (soonOf[index] === 1) dueSoon++;
+        const total = totals[index]!;
+        const done = dones[index]!;
+        // Outstanding: items not complete on open requests (a closed request awaits nothing).
+        const outstanding = open && total > done ? total - done : 0;
+        totalItems = add(totalItems, total);
+        completedItems = add(completedItems, done);
+        outstandingItems = add(outstandingItems, outstanding);
+        if (grouped) {
+          const id = names!.ids[index]!;
+          let g = groupOf[id];
+          if (!g) {
+            g = { clientName: all[index]!.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
+            groupOf[id] = g;
+            groups.push(g);
+          }
+          g.requests++;
+          g.last = index;
+          g.totalItems = add(g.totalItems, total);
+          g.completedItems = add(g.completedItems, done);
+          g.outstandingItems = add(g.outstandingItems, outstanding);
+          if (open) {
+            g.open++;
+            if (dueDay !== null && (g.nextDue === null || dueDay < g.nextDue)) g.nextDue = dueDay;
+          }
+          if (overdue) {
+            g.overdue++;
+            if (g.oldestOverdue === null || dueDay < g.oldestOverdue) g.oldestOverdue = dueDay;
+          }
+        } else {
+          picked.push(index);
+        }
       }
-    }
-    // byStatus counts under `status ?? '(none)'`: a missing status and the text "(none)" share a key, first met first.
-    for (const id of statusOrder) {
-      const key = statusIndex.key[id]!;
-      byStatus[key] = (byStatus[key] ?? 0) + statusTally[id]!;
-    }
+      // byStatus counts under `status ?? '(none)'`: a missing status and the text "(none)" share a key, first met first.
+      for (const id of statusOrder) {
+        const key = statusIndex.key[id]!;
+        byStatus[key] = (byStatus[key] ?? 0) + statusTally[id]!;
+      }
+      return { byStatus, containing, picked, groups, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue };
+    });
+    const { byStatus, containing, picked, groups, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue } = selection;
     const matched = grouped ? groups.reduce((n, g) => n + g.requests, 0) : picked.length;
     const rowAt = (index: number): Row => {
       const record = all[index]!;
@@ -530,7 +537,7 @@ export const listRequests = defineTool({
     if (grouped) {
       // A page near the top of many groups (most_open, limit 3) needs only its first groups in order, not all sorted.
       const compare = GROUP_COMPARE[sort];
-      const list = offset + limit < groups.length / 8 ? firstSorted(groups, compare, offset + limit) : groups.sort(compare);
+      const list = offset + limit < groups.length / 8 ? firstSorted(groups, compare, offset + limit) : [...groups].sort(compare);
       const slice = list.slice(offset, offset + limit);
       const nextOffset = offset + slice.length < groups.length ? offset + slice.length : null;
       const out: GroupOut[] = slice.map(({ first: _f, last: _l, ...g }) => g);

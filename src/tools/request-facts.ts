@@ -38,6 +38,8 @@ export interface ListFacts {
   day?: DayFacts;
   /** Made on first need: the list's positions in a sort order (an order shared by every filter), per order. */
   orders?: Map<string, Int32Array>;
+  /** What filter passes found, per day and filters (a few kept, the oldest dropped first): shared, read only. */
+  passes?: { asOf: string; byKey: Map<string, unknown> };
   /** Made on first need: checklist counts per record. */
   items?: { totals: Float64Array; dones: Float64Array; ratios: Float64Array };
 }
@@ -180,6 +182,24 @@ export function sortedOrder(all: readonly RequestRecord[], name: string, compare
   let order = facts.orders.get(name);
   if (!order) facts.orders.set(name, (order = Int32Array.from(all.keys()).sort(compare())));
   return order;
+}
+
+/** How many filter passes are kept per list (each holds its matches' positions). */
+const MAX_PASSES = 16;
+
+/**
+ * What `pass()` found for these filters (`key`) over this list on this day, worked out once: another page,
+ * order or limit of the same matches reads it again. Shared by every caller: read it, never change it.
+ */
+export function rememberPass<T>(all: readonly RequestRecord[], asOf: string, key: string, pass: () => T): T {
+  const facts = listFacts(all);
+  if (facts.passes?.asOf !== asOf) facts.passes = { asOf, byKey: new Map() };
+  const byKey = facts.passes.byKey;
+  if (byKey.has(key)) return byKey.get(key) as T;
+  const found = pass();
+  if (byKey.size >= MAX_PASSES) byKey.delete(byKey.keys().next().value!);
+  byKey.set(key, found);
+  return found;
 }
 
 /** Each record's checklist counts (null as 0) and completed share (1 without items), worked out once per list. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CLOSING_STATUSES, sandboxAndClient, structured, TODAY } from './helpers.js';
 import { fold } from '../src/text/render.js';
-import { nameKey } from '../src/tools/list-text.js';
+import { nameKey, num } from '../src/tools/list-text.js';
 import type { SandboxRequest } from '../src/sandbox/seed.js';
 
 // list_requests answers from an index built once per list (request-facts.ts: statuses, titles, days, sort
@@ -225,4 +225,13 @@ describe('list_requests from its index, against a straightforward recomputation'
       { numRuns: 60 },
     );
   }, 120_000);
+});
+
+describe('num', () => {
+  it("writes a number exactly as toLocaleString('en') does", () => {
+    for (const n of [0, -0, 1, 999, 1000, -1000, 1234567, -999, 1e21, 0.5, 1234.5678, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 60, Number.MAX_VALUE, NaN, Infinity]) {
+      expect(num(n), String(n)).toBe(n.toLocaleString('en'));
+    }
+    fc.assert(fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double()), (n) => num(n) === n.toLocaleString('en')));
+  });
 });

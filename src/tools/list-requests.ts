@@ -5,7 +5,7 @@ import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { clientKeys, createdDays, dayFacts, daysBetween, itemCounts, listFacts, rememberPass, nameTable, sharedClientNames, sortedOrder, statusTable, titleTable } from './request-facts.js';
-import { CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
+import { CANNOT_DO, count, num, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
 
@@ -50,7 +50,7 @@ function requestLine(r: RequestOut): string {
 
 function groupLine(g: GroupOut): string {
   const overdue = g.overdue ? `${g.overdue} overdue (oldest due ${g.oldestOverdue})` : '0 overdue';
-  return `- ${quoted(g.clientName, 48)} · ${count(g.requests, 'request')}: ${g.open} open, ${overdue} · ${g.completedItems}/${count(g.totalItems, 'item')} complete, ${g.outstandingItems.toLocaleString('en')} outstanding on open ones · ${g.nextDue ? `next due ${g.nextDue}` : 'nothing open with a due date'}`;
+  return `- ${quoted(g.clientName, 48)} · ${count(g.requests, 'request')}: ${g.open} open, ${overdue} · ${g.completedItems}/${count(g.totalItems, 'item')} complete, ${num(g.outstandingItems)} outstanding on open ones · ${g.nextDue ? `next due ${g.nextDue}` : 'nothing open with a due date'}`;
 }
 
 /** YYYY-MM-DD days order as plain strings (no locale collation); no day sorts last. */
@@ -185,7 +185,7 @@ function partialNameNote(given: string, perName: Map<string, { name: string | nu
   });
   const more = names.length > MAX_NAMES ? `, and ${count(names.length - MAX_NAMES, 'other name')}` : '';
   return (
-    `${quoted(given, 60)} is part of ${names.length.toLocaleString('en')} different client names, so these counts cover all of them: ${parts.join(', ')}${more}. ` +
+    `${quoted(given, 60)} is part of ${num(names.length)} different client names, so these counts cover all of them: ${parts.join(', ')}${more}. ` +
     'They are different clients; pass a whole name for one of them.'
   );
 }
@@ -436,7 +436,7 @@ export const listRequests = defineTool({
         byStatus[key] = (byStatus[key] ?? 0) + statusTally[id]!;
       }
       return { byStatus, containing, picked, groups, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue };
-    });
+    }, (found) => found.picked.length + found.groups.length * 8);
     const { byStatus, containing, picked, groups, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue } = selection;
     const matched = grouped ? groups.reduce((n, g) => n + g.requests, 0) : picked.length;
     const rowAt = (index: number): Row => {
@@ -503,9 +503,9 @@ export const listRequests = defineTool({
     const averageDaysOverdue = lateCounted ? Math.round((lateDays / lateCounted) * 10) / 10 : null;
     const lateText = oldestOverdue === null ? '' : ` (on average ${averageDaysOverdue ?? '?'} days late; oldest due ${oldestOverdue}, ${count(daysBetween(oldestOverdue, asOf) ?? 0, 'day')} late)`;
     const facts = [
-      `Of ${filters.length ? 'these' : 'them'}: ${openCount.toLocaleString('en')} open, ${(matched - openCount).toLocaleString('en')} closed, ${overdueCount.toLocaleString('en')} overdue${lateText}, ` +
-        `${count(dueSoon, 'open request')} due within 7 days; ${noDueDate.toLocaleString('en')} with no due date (${openNoDueDate.toLocaleString('en')} open); ` +
-        `checklist items ${completedItems.toLocaleString('en')}/${totalItems.toLocaleString('en')} complete, ${outstandingItems.toLocaleString('en')} outstanding on open requests.`,
+      `Of ${filters.length ? 'these' : 'them'}: ${num(openCount)} open, ${num(matched - openCount)} closed, ${num(overdueCount)} overdue${lateText}, ` +
+        `${count(dueSoon, 'open request')} due within 7 days; ${num(noDueDate)} with no due date (${num(openNoDueDate)} open); ` +
+        `checklist items ${num(completedItems)}/${num(totalItems)} complete, ${num(outstandingItems)} outstanding on open requests.`,
       `By status: ${statusText(byStatus)}.`,
     ];
     let hint = filters.length ? 'No request matched. Try fewer filters, a shorter client or title search, or a wider date range.' : 'The firm has no requests.';

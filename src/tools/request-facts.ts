@@ -39,7 +39,7 @@ export interface ListFacts {
   /** Made on first need: the list's positions in a sort order (an order shared by every filter), per order. */
   orders?: Map<string, Int32Array>;
   /** What filter passes found, per day and filters (a few kept, the oldest dropped first): shared, read only. */
-  passes?: { asOf: string; byKey: Map<string, unknown> };
+  passes?: { asOf: string; byKey: Map<string, { found: unknown; weight: number }>; weight: number };
   /** Made on first need: checklist counts per record. */
   items?: { totals: Float64Array; dones: Float64Array; ratios: Float64Array };
 }
@@ -184,21 +184,30 @@ export function sortedOrder(all: readonly RequestRecord[], name: string, compare
   return order;
 }
 
-/** How many filter passes are kept per list (each holds its matches' positions). */
-const MAX_PASSES = 16;
+/** At most this many filter passes are kept per list, and together at most two lists' worth of matches (weight). */
+const MAX_PASSES = 64;
 
 /**
  * What `pass()` found for these filters (`key`) over this list on this day, worked out once: another page,
- * order or limit of the same matches reads it again. Shared by every caller: read it, never change it.
+ * order or limit of the same matches reads it again. Kept within MAX_PASSES and a weight of twice the
+ * list's length (`weight` says what one pass holds, e.g. its matches), the oldest dropped first, so a
+ * million-request list keeps two full passes, not sixty-four. Shared by every caller: read it, never change it.
  */
-export function rememberPass<T>(all: readonly RequestRecord[], asOf: string, key: string, pass: () => T): T {
+export function rememberPass<T>(all: readonly RequestRecord[], asOf: string, key: string, pass: () => T, weight: (found: T) => number): T {
   const facts = listFacts(all);
-  if (facts.passes?.asOf !== asOf) facts.passes = { asOf, byKey: new Map() };
-  const byKey = facts.passes.byKey;
-  if (byKey.has(key)) return byKey.get(key) as T;
+  if (facts.passes?.asOf !== asOf) facts.passes = { asOf, byKey: new Map(), weight: 0 };
+  const kept = facts.passes;
+  const seen = kept.byKey.get(key);
+  if (seen) return seen.found as T;
   const found = pass();
-  if (byKey.size >= MAX_PASSES) byKey.delete(byKey.keys().next().value!);
-  byKey.set(key, found);
+  const w = weight(found) + 1;
+  while (kept.byKey.size > 0 && (kept.byKey.size >= MAX_PASSES || kept.weight + w > 2 * all.length + 64)) {
+    const [oldest, entry] = kept.byKey.entries().next().value!;
+    kept.byKey.delete(oldest);
+    kept.weight -= entry.weight;
+  }
+  kept.byKey.set(key, { found, weight: w });
+  kept.weight += w;
   return found;
 }
 

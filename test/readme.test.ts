@@ -114,16 +114,21 @@ describe('README', () => {
     const opened = performance.split('<!-- throughput')[1]!;
     expect(opened.slice(0, opened.indexOf('-->'))).toMatch(/written by node scripts\/readme\.mjs from what node scripts\/throughput\.mjs last wrote .*do not edit by hand/);
     const block = opened.slice(opened.indexOf('-->') + 3).split('<!-- /throughput -->')[0]!.trim().split('\n');
-    // The shape table() in scripts/throughput.mjs writes: its header, before / after / ratio rows per call, its footer.
-    expect(block.slice(0, 2)).toEqual(['| measure | figure | target |', '|---|---|---|']);
-    for (const call of ['list_templates', 'list_requests']) {
-      expect(block.some((l) => l.startsWith(`| team mode ${call}: before (`) && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)), call).toBe(true);
-      expect(block.some((l) => l.startsWith(`| team mode ${call}: after (this build) |`)), call).toBe(true);
-      expect(block.some((l) => l.startsWith(`| team mode ${call}: after ÷ before | `) && /[\d.]+× calls\/s/.test(l)), call).toBe(true);
+    // The shape table() in scripts/throughput.mjs writes: its header, per workload the reference's row and this build's (its ratio and target), its footer.
+    expect(block.slice(0, 2)).toEqual(['| workload: server | figure | target |', '|---|---|---|']);
+    for (const workload of ['list_templates, repeated', 'list_requests @ 10,000, repeated', 'list_requests @ 10,000, varied']) {
+      expect(block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': reference (') && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)), workload).toBe(true);
+      expect(block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': this build |') && /\*\*[\d.]+×\*\* the reference's calls\/s/.test(l)), workload).toBe(true);
+    }
+    // A ratio under its target is marked missed.
+    for (const line of block.filter((l) => l.includes(': this build |'))) {
+      const ratio = /\*\*([\d.]+)×\*\*/.exec(line)?.[1];
+      const target = /≥ ([\d.]+)× the reference/.exec(line)?.[1];
+      if (ratio && target && Number(ratio) < Number(target)) expect(line).toMatch(/missed/);
     }
     expect(block.at(-1)).toMatch(/^Written by `node scripts\/throughput\.mjs` on \d{4}-\d{2}-\d{2}: /);
     // No throughput row outside the block, on any page (the targets block repeats the ratio rows beside their targets).
-    expect(everything.replace(performance.split('<!-- targets')[1]!.split('<!-- /targets -->')[0]!, '').split('| team mode list_requests: after ÷ before |').length).toBe(2);
+    expect(everything.replace(performance.split('<!-- targets')[1]!.split('<!-- /targets -->')[0]!, '').split('| list_requests @ 10,000, varied (a different question each call): this build |').length).toBe(2);
   });
 
   it('leads the host section with the from-a-clone command, and that command serves MCP', async () => {

@@ -96,6 +96,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the built CLI: sandbox sign-in in Chromi
         return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Host</title><main><h1>Back at the host</h1></main></html>' });
       });
       await page.goto(provider.authorizationUrl!.href);
+      // Our consent page, as the person reads it before Continue.
+      const consent = (await page.textContent('main')) ?? '';
       await page.getByRole('button', { name: /^continue/i }).click();
       await page.getByLabel(/e-mail/i).fill(who.email);
       await page.getByLabel(/password/i).fill(who.password);
@@ -106,8 +108,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the built CLI: sandbox sign-in in Chromi
         page.getByRole('heading', { name: /could not/i }).waitFor().then(() => 'failed' as const),
       ]);
       const text = (await page.textContent('main')) ?? '';
-      captured.push(text);
-      return { provider, first, ended, callback, text };
+      captured.push(consent, text);
+      // Refused: the page's way back tells the app (error=access_denied on its redirect URI).
+      if (ended === 'refused') await page.getByRole('link', { name: /^back to /i }).click();
+      return { provider, first, ended, callback, text, consent };
     } finally {
       await context.close();
     }
@@ -163,8 +167,37 @@ describe.skipIf(!existsSync(CHROMIUM))('the built CLI: sandbox sign-in in Chromi
     const signedIn = await signInInChromium(OUTSIDER);
     expect(signedIn.ended).toBe('refused');
     expect(signedIn.text).toContain(OUTSIDER.email);
-    expect(signedIn.callback).toBeUndefined();
+    expect(signedIn.text).not.toMatch(/DOCREQ_/);
+    // The app is told, and gets no code.
+    expect(signedIn.callback?.searchParams.get('error')).toBe('access_denied');
+    expect(signedIn.callback?.searchParams.get('code')).toBeNull();
     expect(signedIn.provider.tokens()).toBeUndefined();
+  }, 60_000);
+
+  it('the consent page names the app (its registered client_name) and where it returns', async () => {
+    const signedIn = await signInInChromium(READER);
+    expect(signedIn.consent).toContain('Test host');
+    expect(signedIn.consent).toContain(new URL(REDIRECT).host);
+    expect(signedIn.consent).not.toMatch(/DOCREQ_/);
+  }, 60_000);
+
+  it('/ reads as a page: what this is and how to connect, nothing secret', async () => {
+    const profile = mkdtempSync(join(suiteFolder(), 'chromium-'));
+    profiles.push(profile);
+    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    try {
+      const page = context.pages()[0] ?? (await context.newPage());
+      const answer = await page.goto(`${cli.url}/`);
+      expect(answer?.status()).toBe(200);
+      expect(answer?.headers()['content-type']).toMatch(/^text\/html/);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      const text = (await page.textContent('body')) ?? '';
+      captured.push(text);
+      expect(text).toContain(`${cli.url}/mcp`);
+      expect(text).not.toMatch(/jsonrpc|DOCREQ_/);
+    } finally {
+      await context.close();
+    }
   }, 60_000);
 });
 

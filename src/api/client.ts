@@ -145,7 +145,7 @@ interface SharedGet {
 
 /**
  * What one key keeps between calls. It never holds the key itself: team mode keeps one per key
- * fingerprint (see ApiStates), stdio one for the process.
+ * fingerprint (in the send store's scope for it, transport/http.ts), stdio one for the process.
  */
 export class ApiState {
   /** Bumped when a send starts and when it ends: no read begun before a send is used after it. */
@@ -161,26 +161,6 @@ export class ApiState {
     this.generation++;
     this.clients = undefined;
     this.copies.clear();
-  }
-}
-
-/** A bounded LRU of ApiState by key fingerprint (team mode): the least recently used firm is dropped. */
-export class ApiStates {
-  private readonly states = new Map<string, ApiState>();
-
-  constructor(readonly max = 100) {}
-
-  get(fingerprint: string): ApiState {
-    let state = this.states.get(fingerprint);
-    if (state) this.states.delete(fingerprint);
-    else state = new ApiState();
-    this.states.set(fingerprint, state);
-    while (this.states.size > this.max) this.states.delete(this.states.keys().next().value!);
-    return state;
-  }
-
-  get size(): number {
-    return this.states.size;
   }
 }
 
@@ -254,13 +234,13 @@ export function describeProxy(baseUrl: string, env: ProxyEnv = process.env): str
   return `through the proxy ${route.origin} (from ${route.variable})`;
 }
 
-export type ProxyRoute =
+type ProxyRoute =
   | { kind: 'direct'; why: string }
   | { kind: 'proxy'; origin: string; variable: string }
   | { kind: 'invalid'; variable: string };
 
 /** How a call to `baseUrl` is routed: direct, through a proxy (its origin and variable, never its credentials), or a proxy setting that is not a URL. */
-export function proxyRoute(baseUrl: string, env: ProxyEnv = process.env): ProxyRoute {
+function proxyRoute(baseUrl: string, env: ProxyEnv = process.env): ProxyRoute {
   const url = new URL(baseUrl);
   const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
   const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;

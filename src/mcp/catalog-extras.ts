@@ -72,7 +72,7 @@ function needTemplate(catalog: TemplateCatalog, name: string | undefined): Templ
 }
 
 /** Prefix matches first, then substring matches; case- and accent-insensitive; at most 100. */
-export function completeFrom(candidates: Iterable<string | null | undefined>, typed: string): { values: string[]; total: number; hasMore: boolean } {
+function completeFrom(candidates: Iterable<string | null | undefined>, typed: string): { values: string[]; total: number; hasMore: boolean } {
   const needle = fold(typed.trim());
   const prefix: string[] = [];
   const inside: string[] = [];

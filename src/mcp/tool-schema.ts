@@ -116,7 +116,7 @@ function listTool(tool: ToolDefinition): Tool {
 
 
 /** All of tools/list, in characters (JSON): it is read into every conversation. */
-export const TOOLS_LIST_BUDGET = 12_000;
+const TOOLS_LIST_BUDGET = 12_000;
 
 function describeTemplate(tool: Tool, description: string): Tool {
   const props = tool.inputSchema.properties as Record<string, Record<string, unknown>> | undefined;

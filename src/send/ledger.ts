@@ -16,11 +16,11 @@ export const LEDGER_TTL_MS = 24 * 60 * 60_000;
  * mid-send stops renewing, so its claim clears about a minute later; from then on the pre-POST
  * record (24 hours, "may have been sent") is what answers the same send.
  */
-export const CLAIM_TTL_MS = 60_000;
-export const CLAIM_RENEW_MS = 15_000;
+const CLAIM_TTL_MS = 60_000;
+const CLAIM_RENEW_MS = 15_000;
 
 /** `pending`: the POST was about to be written and no outcome was recorded (in flight, or its process died). */
-export type SendOutcome = 'sent' | 'may_have_been_sent' | 'pending';
+type SendOutcome = 'sent' | 'may_have_been_sent' | 'pending';
 
 export interface LedgerEntry {
   outcome: SendOutcome;

@@ -16,8 +16,7 @@ import { pageHtml, type PageName } from './pages.js';
  * without Apps ignore `_meta.ui`.
  */
 
-export const EXTENSION_ID = 'io.modelcontextprotocol/ui';
-export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /** No origin at all: the page reaches nothing but the host bridge (the spec's secure default, said explicitly). */
 export const APP_CSP = { connectDomains: [] as string[], resourceDomains: [] as string[], frameDomains: [] as string[], baseUriDomains: [] as string[] };

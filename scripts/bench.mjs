@@ -341,7 +341,7 @@ const table = [
 ].join('\n');
 const footer = `node ${process.version}, ${RUNS} runs per figure (median), ${new Date().toISOString().slice(0, 10)}`;
 process.stdout.write(`\n${table}\n\n${footer}\n`);
-// What `node scripts/readme.mjs` puts in the README's figures block (the README quotes this, never hand-copied numbers).
+// What `node scripts/readme.mjs` puts in docs/performance.md's figures block (the page quotes this, never hand-copied numbers).
 // Only a run of every section writes it: a partial run (BENCH_SECTIONS) must not replace the whole block.
 if (!process.env.BENCH_SECTIONS) {
   mkdirSync(`${root}.bench`, { recursive: true });

@@ -15,18 +15,34 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * oidc-provider (the sandbox's demo identity provider) keys its storage by model class name and checks
+ * a stored entry's kind against `constructor.name` (and names its errors so); minified, the demo
+ * provider's codes were not found again and the sandbox sign-in from the built CLI failed with
+ * invalid_grant (issue 26; test/shipped.test.ts signs in through the built CLI). Its own files keep
+ * their names (esbuild's keepNames applied to them alone); the rest stays fully minified, since
+ * keepNames everywhere costs start-up (a `__name` call per function evaluated at load).
+ */
+const oidcProviderKeepsNames = {
+  name: 'oidc-provider-keeps-names',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]oidc-provider[\\/].*\.js$/ }, async (args) => {
+      const { readFile } = await import('node:fs/promises');
+      const { transform } = await import('esbuild');
+      const source = await readFile(args.path, 'utf8');
+      const { code } = await transform(source, { loader: 'js', format: 'esm', keepNames: true, target: 'node20.18', sourcefile: args.path });
+      return { contents: code, loader: 'js', resolveDir: args.path.replace(/[\\/][^\\/]*$/, '') };
+    });
+  },
+};
+
 export const esbuildOptions = {
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, oidcProviderKeepsNames],
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20.18',
   minify: true,
-  // Minified, but every function and class keeps its own `.name`: oidc-provider keys its storage by model
-  // class name and checks a stored entry's kind against `constructor.name` (and names its errors so);
-  // minified, the demo identity provider's codes were not found again and the sandbox sign-in from the
-  // built CLI failed with invalid_grant (issue 26; test/shipped.test.ts signs in through the built CLI).
-  keepNames: true,
   legalComments: 'none',
   define: { __DOCREQ_VERSION__: JSON.stringify(pkg.version) },
   // undici and the SDK's dependencies require() Node built-ins; ESM output needs a require.
@@ -45,7 +61,7 @@ function packageOf(input) {
 /**
  * What runs: every npm package esbuild puts into the build of `entryPoints` (the package build: the CLI
  * and the library; the MCP Bundle: the CLI), with the bytes each takes in the output, largest first,
- * read from esbuild's metafile. scripts/readme.mjs writes it into the README; test/readme.test.ts checks it.
+ * read from esbuild's metafile. scripts/readme.mjs writes it into docs/development.md; test/readme.test.ts checks it.
  */
 export async function bundledPackages(entryPoints) {
   const { build } = await import('esbuild');

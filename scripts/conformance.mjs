@@ -18,11 +18,10 @@ process.on('exit', () => {
 });
 const port = await freePort();
 const relayPort = await freePort();
-// The suite's DNS-rebinding scenario sends its valid request with `Origin: http://<the URL it was given>`,
-// i.e. the relay's origin. Team mode refuses every Origin not in DOCREQ_ALLOWED_ORIGINS (none by default,
-// contract §6), so the operator's step is taken here: that one origin is allowed, as a deployment would
-// allow the origin its clients use. Host stays on its loopback default (`127.0.0.1`, any port).
-const service = spawn(process.execPath, [join(root, 'dist/cli.js'), '--transport', 'http', '--sandbox', '--port', String(port), '--rate-limit', '1000000', '--allowed-origins', `http://127.0.0.1:${relayPort}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+// Default settings: the suite's DNS-rebinding scenario sends its valid request with `Origin: http://<the
+// URL it was given>` (the relay's loopback origin), which team mode bound to loopback accepts unlisted,
+// and its invalid one with a foreign Host, refused. Host stays on its loopback default (`127.0.0.1`, any port).
+const service = spawn(process.execPath, [join(root, 'dist/cli.js'), '--transport', 'http', '--sandbox', '--port', String(port), '--rate-limit', '1000000'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DOCREQ_STORE: 'memory' } }); // the memory store: nothing written to this user's state folder
 children.add(service);
 const key = await new Promise((resolve, reject) => {
   let text = '';

@@ -1,5 +1,5 @@
-// The README's checkable facts, each worked out from its one source: scripts/readme.mjs writes them into
-// the README's generated blocks, test/readme.test.ts checks the README against them.
+// The README's checkable facts (its pages' generated blocks: docs/development.md), each worked out from its one
+// source: scripts/readme.mjs writes them into those blocks, test/readme.test.ts checks the pages against them.
 import { execFileSync } from 'node:child_process';
 import { bundledPackages } from './build-options.mjs';
 

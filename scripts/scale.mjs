@@ -1,5 +1,5 @@
 // npm run scale: team mode scaled out. N replicas of `docreq-mcp --transport http` on one shared
-// sandbox, behind nginx round-robin (deploy/nginx.conf, the README's TLS config with the replica
+// sandbox, behind nginx round-robin (deploy/nginx.conf, docs/team-mode.md's TLS config with the replica
 // and listen lines rewritten), driven by M concurrent MCP SDK clients for a fixed number of list
 // calls; one replica is stopped halfway. Then one replica alone, for the ratio; then p50 of
 // list_requests over HTTP against stdio at 10,000 requests.
@@ -33,7 +33,7 @@ if (!nginxBin) {
   say('scale: nginx is not installed, so there is no load balancer to measure behind.');
   say('Install it from Debian/Ubuntu packages: sudo apt-get update && sudo apt-get install -y nginx');
   say('(macOS: brew install nginx), then run npm run scale again.');
-  process.exit(0);
+  process.exit(process.exitCode ?? 0);
 }
 if (!existsSync(BIN)) {
   say('scale: dist/cli.js is missing; run npm run build (npm run scale does).');
@@ -79,11 +79,13 @@ async function startSandbox(extra = []) {
 const TOKEN_SECRET = randomBytes(32).toString('hex');
 async function startReplica(baseUrl, env = {}, rateLimit = 1_000_000_000) {
   const port = await freePort();
-  const child = run(['--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info'], { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET, ...(env.DOCREQ_STORE_URL ? {} : { DOCREQ_STORE: 'memory' }), ...env }, ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')]);
+  // Every replica serves its metrics (DOCREQ_METRICS_PORT): the script checks their counts against its own.
+  const metricsPort = await freePort();
+  const child = run(['--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info', '--metrics-port', String(metricsPort)], { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET, ...(env.DOCREQ_STORE_URL ? {} : { DOCREQ_STORE: 'memory' }), ...env }, ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')]);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`replica exited with ${child.exitCode}`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { child, port, url };
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { child, port, url, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error('replica did not come up');
@@ -135,6 +137,18 @@ async function mcpClient(url, key) {
   return client;
 }
 
+/** The samples of one metric family from a replica's /metrics (Prometheus text format), each with its labels. */
+async function scrape(metricsUrl, name) {
+  const text = await (await fetch(metricsUrl)).text();
+  const out = [];
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (m && m[1] === name) out.push({ labels: Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]])), value: Number(m[3]) });
+  }
+  return out;
+}
+const sum = (samples, labels = {}) => samples.filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
+
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
@@ -145,6 +159,7 @@ async function drive(url, key, { halfway, calls = CALLS } = {}) {
   const clients = await Promise.all(Array.from({ length: CLIENTS }, () => mcpClient(url, key)));
   const latencies = [];
   const errors = [];
+  const ok = { list_requests: 0, list_clients: 0 };
   let issued = 0;
   const tools = ['list_requests', 'list_clients'];
   const started = performance.now();
@@ -157,7 +172,10 @@ async function drive(url, key, { halfway, calls = CALLS } = {}) {
         try {
           const result = await client.callTool({ name: tools[n % 2], arguments: {} });
           if (result.isError) errors.push(`tool error: ${JSON.stringify(result.content).slice(0, 200)}`);
-          else latencies.push(performance.now() - t);
+          else {
+            latencies.push(performance.now() - t);
+            ok[tools[n % 2]]++;
+          }
         } catch (error) {
           errors.push(String(error?.message ?? error).slice(0, 200));
         }
@@ -166,7 +184,7 @@ async function drive(url, key, { halfway, calls = CALLS } = {}) {
   );
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-  return { calls, seconds, perSecond: calls / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), errors };
+  return { calls, seconds, perSecond: calls / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), errors, ok };
 }
 
 /** A real redis-server on a port of its own: the send store every replica shares. */
@@ -286,12 +304,15 @@ async function sendPhase() {
     }
   }
   await rl.close().catch(() => undefined);
+  // What the replicas' metrics say they refused, summed: it must be what this script was refused.
+  let refusedByMetrics = 0;
+  for (const r of limited) refusedByMetrics += sum(await scrape(r.metrics, 'docreq_rate_limited_total'));
   for (const r of limited) r.child.kill('SIGTERM');
   lb2.child.kill('SIGQUIT');
   await Promise.all([...limited.map((r) => once(r.child, 'exit')), once(lb2.child, 'exit')]);
   redis.child.kill('SIGTERM');
   await sb.close();
-  return { seconds, sends: SENDS, reads, totalPosts, maxPosts: Math.max(0, ...posted), sendsPosted: posted.length, confirmedSent, unclear, errors, allowed, refused };
+  return { seconds, sends: SENDS, reads, totalPosts, maxPosts: Math.max(0, ...posted), sendsPosted: posted.length, confirmedSent, unclear, errors, allowed, refused, refusedByMetrics };
 }
 
 const rows = [];
@@ -329,9 +350,21 @@ await Promise.all([...replicas.map((r) => (r.child.exitCode === null && r.child.
 
 // ── one replica alone ──────────────────────────────────────────────────────────────────────
 const alone = await startReplica(sandbox.url);
-await drive(alone.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined);
+const warm = await drive(alone.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined);
 single = await drive(alone.url, sandbox.key);
 row('1 replica alone (no nginx)', ...fmt(single));
+// The replica's own metrics, scraped: answered calls by tool must be what this script counted.
+{
+  const calls = await scrape(alone.metrics, 'docreq_tool_calls_total');
+  const timed = await scrape(alone.metrics, 'docreq_tool_call_duration_seconds_count');
+  const agree = ['list_requests', 'list_clients'].map((tool) => {
+    const ours = (warm?.ok[tool] ?? 0) + single.ok[tool];
+    return { tool, ours, scraped: sum(calls, { tool, outcome: 'ok' }), timed: sum(timed, { tool }) };
+  });
+  const same = agree.every((a) => a.ours === a.scraped) && sum(timed) === sum(calls);
+  row('metrics (1 replica, scraped)', agree.map((a) => `${a.tool} ok: ${a.scraped} scraped, ${a.ours} counted here`).join('; '), `latency histogram counts ${sum(timed)} calls of ${sum(calls)}`, same ? 'agree' : 'DISAGREE');
+  if (!same) process.exitCode = 1;
+}
 row('throughput ratio', `${(scaled.perSecond / single.perSecond).toFixed(2)}× (${REPLICAS} behind nginx, one stopped halfway / 1 alone)`, 'target ≥ 0.9×');
 alone.child.kill('SIGTERM');
 await once(alone.child, 'exit');
@@ -353,7 +386,8 @@ if (process.env.SCALE_ONLY === 'lists') {
   );
   row('POSTs per confirmed send', `${(s.totalPosts / Math.max(1, s.sendsPosted)).toFixed(3)}`, `${s.totalPosts} POSTs for ${s.sendsPosted} sends; at most ${s.maxPosts} for any one`, `${s.confirmedSent} answered sent, ${s.unclear} "may have been sent"/in progress/refused (a POST in flight on the killed replica: check with list_requests)`);
   row('send-phase errors', `${s.errors.length}`, 'calls in flight on the killed replica (nginx does not resend a POST it already passed on)');
-  row('rate limit across replicas', `limit 60/min for one key, 120 calls over ${REPLICAS} replicas: ${s.allowed} allowed, ${s.refused} refused (429)`);
+  row('rate limit across replicas', `limit 60/min for one key, 120 calls over ${REPLICAS} replicas: ${s.allowed} allowed, ${s.refused} refused (429)`, `the replicas' metrics count ${s.refusedByMetrics} refused: ${s.refusedByMetrics === s.refused ? 'agree' : 'DISAGREE'}`);
+  if (s.refusedByMetrics !== s.refused) process.exitCode = 1;
   if (s.errors.length) note(`send-phase errors (first): ${[...new Set(s.errors)].slice(0, 3).join(' | ')}`);
 }
 
@@ -390,11 +424,11 @@ if (errorSamples.length) say(`\nerrors (first distinct): \n${errorSamples.map((e
 if (killedAt === undefined && KILL !== 'none') say('(the replica was never stopped: fewer calls than expected?)');
 const stamp = `${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim()}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`;
 say(`\n${stamp}`);
-// The README's scale block is written from this (node scripts/readme.mjs), never by hand.
+// docs/performance.md's scale block is written from this (node scripts/readme.mjs), never by hand.
 if (!process.env.SCALE_ONLY) {
   mkdirSync(join(root, '.bench'), { recursive: true });
   const table = ['| measure | result |', '|---|---|', ...rows.map(([first, ...rest]) => `| ${first} | ${rest.join(' · ')} |`)];
   writeFileSync(join(root, '.bench/scale.md'), `${table.join('\n')}\n\n${REPLICAS} replicas, ${CLIENTS} clients, ${CALLS.toLocaleString('en')} list calls, ${KILL} one replica halfway; ${stamp}\n`);
-  note('wrote .bench/scale.md (node scripts/readme.mjs puts it in the README)');
+  note('wrote .bench/scale.md (node scripts/readme.mjs puts it in docs/performance.md)');
 }
-process.exit(0);
+process.exit(process.exitCode ?? 0);

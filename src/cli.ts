@@ -26,6 +26,8 @@ Usage:
   docreq-mcp sandbox [--port N] [--clients N] [--requests N]
                                     run only the sandbox API (port ${SANDBOX_PORT} unless --port); prints its base URL and demo keys
   docreq-mcp check                  check the configuration by calling the API once
+  docreq-mcp sessions list | end --email ADDRESS | end --all
+                                    team mode with sign-in: list or end sign-in sessions on the shared store
   docreq-mcp --transport http [--port N] [--host H] [--sandbox]
                                     team mode: MCP over Streamable HTTP at /mcp, the key per request
 
@@ -182,6 +184,8 @@ function sandboxConfig(flags: FlagValues, sandbox: Sandbox): Config {
 }
 
 async function main(): Promise<void> {
+  // Sign-in sessions on the shared store (src/auth/sessions.ts): list, end one person's, end everyone's.
+  if (process.argv[2] === 'sessions') return void (process.exitCode = await (await import('./auth/sessions.js')).sessionsCli(process.argv.slice(3)));
   const { values, positionals } = parse(process.argv.slice(2));
   if (values.help) return void process.stdout.write(`${HELP}\n`);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);

@@ -218,7 +218,7 @@ export const SETTINGS = {
     flag: '--allowed-origins',
     default: undefined,
     schema: originList,
-    help: 'team mode: browser origins allowed, comma-separated (none by default); a request with another `Origin` gets `403`',
+    help: 'team mode: browser origins allowed, comma-separated; bound to loopback, loopback origins (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`) are allowed without being listed; a request with another `Origin` gets `403`',
   },
   rateLimit: {
     env: 'DOCREQ_RATE_LIMIT',
@@ -226,6 +226,13 @@ export const SETTINGS = {
     default: '120',
     schema: z.coerce.number().int().min(1).max(1_000_000_000),
     help: 'team mode: tool calls per minute per key; beyond it `429` with `Retry-After`',
+  },
+  metricsPort: {
+    env: 'DOCREQ_METRICS_PORT',
+    flag: '--metrics-port',
+    default: undefined,
+    schema: z.coerce.number().int().min(1).max(65_535),
+    help: 'team mode: serve Prometheus metrics at `http://127.0.0.1:<port>/metrics`, on loopback only (off when unset)',
   },
   // Firm sign-in (contract §8); read by src/auth/settings.ts.
   auth: {
@@ -275,7 +282,7 @@ export const SETTINGS = {
     flag: undefined,
     default: undefined,
     schema: z.string().trim().min(1, 'is empty'),
-    help: 'oauth: who may read, comma-separated: @domain, e-mail addresses, group:NAME (from the IdP groups claim)',
+    help: 'oauth: who may read, comma-separated: @domain or e-mail addresses (counted only when the IdP marks them verified), user:ID (the IdP subject), group:ID (the IdP groups claim); see docs/sign-in.md',
   },
   authSenders: {
     env: 'DOCREQ_AUTH_SENDERS',
@@ -290,6 +297,14 @@ export const SETTINGS = {
     default: 'claude.ai,claude.com,chatgpt.com,vscode.dev,insiders.vscode.dev',
     schema: commaList((h) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(h), 'host names (e.g. claude.ai,chatgpt.com), no wildcard'),
     help: 'oauth: the hosts whose https redirect URIs apps may register (exact names; http on loopback and app schemes are always accepted)',
+  },
+  // Sessions a firm can end (contract §8.1); read by src/auth/settings.ts. At most 168 (src/auth/sessions.ts MAX_SESSION_HOURS).
+  authSessionHours: {
+    env: 'DOCREQ_AUTH_SESSION_HOURS',
+    flag: undefined,
+    default: '12',
+    schema: z.coerce.number().int().min(1).max(168),
+    help: 'oauth: hours a sign-in lasts, refreshes included, before the person signs in at the identity provider again (1 to 168); who may read or send is decided again at every refresh',
   },
 } as const;
 

@@ -64,6 +64,10 @@ describe.skipIf(!existsSync(CHROMIUM))('firm sign-in in a real browser', () => {
 
     await page.goto(await startUrl());
     await expect.poll(() => page.title()).toContain('Sign in to Document Requests');
+    // The page names the app (its registered client_name, as its own claim) and where it returns.
+    const consentText = await page.textContent('main');
+    expect(consentText).toContain('An app that calls itself Browser host asks to use');
+    expect(consentText).toContain('returns you to 127.0.0.1:9');
     violations.consent = await capture(page, '1-consent');
     await page.getByRole('button', { name: 'Continue to firm sign-in' }).click();
 
@@ -83,10 +87,15 @@ describe.skipIf(!existsSync(CHROMIUM))('firm sign-in in a real browser', () => {
     await context.close();
   });
 
-  it('a person the firm has not allowed, and a link from an unknown app, each get a plain page that says why', async () => {
+  it('a person the firm has not allowed, and a link from an unknown app, each get a plain page that says why; the app is told access_denied', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     page.setDefaultTimeout(5_000);
+    let callback: URL | undefined;
+    await page.route('http://127.0.0.1:9/**', (route) => {
+      callback = new URL(route.request().url());
+      return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Host</title><main><h1>Back at the app</h1></main></html>' });
+    });
     await page.goto(await startUrl());
     await page.getByRole('button', { name: 'Continue to firm sign-in' }).click();
     await page.getByLabel('E-mail address').fill('outsider@elsewhere.example');
@@ -94,7 +103,14 @@ describe.skipIf(!existsSync(CHROMIUM))('firm sign-in in a real browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
     expect(await page.textContent('main')).toContain('has not allowed your account');
+    expect(await page.textContent('main')).not.toContain('DOCREQ_');
     const refused = await capture(page, '4-refused');
+    await page.getByRole('link', { name: 'Back to Browser host' }).click();
+    await page.getByRole('heading', { name: 'Back at the app' }).waitFor();
+    expect(callback?.searchParams.get('error')).toBe('access_denied');
+    expect(callback?.searchParams.get('state')).toBe('browser');
+    expect(callback?.searchParams.get('iss')).toBe(svc.url);
+    expect(callback?.searchParams.get('code')).toBeNull();
 
     await page.goto(`${svc.url}/authorize?response_type=code&client_id=dcr_unknown&redirect_uri=${encodeURIComponent(REDIRECT)}`);
     await page.getByRole('heading', { name: 'Sign-in could not start' }).waitFor();

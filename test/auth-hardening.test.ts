@@ -146,7 +146,7 @@ describe('redirect URIs a client may register', () => {
   });
 
   it("the README's Claude, ChatGPT and VS Code callbacks, loopback on any port, and app schemes are accepted", async () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').split('### Deploying it for a firm')[1]!.split('\n### ')[0]!;
+    const readme = readFileSync(new URL('../docs/sign-in-setup.md', import.meta.url), 'utf8').split('## Deploying it for a firm')[1]!.split('\n## ')[0]!;
     const documented = [...readme.matchAll(/`(https:\/\/(?:claude|chatgpt|vscode)[^`]*?)`/g)].map((m) => m[1]!.replace(/\.\.\.$/, 'callback'));
     expect(documented.length).toBeGreaterThanOrEqual(4);
     const ok = await register(svc, [...documented.slice(0, 6), 'http://127.0.0.1:4000/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback', 'com.example.app:/oauth']);

@@ -77,6 +77,9 @@ describe('firm sign-in (--auth oauth)', () => {
     const before = sb.calls.filter((c) => c.method === 'POST').length;
     const refused = await reader.call('create_request', { client: 'x', title: 'No', items: [{ name: 'Y' }] });
     expect(refused.isError).toBe(true);
+    // Told their role, in words for a person: no setting named.
+    expect(refused.text).toContain('you are signed in with the reader role, which may list and read but not send');
+    expect(refused.text).not.toContain('DOCREQ_');
     expect(sb.calls.filter((c) => c.method === 'POST').length).toBe(before);
     await reader.client.close();
   });
@@ -91,6 +94,12 @@ describe('firm sign-in (--auth oauth)', () => {
     expect(last.status).toBe(403);
     expect(last.body).toContain('outsider@elsewhere.example');
     expect(last.body).toContain('has not allowed your account');
+    expect(last.body).not.toMatch(/DOCREQ_/); // staff pages name no settings
+    // The way back: the app is told, on its own redirect URI, with its state (as sent, escaped on the page) and our issuer.
+    const href = /<a class="button" href="([^"]+)">Back to 127\.0\.0\.1:9<\/a>/.exec(last.body)![1]!.replace(/&#38;/g, '&').replace(/&#39;/g, "'");
+    const back = new URL(href);
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', state: '<script>alert(1)</script>', iss: svc.url });
     for (const page of pages.filter((p) => p.url.startsWith(svc.url))) {
       expect(page.body).not.toContain('<script');
       expect(page.body).not.toContain('alert(1)');
@@ -128,7 +137,7 @@ describe('firm sign-in (--auth oauth)', () => {
   });
 
   it('refuses a token for another audience, and tokens for another resource are never issued', async () => {
-    const forged = await new SignJWT({ email: 'sender@demo.example', role: 'sender', fam: 'f' })
+    const forged = await new SignJWT({ email: 'sender@demo.example', role: 'sender', fam: 'f', st: Date.now() })
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
       .setIssuer(svc.url)
       .setAudience('https://other.example/mcp')

@@ -32,12 +32,13 @@ describe('tool catalogue', () => {
     }
   });
 
-  it('marks reads as read-only and idempotent, and the send as neither', () => {
+  it('marks reads as read-only and idempotent, and both sends as destructive (directories count e-mailing a client so), neither read-only nor idempotent', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations!]));
     expect(byName.list_clients).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     expect(byName.list_requests).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     expect(byName.list_templates).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
-    expect(byName.create_request).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: false });
+    for (const read of ['list_clients', 'list_requests', 'list_templates']) expect(byName[read]).toMatchObject({ destructiveHint: false });
+    for (const send of ['create_request', 'create_request_batch']) expect(byName[send], send).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true, openWorldHint: true });
   });
 
   it.each(tools.map((t) => [t.name, t]))('%s lists portable schemas: object root, no $schema, no root unions, no huge patterns', (_, tool) => {

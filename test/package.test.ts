@@ -13,7 +13,8 @@ import { captured, sandbox, childEnv } from './helpers.js';
 const root = new URL('..', import.meta.url).pathname;
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 const pkg = JSON.parse(read('package.json')) as Record<string, unknown> & { version: string; name: string; bin: Record<string, string> };
-const readme = read('README.md');
+// The hosts' snippets live on the page the README links for them.
+const hostsPage = read('docs/hosts.md');
 const ENV_NAMES = new Set<string>(Object.values(SETTINGS).map((s) => s.env));
 const execFileAsync = promisify(execFile);
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
@@ -67,8 +68,8 @@ describe('the npm package', () => {
   });
 });
 
-describe('README snippets', () => {
-  const blocks = (lang: string) => [...readme.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+describe('README snippets (docs/hosts.md)', () => {
+  const blocks = (lang: string) => [...hostsPage.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 
   it('every JSON snippet parses and runs docreq-mcp with known variables only', () => {
     // remote (team mode) entries have a URL instead of a command: test/remote-hosts.test.ts checks them

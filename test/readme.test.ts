@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -14,7 +14,15 @@ import { ALL_KEYS, callerFor, captured, childEnv, previewThenSend, sandbox, suit
 
 const root = new URL('..', import.meta.url).pathname;
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const table = readme.split('<!-- settings-table')[1]!.split('<!-- /settings-table -->')[0]!;
+/** A page under docs/ (each is linked from the README). */
+const page = (name: string) => readFileSync(`${root}docs/${name}`, 'utf8');
+const settingsPage = page('settings.md');
+const performance = page('performance.md');
+const development = page('development.md');
+/** The README and every page under docs/, for facts that must appear in one place only. */
+const docsPages = readdirSync(`${root}docs`, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.md'));
+const everything = [readme, ...docsPages.map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'))].join('\n');
+const table = settingsPage.split('<!-- settings-table')[1]!.split('<!-- /settings-table -->')[0]!;
 const rows = table
   .split('\n')
   .filter((l) => l.startsWith('| `'))
@@ -46,32 +54,81 @@ describe('README', () => {
     for (const setting of Object.values(SETTINGS)) expect(help).toContain(plainHelp(setting.help));
   });
 
-  it('quotes figures only from the generated block', () => {
-    const figures = readme.split('<!-- figures')[1]?.split('<!-- /figures -->')[0];
+  it('quotes figures only from the generated block (docs/performance.md)', () => {
+    const figures = performance.split('<!-- figures')[1]?.split('<!-- /figures -->')[0];
     expect(figures).toContain('| group | measure | value | reference | ratio | target |');
-    // No figures table outside the block.
-    expect(readme.split('| group | measure | value |').length).toBe(2);
+    // No figures table outside the block, on any page.
+    expect(everything.split('| group | measure | value |').length).toBe(2);
     // The scale run's figures likewise: one generated block, its table written by npm run scale.
-    const scale = readme.split('<!-- scale')[1]?.split('<!-- /scale -->')[0];
+    const scale = performance.split('<!-- scale')[1]?.split('<!-- /scale -->')[0];
     expect(scale).toContain('| measure | result |');
     expect(scale).toContain('POSTs per confirmed send');
-    expect(readme.split('| measure | result |').length).toBe(2);
+    expect(everything.split('| measure | result |').length).toBe(2);
   });
 
-  it('quotes team-mode throughput only from the block scripts/throughput.mjs writes', () => {
-    const opened = readme.split('<!-- throughput')[1]!;
+  it('sets each figure with a target beside it, met or missed, as scripts/targets.mjs works it out from the blocks', async () => {
+    const { targetsBlock, verdict } = (await import(new URL('../scripts/targets.mjs', import.meta.url).href)) as {
+      targetsBlock: (tables: Record<string, string>) => string;
+      verdict: (target: string, now: { text: string; ratio?: string }) => string | null;
+    };
+    const tables = { figures: block('figures', performance), throughput: block('throughput', performance), scale: block('scale', performance) };
+    const written = block('targets', performance);
+    expect(written).toBe(targetsBlock(tables).trim());
+    // The verdicts themselves: a ratio over its bound is missed, under it met; both clauses must hold; a count is exact.
+    expect(verdict('≤ 2.0×', { text: '184.8 ms', ratio: '2.39' })).toBe('missed');
+    expect(verdict('≤ 1.15×', { text: '269.1 ms', ratio: '0.92' })).toBe('met');
+    expect(verdict('≤ 1.3×, < 8,000 chars', { text: '2.0 ms, 4,862 chars', ratio: '1.50' })).toBe('missed');
+    expect(verdict('≤ 1.3×, < 8,000 chars', { text: '1.7 ms, 8,437 chars', ratio: '1.20' })).toBe('missed');
+    expect(verdict('1', { text: '4 upstream call(s)' })).toBe('missed');
+    expect(verdict('≤ 1.5 s, ≤ 6 MB', { text: '1098.2 ms · 4.1 MB on the wire' })).toBe('met');
+    expect(verdict('≥ 2× calls/s', { text: '1.74× calls/s; server CPU per call 3.62× less' })).toBe('missed');
+    expect(verdict('≈ 1 (linear)', { text: 'k = 0.89' })).toBeNull();
+    // Every missed row is marked, and the count in its first line is the number of marked rows.
+    const rows = written.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| measure'));
+    const missed = rows.filter((l) => l.endsWith('| **missed** |')).length;
+    expect(written).toMatch(new RegExp(`\\*\\*${missed} missed\\*\\*`));
+    expect(rows.every((l) => /\| (met|\*\*missed\*\*|not judged \(see the row\)) \|$/.test(l))).toBe(true);
+  });
+
+  it('is a short page with a table of contents whose links reach a heading, and links each page under docs/ that exists', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const headings = new Set([...readme.matchAll(/^#{2,3} (.+)$/gm)].map((m) => anchor(m[1]!)));
+    const contents = readme.split('## Contents')[1]!.split('\n## ')[0]!;
+    const anchors = [...contents.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!);
+    expect(anchors.length).toBeGreaterThanOrEqual(5);
+    for (const a of anchors) expect(headings, a).toContain(a);
+    for (const e of docsPages) {
+      const rel = relative(root, join(e.parentPath, e.name));
+      expect(readme, rel).toContain(`](${rel})`);
+    }
+    expect(readme).toContain('](SECURITY.md)');
+    // Every relative link in the README and the pages reaches a file.
+    for (const file of ['README.md', ...docsPages.map((e) => relative(root, join(e.parentPath, e.name)))]) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)#:\s]+)(?:#[^)]*)?\)/g)) expect(existsSync(join(root, file, '..', target!)), `${file} → ${target}`).toBe(true);
+    }
+  });
+
+  it('quotes team-mode throughput only from the block scripts/throughput.mjs writes (docs/performance.md)', () => {
+    const opened = performance.split('<!-- throughput')[1]!;
     expect(opened.slice(0, opened.indexOf('-->'))).toMatch(/written by node scripts\/readme\.mjs from what node scripts\/throughput\.mjs last wrote .*do not edit by hand/);
     const block = opened.slice(opened.indexOf('-->') + 3).split('<!-- /throughput -->')[0]!.trim().split('\n');
-    // The shape table() in scripts/throughput.mjs writes: its header, before / after / ratio rows per call, its footer.
-    expect(block.slice(0, 2)).toEqual(['| measure | figure | target |', '|---|---|---|']);
-    for (const call of ['list_templates', 'list_requests']) {
-      expect(block.some((l) => l.startsWith(`| team mode ${call}: before (`) && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)), call).toBe(true);
-      expect(block.some((l) => l.startsWith(`| team mode ${call}: after (this build) |`)), call).toBe(true);
-      expect(block.some((l) => l.startsWith(`| team mode ${call}: after ÷ before | `) && /[\d.]+× calls\/s/.test(l)), call).toBe(true);
+    // The shape table() in scripts/throughput.mjs writes: its header, per workload the reference's row and this build's (its ratio and target), its footer.
+    expect(block.slice(0, 2)).toEqual(['| workload: server | figure | target |', '|---|---|---|']);
+    for (const workload of ['list_templates, repeated', 'list_requests @ 10,000, repeated', 'list_requests @ 10,000, varied']) {
+      expect(block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': reference (') && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)), workload).toBe(true);
+      expect(block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': this build |') && /\*\*[\d.]+×\*\* the reference's calls\/s/.test(l)), workload).toBe(true);
+    }
+    // A ratio under its target is marked missed.
+    for (const line of block.filter((l) => l.includes(': this build |'))) {
+      const ratio = /\*\*([\d.]+)×\*\*/.exec(line)?.[1];
+      const target = /≥ ([\d.]+)× the reference/.exec(line)?.[1];
+      if (ratio && target && Number(ratio) < Number(target)) expect(line).toMatch(/missed/);
     }
     expect(block.at(-1)).toMatch(/^Written by `node scripts\/throughput\.mjs` on \d{4}-\d{2}-\d{2}: /);
-    // No throughput row outside the block.
-    expect(readme.split('| team mode list_requests: after ÷ before |').length).toBe(2);
+    // No throughput row outside the block, on any page (the targets block repeats the ratio rows beside their targets).
+    expect(everything.replace(performance.split('<!-- targets')[1]!.split('<!-- /targets -->')[0]!, '').split('| list_requests @ 10,000, varied (a different question each call): this build |').length).toBe(2);
   });
 
   it('leads the host section with the from-a-clone command, and that command serves MCP', async () => {
@@ -132,12 +189,12 @@ describe('manifest.json and server.json agree with SETTINGS', () => {
   });
 });
 
-/** The README's text between `<!-- name…-->` and `<!-- /name -->`. */
-const block = (name: string) => {
-  const opened = readme.split(`<!-- ${name}`)[1];
-  if (!opened) throw new Error(`README has no ${name} block`);
+/** A page's text between `<!-- name…-->` and `<!-- /name -->` (what-runs and package-size: docs/development.md). */
+function block(name: string, text = development) {
+  const opened = text.split(`<!-- ${name}`)[1];
+  if (!opened) throw new Error(`no ${name} block`);
   return opened.slice(opened.indexOf('-->') + 3).split(`<!-- /${name} -->`)[0]!.trim();
-};
+}
 const facts = (await import(new URL('../scripts/readme-facts.mjs', import.meta.url).href)) as {
   packageBuildPackages: () => Promise<{ name: string; bytes: number }[]>;
   mcpBundlePackages: () => Promise<{ name: string; bytes: number }[]>;
@@ -225,8 +282,8 @@ describe('README facts, each checked against its source', () => {
     expect(inBundle.map((p) => p.name).sort()).toEqual(packages.map((p) => p.name).sort());
     for (const p of packages) expect(Math.abs(sizes.get(p.name)! - p.bytes / 1024), p.name).toBeLessThanOrEqual(Math.max(2, (p.bytes / 1024) * 0.1));
     expect(written).toContain(`${packages.length} npm packages`);
-    // No other "What runs" sentence elsewhere in the README.
-    expect(readme.split('What runs').length).toBe(2);
+    // No other "What runs" sentence elsewhere in the README or its pages.
+    expect(everything.split('What runs').length).toBe(2);
   }, 30_000);
 
   it('the package size is what npm pack reports, within 10%', () => {
@@ -234,8 +291,8 @@ describe('README facts, each checked against its source', () => {
     const [, download, unpacked] = /([\d.]+) MB to download, ([\d.]+) MB unpacked/.exec(block('package-size'))!;
     expect(Math.abs(Number(download) * 1e6 - size) / size).toBeLessThanOrEqual(0.1);
     expect(Math.abs(Number(unpacked) * 1e6 - unpackedSize) / unpackedSize).toBeLessThanOrEqual(0.1);
-    // Sizes appear nowhere else (the Performance section points to this block).
-    expect(readme.match(/1 package \([\d.]+ MB/g)).toHaveLength(1);
+    // Sizes appear nowhere else (docs/performance.md points to this block).
+    expect(everything.match(/1 package \([\d.]+ MB/g)).toHaveLength(1);
   });
 
   it('Node versions: the one it needs is package.json engines and meets every bundled package; the one for the demo sign-in and for development meets every tool', async () => {

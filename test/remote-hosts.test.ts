@@ -12,8 +12,9 @@ import { captured, childEnv, sandbox } from './helpers.js';
 import { teamService } from './team.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const remote = readme.split('## Remote use (team mode)')[1]!.split('\n## ')[0]!;
+// Team mode and its hosts' snippets: docs/team-mode.md; the one-click links: docs/hosts.md (both linked from the README).
+const remote = readFileSync(join(root, 'docs/team-mode.md'), 'utf8');
+const hostsPage = readFileSync(join(root, 'docs/hosts.md'), 'utf8');
 const blocks = (text: string, lang: string) => [...text.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 const json = blocks(remote, 'json').map((t) => JSON.parse(t) as Record<string, unknown>);
 const mcpJson = JSON.parse(readFileSync(join(root, 'mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
@@ -42,7 +43,7 @@ async function listWith(headers: Record<string, string>): Promise<string[]> {
 const bearer = z.object({ Authorization: z.string().regex(/^Bearer \S+$/) }).strict();
 const TOOLS = CATALOGUE.map((t) => t.name);
 
-describe('README: remote use (team mode)', () => {
+describe('docs/team-mode.md: remote use (team mode)', () => {
   it('shows deploy/nginx.conf exactly as npm run scale runs it', () => {
     expect(blocks(remote, 'nginx')[0]).toBe(readFileSync(join(root, 'deploy/nginx.conf'), 'utf8'));
   });
@@ -104,17 +105,17 @@ describe('README: remote use (team mode)', () => {
   });
 });
 
-describe('README: one-click install links', () => {
+describe('docs/hosts.md: one-click install links (once published)', () => {
   const sandboxEntry = mcpJson.mcpServers['docreq-sandbox']!;
 
   it('VS Code: vscode:mcp/install with the sandbox entry of mcp.json', () => {
-    const link = /\]\((vscode:mcp\/install\?[^)]+)\)/.exec(readme)![1]!;
+    const link = /\]\((vscode:mcp\/install\?[^)]+)\)/.exec(hostsPage)![1]!;
     const config = JSON.parse(decodeURIComponent(link.slice('vscode:mcp/install?'.length))) as Record<string, unknown>;
     expect(config).toEqual({ name: 'docreq-sandbox', ...sandboxEntry });
   });
 
   it('Cursor: cursor://…/mcp/install with a name and the base64 sandbox entry', () => {
-    const link = new URL(/\]\((cursor:\/\/anysphere\.cursor-deeplink\/mcp\/install\?[^)]+)\)/.exec(readme)![1]!);
+    const link = new URL(/\]\((cursor:\/\/anysphere\.cursor-deeplink\/mcp\/install\?[^)]+)\)/.exec(hostsPage)![1]!);
     expect(link.searchParams.get('name')).toBe('docreq-sandbox');
     expect(JSON.parse(Buffer.from(link.searchParams.get('config')!, 'base64').toString('utf8'))).toEqual(sandboxEntry);
   });

@@ -45,6 +45,7 @@ async function watched(env: Record<string, string> = {}): Promise<Connected & { 
     notifications.push(line);
     captured.push(line);
   });
+  await mcp.client.setLoggingLevel('debug'); // log notifications go only to a client that asked
   afterAll(() => mcp.close());
   return Object.assign(mcp, { notifications });
 }

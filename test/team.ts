@@ -8,7 +8,7 @@ import { afterAll, expect } from 'vitest';
 import { createAuth, MemoryAuthStore, type AuthOptions, type AuthStore, type Policy } from '../src/auth/index.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { Sandbox } from '../src/sandbox/service.js';
-import { DEMO_POLICY, startDemoIdp } from '../src/sandbox/idp.js';
+import { DEMO_POLICY, startDemoIdp, type DemoIdp, type DemoIdpOptions } from '../src/sandbox/idp.js';
 import type { HttpService } from '../src/transport/http.js';
 import { captured, teamService } from './helpers.js';
 
@@ -34,6 +34,9 @@ export interface SignInServiceOptions {
   lines?: string[];
   /** createAuth's own options (e.g. the test-only loopback CIMD switch). */
   auth?: Partial<AuthOptions>;
+  /** The demo identity provider's options (claims shaped as another IdP's, refresh tokens), and a hand on it once started. */
+  idp?: DemoIdpOptions;
+  onIdp?: (idp: DemoIdp) => void;
 }
 
 export { teamService };
@@ -50,8 +53,9 @@ export async function signInService(sb: Sandbox, options: SignInServiceOptions =
     },
     auth: async (url) => {
       const base = options.publicUrl ?? url;
-      const idp = await startDemoIdp([`${base}/login/callback`]);
+      const idp = await startDemoIdp([`${base}/login/callback`], options.idp);
       closeIdp = () => idp.close();
+      options.onIdp?.(idp);
       return createAuth({
         publicUrl: base,
         secret: options.secret ?? new Uint8Array(randomBytes(32)),

@@ -15,7 +15,8 @@ import { addDays, captured, connect, sandbox, structured, TODAY, type Connected,
 
 const sb = await sandbox();
 const dir = mkdtempSync(join(tmpdir(), 'docreq-templates-'));
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+// The templates page the README links (docs/templates.md) holds the sample file and the quoted error.
+const readme = readFileSync(new URL('../docs/templates.md', import.meta.url), 'utf8');
 const SAMPLE = readme.split('<!-- templates-sample')[1]!.split('```yaml\n')[1]!.split('```')[0]!;
 const BUILTIN_NAMES = BUILTIN_TEMPLATES.map((t) => t.name);
 

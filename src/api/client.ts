@@ -420,7 +420,7 @@ export class DocReqApi {
     if (status < 200 || status > 299) {
       const error = this.statusError(answer, 'POST', REQUESTS);
       if (status >= 500) {
-        throw new ServiceFailedError(`${error.message} The request may have been sent.`, {
+        throw new ServiceFailedError(error.message, {
           status,
           code: error.code,
           details: error.details,
@@ -441,7 +441,7 @@ export class DocReqApi {
     }
     if (isErrorBody(parsed)) {
       const said = errorFromStatus(status, parsed, true, undefined, undefined, this.redact).message.replace(/^[^.]*\.\s*/, '');
-      throw new BadResponseError(`The service answered ${status} (success) with an error body.${said ? ` ${said}` : ''} The request may have been sent.`, { status, outcomeUnknown: true });
+      throw new BadResponseError(`The service answered ${status} (success) with an error body.${said ? ` ${said}` : ''}`, { status, outcomeUnknown: true });
     }
     const raw = createdRecord(parsed);
     const record = raw ? toRequest(raw, this.redact) : null;
@@ -450,18 +450,17 @@ export class DocReqApi {
 
   /** Says whether a failed POST can have reached the service (`outcomeUnknown`). */
   private postFailure(error: unknown): ApiError {
-    const mayHaveBeenSent = ' The request may have been sent.';
     if (error instanceof ApiError && !error.outcomeUnknown && (error instanceof CertificateError || error instanceof RedirectedError || error instanceof CancelledError)) return error;
-    if (error instanceof TimedOutError) return new TimedOutError(`${error.message}${mayHaveBeenSent}`, { outcomeUnknown: true });
+    if (error instanceof TimedOutError) return new TimedOutError(error.detail, { outcomeUnknown: true });
     if (error instanceof UnreachableError) {
       if (error.code && NOT_SENT_CODES.has(error.code)) return new UnreachableError(`${error.message} Nothing was sent.`, { code: error.code });
-      return new UnreachableError(`The connection to ${this.origin} failed (${error.code ?? 'network error'}) while sending.${mayHaveBeenSent}`, {
+      return new UnreachableError(`The connection to ${this.origin} failed (${error.code ?? 'network error'}) while sending.`, {
         code: error.code,
         outcomeUnknown: true,
       });
     }
     if (error instanceof ApiError) return error;
-    return new UnreachableError(`Sending failed unexpectedly.${mayHaveBeenSent}`, { outcomeUnknown: true });
+    return new UnreachableError('Sending failed unexpectedly.', { outcomeUnknown: true });
   }
 
   private url(path: string): string {
@@ -647,7 +646,7 @@ export class DocReqApi {
     const where = target ? ` to ${JSON.stringify(target)}` : ' without a usable Location';
     // 303 See Other is how a service answers a POST it has handled: the outcome is not known.
     const unknown = method === 'POST' && answer.status === 303;
-    const sent = method === 'POST' ? (unknown ? ' The request may have been sent.' : ' Nothing was sent.') : '';
+    const sent = method === 'POST' && !unknown ? ' Nothing was sent.' : '';
     return new RedirectedError(
       `The service answered ${answer.status}, redirecting${where}; redirects are not followed (the key is never sent to another address). Check the base URL.${sent}`,
       target,

@@ -20,7 +20,15 @@ export interface ApiErrorInit {
   retryAfterMs?: number | undefined;
 }
 
+/**
+ * The one wording of a POST whose outcome is not known (contract §3.4): every error with
+ * `outcomeUnknown` set ends with it; `detail` is what happened, without it.
+ */
+const MAY_HAVE_BEEN_SENT = 'The request may have been sent.';
+
 export abstract class ApiError extends Error {
+  /** What happened, without the outcome sentence a POST whose outcome is unknown ends with. */
+  readonly detail: string;
   readonly status: number | undefined;
   readonly code: string | undefined;
   readonly details: FieldDetail[];
@@ -28,7 +36,8 @@ export abstract class ApiError extends Error {
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, init: ApiErrorInit = {}) {
-    super(message);
+    super(init.outcomeUnknown ? `${message} ${MAY_HAVE_BEEN_SENT}` : message);
+    this.detail = message;
     this.name = new.target.name;
     this.status = init.status;
     this.code = init.code;

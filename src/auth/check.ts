@@ -35,8 +35,13 @@ export async function checkSignIn(flags: FlagValues, env: NodeJS.ProcessEnv, pri
   if (probe.clientSecretRead) out('✓ client secret: DOCREQ_OIDC_CLIENT_SECRET_FILE is readable (not shown)');
   const { readers, senders } = probe.policy;
   if (readers.length || senders.length) out(`✓ who may read: ${readers.join(', ') || 'only those who may send'}; who may send: ${senders.join(', ') || 'nobody'}`);
+  if (!probe.publicUrl) out('! DOCREQ_PUBLIC_URL is not set: hosts will be told the address the service listens on (http://…), which is wrong behind a proxy; set it to the https address they reach');
+  else if (!probe.publicUrl.startsWith('https:')) out(`! public address ${probe.publicUrl} is not https: only this machine can sign in; set DOCREQ_PUBLIC_URL to the https address hosts reach`);
   if (probe.publicUrl) out(`✓ public address ${probe.publicUrl}: register ${probe.publicUrl}/login/callback as the redirect URI at the identity provider`);
-  else out('! DOCREQ_PUBLIC_URL is not set: hosts will be told the address the service listens on; set it to the https address they reach');
+  if (probe.secretFrom === 'random')
+    out('! no DOCREQ_AUTH_SECRET_FILE (nor DOCREQ_TOKEN_SECRET): tokens are signed with a secret made at each start, so every restart signs everyone out and replicas refuse each other\'s tokens; set DOCREQ_AUTH_SECRET_FILE (openssl rand -hex 32)');
+  else out(`✓ tokens signed with the secret from ${probe.secretFrom === 'file' ? 'DOCREQ_AUTH_SECRET_FILE' : 'DOCREQ_TOKEN_SECRET'} (not shown): restarts and replicas keep people signed in; changing it signs everyone out`);
+  out(`✓ sessions last ${probe.sessionHours} hours (DOCREQ_AUTH_SESSION_HOURS), then people sign in at the identity provider again; who may read or send is decided again at every refresh`);
   if (probe.issuer) {
     try {
       const meta = await probe.discover();

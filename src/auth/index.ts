@@ -1,12 +1,15 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import * as oidc from 'openid-client';
 import { isLoopbackHost, SETTINGS } from '../config.js';
 import { fetchPublicJson } from './outbound.js';
 import { consentPage, errorPage, refusedPage, sendPage } from './pages.js';
-import { decide, type Policy, type Role } from './policy.js';
+import { decide, personFrom, type Person, type Policy, type Role } from './policy.js';
+import { recordSession, sessionEnded, updateSession, withdraw, type SessionRecord } from './sessions.js';
 import { MemoryAuthStore, type AuthStore } from './store.js';
+import { oneLine } from '../text/render.js';
+import { StoreUnavailableError } from '../store/store.js';
 
 /**
  * Firm sign-in (contract §8): this service is an OAuth 2.1 protected resource (RFC 9728) and its own
@@ -50,7 +53,8 @@ export interface AuthOptions {
   /** Hosts whose https redirect URIs clients may register (DOCREQ_AUTH_REDIRECT_HOSTS); loopback http and app schemes always. */
   redirectHosts?: readonly string[];
   accessTokenSeconds?: number;
-  refreshTokenSeconds?: number;
+  /** How long a session lives, refreshes included, before the person signs in at the identity provider again (DOCREQ_AUTH_SESSION_HOURS). */
+  sessionSeconds?: number;
   /** Log lines (stderr by default); never given a token or the key. */
   log?: (line: string) => void;
 }
@@ -62,6 +66,8 @@ export interface Auth {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** Checks a request's access token for /mcp. */
   authenticate(req: IncomingMessage): Promise<Authentication>;
+  /** Told of each sign-in as it ends: a session started, or the person refused (team mode's metrics). */
+  onSignIn?: (outcome: 'signed_in' | 'refused') => void;
 }
 
 const SCOPE = 'docreq';
@@ -71,6 +77,8 @@ const TX_MS = 10 * MINUTE;
 const CODE_MS = MINUTE;
 const CLIENT_MS = 180 * 24 * 60 * MINUTE;
 const MAX_FORM = 16 * 1024;
+/** Sign-in's routes and the one method each answers. */
+const ROUTES: Record<string, string> = { '/register': 'POST', '/authorize': 'GET', '/authorize/decision': 'POST', '/login/callback': 'GET', '/token': 'POST', '/revoke': 'POST' };
 
 const b64url = (bytes: Buffer) => bytes.toString('base64url');
 const random = () => b64url(randomBytes(32));
@@ -94,14 +102,28 @@ interface Pending {
   state: string | undefined;
   resource: string;
   scope: string;
+  /** The digest of the consent cookie of the browser that saw the consent page. */
+  browser: string;
+  /** The app as the consent page named it (its client_name, else where it returns). */
+  app: string;
 }
 
+/** What a sign-in gave: who, what they may do, the facts the role was decided on, and the session's bounds. */
 interface Grant {
   clientId: string;
   resource: string;
   scope: string;
   identity: Identity;
+  person: Person;
+  app: string;
+  started: number;
+  expires: number;
+  /** The identity provider's refresh token, sealed; absent where it gives none. */
+  idpRefresh?: string;
 }
+type CodeGrant = Grant & { redirectUri: string; codeChallenge: string };
+/** A session as each refresh token holds it: its family (the session's id) and its entry in the list. */
+type Session = Grant & { family: string; slot: string };
 
 class OAuthError extends Error {
   constructor(
@@ -150,6 +172,15 @@ function allowedRedirectUris(uris: unknown, hosts: ReadonlySet<string>): { ok: t
   return { ok: true, uris: kept, dropped: (uris as string[]).filter((_, i) => verdicts[i] !== 'ok').map((u) => new URL(u).hostname) };
 }
 
+/** RFC 7591 §2: each client metadata field this server reads, when present, has its type; the first that has not. */
+function metadataTypeProblem(meta: Record<string, unknown>): string | undefined {
+  const strings = ['client_name', 'token_endpoint_auth_method', 'scope', 'client_uri', 'logo_uri'];
+  const lists = ['grant_types', 'response_types'];
+  for (const name of strings) if (name in meta && typeof meta[name] !== 'string') return `${name} must be a string.`;
+  for (const name of lists) if (name in meta && !(Array.isArray(meta[name]) && (meta[name] as unknown[]).every((v) => typeof v === 'string'))) return `${name} must be an array of strings.`;
+  return undefined;
+}
+
 /** RFC 8252 §7.3: an http loopback redirect URI matches on any port; every other one exactly. */
 function redirectMatches(registered: string, asked: string): boolean {
   if (registered === asked) return true;
@@ -165,7 +196,10 @@ function redirectMatches(registered: string, asked: string): boolean {
   }
 }
 
-function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+/** A request body as sign-in reads it: a form, a JSON object, or why it cannot be used (a 4xx, never a 500). */
+type Body = { kind: 'form'; params: URLSearchParams } | { kind: 'json'; value: Record<string, unknown> } | { kind: 'bad'; status: number; why: string };
+
+function readBody(req: IncomingMessage): Promise<Body> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -174,23 +208,30 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
       if (size <= MAX_FORM) chunks.push(chunk);
     });
     req.on('end', () => {
-      if (size > MAX_FORM) return resolve(undefined);
+      if (size > MAX_FORM) return resolve({ kind: 'bad', status: 413, why: `The request body is larger than ${MAX_FORM / 1024} KiB.` });
       const text = Buffer.concat(chunks).toString('utf8');
-      const type = (req.headers['content-type'] ?? '').toLowerCase();
-      if (type.startsWith('application/json')) {
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type === 'application/json') {
+        let value: unknown;
         try {
-          const body = JSON.parse(text) as unknown;
-          if (!body || typeof body !== 'object' || Array.isArray(body)) return resolve(undefined);
-          resolve(new URLSearchParams([['__json', text]]));
+          value = JSON.parse(text);
         } catch {
-          resolve(undefined);
+          return resolve({ kind: 'bad', status: 400, why: 'The body is not valid JSON.' });
         }
-        return;
+        if (!value || typeof value !== 'object' || Array.isArray(value)) return resolve({ kind: 'bad', status: 400, why: 'The body must be a JSON object.' });
+        return resolve({ kind: 'json', value: value as Record<string, unknown> });
       }
-      resolve(new URLSearchParams(text));
+      if (type !== '' && type !== 'application/x-www-form-urlencoded') return resolve({ kind: 'bad', status: 415, why: 'Send application/x-www-form-urlencoded or application/json.' });
+      resolve({ kind: 'form', params: new URLSearchParams(text) });
     });
     req.on('error', reject);
   });
+}
+
+/** The form a token, revocation or consent request must be; anything else is an OAuth error (4xx). */
+function formOf(body: Body): URLSearchParams {
+  if (body.kind === 'form') return body.params;
+  throw new OAuthError('invalid_request', body.kind === 'bad' ? body.why : 'Send this request as application/x-www-form-urlencoded.', body.kind === 'bad' ? body.status : 400);
 }
 
 /** One value of a form parameter; a repeated parameter is refused, as OAuth requires. */
@@ -217,7 +258,32 @@ export function createAuth(options: AuthOptions): Auth {
   const resourceMetadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
   const store = options.store ?? new MemoryAuthStore();
   const accessSeconds = options.accessTokenSeconds ?? 600;
-  const refreshMs = (options.refreshTokenSeconds ?? 30 * 24 * 3600) * 1000;
+  const sessionMs = (options.sessionSeconds ?? Number(SETTINGS.authSessionHours.default) * 3600) * 1000;
+  // On https the cookie is __Host- (Secure, this host only); on plain-http loopback that prefix cannot be set (it requires Secure), so it goes without.
+  const secureCookie = base.startsWith('https:');
+  const CONSENT_COOKIE = secureCookie ? '__Host-docreq-consent' : 'docreq-consent';
+  // Keys derived from the auth secret: rotating it ends every refresh token and every identity provider token kept.
+  const refreshSecret = Buffer.from(hkdfSync('sha256', options.secret, 'docreq-mcp', 'refresh tokens', 32));
+  const sealKey = Buffer.from(hkdfSync('sha256', options.secret, 'docreq-mcp', 'identity provider tokens', 32));
+  const refreshKey = (token: string) => `refresh:${createHmac('sha256', refreshSecret).update(token).digest('base64url')}`;
+  /** An identity provider's refresh token, encrypted (AES-256-GCM) before it reaches the store. */
+  const seal = (text: string) => {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
+    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  };
+  const open = (sealed: string): string | undefined => {
+    try {
+      const bytes = Buffer.from(sealed, 'base64url');
+      const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, 12));
+      decipher.setAuthTag(bytes.subarray(12, 28));
+      return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const sessionRecord = (s: Session): SessionRecord => ({ family: s.family, email: s.identity.email, sub: s.identity.sub, role: s.identity.role, app: s.app, started: s.started, expires: s.expires });
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const idpOrigin = new URL(options.idp.issuer).origin;
   const redirectHosts: ReadonlySet<string> = new Set((options.redirectHosts ?? DEFAULT_REDIRECT_HOSTS).map((h) => h.toLowerCase()));
@@ -287,10 +353,14 @@ export function createAuth(options: AuthOptions): Auth {
   }
 
   async function register(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await readForm(req);
-    const text = form?.get('__json');
-    if (!text) return json(res, 400, { error: 'invalid_client_metadata', error_description: 'Send the client metadata as a JSON object.' });
-    const meta = JSON.parse(text) as { redirect_uris?: unknown; client_name?: unknown; token_endpoint_auth_method?: unknown; grant_types?: unknown };
+    const body = await readBody(req);
+    if (body.kind !== 'json') {
+      const why = body.kind === 'bad' ? body.why : 'Send the client metadata as a JSON object (Content-Type: application/json).';
+      return json(res, body.kind === 'bad' ? body.status : 400, { error: 'invalid_client_metadata', error_description: why });
+    }
+    const meta = body.value;
+    const wrongType = metadataTypeProblem(meta);
+    if (wrongType) return json(res, 400, { error: 'invalid_client_metadata', error_description: wrongType });
     const uris = allowedRedirectUris(meta.redirect_uris, redirectHosts);
     if (!uris.ok) return json(res, 400, { error: 'invalid_redirect_uri', error_description: uris.why });
     if ((await store.incr(`registrations:${Math.floor(Date.now() / MINUTE)}`, 2 * MINUTE)) > 600) {
@@ -311,8 +381,35 @@ export function createAuth(options: AuthOptions): Auth {
     });
   }
 
+  /** The browser's binding to a sign-in (contract §8.1): its cookie's value, when well-formed. */
+  function browserOf(req: IncomingMessage): string | undefined {
+    for (const part of (req.headers.cookie ?? '').split(';')) {
+      const at = part.indexOf('=');
+      if (at > 0 && part.slice(0, at).trim() === CONSENT_COOKIE) {
+        const value = part.slice(at + 1).trim();
+        if (/^[A-Za-z0-9_-]{43}$/.test(value)) return value;
+      }
+    }
+    return undefined;
+  }
+  const sameBrowser = (req: IncomingMessage, bound: string) => {
+    const value = browserOf(req);
+    return value !== undefined && sameText(digest(value), bound);
+  };
+  const otherBrowser = () =>
+    errorPage('This sign-in was started in another browser, or this browser does not keep its cookie. Start again from your assistant, in the browser it opens.', 403);
+
+  /** Where the app is told the outcome: its redirect URI with these parameters, its state and our issuer. */
+  function backTo(pending: Pending, params: Record<string, string>): string {
+    const target = new URL(pending.redirectUri);
+    for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
+    if (pending.state) target.searchParams.set('state', pending.state);
+    target.searchParams.set('iss', issuer);
+    return target.href;
+  }
+
   /** GET /authorize: checks the client and its redirect first (an error page, no redirect), then the rest (an error sent back to the app). */
-  async function authorize(url: URL, res: ServerResponse): Promise<void> {
+  async function authorize(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
     const q = url.searchParams;
     let clientId: string | undefined;
     let redirectUri: string | undefined;
@@ -325,14 +422,6 @@ export function createAuth(options: AuthOptions): Auth {
     const client = clientId ? await findClient(clientId) : undefined;
     if (!clientId || !client) return sendPage(res, errorPage('The app asking to sign you in is not known here (its registration or metadata document could not be found or is not valid).'));
     if (!redirectUri || !client.redirectUris.some((r) => redirectMatches(r, redirectUri))) return sendPage(res, errorPage('The app asked to send the answer to an address it did not register.'));
-    const back = (error: string, description: string, state?: string) => {
-      const target = new URL(redirectUri);
-      target.searchParams.set('error', error);
-      target.searchParams.set('error_description', description);
-      if (state) target.searchParams.set('state', state);
-      target.searchParams.set('iss', issuer);
-      redirect(res, target.href);
-    };
     let state: string | undefined;
     try {
       state = one(q, 'state');
@@ -345,14 +434,18 @@ export function createAuth(options: AuthOptions): Auth {
       if (asked !== undefined && asked.replace(/\/$/, '') !== resource) throw new OAuthError('invalid_target', `This server issues tokens for ${resource} only.`);
       const scope = one(q, 'scope');
       if (scope !== undefined && scope.split(' ').some((s) => s && s !== SCOPE)) throw new OAuthError('invalid_scope', `The only scope is ${SCOPE}.`);
-      const pending: Pending = { clientId, redirectUri, codeChallenge, state, resource, scope: SCOPE };
+      const app = new URL(redirectUri);
+      const returnsTo = app.host || app.protocol;
+      // The browser that sees this page: one cookie per browser (tabs share it), checked at the decision and the callback.
+      const browser = browserOf(req) ?? random();
+      const pending: Pending = { clientId, redirectUri, codeChallenge, state, resource, scope: SCOPE, browser: digest(browser), app: client.clientName ?? returnsTo };
       const transaction = random();
       await store.set(`tx:${digest(transaction)}`, JSON.stringify(pending), TX_MS);
-      const app = new URL(redirectUri);
+      res.setHeader('Set-Cookie', `${CONSENT_COOKIE}=${browser}; Path=/; Max-Age=${TX_MS / 1000}; HttpOnly; SameSite=Lax${secureCookie ? '; Secure' : ''}`);
       // The form leads to the identity provider (continue) or back to the app (cancel).
-      sendPage(res, consentPage(app.host || app.protocol, transaction), [idpOrigin, /^https?:$/.test(app.protocol) ? app.origin : app.protocol]);
+      sendPage(res, consentPage(client.clientName, returnsTo, transaction), [idpOrigin, /^https?:$/.test(app.protocol) ? app.origin : app.protocol]);
     } catch (error) {
-      if (error instanceof OAuthError) return back(error.code, error.message, state);
+      if (error instanceof OAuthError) return redirect(res, backTo({ redirectUri, state } as Pending, { error: error.code, error_description: error.message }));
       throw error;
     }
   }
@@ -361,21 +454,18 @@ export function createAuth(options: AuthOptions): Auth {
   async function decision(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A form on our own page only: another site cannot make a signed-in browser go on.
     if (req.headers.origin !== new URL(base).origin) return sendPage(res, errorPage('This form can only be sent from the sign-in page itself.', 403));
-    const form = await readForm(req);
-    const transaction = form?.get('transaction');
+    const body = await readBody(req);
+    if (body.kind !== 'form') return sendPage(res, errorPage(body.kind === 'bad' ? body.why : 'This form can only be sent from the sign-in page itself.', body.kind === 'bad' ? body.status : 400));
+    const form = body.params;
+    const transaction = form.get('transaction');
     const key = transaction ? `tx:${digest(transaction)}` : undefined;
     const stored = key ? await store.get(key) : undefined;
-    if (!key || !stored || !(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
-    await store.delete(key);
+    if (!key || !stored) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
     const pending = JSON.parse(stored) as Pending;
-    if (form!.get('decision') !== 'continue') {
-      const target = new URL(pending.redirectUri);
-      target.searchParams.set('error', 'access_denied');
-      target.searchParams.set('error_description', 'The person cancelled the sign-in.');
-      if (pending.state) target.searchParams.set('state', pending.state);
-      target.searchParams.set('iss', issuer);
-      return redirect(res, target.href);
-    }
+    if (!sameBrowser(req, pending.browser)) return sendPage(res, otherBrowser());
+    if (!(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
+    await store.delete(key);
+    if (form.get('decision') !== 'continue') return redirect(res, backTo(pending, { error: 'access_denied', error_description: 'The person cancelled the sign-in.' }));
     let config: oidc.Configuration;
     try {
       config = await idpConfig();
@@ -387,9 +477,11 @@ export function createAuth(options: AuthOptions): Auth {
     const nonce = oidc.randomNonce();
     const idpState = random();
     await store.set(`login:${digest(idpState)}`, JSON.stringify({ pending, verifier, nonce }), TX_MS);
+    // A refresh token from the identity provider where it offers one (offline_access): asked again at each of our refreshes.
+    const offline = config.serverMetadata().scopes_supported?.includes('offline_access') ? ' offline_access' : '';
     const target = oidc.buildAuthorizationUrl(config, {
       redirect_uri: `${base}/login/callback`,
-      scope: 'openid email profile',
+      scope: `openid email profile${offline}`,
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state: idpState,
@@ -398,66 +490,93 @@ export function createAuth(options: AuthOptions): Auth {
     redirect(res, target.href);
   }
 
+  /** The name this person goes by in audit lines and sends: a verified e-mail, else the provider's user name, else its subject. */
+  function label(claims: Record<string, unknown>, person: Person): string {
+    if (person.email) return person.email;
+    if (typeof claims.preferred_username === 'string' && claims.preferred_username) return claims.preferred_username.toLowerCase().slice(0, 200);
+    return String(claims.sub);
+  }
+
   /** GET /login/callback: the identity provider's answer; the person's role; a code for the app. */
-  async function callback(url: URL, res: ServerResponse): Promise<void> {
+  async function callback(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
     const idpState = url.searchParams.get('state');
     const key = idpState ? `login:${digest(idpState)}` : undefined;
     const stored = key ? await store.get(key) : undefined;
-    if (!key || !stored || !(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
-    await store.delete(key);
+    if (!key || !stored) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
     const { pending, verifier, nonce } = JSON.parse(stored) as { pending: Pending; verifier: string; nonce: string };
-    const back = (params: Record<string, string>) => {
-      const target = new URL(pending.redirectUri);
-      for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
-      if (pending.state) target.searchParams.set('state', pending.state);
-      target.searchParams.set('iss', issuer);
-      redirect(res, target.href);
-    };
-    if (url.searchParams.has('error')) return back({ error: 'access_denied', error_description: 'The sign-in at the identity provider did not finish.' });
+    // The browser that said Continue, and no other: a colleague opening this link gets no code for the first person's app.
+    if (!sameBrowser(req, pending.browser)) return sendPage(res, otherBrowser());
+    if (!(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
+    await store.delete(key);
+    if (url.searchParams.has('error')) return redirect(res, backTo(pending, { error: 'access_denied', error_description: 'The sign-in at the identity provider did not finish.' }));
     let claims: Record<string, unknown>;
+    let idpRefresh: string | undefined;
     try {
       const tokens = await oidc.authorizationCodeGrant(await idpConfig(), new URL(`${base}/login/callback${url.search}`), { pkceCodeVerifier: verifier, expectedState: idpState!, expectedNonce: nonce, idTokenExpected: true });
       claims = { ...(tokens.claims() ?? {}) };
+      idpRefresh = tokens.refresh_token;
     } catch (error) {
       log(`docreq-mcp warn: sign-in at the identity provider failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
       return sendPage(res, errorPage('The answer from the identity provider could not be accepted. Try signing in again.', 502));
     }
-    const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : undefined;
-    const groups = Array.isArray(claims.groups) ? claims.groups.filter((g): g is string => typeof g === 'string') : [];
-    const verdict = decide(options.policy, { email, emailVerified: typeof claims.email_verified === 'boolean' ? claims.email_verified : undefined, groups });
-    if ('refused' in verdict || !email) {
-      log(JSON.stringify({ audit: 'sign-in refused', email: email ?? null, sub: claims.sub }));
-      return sendPage(res, refusedPage(email, 'refused' in verdict ? verdict.refused : 'your identity provider did not give an e-mail address.'));
+    const person = personFrom(claims);
+    const verdict = decide(options.policy, person);
+    const name = label(claims, person);
+    if ('refused' in verdict) {
+      log(JSON.stringify({ audit: 'sign-in refused', email: name, sub: claims.sub }));
+      auth.onSignIn?.('refused');
+      // The person sees why; the app is told (access_denied) when they go back to it.
+      const back = backTo(pending, { error: 'access_denied', error_description: 'This account is not allowed to use this service.' });
+      return sendPage(res, refusedPage(name, verdict.refused, { app: pending.app, href: back }));
     }
-    const identity: Identity = { email, sub: String(claims.sub), role: verdict.role };
+    const identity: Identity = { email: name, sub: String(claims.sub), role: verdict.role };
+    const started = Date.now();
     const code = random();
-    const grant: Grant & { redirectUri: string; codeChallenge: string } = { clientId: pending.clientId, resource: pending.resource, scope: pending.scope, identity, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge };
+    const grant: CodeGrant = {
+      clientId: pending.clientId,
+      resource: pending.resource,
+      scope: pending.scope,
+      identity,
+      person,
+      app: pending.app,
+      started,
+      expires: started + sessionMs,
+      ...(idpRefresh ? { idpRefresh: seal(idpRefresh) } : {}),
+      redirectUri: pending.redirectUri,
+      codeChallenge: pending.codeChallenge,
+    };
     await store.set(`code:${digest(code)}`, JSON.stringify(grant), CODE_MS);
-    log(JSON.stringify({ audit: 'sign-in', email, sub: identity.sub, role: identity.role }));
-    back({ code });
+    log(JSON.stringify({ audit: 'sign-in', email: name, sub: identity.sub, role: identity.role }));
+    auth.onSignIn?.('signed_in');
+    redirect(res, backTo(pending, { code }));
   }
 
-  async function issue(grant: Grant, family: string): Promise<Record<string, unknown>> {
-    const accessToken = await new SignJWT({ email: grant.identity.email, role: grant.identity.role, fam: family, client_id: grant.clientId, scope: grant.scope })
+  /** An access token and a rotated refresh token for a session; neither outlives it. */
+  async function issue(grant: Session): Promise<Record<string, unknown>> {
+    const left = Math.floor((grant.expires - Date.now()) / 1000);
+    const seconds = Math.max(1, Math.min(accessSeconds, left));
+    const accessToken = await new SignJWT({ email: grant.identity.email, role: grant.identity.role, fam: grant.family, st: grant.started, client_id: grant.clientId, scope: grant.scope })
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
       .setIssuer(issuer)
       .setAudience(grant.resource)
       .setSubject(grant.identity.sub)
       .setIssuedAt()
-      .setExpirationTime(`${accessSeconds}s`)
+      .setExpirationTime(`${seconds}s`)
       .setJti(random())
       .sign(options.secret);
     const refreshToken = random();
-    await store.set(`refresh:${digest(refreshToken)}`, JSON.stringify({ ...grant, family }), refreshMs);
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: accessSeconds, refresh_token: refreshToken, scope: grant.scope };
+    await store.set(refreshKey(refreshToken), JSON.stringify(grant), Math.max(1, grant.expires - Date.now()));
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: seconds, refresh_token: refreshToken, scope: grant.scope };
   }
 
-  const revokeFamily = (family: string) => store.set(`revoked:${family}`, '1', refreshMs);
-  const familyRevoked = async (family: string) => (await store.get(`revoked:${family}`)) !== undefined;
+  /** Ends a session on every replica; an audit line says whose and why. */
+  async function endSession(grant: Session, why: string): Promise<void> {
+    await withdraw(store, grant.family);
+    log(JSON.stringify({ audit: 'session ended', why, email: grant.identity.email, sub: grant.identity.sub }));
+  }
 
   async function token(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await readForm(req);
-    if (!form || form.has('__json')) throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
+    const form = formOf(await readBody(req));
     const clientId = one(form, 'client_id');
     const asked = one(form, 'resource');
     if (asked !== undefined && asked.replace(/\/$/, '') !== resource) throw new OAuthError('invalid_target', `This server issues tokens for ${resource} only.`);
@@ -468,13 +587,13 @@ export function createAuth(options: AuthOptions): Auth {
       const key = `code:${digest(code)}`;
       const stored = await store.get(key);
       if (!stored) throw new OAuthError('invalid_grant', 'The code is unknown or has expired.');
-      if (!(await store.claim(`${key}:used`, '1', refreshMs))) {
+      if (!(await store.claim(`${key}:used`, '1', 2 * CODE_MS))) {
         // A code used twice: whatever it gave is withdrawn too (RFC 9700 §4.2.4 / OAuth 2.1).
         const family = await store.get(`${key}:family`);
-        if (family) await revokeFamily(family);
+        if (family) await withdraw(store, family);
         throw new OAuthError('invalid_grant', 'The code was already used.');
       }
-      const grant = JSON.parse(stored) as Grant & { redirectUri: string; codeChallenge: string };
+      const grant = JSON.parse(stored) as CodeGrant;
       if (clientId !== grant.clientId) throw new OAuthError('invalid_grant', 'The code was issued to another client.');
       if (one(form, 'redirect_uri') !== grant.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
       const verifier = one(form, 'code_verifier');
@@ -482,41 +601,90 @@ export function createAuth(options: AuthOptions): Auth {
         throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge.');
       }
       const family = random();
-      await store.set(`${key}:family`, family, refreshMs);
-      return json(res, 200, await issue({ clientId: grant.clientId, resource: grant.resource, scope: grant.scope, identity: grant.identity }, family));
+      await store.set(`${key}:family`, family, Math.max(1, grant.expires - Date.now()));
+      const { redirectUri: _r, codeChallenge: _c, ...rest } = grant;
+      const session: Session = { ...rest, family, slot: '' };
+      session.slot = await recordSession(store, sessionRecord(session));
+      return json(res, 200, await issue(session));
     }
     if (grantType === 'refresh_token') {
       const refreshToken = one(form, 'refresh_token');
       if (!refreshToken) throw new OAuthError('invalid_request', 'refresh_token is missing.');
-      const key = `refresh:${digest(refreshToken)}`;
+      const key = refreshKey(refreshToken);
       const stored = await store.get(key);
+      // Unknown also when the auth secret was rotated: refresh tokens are looked up under a key derived from it.
       if (!stored) throw new OAuthError('invalid_grant', 'The refresh token is unknown or has expired: sign in again.');
-      const grant = JSON.parse(stored) as Grant & { family: string };
+      const grant = JSON.parse(stored) as Session;
       if (clientId !== grant.clientId) throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
-      if (await familyRevoked(grant.family)) throw new OAuthError('invalid_grant', 'This session was signed out: sign in again.');
-      if (!(await store.claim(`${key}:used`, '1', refreshMs))) {
+      const ended = await sessionEnded(store, { family: grant.family, email: grant.identity.email, started: grant.started });
+      if (ended) throw new OAuthError('invalid_grant', `${ended[0]!.toUpperCase()}${ended.slice(1)}.`);
+      if (!(await store.claim(`${key}:used`, '1', Math.max(1, grant.expires - Date.now())))) {
         // A rotated refresh token came back: someone holds a copy. The whole session ends.
-        await revokeFamily(grant.family);
-        log(JSON.stringify({ audit: 'refresh token reused; session revoked', email: grant.identity.email, sub: grant.identity.sub }));
+        await endSession(grant, 'refresh token reused');
         throw new OAuthError('invalid_grant', 'The refresh token was already used, so the session was ended: sign in again.');
       }
-      return json(res, 200, await issue({ clientId: grant.clientId, resource: grant.resource, scope: grant.scope, identity: grant.identity }, grant.family));
+      if (Date.now() >= grant.expires) throw new OAuthError('invalid_grant', "This sign-in session has reached its time limit: sign in again at the firm's identity provider.");
+      return json(res, 200, await refresh(grant, key));
     }
     throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token are supported.');
   }
 
+  /**
+   * A refresh (contract §8.1): the identity provider asked again where it gave a refresh token (a person
+   * disabled there is refused now), and the role decided again against the current settings.
+   */
+  async function refresh(grant: Session, key: string): Promise<Record<string, unknown>> {
+    let person = grant.person;
+    let idpRefresh = grant.idpRefresh;
+    if (idpRefresh) {
+      const held = open(idpRefresh);
+      if (!held) {
+        await endSession(grant, 'identity provider token unreadable (auth secret rotated)');
+        throw new OAuthError('invalid_grant', 'This session can no longer be renewed: sign in again.');
+      }
+      let tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;
+      try {
+        tokens = await oidc.refreshTokenGrant(await idpConfig(), held);
+      } catch (error) {
+        if (error instanceof oidc.ResponseBodyError) {
+          await endSession(grant, `identity provider refused the refresh (${oneLine(error.error, 60)})`);
+          throw new OAuthError('invalid_grant', "The firm's identity provider no longer accepts this sign-in: sign in again.");
+        }
+        log(`docreq-mcp warn: the identity provider could not be asked at a refresh: ${error instanceof Error ? oneLine(error.message, 200) : 'unknown error'}`);
+        await store.delete(`${key}:used`); // the same refresh token may be tried again
+        throw new OAuthError('temporarily_unavailable', "The firm's identity provider cannot be reached right now; try again in a moment.", 503);
+      }
+      const claims = tokens.claims();
+      if (claims) {
+        if (String(claims.sub) !== grant.identity.sub) throw new OAuthError('invalid_grant', 'The identity provider answered for another person: sign in again.');
+        person = personFrom({ ...claims });
+      }
+      if (tokens.refresh_token) idpRefresh = seal(tokens.refresh_token);
+    }
+    const verdict = decide(options.policy, person);
+    if ('refused' in verdict) {
+      await endSession(grant, 'no longer allowed by the settings');
+      throw new OAuthError('invalid_grant', 'This account is no longer allowed to use this service: ask your IT team.');
+    }
+    const next: Session = { ...grant, person, identity: { ...grant.identity, role: verdict.role }, ...(idpRefresh ? { idpRefresh } : {}) };
+    if (verdict.role !== grant.identity.role) {
+      log(JSON.stringify({ audit: 'role changed', email: grant.identity.email, sub: grant.identity.sub, from: grant.identity.role, to: verdict.role }));
+      if (next.slot) await updateSession(store, next.slot, sessionRecord(next));
+    }
+    return issue(next);
+  }
+
   /** POST /revoke (RFC 7009): a refresh or access token ends its whole session, on every replica. */
   async function revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await readForm(req);
-    const tokenText = form && !form.has('__json') ? one(form, 'token') : undefined;
+    const tokenText = one(formOf(await readBody(req)), 'token');
     if (!tokenText) throw new OAuthError('invalid_request', 'token is missing.');
-    const stored = await store.get(`refresh:${digest(tokenText)}`);
+    const stored = await store.get(refreshKey(tokenText));
     if (stored) {
-      await revokeFamily((JSON.parse(stored) as { family: string }).family);
+      await withdraw(store, (JSON.parse(stored) as Session).family);
     } else {
       try {
         const { payload } = await jwtVerify(tokenText, options.secret, { issuer, algorithms: ['HS256'] });
-        if (typeof payload.fam === 'string') await revokeFamily(payload.fam);
+        if (typeof payload.fam === 'string') await withdraw(store, payload.fam);
       } catch {
         // An unknown token is not an error (RFC 7009 §2.2).
       }
@@ -525,7 +693,7 @@ export function createAuth(options: AuthOptions): Auth {
     res.end();
   }
 
-  return {
+  const auth: Auth = {
     resource,
     resourceMetadataUrl,
     async handle(req, res) {
@@ -542,15 +710,23 @@ export function createAuth(options: AuthOptions): Auth {
         if (method === 'GET' && (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/mcp')) json(res, 200, protectedResource, { 'Cache-Control': 'max-age=300' });
         else if (method === 'GET' && path === '/.well-known/oauth-authorization-server') json(res, 200, serverMetadata, { 'Cache-Control': 'max-age=300' });
         else if (method === 'POST' && path === '/register') await register(req, res);
-        else if (method === 'GET' && path === '/authorize') await authorize(url, res);
+        else if (method === 'GET' && path === '/authorize') await authorize(req, url, res);
         else if (method === 'POST' && path === '/authorize/decision') await decision(req, res);
-        else if (method === 'GET' && path === '/login/callback') await callback(url, res);
+        else if (method === 'GET' && path === '/login/callback') await callback(req, url, res);
         else if (method === 'POST' && path === '/token') await token(req, res);
         else if (method === 'POST' && path === '/revoke') await revoke(req, res);
-        else return false;
+        else if (ROUTES[path]) {
+          // A sign-in route asked with another method: an OAuth error, not the MCP endpoint's 404.
+          json(res, 405, { error: 'invalid_request', error_description: `${path} answers ${ROUTES[path]} only.` }, { Allow: ROUTES[path] });
+        } else return false;
       } catch (error) {
-        if (!(error instanceof OAuthError)) throw error;
-        json(res, error.status, { error: error.code, error_description: error.message });
+        if (error instanceof OAuthError) json(res, error.status, { error: error.code, error_description: error.message });
+        else {
+          // Not the input's fault (the store, a bug): said as OAuth says it, without the details.
+          log(`docreq-mcp warn: sign-in ${path} failed: ${error instanceof Error ? error.name : 'error'}`);
+          const storeDown = error instanceof StoreUnavailableError;
+          if (!res.headersSent) json(res, storeDown ? 503 : 500, { error: storeDown ? 'temporarily_unavailable' : 'server_error', error_description: 'Sign-in cannot answer right now; try again in a moment.' }, storeDown ? { 'Retry-After': '5' } : {});
+        }
       }
       return true;
     },
@@ -561,8 +737,9 @@ export function createAuth(options: AuthOptions): Auth {
       const refuse = (description: string) => ({ ok: false as const, status: 401, wwwAuthenticate: challenge(`, error="invalid_token", error_description="${description}"`), message: `Unauthorized: ${description}.` });
       if (!match || match[1]!.length > 4096) return refuse('malformed bearer token');
       try {
-        const { payload } = await jwtVerify(match[1]!, options.secret, { issuer, audience: resource, algorithms: ['HS256'], typ: 'at+jwt', requiredClaims: ['sub', 'exp', 'fam', 'email', 'role'] });
-        if (await familyRevoked(String(payload.fam))) return refuse('this session was signed out (revoked); sign in again');
+        const { payload } = await jwtVerify(match[1]!, options.secret, { issuer, audience: resource, algorithms: ['HS256'], typ: 'at+jwt', requiredClaims: ['sub', 'exp', 'fam', 'email', 'role', 'st'] });
+        const ended = await sessionEnded(store, { family: String(payload.fam), email: String(payload.email), started: Number(payload.st) });
+        if (ended) return refuse(ended);
         const role: Role = payload.role === 'sender' ? 'sender' : 'reader';
         return { ok: true, identity: { email: String(payload.email), sub: String(payload.sub), role }, apiKey: options.apiKey };
       } catch (error) {
@@ -572,4 +749,5 @@ export function createAuth(options: AuthOptions): Auth {
       }
     },
   };
+  return auth;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { oneLine } from '../text/render.js';
 
 /**
  * The sign-in pages: plain HTML served by this service, one small inline style allowed by its hash,
@@ -15,7 +16,8 @@ const STYLE =
   '.actions{display:flex;gap:.75rem;margin-top:1.5rem}' +
   'button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:1px solid #1d4ed8;cursor:pointer}' +
   '.primary{background:#1d4ed8;color:#fff}.secondary{background:#fff;color:#1d4ed8}' +
-  'button:focus-visible{outline:3px solid #b45309;outline-offset:2px}' +
+  'button:focus-visible,a:focus-visible{outline:3px solid #b45309;outline-offset:2px}' +
+  'a.button{display:inline-block;padding:.6rem 1.2rem;border-radius:6px;background:#1d4ed8;color:#fff;text-decoration:none}' +
   '.note{color:#444;font-size:.9rem}';
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
@@ -55,14 +57,19 @@ export function sendPage(res: ServerResponse, page: Page, formTargets: string[] 
   res.end(html);
 }
 
-/** Asks the person before anything is signed in: which app asks, and what it may do. */
-export function consentPage(appHost: string, transaction: string): Page {
+/**
+ * Asks the person before anything is signed in: which app asks (the name it gave itself, which this
+ * page says is its own claim), where it returns, and what it may do.
+ */
+export function consentPage(appName: string | undefined, returnsTo: string, transaction: string): Page {
+  const name = appName ? oneLine(appName, 100) : '';
+  const who = name ? `An app that calls itself <strong>${escapeHtml(name)}</strong>` : 'An app that gives no name';
   return {
     title: 'Sign in to Document Requests',
     body:
-      `<p>An app at <strong>${escapeHtml(appHost)}</strong> asks to use the firm's Document Requests as you.</p>` +
+      `<p>${who} asks to use the firm's Document Requests as you. When you are done, it returns you to <strong>${escapeHtml(oneLine(returnsTo, 200))}</strong>.</p>` +
       '<p>If you go on, you sign in with your firm account. The app can then list clients and requests, and, if you are allowed to send, send document requests in your name. Every request sent is recorded with your name.</p>' +
-      '<p class="note">Only go on if you started this from your assistant just now.</p>' +
+      '<p class="note">Only go on if you started this from your assistant just now, and you know the app and the address above.</p>' +
       `<form method="post" action="/authorize/decision"><input type="hidden" name="transaction" value="${escapeHtml(transaction)}">` +
       '<div class="actions"><button class="primary" type="submit" name="decision" value="continue">Continue to firm sign-in</button>' +
       '<button class="secondary" type="submit" name="decision" value="cancel">Cancel</button></div></form>',
@@ -74,13 +81,14 @@ export function errorPage(reason: string, status = 400): Page {
   return { title: 'Sign-in could not start', status, body: `<p>${escapeHtml(reason)}</p><p>Close this window and try connecting again from your assistant. If it keeps happening, ask your IT team.</p>` };
 }
 
-/** A signed-in person this firm does not let in. */
-export function refusedPage(email: string | undefined, why: string): Page {
+/** A signed-in person this firm does not let in: why, and the way back to the app, which is told (access_denied). */
+export function refusedPage(email: string | undefined, why: string, back?: { app: string; href: string }): Page {
   return {
     title: 'Not allowed',
     status: 403,
     body:
       `<p>You are signed in${email ? ` as <strong>${escapeHtml(email)}</strong>` : ''}, but ${escapeHtml(why)}</p>` +
-      '<p>Who may use Document Requests is set by your firm (DOCREQ_AUTH_READERS and DOCREQ_AUTH_SENDERS). Ask your IT team to add you, then connect again.</p>',
+      '<p>Who may use Document Requests is set by your firm. Ask your IT team to add you, then connect again.</p>' +
+      (back ? `<p><a class="button" href="${escapeHtml(back.href)}">Back to ${escapeHtml(oneLine(back.app, 100))}</a></p><p class="note">The app is told that you were not let in.</p>` : ''),
   };
 }

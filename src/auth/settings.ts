@@ -25,7 +25,17 @@ export interface AuthSetup {
   /** Every secret sign-in read (the key, the client secret, the token secret): what `check`'s output masks. */
   secrets?: string[];
   /** With oauth and the firm's identity provider: what `check` reports on (never a secret). */
-  probe?: { issuer: string | undefined; clientId: string | undefined; clientSecretRead: boolean; policy: Policy; publicUrl: string | undefined; discover(): Promise<oidc.ServerMetadata> };
+  probe?: {
+    issuer: string | undefined;
+    clientId: string | undefined;
+    clientSecretRead: boolean;
+    policy: Policy;
+    publicUrl: string | undefined;
+    /** Where the secret that signs access tokens comes from: random means a restart signs everyone out. */
+    secretFrom: 'file' | 'token secret' | 'random';
+    sessionHours: number;
+    discover(): Promise<oidc.ServerMetadata>;
+  };
   close(): Promise<void>;
 }
 
@@ -68,17 +78,21 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
 
   // The secret access tokens are signed with: its own file, or derived from DOCREQ_TOKEN_SECRET (both shared by replicas).
   let secret: Uint8Array;
+  let secretFrom: 'file' | 'token secret' | 'random';
   const secretFile = text('authSecretFile');
   const tokenSecret = env.DOCREQ_TOKEN_SECRET;
   if (secretFile) {
     const value = readSecretFile(secretFile, 'DOCREQ_AUTH_SECRET_FILE', problems);
     if (value && value.length < 32) problems.push('DOCREQ_AUTH_SECRET_FILE must hold at least 32 characters (e.g. openssl rand -hex 32).');
     secret = new Uint8Array(Buffer.from(value ?? ''));
+    secretFrom = 'file';
     if (value) secrets.push(value);
   } else if (tokenSecret && tokenSecret.length >= 32) {
     secret = new Uint8Array(hkdfSync('sha256', tokenSecret, 'docreq-mcp', 'access tokens', 32));
+    secretFrom = 'token secret';
   } else {
     secret = new Uint8Array(randomBytes(32));
+    secretFrom = 'random';
     notes.push('access tokens are signed with a random per-process secret: set DOCREQ_AUTH_SECRET_FILE (or DOCREQ_TOKEN_SECRET) so that every replica, and a restarted one, accepts them.');
   }
 
@@ -90,6 +104,10 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   const hosts = SETTINGS.authRedirectHosts.schema.safeParse(text('authRedirectHosts'));
   const redirectHosts = hosts.success ? hosts.data : [];
   if (!hosts.success) problems.push(`DOCREQ_AUTH_REDIRECT_HOSTS ${hosts.error.issues[0]?.message ?? 'cannot be read'}.`);
+
+  const hoursRead = SETTINGS.authSessionHours.schema.safeParse(text('authSessionHours'));
+  const sessionHours = hoursRead.success ? hoursRead.data : Number(SETTINGS.authSessionHours.default);
+  if (!hoursRead.success) problems.push('DOCREQ_AUTH_SESSION_HOURS must be a whole number of hours from 1 to 168.');
 
   let publicUrl: string | undefined;
   const publicText = text('publicUrl');
@@ -129,7 +147,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     // The discovery document, fetched and checked (its issuer must be this one) by openid-client, as sign-in does.
     const discover = async () =>
       (await oidc.discovery(new URL(issuer!), clientId ?? '', undefined, undefined, { timeout: 5, ...(allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}) })).serverMetadata();
-    probe = { issuer: issuer && checkBaseUrl(issuer).ok ? issuer : undefined, clientId, clientSecretRead: clientSecret !== undefined, policy, publicUrl, discover };
+    probe = { issuer: issuer && checkBaseUrl(issuer).ok ? issuer : undefined, clientId, clientSecretRead: clientSecret !== undefined, policy, publicUrl, secretFrom, sessionHours, discover };
     if (!policy.readers.length && !policy.senders.length) problems.push('--auth oauth needs DOCREQ_AUTH_READERS and/or DOCREQ_AUTH_SENDERS: nobody would be let in.');
   }
 
@@ -143,7 +161,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     create: async (listeningUrl, shared) => {
       const url = publicUrl ?? listeningUrl;
       const store = options.store ?? shared;
-      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, redirectHosts, ...(store ? { store } : {}) });
+      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, redirectHosts, sessionSeconds: sessionHours * 3600, ...(store ? { store } : {}) });
     },
     close: () => closeIdp(),
   };

@@ -14,3 +14,18 @@ export interface AuthStore {
 
 /** One process's store (tests, one replica): the send store's memory backend, bounded per namespace. */
 export { MemoryStore as MemoryAuthStore } from '../store/memory.js';
+
+/**
+ * Sign-in's part of the send store (contract §7): its keys under `auth:`, so that every replica, and
+ * `docreq-mcp sessions`, sharing that store shares sign-in state.
+ */
+export function authStoreOf(store: AuthStore): AuthStore {
+  const k = (key: string) => `auth:${key}`;
+  return {
+    claim: (key, value, ttlMs) => store.claim(k(key), value, ttlMs),
+    get: (key) => store.get(k(key)),
+    set: (key, value, ttlMs) => store.set(k(key), value, ttlMs),
+    delete: (key) => store.delete(k(key)),
+    incr: (key, ttlMs) => store.incr(k(key), ttlMs),
+  };
+}

@@ -1,5 +1,6 @@
-import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse, preloadSchemas } from '@modelcontextprotocol/server';
-import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse, preloadSchemas } from '@modelcontextprotocol/server';
+import type { CacheHint, CallToolResult, ClientCapabilities, InputRequiredResult, LoggingLevel, LoggingMessageNotificationParams, ServerContext } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
 import { secretsOf, type Config } from '../config.js';
@@ -39,8 +40,10 @@ export interface ServerOptions {
   /** Where the key came from, for what a rejected key tells the person to check (team mode: 'header'). */
   keyFrom?: KeySource;
   /** Team mode with sign-in: the signed-in person, and where each send's audit line goes. */
-  actor?: { email: string; sub: string };
+  actor?: { email: string; sub: string; role?: 'reader' | 'sender' };
   audit?: (line: string) => void;
+  /** Told of every tools/call once answered (its result; undefined when it failed as a protocol error) and how long it took, in ms: team mode's metrics. */
+  onCall?: (tool: string, result: CallToolResult | InputRequiredResult | undefined, ms: number) => void;
   /** @internal Tools offered after the catalogue's own (tests use it to prove the output check). */
   extraTools?: ToolDefinition[];
 }
@@ -98,6 +101,13 @@ const CONFIRM_SCHEMA = {
 };
 
 const LOG_LEVEL = { error: 'error', warn: 'warning', info: 'info', debug: 'debug' } as const;
+const SEVERITY: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const passes = (level: LoggingLevel, threshold: LoggingLevel | undefined) => {
+  const at = threshold === undefined ? -1 : SEVERITY.indexOf(threshold);
+  return at >= 0 && SEVERITY.indexOf(level) >= at;
+};
+/** The tool call being served, so a log line written during it goes to its client only if that client asked. */
+const callLog = new AsyncLocalStorage<{ server: Server; threshold(): LoggingLevel | undefined; send(params: LoggingMessageNotificationParams): Promise<void> }>();
 
 /** Content kept with an answer a tool keeps and shares (frozen): built once, and sealed once per set of secrets (redactDeep). */
 const answered = new WeakMap<object, CallToolResult>();
@@ -200,8 +210,24 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       })
     : undefined;
 
+  // MCP log notifications go only to a client that asked (contract §11): a 2025-11-25 session with
+  // logging/setLevel, a 2026-07-28 request with the log level in its envelope; stderr keeps every line.
+  // Some clients fail on a notification they did not ask for (the AI SDK's: "Unsupported message type").
+  // Over stateless HTTP a 2025 client's setLevel reaches only the server of that one request.
+  let asked: LoggingLevel | undefined;
+  server.setRequestHandler('logging/setLevel', (request) => {
+    asked = request.params.level;
+    return {};
+  });
   const removeSink = logger.addSink((level, message) => {
-    if (server.transport) server.sendLoggingMessage({ level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message }).catch(() => undefined);
+    const params = { level: LOG_LEVEL[level], logger: 'docreq-mcp', data: message };
+    const call = callLog.getStore();
+    if (call && call.server !== server) return; // another server's call (one logger shared by several)
+    if (call) {
+      if (passes(params.level, call.threshold())) void call.send(params).catch(() => undefined);
+    } else if (!modern() && passes(params.level, asked) && server.transport) {
+      void server.sendLoggingMessage(params).catch(() => undefined);
+    }
   });
   // Load the HTTP client right after initialize, so the first tool call costs what a later one does;
   // in the next turns, ICU's English number format (every count is written with toLocaleString) and
@@ -236,8 +262,18 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     if (!options.stateless && !modern() && !server.getClientVersion()) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
     }
-    // Sealed, then its structuredContent shown by the renderer's invisible-character rule (contract §3.7.1).
-    return visibleResult(seal(await callTool(request, ctx)));
+    const envelopeLevel = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
+    const threshold = () => (modern() ? envelopeLevel : asked);
+    const send = (params: LoggingMessageNotificationParams) => ctx.mcpReq.notify({ method: 'notifications/message', params });
+    const started = performance.now();
+    let result: CallToolResult | InputRequiredResult | undefined;
+    try {
+      // Sealed, then its structuredContent shown by the renderer's invisible-character rule (contract §3.7.1).
+      result = visibleResult(seal(await callLog.run({ server, threshold, send }, () => callTool(request, ctx))));
+      return result;
+    } finally {
+      options.onCall?.(request.params.name, result, performance.now() - started);
+    }
   });
 
   async function callTool(request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } }, extra: Extra): Promise<CallToolResult | InputRequiredResult> {
@@ -245,6 +281,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     if (!tool) {
       // A tool this server has, held back by read-only mode, is refused as a tool result (the model can act on it).
       if (config.readOnly && catalogue.some((t) => t.name === request.params.name)) {
+        // A signed-in reader is told their role; the setting is named only to whoever runs the server.
+        if (options.actor?.role === 'reader') return errorResult(`${request.params.name} is not offered: you are signed in with the reader role, which may list and read but not send. Ask your firm's IT team if you should be able to send. Nothing was sent.`);
         return errorResult(`${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`);
       }
       // A name no tool has is a protocol error: "Unknown tool" is one of the specification's Protocol Errors (-32602).

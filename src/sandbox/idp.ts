@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { escapeHtml, sendPage } from '../auth/pages.js';
 
 /**
@@ -32,8 +32,32 @@ export interface DemoIdp {
   clientId: string;
   clientSecret: string;
   users: DemoUser[];
+  /** Disables a person, as a firm does for a leaver: they can no longer sign in, and their refresh tokens are refused. */
+  disable(email: string): void;
   close(): Promise<void>;
 }
+
+export interface DemoIdpOptions {
+  port?: number;
+  /** The people it knows (default: DEMO_USERS). */
+  users?: DemoUser[];
+  /**
+   * The ID token's claims for a person (default: sub = e-mail, email, email_verified: true, name,
+   * groups). Tests shape them as Entra ID, Google Workspace or Okta send theirs (docs/sign-in.md).
+   */
+  claims?: (user: DemoUser) => Record<string, unknown>;
+  /** Whether it gives refresh tokens, as Entra ID and Okta do for offline_access (default: yes). */
+  refreshTokens?: boolean;
+}
+
+/** Every claim a provider shape may send, by scope; a person's claims() decides which are present. */
+const CLAIMS = {
+  openid: ['sub', 'oid', 'tid'],
+  email: ['email', 'email_verified', 'xms_edov', 'hd'],
+  profile: ['name', 'groups', 'preferred_username'],
+};
+
+const demoClaims = (user: DemoUser) => ({ sub: user.email, email: user.email, email_verified: true, name: user.name, groups: user.groups });
 
 function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new Promise((resolve, reject) => {
@@ -68,16 +92,103 @@ function loginPage(res: ServerResponse, uid: string, failed: boolean): void {
   );
 }
 
-/** Starts the demo identity provider on 127.0.0.1; `redirectUri` is the docreq-mcp service's /login/callback. */
-export async function startDemoIdp(redirectUris: string[], port = 0): Promise<DemoIdp> {
+/**
+ * oidc-provider, loaded without its start-up warnings: "Unsupported runtime" on Node 20 (the demo
+ * provider is tested on Node 20, and it is the sandbox's, not a firm's) — a person trying the sandbox
+ * should not read a third party's warnings. Only that exact warning is held back.
+ */
+async function loadProvider(): Promise<typeof import('oidc-provider').default> {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider WARNING: Unsupported runtime')) return;
+    warn(...args);
+  };
+  try {
+    return (await import('oidc-provider')).default;
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/**
+ * The demo provider's storage: in memory, like oidc-provider's development adapter, but our own so
+ * that it does not print that a development adapter is in use (it is the sandbox's, by design).
+ */
+function memoryAdapter(): new (name: string) => Adapter {
+  const entries = new Map<string, { payload: AdapterPayload; expires: number }>();
+  const grants = new Map<string, Set<string>>();
+  const live = (key: string) => {
+    const entry = entries.get(key);
+    if (entry && entry.expires <= Date.now()) entries.delete(key);
+    return entries.get(key)?.payload;
+  };
+  return class MemoryAdapter implements Adapter {
+    constructor(private readonly name: string) {}
+    private key(id: string) {
+      return `${this.name}:${id}`;
+    }
+    upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const key = this.key(id);
+      entries.set(key, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+      if (payload.grantId) grants.set(payload.grantId, (grants.get(payload.grantId) ?? new Set()).add(key));
+      if (payload.uid) entries.set(`${this.name}:uid:${payload.uid}`, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+      if (payload.userCode) entries.set(`${this.name}:userCode:${payload.userCode}`, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+      return Promise.resolve();
+    }
+    find(id: string): Promise<AdapterPayload | undefined> {
+      return Promise.resolve(live(this.key(id)));
+    }
+    findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      return Promise.resolve(live(`${this.name}:uid:${uid}`));
+    }
+    findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      return Promise.resolve(live(`${this.name}:userCode:${userCode}`));
+    }
+    consume(id: string): Promise<void> {
+      const payload = live(this.key(id));
+      if (payload) payload.consumed = Math.floor(Date.now() / 1000);
+      return Promise.resolve();
+    }
+    destroy(id: string): Promise<void> {
+      const payload = entries.get(this.key(id))?.payload;
+      entries.delete(this.key(id));
+      // Its look-ups by uid and user code go with it.
+      if (payload?.uid && entries.get(`${this.name}:uid:${payload.uid}`)?.payload === payload) entries.delete(`${this.name}:uid:${payload.uid}`);
+      if (payload?.userCode && entries.get(`${this.name}:userCode:${payload.userCode}`)?.payload === payload) entries.delete(`${this.name}:userCode:${payload.userCode}`);
+      return Promise.resolve();
+    }
+    revokeByGrantId(grantId: string): Promise<void> {
+      for (const key of grants.get(grantId) ?? []) entries.delete(key);
+      grants.delete(grantId);
+      return Promise.resolve();
+    }
+  };
+}
+
+/** Starts the demo identity provider on 127.0.0.1; `redirectUris` are the docreq-mcp service's /login/callback. */
+export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptions = {}): Promise<DemoIdp> {
+  const users = options.users ?? DEMO_USERS;
+  const claimsOf = options.claims ?? demoClaims;
+  const refresh = options.refreshTokens !== false;
+  const disabled = new Set<string>();
+  const known = (email: string | undefined) => users.find((u) => u.email === email && !disabled.has(u.email));
+  // The provider's subject for a person (its account id): the shape's sub, else the e-mail address.
+  const subOf = (u: DemoUser) => {
+    const sub = claimsOf(u).sub;
+    return typeof sub === 'string' ? sub : u.email;
+  };
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clientId = 'docreq-mcp';
   const clientSecret = randomBytes(24).toString('base64url');
+  const Provider = await loadProvider();
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'] }],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
+    adapter: memoryAdapter(),
+    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, grant_types: refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'], response_types: ['code'] }],
+    claims: CLAIMS,
+    // A refresh token whenever the client may have one (a firm's IdP: offline_access granted to its own app).
+    issueRefreshToken: (_ctx, client) => Promise.resolve(client.grantTypeAllowed('refresh_token')),
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
@@ -85,10 +196,10 @@ export async function startDemoIdp(redirectUris: string[], port = 0): Promise<De
     pkce: { required: () => true },
     jwks: { keys: [{ ...(await exportJWK((await generateKeyPair('RS256', { extractable: true })).privateKey)), alg: 'RS256', use: 'sig' }] },
     // Set, so the provider does not print notices about its defaults (stdout is the protocol's).
-    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 3600, Session: 3600 },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 14 * 86400, Session: 14 * 86400, RefreshToken: 14 * 86400 },
     findAccount: (_ctx, id) => {
-      const user = DEMO_USERS.find((u) => u.email === id);
-      return user ? { accountId: id, claims: () => ({ sub: id, email: user.email, email_verified: true, name: user.name, groups: user.groups }) } : undefined;
+      const user = users.find((u) => subOf(u) === id && !disabled.has(u.email));
+      return user ? { accountId: id, claims: () => ({ ...claimsOf(user), sub: id }) } : undefined;
     },
   });
   provider.on('server_error', () => undefined);
@@ -102,12 +213,13 @@ export async function startDemoIdp(redirectUris: string[], port = 0): Promise<De
       if (req.method === 'GET' && !match[2]) return loginPage(res, details.uid, false);
       if (req.method !== 'POST' || !match[2]) return void res.writeHead(405).end();
       const form = await readForm(req);
-      const user = DEMO_USERS.find((u) => u.email === form.get('email')?.toLowerCase() && u.password === form.get('password'));
+      const user = known(form.get('email')?.toLowerCase());
+      if (user && user.password !== form.get('password')) return loginPage(res, details.uid, true);
       if (!user) return loginPage(res, details.uid, true);
       // The demo firm's own app: consent is implied, as at a firm's IdP for its own registered app.
-      const grant = new provider.Grant({ accountId: user.email, clientId: String(details.params.client_id) });
+      const grant = new provider.Grant({ accountId: subOf(user), clientId: String(details.params.client_id) });
       grant.addOIDCScope('openid email profile');
-      await provider.interactionFinished(req, res, { login: { accountId: user.email }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(req, res, { login: { accountId: subOf(user) }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
     })().catch(() => {
       if (!res.headersSent) sendPage(res, { title: 'Sign-in expired', status: 400, body: '<p>This sign-in has expired. Start again from your assistant.</p>' });
     });
@@ -117,7 +229,8 @@ export async function startDemoIdp(redirectUris: string[], port = 0): Promise<De
     issuer,
     clientId,
     clientSecret,
-    users: DEMO_USERS,
+    users,
+    disable: (email) => void disabled.add(email),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -42,6 +42,6 @@ export function storeReach(store: SendStore, teamMode: boolean): { shared: boole
   if (!teamMode) return { shared: store.scope === 'machine', note: once };
   return {
     shared: false,
-    note: `no shared store: ${once}, and the rate limit holds per process only; replicas need DOCREQ_STORE_URL=redis://… (contract §7)`,
+    note: `no shared store: ${once}, and the rate limit holds per process only; replicas need DOCREQ_STORE_URL=redis://… to share them`,
   };
 }

@@ -1,37 +1,39 @@
 import { z } from 'zod';
-import { ApiError, CancelledError, KeyRejectedError, PlanLimitError, TimedOutError } from '../api/errors.js';
 import { createPayload, requestRecord, type Client, type RequestRecord } from '../api/records.js';
-import { UserInputError } from '../errors.js';
-import { StoreUnavailableError } from '../store/store.js';
+import { CHECK_FIRST } from '../send/outcomes.js';
+import { newSend, sendOnce, type Send } from '../send/pipeline.js';
 import { defineTool, type ToolContext } from './define.js';
 import { clientResolver, closestClients } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import { isOpen } from './request-facts.js';
 import {
   assertSendingAllowed,
+  cannotAsk,
+  GO_AHEAD,
+  tokenRefused,
   clientLabel,
   confirmationOut,
   describeDraft,
   draftFromInput,
   duplicateOpen,
-  freshConfirmationId,
-  ledgerReason,
+  ownRecord,
   payloadFor,
-  postOnce,
-  auditSend,
   previewNext,
   requestFields,
   titleKey,
-  inProgressReason,
 } from './sending.js';
 
 /**
- * create_request_batch (contract §3.5): one request for 2–100 clients. Every recipient is resolved
- * and checked up front from one read of each list; one preview; one confirmation for the batch;
- * then one POST at a time, each under create_request's once-only rules (a lock, the ledger re-read
- * under it, an Idempotency-Key derived from the confirmation and the recipient). The batch stops at
- * the first plan limit or key rejection, at a cancel, or when too little of the time limit is left.
+ * create_request_batch (contract §3.5): one request for several clients (RECIPIENTS). Every recipient
+ * is resolved and checked up front from one read of each list; one preview; then the one send
+ * pipeline (src/send/pipeline.ts) as create_request uses it, per recipient: every claim taken before
+ * the one confirmation for the batch, then one POST at a time, each with an Idempotency-Key derived
+ * from the confirmation and the recipient. The batch stops at the first plan limit or key rejection,
+ * at a cancel, or when too little of the time limit is left.
  */
+
+/** How many clients one batch sends to (contract §3.5). */
+const RECIPIENTS = { min: 2, max: 100 };
 
 const OUTCOMES = ['will_send', 'sent', 'may_have_been_sent', 'not_sent', 'skipped', 'already_sent', 'declined'] as const;
 type Outcome = (typeof OUTCOMES)[number];
@@ -83,7 +85,7 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
   const sameTitle = requests.filter((r) => titleKey(r.title) === key && isOpen(r));
   // The send store's records for every recipient, read at once (one round trip each, in parallel).
   const ids = new Set(given.map((q) => resolve(q).client?.id).filter((id): id is string => Boolean(id)));
-  const records = new Map(await Promise.all([...ids].map(async (id) => [id, await ctx.sending.ledger.recent(ctx.sending.firm, id, key)] as const)));
+  const records = new Map(await Promise.all([...ids].map(async (id) => [id, await ownRecord(ctx, id, key)] as const)));
   return given.map((query, n): Recipient => {
     const base = { given: query, client: undefined, request: null, bound: false };
     const { client, candidates } = resolve(query);
@@ -97,12 +99,11 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
     const first = seen.get(client.id);
     if (first !== undefined) return { ...at, outcome: 'skipped', reason: `the same client as recipient ${first + 1}` };
     seen.set(client.id, n);
-    const recent = records.get(client.id);
-    if (recent) {
+    const record = records.get(client.id);
+    if (record) {
       // This server's own sends are never repeated by a batch, allowDuplicate or not: the same
       // batch sent again sends only to the clients not yet sent.
-      const why = ledgerReason(recent);
-      return { ...at, outcome: recent.outcome === 'sent' ? 'already_sent' : 'skipped', reason: why, bound: true };
+      return { ...at, outcome: record.recent.outcome === 'sent' ? 'already_sent' : 'skipped', reason: record.reason, bound: true };
     }
     if (client.status && client.status.toLowerCase() !== 'active') return { ...at, outcome: 'skipped', reason: `not active (status ${quoted(client.status, 30)})` };
     const duplicate = duplicateOpen(client, title, sameTitle);
@@ -140,14 +141,15 @@ export const createRequestBatch = defineTool({
   name: 'create_request_batch',
   title: 'Send one document request to many clients',
   description:
-    'Sends one request to 2–100 clients; the service e-mails each. One preview lists each recipient as will send or why not; ' +
+    `Sends one request to ${RECIPIENTS.min}–${RECIPIENTS.max} clients; the service e-mails each.` +
+    ' One preview lists each recipient as will send or why not; ' +
     'one confirmation covers the batch, as in create_request. Sends one at a time and stops at a plan limit; called again, sends only to those not yet sent.',
   inputSchema: z.strictObject({
-    clients: z.array(z.string().min(1).max(320)).min(2).max(100).describe('Client ids (preferred), e-mails or exact names.'),
+    clients: z.array(z.string().min(1).max(320)).min(RECIPIENTS.min).max(RECIPIENTS.max).describe('Client ids (preferred), e-mails or exact names.'),
     ...requestFields,
   }),
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
     assertSendingAllowed(ctx);
     const draft = draftFromInput(input, ctx);
@@ -183,20 +185,15 @@ export const createRequestBatch = defineTool({
     const willSend = () => recipients.filter((r) => r.outcome === 'will_send');
     const draftText = `${describeDraft(draft)}\nExact body for each (clientId set per recipient): ${JSON.stringify(payload)}`;
 
-    if (willSend().length === 0) {
-      return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
-    }
+    const nothingToSend = () => result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
+    if (willSend().length === 0) return nothingToSend();
 
     let tokenId: string | undefined;
     let tokenNote = '';
     if (input.confirmationToken) {
       const check = ctx.sending.tokens.verify(input.confirmationToken, binding);
       if (check.ok) tokenId = check.id;
-      else
-        tokenNote =
-          check.reason === 'expired'
-            ? 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. '
-            : 'The confirmationToken given does not belong to this exact batch (recipients that will send, title, due date, items, mode, allowDuplicate) and key (and person, when signed in); nothing was sent. ';
+      else tokenNote = tokenRefused(check.reason, 'batch (recipients that will send, title, due date, items, mode, allowDuplicate)');
     }
     const mode = ctx.config.confirmSend;
     const preview = (why: string) => {
@@ -209,116 +206,66 @@ export const createRequestBatch = defineTool({
       );
     };
     if (input.dryRun) return preview('');
-    if (mode === 'always' && !ctx.canAsk) {
-      throw new UserInputError(
-        'Nothing was sent: DOCREQ_CONFIRM_SEND is "always", which needs the person to confirm through MCP elicitation, and this host does not support it. ' +
-          'Use a host with elicitation, or ask whoever runs the server to set DOCREQ_CONFIRM_SEND=auto (confirmation by token).',
-      );
-    }
-    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview("Sending needs the person's go-ahead, given as the confirmationToken below.");
+    if (mode === 'always' && !ctx.canAsk) throw cannotAsk();
+    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview(GO_AHEAD);
 
-    if (mode !== 'never' && ctx.canAsk) {
-      const skipped = recipients.filter((r) => r.outcome !== 'will_send');
-      const answer = await ctx.confirm(
-        `Send this document request to ${willSend().length} client${willSend().length === 1 ? '' : 's'}? The service will e-mail each one.\n` +
-          `${willSend().map((r) => `- ${label(r)}`).join('\n')}\n` +
-          (skipped.length ? `Not sent (${skipped.length}):\n${skipped.map((r) => `- ${label(r)}: ${r.reason}`).join('\n')}\n` : '') +
-          `${describeDraft(draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`,
-      );
-      if (answer !== 'accepted') {
-        for (const r of willSend()) Object.assign(r, { outcome: 'declined', reason: 'the person declined' });
-        return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
-      }
-    }
-
-    // One POST at a time. The same confirmation gives each recipient the same Idempotency-Key.
-    const confirmationId = tokenId ?? freshConfirmationId();
-    const queue = willSend();
-    const total = queue.length;
-    const key = titleKey(draft.title);
-    let done = 0;
-    let stopDetail = '';
-    /** Stops the batch at recipient `at` of the queue: it and every later one not sent. */
-    const stop = (why: string, at: number, detail = '') => {
-      const where = recipients.indexOf(queue[at]!) + 1;
-      stoppedBy = `${why} (at recipient ${where})`;
-      stopDetail = detail;
-      for (const r of queue.slice(at)) if (r.outcome === 'will_send') Object.assign(r, { outcome: 'not_sent', reason: `stopped by ${why} at recipient ${where}` });
+    const report = (stoppedBy: string | null, stopDetail: string) => {
+      const sent = recipients.filter((r) => r.outcome === 'sent').length;
+      const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
+      const head = `${sent ? 'SENT' : 'NOT SENT'}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
+      const again = recipients.some((r) => r.outcome === 'not_sent')
+        ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
+          (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
+        : '';
+      const check = unclear ? `For "may have been sent": ${CHECK_FIRST}; this server will not send those again for 24 hours.` : '';
+      // Nothing sent and something failed (not only skips): an error result, still with every recipient.
+      const failed = recipients.some((r) => r.outcome === 'not_sent' || r.outcome === 'may_have_been_sent');
+      return result(head, noToken, [again, check].filter(Boolean).join('\n'), sent === 0 && failed);
     };
-    await ctx.progress(0, total, `Sending to ${total} client${total === 1 ? '' : 's'}`);
-    for (const [n, r] of queue.entries()) {
-      const client = r.client!;
-      if (ctx.signal.aborted) {
-        stop('the cancellation of the call', n);
-        break;
-      }
-      const stopHere = (why: string, error: Error) => {
-        Object.assign(r, { outcome: 'not_sent', reason: error.message });
-        stop(why, n, error.message);
-      };
-      let release: (() => Promise<void>) | undefined;
-      try {
-        release = await ctx.sending.ledger.lock(ctx.sending.firm, client.id!, key);
-      } catch (error) {
-        // The send store failed: nothing more is sent (fail closed).
-        const why = error instanceof Error ? error.message : String(error);
-        Object.assign(r, { outcome: 'not_sent', reason: why });
-        stop('the send store failing', n, why);
-        break;
-      }
-      if (!release) {
-        Object.assign(r, { outcome: 'skipped', reason: inProgressReason(draft.title) });
-      } else {
-        try {
-          const meanwhile = await ctx.sending.ledger.recent(ctx.sending.firm, client.id!, key);
-          if (meanwhile) {
-            Object.assign(r, { outcome: meanwhile.outcome === 'sent' ? 'already_sent' : 'skipped', reason: ledgerReason(meanwhile) });
-          } else {
-            const posted = await postOnce(ctx, client, payloadFor(client.id!, draft), ctx.sending.tokens.idempotencyKey(confirmationId, client.id!));
-            if (posted.outcome === 'sent') {
-              Object.assign(r, { outcome: 'sent', request: posted.request, reason: posted.warnings.length ? posted.warnings.join(' ') : null });
-            } else {
-              Object.assign(r, { outcome: 'may_have_been_sent', reason: `${posted.message.replace(/ The request may have been sent\.$/, '')} May have been sent: check with list_requests` });
-            }
-          }
-        } catch (error) {
-          if (error instanceof StoreUnavailableError) {
-            // The pre-send record could not be written: this one was not sent, and nothing more is (fail closed).
-            Object.assign(r, { outcome: 'not_sent', reason: error.message });
-            stop('the send store failing', n, error.message);
-          } else if (!(error instanceof ApiError)) {
-            // Not a failure the API client knows: whether it was written is unknown (postOnce recorded it so).
-            auditSend(ctx, client.id!, 'may_have_been_sent', null);
-            const why = `sending failed unexpectedly (${oneLine(ctx.redact(error instanceof Error ? error.message : String(error)), 200)}); check with list_requests`;
-            Object.assign(r, { outcome: 'may_have_been_sent', reason: why });
-            stop('an unexpected failure', n, why);
-          } else if (error instanceof PlanLimitError) stopHere("the firm's plan limit", error);
-          else if (error instanceof KeyRejectedError) stopHere('the service rejecting the API key', error);
-          else if (error instanceof CancelledError) stopHere('the cancellation of the call', error);
-          else if (error instanceof TimedOutError) stopHere('the time limit of the call (DOCREQ_TIMEOUT_MS)', error);
-          else Object.assign(r, { outcome: 'not_sent', reason: error.message });
-        } finally {
-          await release();
-        }
-      }
-      done++;
-      const request = r.request?.id ? ` (request id ${oneLine(r.request.id, 40)})` : '';
-      ctx.log(`create_request_batch: ${done}/${total} ${r.outcome.replace(/_/g, ' ')}: client ${oneLine(client.id, 40)}${request}`);
-      await ctx.progress(done, total, `${done} of ${total}: ${r.outcome.replace(/_/g, ' ')}`);
-      if (stoppedBy) break;
+
+    // The one send pipeline, per recipient: claim → read the record again → ask once for the batch → record → POST once → settle.
+    // This server's own sends are never repeated by a batch, allowDuplicate or not.
+    const sends = new Map(willSend().map((r) => [newSend(r.client!.id!, payloadFor(r.client!.id!, draft), recipients.indexOf(r) + 1), r] as const));
+    /** Each send's outcome, as the recipient's. */
+    const copy = (send: Send) => {
+      const r = sends.get(send)!;
+      const outcome: Outcome = send.outcome === 'held' ? 'skipped' : send.outcome === 'recorded' ? (send.record?.outcome === 'sent' ? 'already_sent' : 'skipped') : send.outcome === 'ready' ? 'will_send' : send.outcome;
+      const reason = send.outcome === 'sent' ? (send.warnings.length ? send.warnings.join(' ') : null) : send.reason;
+      Object.assign(r, { outcome, reason, request: send.request });
+    };
+    const question = () => {
+      for (const send of sends.keys()) copy(send);
+      const asked = willSend();
+      const skipped = recipients.filter((r) => r.outcome !== 'will_send');
+      return (
+        `Send this document request to ${asked.length} client${asked.length === 1 ? '' : 's'}? The service will e-mail each one.\n` +
+        `${asked.map((r) => `- ${label(r)}`).join('\n')}\n` +
+        (skipped.length ? `Not sent (${skipped.length}):\n${skipped.map((r) => `- ${label(r)}: ${r.reason}`).join('\n')}\n` : '') +
+        `${describeDraft(draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`
+      );
+    };
+    const sent = await sendOnce(ctx, {
+      tool: 'create_request_batch',
+      sends: [...sends.keys()],
+      ownRecordBlocks: true,
+      question: mode !== 'never' && ctx.canAsk ? question : undefined,
+      tokenId,
+      starting: (going) => ctx.progress(0, going.length, `Sending to ${going.length} client${going.length === 1 ? '' : 's'}`),
+      settled: async (send, done, total) => {
+        copy(send);
+        const r = sends.get(send)!;
+        const request = r.request?.id ? ` (request id ${oneLine(r.request.id, 40)})` : '';
+        ctx.log(`create_request_batch: ${done}/${total} ${r.outcome.replace(/_/g, ' ')}: client ${oneLine(send.clientId, 40)}${request}`);
+        await ctx.progress(done, total, `${done} of ${total}: ${r.outcome.replace(/_/g, ' ')}`);
+      },
+    });
+    for (const send of sends.keys()) copy(send);
+    stoppedBy = sent.stoppedBy;
+    if (sent.declined) return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
+    if (!stoppedBy && willSend().length === 0 && !recipients.some((r) => ['sent', 'may_have_been_sent', 'not_sent'].includes(r.outcome))) {
+      return nothingToSend();
     }
     if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);
-
-    const sent = recipients.filter((r) => r.outcome === 'sent').length;
-    const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
-    const head = `${sent ? 'SENT' : 'NOT SENT'}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
-    const again = recipients.some((r) => r.outcome === 'not_sent')
-      ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
-        (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
-      : '';
-    const check = unclear ? 'For "may have been sent": check with list_requests before sending again; this server will not send those again for 24 hours.' : '';
-    // Nothing sent and something failed (not only skips): an error result, still with every recipient.
-    const failed = recipients.some((r) => r.outcome === 'not_sent' || r.outcome === 'may_have_been_sent');
-    return result(head, noToken, [again, check].filter(Boolean).join('\n'), sent === 0 && failed);
+    return report(stoppedBy, sent.stopDetail);
   },
 });

@@ -6,20 +6,22 @@ import { findClient } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import {
   assertSendingAllowed,
+  cannotAsk,
+  GO_AHEAD,
+  tokenRefused,
   clientLabel,
   confirmationOut,
   describeDraft,
   draftFromInput,
   duplicateOf,
-  freshConfirmationId,
   payloadFor,
-  postOnce,
   previewNext,
   requestFields,
-  titleKey,
   type Draft,
-  inProgressReason,
 } from './sending.js';
+import { ApiError } from '../api/errors.js';
+import { tokenJustUsed } from '../send/outcomes.js';
+import { newSend, sendOnce } from '../send/pipeline.js';
 
 const OUTCOMES = ['previewed', 'declined', 'sent', 'may_have_been_sent', 'already_sent'] as const;
 
@@ -36,6 +38,7 @@ const output = z.object({
 type Output = z.output<typeof output>;
 /** What a token's first use did, kept in the send store (no client details: they are read again). */
 type Stored = Pick<Output, 'outcome' | 'request' | 'warnings'>;
+const stored = ({ outcome, request, warnings }: Output): Stored => ({ outcome, request, warnings });
 
 function summary(client: Client, payload: CreatePayload, draft: Draft): string {
   return `To: ${clientLabel(client)}\n${describeDraft(draft)}\nExact body: ${JSON.stringify(payload)}`;
@@ -54,7 +57,7 @@ export const createRequest = defineTool({
     ...requestFields,
   }),
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
     assertSendingAllowed(ctx);
     const draft = draftFromInput(input, ctx);
@@ -89,10 +92,7 @@ export const createRequest = defineTool({
         }
         tokenId = check.id;
       } else {
-        tokenNote =
-          check.reason === 'expired'
-            ? 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. '
-            : 'The confirmationToken given does not belong to this exact request (client, title, due date, items, mode, allowDuplicate) and key (and person, when signed in); nothing was sent. ';
+        tokenNote = tokenRefused(check.reason, 'request (client, title, due date, items, mode, allowDuplicate)');
       }
     }
 
@@ -117,68 +117,57 @@ export const createRequest = defineTool({
       );
     };
     if (input.dryRun) return preview('');
-    if (mode === 'always' && !ctx.canAsk) {
-      throw new UserInputError(
-        'Nothing was sent: DOCREQ_CONFIRM_SEND is "always", which needs the person to confirm through MCP elicitation, and this host does not support it. ' +
-          'Use a host with elicitation, or ask whoever runs the server to set DOCREQ_CONFIRM_SEND=auto (confirmation by token).',
-      );
-    }
-    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview('Sending needs the person\'s go-ahead, given as the confirmationToken below.');
+    if (mode === 'always' && !ctx.canAsk) throw cannotAsk();
+    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview(GO_AHEAD);
 
-    // Once only: one call at a time per recipient and title (in any process sharing the store), while it is confirmed and sent.
-    const release = await ctx.sending.ledger.lock(ctx.sending.firm, client.id, titleKey(payload.title));
-    if (!release) {
-      throw new UserInputError(
-        `Not sent: ${inProgressReason(payload.title, clientLabel(client))}. Nothing more was sent.`,
-      );
-    }
-    try {
-      // A parallel call with the same token may have finished while this one waited for the lock.
-      const first = tokenId ? await ctx.sending.ledger.tokenResult<Stored>(ctx.sending.firm, tokenId) : undefined;
-      if (first) throw new UserInputError(`Not sent again: this confirmationToken was just used (outcome: ${first.outcome}). Nothing more was sent.`);
-      // Another call may have finished this send since the list above was read.
-      const sentMeanwhile = await duplicateOf(ctx, client, payload.title, []);
-      if (sentMeanwhile && !allowDuplicate) throw new UserInputError(`Not sent: ${sentMeanwhile}. Nothing more was sent.`);
-      if (mode !== 'never' && ctx.canAsk) {
-        const answer = await ctx.confirm(
-          `Send this document request? The service will e-mail the client.\n${summary(client, payload, draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`,
-        );
-        if (answer !== 'accepted') {
-          return result(`NOT SENT: the person declined to send ${quoted(payload.title, 80)} to ${clientLabel(client)}. Nothing was sent.`, {
-            sent: false,
-            outcome: 'declined',
-            request: null,
-            confirmation: noToken,
-            warnings: [...warnings, 'The person declined; nothing was sent.'],
-          });
-        }
+    // The one send pipeline: claim → read the record again → ask → record → POST once → settle → what the token did.
+    const send = newSend(client.id, payload, 1, clientLabel(client));
+    const question = `Send this document request? The service will e-mail the client.\n${summary(client, payload, draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`;
+    const outcome = (): Output => {
+      if (send.outcome === 'sent') {
+        return { ...base, sent: true, outcome: 'sent', request: send.request, confirmation: noToken, warnings: [...warnings, ...send.warnings] };
       }
-      await ctx.progress(2, 3, 'Sending');
-      const confirmationId = tokenId ?? freshConfirmationId();
-      const posted = await postOnce(ctx, client, payload, ctx.sending.tokens.idempotencyKey(confirmationId, client.id));
-      const out =
-        posted.outcome === 'sent'
-          ? result(
-              `SENT: ${quoted(payload.title, 80)} to ${clientLabel(client)}` +
-                (posted.request ? `: request id ${oneLine(posted.request.id, 40)}, status ${oneLine(posted.request.status, 20)}.` : '.') +
-                ([...warnings, ...posted.warnings].length ? `\nWarnings: ${[...warnings, ...posted.warnings].join(' ')}` : ''),
-              { sent: true, outcome: 'sent', request: posted.request, confirmation: noToken, warnings: [...warnings, ...posted.warnings] },
-            )
-          : result(
-              `MAY HAVE BEEN SENT — ${posted.message.replace(/ The request may have been sent\.$/, '')} The request may have been sent: check with list_requests before sending again; this server refuses to send it again for 24 hours unless allowDuplicate is given.`,
-              { sent: false, outcome: 'may_have_been_sent', request: null, confirmation: noToken, warnings: [...warnings, posted.message] },
-              true,
-            );
-      if (tokenId) {
-        // What this token did, for a second use anywhere; the send's own record already blocks a repeat if this fails.
-        const stored: Stored = { outcome: out.structured.outcome, request: out.structured.request, warnings: out.structured.warnings };
-        await ctx.sending.ledger.rememberToken(ctx.sending.firm, tokenId, stored).catch((error: unknown) => {
-          ctx.log(`send store: what a confirmation token did could not be recorded (${error instanceof Error ? error.message : String(error)})`, 'error');
+      return { ...base, sent: false, outcome: 'may_have_been_sent', request: null, confirmation: noToken, warnings: [...warnings, (send.error as Error).message] };
+    };
+    const report = await sendOnce(ctx, {
+      tool: 'create_request',
+      sends: [send],
+      ownRecordBlocks: !allowDuplicate,
+      question: mode !== 'never' && ctx.canAsk ? () => question : undefined,
+      tokenId,
+      // What this token did, for a second use anywhere (not a failure nobody knows: that is answered as one).
+      remember: () => (send.outcome === 'sent' || (send.outcome === 'may_have_been_sent' && send.error instanceof ApiError) ? stored(outcome()) : undefined),
+      starting: () => ctx.progress(2, 3, 'Sending'),
+    });
+    if (report.tokenUsed) throw new UserInputError(tokenJustUsed((report.tokenUsed as Stored).outcome));
+    switch (send.outcome) {
+      case 'held':
+      case 'recorded':
+        throw new UserInputError(`Not sent: ${send.reason}. Nothing more was sent.`);
+      case 'declined':
+        return result(`NOT SENT: the person declined to send ${quoted(payload.title, 80)} to ${clientLabel(client)}. Nothing was sent.`, {
+          sent: false,
+          outcome: 'declined',
+          request: null,
+          confirmation: noToken,
+          warnings: [...warnings, 'The person declined; nothing was sent.'],
         });
+      case 'sent': {
+        const out = outcome();
+        return result(
+          `SENT: ${quoted(payload.title, 80)} to ${clientLabel(client)}` +
+            (send.request ? `: request id ${oneLine(send.request.id, 40)}, status ${oneLine(send.request.status, 20)}.` : '.') +
+            (out.warnings.length ? `\nWarnings: ${out.warnings.join(' ')}` : ''),
+          out,
+        );
       }
-      return out;
-    } finally {
-      await release();
+      case 'may_have_been_sent':
+        // A failure the API client does not know is answered as one (src/mcp/server.ts), after it was recorded as "may have been sent".
+        if (!(send.error instanceof ApiError)) throw send.error as Error;
+        return result(`MAY HAVE BEEN SENT — ${send.reason}; this server refuses to send it again for 24 hours unless allowDuplicate is given.`, outcome(), true);
+      default:
+        // Not sent: the store or the service's answer says why (its guidance is added where errors become results).
+        throw (send.error as Error | undefined) ?? new UserInputError(`Nothing was sent: ${send.reason}.`);
     }
   },
 });

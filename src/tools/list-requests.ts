@@ -5,10 +5,9 @@ import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
-import { addDays } from '../clock.js';
-import { clientKeys, listFacts, nameTable, sharedClientNames } from './request-facts.js';
-import { bump, CANNOT_DO, count, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
-import { page, statusCounts } from './schemas.js';
+import { clientKeys, createdDays, dayFacts, daysBetween, itemCounts, listFacts, rememberPass, nameTable, sharedClientNames, sortedOrder, statusTable, titleTable } from './request-facts.js';
+import { CANNOT_DO, count, num, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
+import { statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
 
 const DEFAULT_LIMIT = 25;
@@ -34,12 +33,8 @@ type GroupOut = z.output<typeof groupOut>;
 
 interface Row {
   record: RequestRecord;
-  /** Position in the API's answer, which is newest first. */
-  index: number;
-  due: string | null;
   overdue: boolean;
   daysOverdue: number | null;
-  ratio: number;
 }
 
 interface Group extends GroupOut {
@@ -56,7 +51,7 @@ function requestLine(r: RequestOut): string {
 
 function groupLine(g: GroupOut): string {
   const overdue = g.overdue ? `${g.overdue} overdue (oldest due ${g.oldestOverdue})` : '0 overdue';
-  return `- ${quoted(g.clientName, 48)} · ${count(g.requests, 'request')}: ${g.open} open, ${overdue} · ${g.completedItems}/${count(g.totalItems, 'item')} complete, ${g.outstandingItems.toLocaleString('en')} outstanding on open ones · ${g.nextDue ? `next due ${g.nextDue}` : 'nothing open with a due date'}`;
+  return `- ${quoted(g.clientName, 48)} · ${count(g.requests, 'request')}: ${g.open} open, ${overdue} · ${g.completedItems}/${count(g.totalItems, 'item')} complete, ${num(g.outstandingItems)} outstanding on open ones · ${g.nextDue ? `next due ${g.nextDue}` : 'nothing open with a due date'}`;
 }
 
 /** YYYY-MM-DD days order as plain strings (no locale collation); no day sorts last. */
@@ -68,13 +63,46 @@ function byDay(x: string | null, y: string | null): number {
 const byText = (x: string | null, y: string | null) => ((x ?? '') < (y ?? '') ? -1 : (x ?? '') > (y ?? '') ? 1 : 0);
 const ratio = (done: number, total: number) => (total ? done / total : 1);
 
-const COMPARE: Record<Exclude<Sort, 'most_open' | 'most_overdue' | 'most_outstanding'>, (a: Row, b: Row) => number> = {
-  // The API document says the list comes newest first: its order is the creation order.
-  newest: (a, b) => a.index - b.index,
-  oldest: (a, b) => b.index - a.index,
-  due_soonest: (a, b) => byDay(a.due, b.due) || a.index - b.index,
-  least_complete: (a, b) => a.ratio - b.ratio || byDay(a.due, b.due) || a.index - b.index,
-};
+type RequestSort = 'newest' | 'oldest' | 'due_soonest' | 'least_complete';
+
+/**
+ * Request orders over list positions; the list comes newest first (the API document says so), so its
+ * order is the creation order, and every order ends on the position (a total order).
+ */
+function requestOrder(all: readonly RequestRecord[], sort: 'due_soonest' | 'least_complete'): (a: number, b: number) => number {
+  const due = listFacts(all).due;
+  if (sort === 'due_soonest') return (a, b) => byDay(due[a]!, due[b]!) || a - b;
+  const ratios = itemCounts(all).ratios;
+  return (a, b) => ratios[a]! - ratios[b]! || byDay(due[a]!, due[b]!) || a - b;
+}
+
+/**
+ * The positions on the page, in `sort` order: newest and oldest read the matches as they are; the other
+ * orders filter the list's own order (sorted once per list, request-facts.ts sortedOrder), or sort the
+ * matches when they are few, exactly as a stable sort of the matches would put them.
+ */
+function pageRows(all: readonly RequestRecord[], picked: readonly number[], sort: RequestSort, offset: number, limit: number): number[] {
+  if (sort === 'newest') return picked.slice(offset, offset + limit);
+  if (sort === 'oldest') {
+    const out: number[] = [];
+    for (let k = offset; k < offset + limit && k < picked.length; k++) out.push(picked[picked.length - 1 - k]!);
+    return out;
+  }
+  if (offset >= picked.length) return [];
+  // A ratio that is not a number (counts of Infinity) ties with everything: no order then holds for every subset, so such a list sorts each call's matches.
+  const shareable = sort === 'due_soonest' || !itemCounts(all).ratios.some(Number.isNaN);
+  const order = picked.length * 16 < all.length || !shareable ? null : sortedOrder(all, sort, () => requestOrder(all, sort));
+  if (!order) return [...picked].sort(requestOrder(all, sort)).slice(offset, offset + limit);
+  const mask = new Uint8Array(all.length);
+  for (const i of picked) mask[i] = 1;
+  const out: number[] = [];
+  let seen = 0;
+  for (let k = 0; k < order.length && out.length < limit; k++) {
+    const i = order[k]!;
+    if (mask[i] === 1 && seen++ >= offset) out.push(i);
+  }
+  return out;
+}
 
 /** Group orders; ties fall back to the name, so pages are stable. */
 const GROUP_COMPARE: Record<Sort, (a: Group, b: Group) => number> = {
@@ -107,25 +135,6 @@ const GROUP_SORT_TEXT: Record<Sort, string> = {
 };
 
 const CANNOT = CANNOT_DO;
-
-const DAY_MS = 86_400_000;
-/**
- * Whole days from `due` to `asOf` (both YYYY-MM-DD, UTC calendar days), remembered per due day (days
- * repeat across many requests); null for a due day no calendar reads (month 13).
- */
-function daysLate(asOf: string): (due: string) => number | null {
-  const end = Date.parse(`${asOf}T00:00:00Z`);
-  const memo = new Map<string, number | null>();
-  return (due) => {
-    let days = memo.get(due);
-    if (days === undefined) {
-      const start = Date.parse(`${due}T00:00:00Z`);
-      days = Number.isNaN(start) ? null : Math.round((end - start) / DAY_MS);
-      memo.set(due, days);
-    }
-    return days;
-  };
-}
 
 /** A sum that stays a finite number: counts the service gives near 1e308 must never make a result invalid (JSON has no Infinity). */
 function add(a: number, b: number): number {
@@ -177,7 +186,7 @@ function partialNameNote(given: string, perName: Map<string, { name: string | nu
   });
   const more = names.length > MAX_NAMES ? `, and ${count(names.length - MAX_NAMES, 'other name')}` : '';
   return (
-    `${quoted(given, 60)} is part of ${names.length.toLocaleString('en')} different client names, so these counts cover all of them: ${parts.join(', ')}${more}. ` +
+    `${quoted(given, 60)} is part of ${num(names.length)} different client names, so these counts cover all of them: ${parts.join(', ')}${more}. ` +
     'They are different clients; pass a whole name for one of them.'
   );
 }
@@ -269,7 +278,6 @@ export const listRequests = defineTool({
     if (known) return known;
 
     const asOf = ctx.today;
-    const weekEnd = addDays(asOf, 7);
     const statuses = input.status?.length ? new Set(input.status.map((s) => s.trim().toLowerCase())) : undefined;
     const titleNeedle = input.search ? fold(input.search.trim()) : '';
     const keyOf = nameKeys();
@@ -286,120 +294,157 @@ export const listRequests = defineTool({
     }
     // Per distinct name, what the client filter does with its records: 0 skip, 1 keep, 2 skip but count as another name containing an exact needle.
     const verdict = clientNeedle ? Uint8Array.from(names!.keys, (key) => (exact ? (key === clientNeedle ? 1 : key.includes(clientNeedle) ? 2 : 0) : key.includes(clientNeedle) ? 1 : 0)) : undefined;
-    const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle
 
-    const byStatus = newCounts();
-    const statusTally = new Map<string, number>(); // a Map counts faster than the dictionary; byStatus is filled from it, same order
+    // What the list's index (request-facts.ts, built once per list and day) answers for every question:
+    // each distinct status and title is judged once here, not once per record.
     const facts0 = listFacts(all);
-    // Matched records by position; Row objects are made only when a sort needs them (newest is the API's order).
-    const picked: number[] = [];
-    // Groups by raw client name, in order of first appearance; found by the name's index in the list's name table.
-    const groups: Group[] = [];
-    const groupOf: (Group | undefined)[] = grouped ? new Array<Group | undefined>(names!.names.length) : [];
-    let openCount = 0;
-    let overdueCount = 0;
-    let dueSoon = 0;
-    let totalItems = 0;
-    let completedItems = 0;
-    let outstandingItems = 0;
-    let noDueDate = 0;
-    let openNoDueDate = 0;
-    let lateDays = 0;
-    let lateCounted = 0;
-    let oldestOverdue: string | null = null;
-    const lateBy = daysLate(asOf);
+    const due = facts0.due;
+    const openOf = facts0.open;
+    const day = dayFacts(all, asOf);
+    const statusIndex = statusTable(all);
+    const statusIds = statusIndex.ids;
+    const statusOk = statuses ? Uint8Array.from(statusIndex.lower, (s) => (statuses.has(s) ? 1 : 0)) : undefined;
+    const titles = titleNeedle ? titleTable(all) : undefined;
+    const titleOk = titles ? Uint8Array.from(titles.folded, (t) => (t.includes(titleNeedle) ? 1 : 0)) : undefined;
+    const created = input.createdBefore || input.createdAfter ? createdDays(all) : undefined;
+    const { totals, dones } = itemCounts(all);
+    // The question's fields as locals: read from the input object inside the loop, every question's
+    // own shape would make each read a slow lookup.
+    const wantOpen = input.state === undefined ? -1 : input.state === 'open' ? 1 : 0;
+    const wantOverdue = input.overdue === undefined ? -1 : input.overdue ? 1 : 0;
+    const wantDue = input.hasDueDate === undefined ? -1 : input.hasDueDate ? 1 : 0;
+    const dueBefore = input.dueBefore ?? '';
+    const dueAfter = input.dueAfter ?? '';
+    const createdBefore = input.createdBefore ?? '';
+    const createdAfter = input.createdAfter ?? '';
+    const overdueOf = day.overdue;
+    const soonOf = day.soon;
+    const lateOf = day.late;
+    // The pass depends only on the filters (and, for a client name, on whether it is a whole name): its
+    // result is kept per list and day, so another page, order or limit of the same matches skips it.
+    const passKey = JSON.stringify([grouped, exact, input.state, input.status, input.client, input.search, input.overdue, input.hasDueDate, input.dueBefore, input.dueAfter, input.createdBefore, input.createdAfter]);
+    const selection = rememberPass(all, asOf, passKey, () => {
+      const byStatus = newCounts();
+      const containing = new Map<string, { name: string | null; n: number }>(); // other names containing an exact needle
+      const statusTally = new Int32Array(statusIndex.key.length);
+      const statusOrder: number[] = []; // statuses in order of first appearance among the matches, as byStatus lists them
+      // Matched records by position; Row objects are made only for the page.
+      const picked: number[] = [];
+      // Groups by raw client name, in order of first appearance; found by the name's index in the list's name table.
+      const groups: Group[] = [];
+      const groupOf: (Group | undefined)[] = grouped ? new Array<Group | undefined>(names!.names.length) : [];
+      let openCount = 0;
+      let overdueCount = 0;
+      let dueSoon = 0;
+      let totalItems = 0;
+      let completedItems = 0;
+      let outstandingItems = 0;
+      let noDueDate = 0;
+      let openNoDueDate = 0;
+      let lateDays = 0;
+      let lateCounted = 0;
+      let oldestOverdue: string | null = null;
 
-    // One pass: filter and count together.
-    for (let index = 0; index < all.length; index++) {
-      const record = all[index]!;
-      if (statuses && !statuses.has((record.status ?? '').toLowerCase())) continue;
-      if (verdict) {
-        const id = names!.ids[index]!;
-        const v = verdict[id]!;
-        if (v !== 1) {
-          if (v === 2) {
-            const key = names!.keys[id]!;
-            const seen = containing.get(key);
-            if (seen) seen.n++;
-            else containing.set(key, { name: record.clientName, n: 1 });
+      // One pass: filter and count together.
+      for (let index = 0; index < all.length; index++) {
+        const statusId = statusIds[index]!;
+        if (statusOk && statusOk[statusId] === 0) continue;
+        if (verdict) {
+          const id = names!.ids[index]!;
+          const v = verdict[id]!;
+          if (v !== 1) {
+            if (v === 2) {
+              const key = names!.keys[id]!;
+              const seen = containing.get(key);
+              if (seen) seen.n++;
+              else containing.set(key, { name: all[index]!.clientName, n: 1 });
+            }
+            continue;
           }
-          continue;
         }
-      }
-      if (titleNeedle && !fold(record.title).includes(titleNeedle)) continue;
-      const due = facts0.due[index]!;
-      if (input.hasDueDate !== undefined && (due !== null) !== input.hasDueDate) continue;
-      if ((input.dueBefore || input.dueAfter) && due === null) continue;
-      if (input.dueBefore && due > input.dueBefore) continue;
-      if (input.dueAfter && due < input.dueAfter) continue;
-      if (input.createdBefore || input.createdAfter) {
-        const created = record.createdAt && /^\d{4}-\d{2}-\d{2}/.test(record.createdAt) ? record.createdAt.slice(0, 10) : null;
-        if (created === null) continue;
-        if (input.createdBefore && created > input.createdBefore) continue;
-        if (input.createdAfter && created < input.createdAfter) continue;
-      }
-      const open = facts0.open[index]!;
-      if (input.state !== undefined && open !== (input.state === 'open')) continue;
-      const overdue = open && due !== null && due < asOf;
-      if (input.overdue !== undefined && overdue !== input.overdue) continue;
+        if (titleOk && titleOk[titles!.ids[index]!] === 0) continue;
+        const dueDay = due[index]!;
+        if (wantDue !== -1 && (dueDay !== null) !== (wantDue === 1)) continue;
+        if (dueBefore || dueAfter) {
+          if (dueDay === null) continue;
+          if (dueBefore && dueDay > dueBefore) continue;
+          if (dueAfter && dueDay < dueAfter) continue;
+        }
+        if (created) {
+          const createdDay = created[index]!;
+          if (createdDay === null) continue;
+          if (createdBefore && createdDay > createdBefore) continue;
+          if (createdAfter && createdDay < createdAfter) continue;
+        }
+        const open = openOf[index]!;
+        if (wantOpen !== -1 && open !== (wantOpen === 1)) continue;
+        const overdue = overdueOf[index] === 1;
+        if (wantOverdue !== -1 && overdue !== (wantOverdue === 1)) continue;
 
-      const statusKey = record.status ?? '(none)';
-      statusTally.set(statusKey, (statusTally.get(statusKey) ?? 0) + 1);
-      if (open) openCount++;
-      let daysOverdue: number | null = null;
-      if (overdue) {
-        overdueCount++;
-        daysOverdue = lateBy(due);
-        if (daysOverdue !== null) {
-          lateDays += daysOverdue;
-          lateCounted++;
-        }
-        if (oldestOverdue === null || due < oldestOverdue) oldestOverdue = due;
-      }
-      if (due === null) {
-        noDueDate++;
-        if (open) openNoDueDate++;
-      }
-      if (open && due !== null && due >= asOf && due <= weekEnd) dueSoon++;
-      const total = record.totalItems ?? 0;
-      const done = record.completedItems ?? 0;
-      // Outstanding: items not complete on open requests (a closed request awaits nothing).
-      const outstanding = open && total > done ? total - done : 0;
-      totalItems = add(totalItems, total);
-      completedItems = add(completedItems, done);
-      outstandingItems = add(outstandingItems, outstanding);
-      if (grouped) {
-        const id = names!.ids[index]!;
-        let g = groupOf[id];
-        if (!g) {
-          g = { clientName: record.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
-          groupOf[id] = g;
-          groups.push(g);
-        }
-        g.requests++;
-        g.last = index;
-        g.totalItems = add(g.totalItems, total);
-        g.completedItems = add(g.completedItems, done);
-        g.outstandingItems = add(g.outstandingItems, outstanding);
-        if (open) {
-          g.open++;
-          if (due !== null && (g.nextDue === null || due < g.nextDue)) g.nextDue = due;
-        }
+        const tally = statusTally[statusId]!;
+        if (tally === 0) statusOrder.push(statusId);
+        statusTally[statusId] = tally + 1;
+        if (open) openCount++;
         if (overdue) {
-          g.overdue++;
-          if (g.oldestOverdue === null || due < g.oldestOverdue) g.oldestOverdue = due;
+          overdueCount++;
+          const late = lateOf[index]!;
+          if (!Number.isNaN(late)) {
+            lateDays += late;
+            lateCounted++;
+          }
+          if (oldestOverdue === null || dueDay < oldestOverdue) oldestOverdue = dueDay;
         }
-      } else {
-        picked.push(index);
+        if (dueDay === null) {
+          noDueDate++;
+          if (open) openNoDueDate++;
+        }
+        if (soonOf[index] === 1) dueSoon++;
+        const total = totals[index]!;
+        const done = dones[index]!;
+        // Outstanding: items not complete on open requests (a closed request awaits nothing).
+        const outstanding = open && total > done ? total - done : 0;
+        totalItems = add(totalItems, total);
+        completedItems = add(completedItems, done);
+        outstandingItems = add(outstandingItems, outstanding);
+        if (grouped) {
+          const id = names!.ids[index]!;
+          let g = groupOf[id];
+          if (!g) {
+            g = { clientName: all[index]!.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
+            groupOf[id] = g;
+            groups.push(g);
+          }
+          g.requests++;
+          g.last = index;
+          g.totalItems = add(g.totalItems, total);
+          g.completedItems = add(g.completedItems, done);
+          g.outstandingItems = add(g.outstandingItems, outstanding);
+          if (open) {
+            g.open++;
+            if (dueDay !== null && (g.nextDue === null || dueDay < g.nextDue)) g.nextDue = dueDay;
+          }
+          if (overdue) {
+            g.overdue++;
+            if (g.oldestOverdue === null || dueDay < g.oldestOverdue) g.oldestOverdue = dueDay;
+          }
+        } else {
+          picked.push(index);
+        }
       }
-    }
-    for (const [key, n] of statusTally) byStatus[key] = n;
+      // byStatus counts under `status ?? '(none)'`: a missing status and the text "(none)" share a key, first met first.
+      for (const id of statusOrder) {
+        const key = statusIndex.key[id]!;
+        byStatus[key] = (byStatus[key] ?? 0) + statusTally[id]!;
+      }
+      return { byStatus, containing, picked, groups, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue };
+    }, (found) => found.picked.length + found.groups.length * 8);
+    const { byStatus, containing, picked, groups, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue } = selection;
     const matched = grouped ? groups.reduce((n, g) => n + g.requests, 0) : picked.length;
     const rowAt = (index: number): Row => {
       const record = all[index]!;
-      const due = facts0.due[index]!;
-      const overdue = facts0.open[index]! && due !== null && due < asOf;
-      return { record, index, due, overdue, daysOverdue: overdue ? lateBy(due) : null, ratio: ratio(record.completedItems ?? 0, record.totalItems ?? 0) };
+      const overdue = day.overdue[index] === 1;
+      const late = day.late[index]!;
+      return { record, overdue, daysOverdue: overdue && !Number.isNaN(late) ? late : null };
     };
 
     const filters = [
@@ -457,17 +502,16 @@ export const listRequests = defineTool({
     }
 
     const averageDaysOverdue = lateCounted ? Math.round((lateDays / lateCounted) * 10) / 10 : null;
-    const lateText = oldestOverdue === null ? '' : ` (on average ${averageDaysOverdue ?? '?'} days late; oldest due ${oldestOverdue}, ${count(lateBy(oldestOverdue) ?? 0, 'day')} late)`;
+    const lateText = oldestOverdue === null ? '' : ` (on average ${averageDaysOverdue ?? '?'} days late; oldest due ${oldestOverdue}, ${count(daysBetween(oldestOverdue, asOf) ?? 0, 'day')} late)`;
     const facts = [
-      `Of ${filters.length ? 'these' : 'them'}: ${openCount.toLocaleString('en')} open, ${(matched - openCount).toLocaleString('en')} closed, ${overdueCount.toLocaleString('en')} overdue${lateText}, ` +
-        `${count(dueSoon, 'open request')} due within 7 days; ${noDueDate.toLocaleString('en')} with no due date (${openNoDueDate.toLocaleString('en')} open); ` +
-        `checklist items ${completedItems.toLocaleString('en')}/${totalItems.toLocaleString('en')} complete, ${outstandingItems.toLocaleString('en')} outstanding on open requests.`,
+      `Of ${filters.length ? 'these' : 'them'}: ${num(openCount)} open, ${num(matched - openCount)} closed, ${num(overdueCount)} overdue${lateText}, ` +
+        `${count(dueSoon, 'open request')} due within 7 days; ${num(noDueDate)} with no due date (${num(openNoDueDate)} open); ` +
+        `checklist items ${num(completedItems)}/${num(totalItems)} complete, ${num(outstandingItems)} outstanding on open requests.`,
       `By status: ${statusText(byStatus)}.`,
     ];
     let hint = filters.length ? 'No request matched. Try fewer filters, a shorter client or title search, or a wider date range.' : 'The firm has no requests.';
     if (matched === 0 && statuses && all.length > 0) {
-      const occurring = newCounts();
-      for (const r of all) bump(occurring, r.status ?? '(none)');
+      const occurring = statusIndex.occurring;
       if (![...statuses].some((s) => Object.keys(occurring).some((o) => o.toLowerCase() === s))) {
         hint = `No request has status ${[...statuses].map((s) => quoted(s, 30)).join(' or ')}. Statuses that occur: ${statusText(occurring, 20)}.`;
       }
@@ -494,7 +538,7 @@ export const listRequests = defineTool({
     if (grouped) {
       // A page near the top of many groups (most_open, limit 3) needs only its first groups in order, not all sorted.
       const compare = GROUP_COMPARE[sort];
-      const list = offset + limit < groups.length / 8 ? firstSorted(groups, compare, offset + limit) : groups.sort(compare);
+      const list = offset + limit < groups.length / 8 ? firstSorted(groups, compare, offset + limit) : [...groups].sort(compare);
       const slice = list.slice(offset, offset + limit);
       const nextOffset = offset + slice.length < groups.length ? offset + slice.length : null;
       const out: GroupOut[] = slice.map(({ first: _f, last: _l, ...g }) => g);
@@ -508,10 +552,7 @@ export const listRequests = defineTool({
       });
     }
 
-    let rows: Row[];
-    if (sort === 'newest') rows = page(picked, offset, limit).slice.map(rowAt);
-    else rows = picked.map(rowAt).sort(COMPARE[sort as keyof typeof COMPARE]).slice(offset, offset + limit);
-    const slice = rows;
+    const slice = pageRows(all, picked, sort as RequestSort, offset, limit).map(rowAt);
     const nextOffset = offset + slice.length < picked.length ? offset + slice.length : null;
     const requests: RequestOut[] = slice.map(({ record, overdue, daysOverdue }) => ({ ...record, overdue, daysOverdue }));
     const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });

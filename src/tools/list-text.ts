@@ -6,9 +6,19 @@ import { fold, oneLine, quoted } from '../text/render.js';
 /** What no tool of this server can do, said in the tools' own descriptions (a host may drop the server's instructions). */
 export const CANNOT_DO = 'This server cannot remind clients, change, re-date, cancel or delete requests, change client details, or see answers and files.';
 
+/**
+ * A number as English text ("1,234"): whole numbers are grouped here, exactly as toLocaleString('en')
+ * groups them, without a call into ICU for each (an answer writes dozens); anything else goes to ICU.
+ */
+export function num(n: number): string {
+  if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString('en');
+  const text = String(n);
+  return n > -1000 && n < 1000 ? text : text.replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
 /** "1 item", "2 items", "1 company", "3 companies". */
 export function count(n: number, noun: string, many = /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
-  return `${n.toLocaleString('en')} ${n === 1 ? noun : many}`;
+  return `${num(n)} ${n === 1 ? noun : many}`;
 }
 
 /** The form names are compared in: case- and accent-insensitive, white space collapsed. */
@@ -105,7 +115,7 @@ export interface ListSummary {
 
 /** One summary line: the total, the filters and how many matched, the facts, and which rows are shown. */
 export function summarizeList(s: ListSummary): string {
-  const head = `${s.prefix ?? ''}${count(s.total, s.noun)}` + (s.filters.length ? `, ${s.matched.toLocaleString('en')} match ${s.filters.join(', ')}` : '') + '.';
+  const head = `${s.prefix ?? ''}${count(s.total, s.noun)}` + (s.filters.length ? `, ${num(s.matched)} match ${s.filters.join(', ')}` : '') + '.';
   const rows = s.rows ?? { noun: s.noun, count: s.matched };
   const showing = `Showing ${range(s.offset, s.returned)} of ${count(rows.count, rows.noun)}${s.order ? `, ${s.order}` : ''}.`;
   return [head, ...s.facts, showing].join(' ');

@@ -1,5 +1,7 @@
 import type { Client, RequestRecord } from '../api/records.js';
-import { nameKey, sharedNames } from './list-text.js';
+import { addDays } from '../clock.js';
+import { fold } from '../text/render.js';
+import { bump, nameKey, newCounts, sharedNames } from './list-text.js';
 
 /** Statuses that end a request (case-insensitive); any other status is open. */
 const CLOSED_STATUSES = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
@@ -26,6 +28,37 @@ export interface ListFacts {
   names?: NameTable;
   /** Made on first need: open and overdue requests per name key, as of the day they were counted on. */
   join?: { asOf: string; perKey: ReadonlyMap<string, { readonly open: number; readonly overdue: number }> };
+  /** Made on first need: each record's status as an index into the list's distinct statuses. */
+  statuses?: StatusTable;
+  /** Made on first need: each record's title as an index into the list's distinct titles, folded once. */
+  titles?: { ids: Int32Array; folded: string[] };
+  /** Made on first need: each record's creation day (YYYY-MM-DD), null when absent or unreadable. */
+  created?: (string | null)[];
+  /** Made on first need: what depends on the day overdue is judged on, for the last day asked. */
+  day?: DayFacts;
+  /** Made on first need: the list's positions in a sort order (an order shared by every filter), per order. */
+  orders?: Map<string, Int32Array>;
+  /** What filter passes found, per day and filters (a few kept, the oldest dropped first): shared, read only. */
+  passes?: { asOf: string; byKey: Map<string, { found: unknown; weight: number }>; weight: number };
+  /** Made on first need: checklist counts per record. */
+  items?: { totals: Float64Array; dones: Float64Array; ratios: Float64Array };
+}
+
+/** The distinct statuses of one list: `ids[i]` is record i's; `lower` is what a status filter compares, `key` what byStatus counts under. */
+export interface StatusTable {
+  ids: Int32Array;
+  lower: string[];
+  key: string[];
+  /** Statuses over the whole list, counted as byStatus counts them (read it, never change it). */
+  occurring: Record<string, number>;
+}
+
+/** Per record, as of one day: overdue (open, due before it), days late (NaN when no calendar reads the due day), due within 7 days of it (open). */
+export interface DayFacts {
+  asOf: string;
+  overdue: Uint8Array;
+  late: Float64Array;
+  soon: Uint8Array;
 }
 
 /** The client names of one list: `ids[i]` is record i's name as an index into `names` (raw) and `keys` (its nameKey). */
@@ -47,6 +80,146 @@ export function listFacts(all: readonly RequestRecord[]): ListFacts {
     FACTS.set(all, facts);
   }
   return facts;
+}
+
+/** The list's statuses, worked out once per list (a status filter then looks at each distinct status once). */
+export function statusTable(all: readonly RequestRecord[]): StatusTable {
+  const facts = listFacts(all);
+  if (!facts.statuses) {
+    const ids = new Int32Array(all.length);
+    const index = new Map<string | null, number>();
+    const lower: string[] = [];
+    const key: string[] = [];
+    const occurring = newCounts();
+    for (let i = 0; i < all.length; i++) {
+      const status = all[i]!.status;
+      let id = index.get(status);
+      if (id === undefined) {
+        id = lower.length;
+        index.set(status, id);
+        lower.push((status ?? '').toLowerCase());
+        key.push(status ?? '(none)');
+      }
+      ids[i] = id;
+      bump(occurring, key[id]!);
+    }
+    facts.statuses = { ids, lower, key, occurring };
+  }
+  return facts.statuses;
+}
+
+/** The list's titles, each distinct title folded once per list (a title search then folds nothing). */
+export function titleTable(all: readonly RequestRecord[]): { ids: Int32Array; folded: string[] } {
+  const facts = listFacts(all);
+  if (!facts.titles) {
+    const ids = new Int32Array(all.length);
+    const index = new Map<string | null, number>();
+    const folded: string[] = [];
+    for (let i = 0; i < all.length; i++) {
+      const title = all[i]!.title;
+      let id = index.get(title);
+      if (id === undefined) {
+        id = folded.length;
+        index.set(title, id);
+        folded.push(fold(title));
+      }
+      ids[i] = id;
+    }
+    facts.titles = { ids, folded };
+  }
+  return facts.titles;
+}
+
+/** Each record's creation day, worked out once per list. */
+export function createdDays(all: readonly RequestRecord[]): (string | null)[] {
+  const facts = listFacts(all);
+  facts.created ??= all.map((r) => (r.createdAt && /^\d{4}-\d{2}-\d{2}/.test(r.createdAt) ? r.createdAt.slice(0, 10) : null));
+  return facts.created;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Whole days from `due` to `asOf` (both YYYY-MM-DD, UTC calendar days); null for a due day no calendar reads (month 13). */
+export function daysBetween(due: string, asOf: string): number | null {
+  const start = Date.parse(`${due}T00:00:00Z`);
+  return Number.isNaN(start) ? null : Math.round((Date.parse(`${asOf}T00:00:00Z`) - start) / DAY_MS);
+}
+
+/** Overdue, days late and due soon per record as of `asOf`: worked out once per list and day. */
+export function dayFacts(all: readonly RequestRecord[], asOf: string): DayFacts {
+  const facts = listFacts(all);
+  if (facts.day?.asOf !== asOf) {
+    const n = all.length;
+    const overdue = new Uint8Array(n);
+    const late = new Float64Array(n);
+    const soon = new Uint8Array(n);
+    const weekEnd = addDays(asOf, 7);
+    const memo = new Map<string, number>();
+    for (let i = 0; i < n; i++) {
+      const due = facts.due[i]!;
+      late[i] = NaN;
+      if (due === null || !facts.open[i]) continue;
+      if (due < asOf) {
+        overdue[i] = 1;
+        let days = memo.get(due);
+        if (days === undefined) memo.set(due, (days = daysBetween(due, asOf) ?? NaN));
+        late[i] = days;
+      } else if (due <= weekEnd) soon[i] = 1;
+    }
+    facts.day = { asOf, overdue, late, soon };
+  }
+  return facts.day;
+}
+
+/**
+ * The list's positions in the order `compare()` gives, sorted once per list and order name. Filtering
+ * this order keeps exactly the order a stable sort of the matches gives, because the order compares any
+ * two records the same way whatever else matched (a total order: ties end on the position).
+ */
+export function sortedOrder(all: readonly RequestRecord[], name: string, compare: () => (a: number, b: number) => number): Int32Array {
+  const facts = listFacts(all);
+  facts.orders ??= new Map();
+  let order = facts.orders.get(name);
+  if (!order) facts.orders.set(name, (order = Int32Array.from(all.keys()).sort(compare())));
+  return order;
+}
+
+/** At most this many filter passes are kept per list, and together at most two lists' worth of matches (weight). */
+const MAX_PASSES = 64;
+
+/**
+ * What `pass()` found for these filters (`key`) over this list on this day, worked out once: another page,
+ * order or limit of the same matches reads it again. Kept within MAX_PASSES and a weight of twice the
+ * list's length (`weight` says what one pass holds, e.g. its matches), the oldest dropped first, so a
+ * million-request list keeps two full passes, not sixty-four. Shared by every caller: read it, never change it.
+ */
+export function rememberPass<T>(all: readonly RequestRecord[], asOf: string, key: string, pass: () => T, weight: (found: T) => number): T {
+  const facts = listFacts(all);
+  if (facts.passes?.asOf !== asOf) facts.passes = { asOf, byKey: new Map(), weight: 0 };
+  const kept = facts.passes;
+  const seen = kept.byKey.get(key);
+  if (seen) return seen.found as T;
+  const found = pass();
+  const w = weight(found) + 1;
+  while (kept.byKey.size > 0 && (kept.byKey.size >= MAX_PASSES || kept.weight + w > 2 * all.length + 64)) {
+    const [oldest, entry] = kept.byKey.entries().next().value!;
+    kept.byKey.delete(oldest);
+    kept.weight -= entry.weight;
+  }
+  kept.byKey.set(key, { found, weight: w });
+  kept.weight += w;
+  return found;
+}
+
+/** Each record's checklist counts (null as 0) and completed share (1 without items), worked out once per list. */
+export function itemCounts(all: readonly RequestRecord[]): { totals: Float64Array; dones: Float64Array; ratios: Float64Array } {
+  const facts = listFacts(all);
+  if (!facts.items) {
+    const totals = Float64Array.from(all, (r) => r.totalItems ?? 0);
+    const dones = Float64Array.from(all, (r) => r.completedItems ?? 0);
+    facts.items = { totals, dones, ratios: totals.map((total, i) => (total ? dones[i]! / total : 1)) };
+  }
+  return facts.items;
 }
 
 /** The list's client names, worked out once per list (a name is folded once, not once per record and call). */

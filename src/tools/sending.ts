@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ApiError } from '../api/errors.js';
 import type { Client, CreatePayload, RequestRecord } from '../api/records.js';
 import { addDays } from '../clock.js';
 import { UserInputError } from '../errors.js';
@@ -12,13 +10,13 @@ import { CORRECTNESS_MODES, itemIn, MAX_ITEM_NAME, MAX_ITEMS, MAX_TITLE, type Co
 import type { ToolContext } from './define.js';
 import { day } from './list-text.js';
 import type { LedgerEntry } from '../send/ledger.js';
+import { ledgerReason } from '../send/outcomes.js';
 import { isOpen } from './request-facts.js';
 
 /**
- * The steps every send goes through, shared by create_request and create_request_batch, in the
- * contract's order: the request is drafted and checked (before any HTTP call), each recipient is
- * checked for a duplicate (the service's list and this server's own 24-hour ledger), the send is
- * confirmed, and the POST is made exactly once, its outcome recorded whatever it was.
+ * What create_request and create_request_batch share before the send pipeline (src/send/pipeline.ts):
+ * the request's fields, drafted and checked (before any HTTP call), the preview's words, and each
+ * recipient checked for a duplicate (the service's list and this server's own 24-hour record).
  */
 
 /** The request's fields, shared by create_request and create_request_batch. */
@@ -92,6 +90,24 @@ export function draftFromInput(input: DraftInput & { title?: string | undefined;
   return draftRequest({ title, items: items ?? [], dueDate, correctnessMode }, ctx.today);
 }
 
+/** Why a confirmationToken given was not taken: it expired, or it belongs to another request (`boundTo` names what it binds). */
+export function tokenRefused(reason: 'expired' | 'mismatch' | 'malformed', boundTo: string): string {
+  return reason === 'expired'
+    ? 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. '
+    : `The confirmationToken given does not belong to this exact ${boundTo} and key (and person, when signed in); nothing was sent. `;
+}
+
+/** Why a call without a token previews instead of sending. */
+export const GO_AHEAD = "Sending needs the person's go-ahead, given as the confirmationToken below.";
+
+/** DOCREQ_CONFIRM_SEND=always on a host that cannot ask the person: nothing can be sent. */
+export function cannotAsk(): UserInputError {
+  return new UserInputError(
+    'Nothing was sent: DOCREQ_CONFIRM_SEND is "always", which needs the person to confirm through MCP elicitation, and this host does not support it. ' +
+      'Use a host with elicitation, or ask whoever runs the server to set DOCREQ_CONFIRM_SEND=auto (confirmation by token).',
+  );
+}
+
 /** What the model does next after a preview. */
 export function previewNext(needed: boolean, token: string, expiresAt: number, tool: string): string {
   const until = new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ');
@@ -155,10 +171,18 @@ export function clientLabel(c: Client): string {
  * the same title in the service's list, or a send (or possible send) by this server in the last 24 hours.
  */
 export async function duplicateOf(ctx: ToolContext, client: Client, title: string, requests: RequestRecord[]): Promise<string | undefined> {
-  const key = titleKey(title);
-  const recent = await ctx.sending.ledger.recent(ctx.sending.firm, client.id ?? '', key);
-  if (recent) return ledgerReason(recent, recent.outcome === 'pending' && (await ctx.sending.ledger.claimed(ctx.sending.firm, client.id ?? '', key)));
-  return duplicateOpen(client, title, requests);
+  return (await ownRecord(ctx, client.id ?? '', titleKey(title)))?.reason ?? duplicateOpen(client, title, requests);
+}
+
+/**
+ * This server's record of a send of this title to this client in the last 24 hours, and why it
+ * blocks sending it again; a record still pending whose claim is held is a send in flight.
+ */
+export async function ownRecord(ctx: ToolContext, clientId: string, key: string): Promise<{ recent: LedgerEntry; reason: string } | undefined> {
+  const { ledger, firm } = ctx.sending;
+  const recent = await ledger.recent(firm, clientId, key);
+  if (!recent) return undefined;
+  return { recent, reason: ledgerReason(recent, recent.outcome === 'pending' && (await ledger.claimed(firm, clientId, key))) };
 }
 
 /** An open request with the same title for this client in the service's list, worded; or undefined. */
@@ -170,96 +194,6 @@ export function duplicateOpen(client: Client, title: string, requests: RequestRe
     return `the client already has an open request ${quoted(open.title, 80)} (id ${oneLine(open.id, 40)}, status ${oneLine(open.status, 20)}, created ${dayText(open.createdAt)})`;
   }
   return undefined;
-}
-
-/** Who sent what: one JSON line per send with a signed-in person, ids only (never the key, never the client's name or address). */
-export function auditSend(ctx: ToolContext, clientId: string, outcome: string, requestId: string | null): void {
-  const { actor, audit } = ctx.sending;
-  if (actor && audit) audit(JSON.stringify({ time: new Date().toISOString(), audit: 'send', outcome, email: actor.email, sub: actor.sub, firm: ctx.sending.firm, clientId, requestId }));
-}
-
-/**
- * Another call holds the claim for this recipient and title (contract §7): what that means and when
- * it clears. A claim is a lease its owner renews; one whose server stopped clears within about a
- * minute (CLAIM_TTL_MS), and the send's pre-POST record answers from then on.
- */
-export function inProgressReason(title: string, to = 'this client', since?: number): string {
-  const when = since === undefined ? '' : ` at ${new Date(since).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  return (
-    `a send of ${quoted(title, 80)} to ${to} is already in progress (started${when} by another call, in this or another process sharing the send store), so it may have been sent. ` +
-    'Check with list_requests in a minute: if that call\'s server stopped mid-send, this hold clears within about a minute, and the send\'s record then answers "may have been sent" for 24 hours'
-  );
-}
-
-/** Why the send store's record of this recipient and title blocks sending it again. */
-export function ledgerReason(recent: LedgerEntry, claimed = false): string {
-  const when = new Date(recent.at).toISOString().slice(0, 16).replace('T', ' ');
-  if (recent.outcome === 'sent') {
-    return `this server sent ${quoted(recent.title, 80)} to this client at ${when} UTC${recent.requestId ? ` (request id ${oneLine(recent.requestId, 40)})` : ''}`;
-  }
-  if (recent.outcome === 'pending' && claimed) return inProgressReason(recent.title, 'this client', recent.at);
-  if (recent.outcome === 'pending') {
-    return `this server may have sent ${quoted(recent.title, 80)} to this client: a send started at ${when} UTC and its outcome was never recorded (the server stopped mid-send), so it may have been sent; check with list_requests`;
-  }
-  return `this server may have sent ${quoted(recent.title, 80)} to this client at ${when} UTC (the outcome was unclear: it may have been sent); check with list_requests`;
-}
-
-export type PostResult =
-  | { outcome: 'sent'; request: RequestRecord | null; warnings: string[] }
-  | { outcome: 'may_have_been_sent'; request: null; warnings: string[]; message: string };
-
-/**
- * POSTs once with the given Idempotency-Key. The recovery point comes first: "pending" (may have
- * been sent) is recorded in the send store BEFORE the POST is written, so a process killed
- * mid-POST leaves a record that blocks the same send; if the store cannot take it, nothing is sent
- * (fail closed). After the answer the record is settled: sent, may have been sent, or removed when
- * the service definitely wrote nothing. A store failing after the POST does not hide the outcome
- * from the person: it is logged at error level. A definite failure throws; an unclear one is
- * returned as "may have been sent", which the duplicate guard then treats as sent.
- */
-export async function postOnce(ctx: ToolContext, client: Client, payload: CreatePayload, idempotencyKey: string): Promise<PostResult> {
-  const key = titleKey(payload.title);
-  const { ledger, firm, actor } = ctx.sending;
-  const audit = (outcome: string, requestId: string | null) => auditSend(ctx, payload.clientId, outcome, requestId);
-  await ledger.record(firm, payload.clientId, key, { outcome: 'pending', requestId: null, title: payload.title, by: actor });
-  const settle = async (work: () => Promise<void>) => {
-    try {
-      await work();
-    } catch (error) {
-      ctx.log(`send store: the outcome of a send to client ${oneLine(payload.clientId, 40)} could not be recorded (${oneLine(ctx.redact(error instanceof Error ? error.message : String(error)), 300)}); its pre-send record stays, so it is treated as "may have been sent" for 24 hours`, 'error');
-    }
-  };
-  try {
-    const answer = await ctx.api.createRequest(payload, { idempotencyKey, signal: ctx.signal, deadline: ctx.deadline });
-    await settle(() => ledger.record(firm, payload.clientId, key, { outcome: 'sent', requestId: answer.record?.id ?? null, title: payload.title, by: actor }));
-    audit('sent', answer.record?.id ?? null);
-    cancelledOutcome(ctx, payload, `was sent${answer.record?.id ? ` (request id ${oneLine(answer.record.id, 40)})` : ''}`);
-    return { outcome: 'sent', request: answer.record, warnings: actor ? [`Sent in the name of ${actor.email} (signed in).`, ...answer.warnings] : answer.warnings };
-  } catch (error) {
-    if (error instanceof ApiError && error.outcomeUnknown) {
-      await settle(() => ledger.record(firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title, by: actor }));
-      audit('may_have_been_sent', null);
-      cancelledOutcome(ctx, payload, 'may have been sent (no clear answer came): check with list_requests before sending again');
-      return { outcome: 'may_have_been_sent', request: null, warnings: [], message: error.message };
-    }
-    if (error instanceof ApiError) await settle(() => ledger.forget(firm, payload.clientId, key));
-    else await settle(() => ledger.record(firm, payload.clientId, key, { outcome: 'may_have_been_sent', requestId: null, title: payload.title, by: actor }));
-    throw error;
-  }
-}
-
-/**
- * A host that cancels a call after the POST was written gets no answer (a POST is never aborted
- * once written), so the person learns the outcome from a warning instead.
- */
-function cancelledOutcome(ctx: ToolContext, payload: CreatePayload, outcome: string): void {
-  if (!ctx.signal.aborted) return;
-  (ctx.warn ?? ctx.log)(`a send the host cancelled after it was written ${outcome}: ${quoted(payload.title, 80)} to client ${oneLine(payload.clientId, 40)}`);
-}
-
-/** A fresh Idempotency-Key for a send confirmed some other way than a token (elicitation, or none). */
-export function freshConfirmationId(): string {
-  return randomUUID();
 }
 
 export { titleKey };

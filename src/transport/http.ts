@@ -4,21 +4,29 @@ import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
 import { openStore, storeFingerprint, storeReach, type SendStore } from '../store/index.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, type AuthInfo, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
-import { watchTemplateNames } from '../templates/load.js';
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
-import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, settingProblem, SETTINGS, type Config, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, type Config, type FlagValues } from '../config.js';
 import { redactor } from '../text/redact.js';
 import { createLogger } from '../log.js';
 import type { Sandbox } from '../sandbox/service.js';
 import type { SeedOptions } from '../sandbox/seed.js';
 import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
-import { oneLine } from '../text/render.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
+import { homePage } from './home.js';
+import { nestsDeeper, requestId, TOO_DEEP } from './limits.js';
+import { bearerKey, CORS_HEADERS, frontDoor, hostAllowed, isLoopbackOrigin, jsonError, loadHttpSettings, readBody, summarise, type HttpSettings } from './front-door.js';
+import { boundConnections, CONNECTION_TIMEOUTS, Lifecycle, type ConnectionTimeouts } from './lifecycle.js';
+import { statelessEntry } from './mcp-entry.js';
+import { accessLogger } from './access-log.js';
+
+export { bearerKey, frontDoor, loadHttpSettings, type HttpSettings } from './front-door.js';
+export { boundConnections, CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './lifecycle.js';
+export { statelessEntry } from './mcp-entry.js';
 import type { Auth, AuthStore, Identity } from '../auth/index.js';
+import { authStoreOf } from '../auth/store.js';
 
 /**
  * Team mode (contract §6): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
@@ -27,14 +35,6 @@ import type { Auth, AuthStore, Identity } from '../auth/index.js';
  * kept between requests (rate-limit buckets; later the API client's caches) lives in a bounded
  * store keyed by the key's fingerprint.
  */
-
-export interface HttpSettings {
-  host: string;
-  port: number;
-  allowedHosts: string[];
-  allowedOrigins: string[];
-  rateLimit: number;
-}
 
 export interface HttpServiceOptions extends HttpSettings {
   /** The configuration every request starts from (no key: each request brings its own). */
@@ -57,24 +57,10 @@ export interface HttpServiceOptions extends HttpSettings {
   auth?: (url: string, shared?: AuthStore) => Promise<Auth>;
   /** The send store (default: opened from config.store); closed with the service. */
   sendStore?: SendStore;
+  /** For the metrics: whether the firm's identity provider answers (sign-in only). */
+  idpProbe?: () => Promise<boolean>;
 }
 
-/**
- * How long a connection may be idle or slow before it is closed (README, team mode). A connection
- * that sends nothing is closed after `firstByteMs`; one whose headers are not complete after
- * `headersMs` gets 408; one whose request (headers and body) is not complete after `requestMs` gets
- * 408; an idle keep-alive connection is closed after `keepAliveMs` (longer than a proxy's 60 s, so
- * the proxy closes first). Expiry is checked every `checkMs`.
- */
-export interface ConnectionTimeouts {
-  firstByteMs: number;
-  headersMs: number;
-  requestMs: number;
-  keepAliveMs: number;
-  checkMs: number;
-}
-
-export const CONNECTION_TIMEOUTS: ConnectionTimeouts = { firstByteMs: 10_000, headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000, checkMs: 1_000 };
 
 export interface HttpService {
   /** http://host:port, as bound. */
@@ -87,158 +73,14 @@ export interface HttpService {
   fingerprint(key: string): string;
   /** Requests being served now. */
   readonly inflight: number;
+  /** Where the Prometheus metrics are served (metricsPort set), e.g. http://127.0.0.1:9464/metrics. */
+  metricsUrl?: string;
   /** Stops accepting, lets requests in flight finish (at most `drainMs`), then closes every connection. Resolves true when all finished. */
   close(drainMs?: number): Promise<boolean>;
 }
 
 const MCP_PATH = '/mcp';
 const DEFAULT_MAX_BODY = 1024 * 1024;
-/** While draining: how long without a new request before open connections are closed. */
-const QUIET_MS = 250;
-const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID';
-
-/** Reads the team-mode settings the same way loadConfig reads the others: the flag wins, then the environment, then the default. */
-export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { settings: HttpSettings; problems: string[] } {
-  const problems: string[] = [];
-  const read = <N extends SettingName>(name: N) => {
-    const setting = SETTINGS[name];
-    const fromFlag = flags[name];
-    const fromEnv = env[setting.env];
-    const text = fromFlag !== undefined ? String(fromFlag) : fromEnv === undefined || fromEnv === '' ? setting.default : fromEnv;
-    if (text === undefined) return undefined;
-    const parsed = setting.schema.safeParse(text);
-    if (parsed.success) return parsed.data as unknown;
-    problems.push(settingProblem(name, parsed.error, text));
-    return undefined;
-  };
-  const settings: HttpSettings = {
-    host: (read('httpHost') as string | undefined) ?? '127.0.0.1',
-    port: (read('httpPort') as number | undefined) ?? 8787,
-    allowedHosts: ((read('allowedHosts') as string[] | undefined) ?? []).map((h) => h.toLowerCase()),
-    allowedOrigins: ((read('allowedOrigins') as string[] | undefined) ?? []).map((o) => o.replace(/\/$/, '').toLowerCase()),
-    rateLimit: (read('rateLimit') as number | undefined) ?? 120,
-  };
-  return { settings, problems };
-}
-
-/** The bearer key of a request, or why there is none. */
-export function bearerKey(header: string | undefined): { key: string } | { missing: 'absent' | 'malformed' } {
-  if (header === undefined || header.trim() === '') return { missing: 'absent' };
-  const match = /^Bearer +(\S+) *$/i.exec(header);
-  if (!match || !TOKEN.test(match[1]!) || match[1]!.length > 1024) return { missing: 'malformed' };
-  return { key: match[1]! };
-}
-
-function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
-  if (!host) return false;
-  const full = host.toLowerCase();
-  const name = full.startsWith('[') ? full.slice(0, full.indexOf(']') + 1) : full.replace(/:\d+$/, '');
-  return allowed.includes(full) || allowed.includes(name);
-}
-
-interface RpcSummary {
-  rpc: string[];
-  tools: string[];
-  toolCalls: number;
-}
-
-function summarise(body: unknown): RpcSummary {
-  const messages = Array.isArray(body) ? body : [body];
-  const out: RpcSummary = { rpc: [], tools: [], toolCalls: 0 };
-  // Every tool call in a batch counts against the rate limit; only the access log's lists are capped.
-  for (const [n, m] of messages.entries()) {
-    if (!m || typeof m !== 'object') continue;
-    const method = (m as { method?: unknown }).method;
-    if (typeof method !== 'string') continue;
-    if (n < 100) out.rpc.push(method.slice(0, 64));
-    if (method === 'tools/call') {
-      out.toolCalls++;
-      const name = (m as { params?: { name?: unknown } }).params?.name;
-      if (n < 100) out.tools.push(typeof name === 'string' ? name.slice(0, 64) : '?');
-    }
-  }
-  return out;
-}
-
-function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-/** Reads the body up to `cap` bytes: the text, or undefined when it is larger. */
-function readBody(req: IncomingMessage, cap: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > cap) return resolve(undefined);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > cap) {
-        req.off('data', onData);
-        req.resume(); // discard the rest; the connection is closed after the 413
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-/**
- * Front-door checks on the raw request, before any routing or MCP processing: what no proxy or
- * client may send. More than one Host header is refused (only the first would be checked against
- * DOCREQ_ALLOWED_HOSTS, while something behind may read another).
- */
-export function frontDoor(req: IncomingMessage): { status: number; message: string; why: string } | undefined {
-  let hosts = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
-  if (hosts > 1) return { status: 400, message: 'Bad request: more than one Host header.', why: 'hosts' };
-  return undefined;
-}
-
-/**
- * Slow and idle connections end within CONNECTION_TIMEOUTS: Node bounds headers, whole requests and
- * keep-alive itself, but not a connection that never sends a byte, so that one gets a socket timer
- * until its first request arrives.
- */
-export function boundConnections(server: Server, timeouts: ConnectionTimeouts): void {
-  server.headersTimeout = timeouts.headersMs;
-  server.requestTimeout = timeouts.requestMs;
-  server.keepAliveTimeout = timeouts.keepAliveMs;
-  const waitingFirst = new WeakSet<Socket>();
-  server.on('connection', (socket: Socket) => {
-    waitingFirst.add(socket);
-    // Node's server destroys a socket whose timer fires (it has no 'timeout' listener of its own).
-    socket.setTimeout(timeouts.firstByteMs);
-  });
-  server.on('request', (req: IncomingMessage) => {
-    if (waitingFirst.delete(req.socket)) req.socket.setTimeout(0);
-  });
-}
-
-/**
- * The SDK v2 entry for stateless HTTP: a server per request from `factory`. Each request is its own
- * server, so none can watch the firm's templates file for the life of a session; the entry does, once:
- * a change in the names it gives is told to every 2026-07-28 client listening for it (subscriptions/listen:
- * tools and resources list_changed). A 2025-11-25 client of stateless HTTP has no stream to be told on
- * (GET is 405); the lists' cache hints (a minute with a templates file) bound how stale its copy gets.
- */
-export function statelessEntry(factory: McpServerFactory, templatesFile: string | undefined): { handler: McpHttpHandler; stop(): void } {
-  const handler = createMcpHandler(factory, { onerror: () => undefined });
-  const stopWatching = templatesFile
-    ? watchTemplateNames(templatesFile, () => {
-        handler.notify.toolsChanged();
-        handler.notify.resourcesChanged();
-      })
-    : undefined;
-  return { handler, stop: () => stopWatching?.() };
-}
 
 /** Starts the team-mode HTTP service. */
 export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
@@ -248,9 +90,9 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const fingerprinter = new KeyFingerprinter();
   const store = new KeyScopeStore(options.maxKeyScopes ?? 1_000);
   const allowedOrigins = new Set(options.allowedOrigins);
-  const active = new Set<ServerResponse>();
-  let draining = false;
-  let lastRequestAt = 0;
+  // Bound to loopback, only this machine reaches the port: a page it serves on a loopback origin may too
+  // (what the MCP conformance suite expects); a rebinding attacker's page has its own, foreign origin.
+  const loopbackBound = isLoopbackHost(options.host.replace(/^\[|\]$/g, ''));
   // One connection pool to the service for the whole process, whatever the key: connections carry
   // no credentials (the key is a header of each API call), and warm connections answer faster.
   const undici = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
@@ -265,6 +107,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const reach = storeReach(sendStore, true);
   const sending = { ledger: new SendLedger(sendStore), confirmations: new Confirmations(options.config.tokenSecret) };
   let storeRateWarned = false;
+  // Metrics only when asked for (DOCREQ_METRICS_PORT): prom-client is loaded then, and only then.
+  const metrics = options.metricsPort === undefined ? undefined : await (await import('./metrics.js')).createMetrics({ store: () => sendStore.get('health:probe').then(() => true), storeBackend: sendStore.backend, idp: options.idpProbe });
 
   /**
    * The rate limit: with a shared store, a fixed one-minute window per key fingerprint counted in
@@ -301,16 +145,12 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     if (!build) throw new Error('no per-request server');
     return build();
   }, options.config.templatesFile);
-  const serveMcp = toNodeHandler(mcpEntry.handler);
+  // While draining, the SDK's answers (SSE ones name Connection: keep-alive) say Connection: close.
+  const serveMcp = toNodeHandler({ fetch: async (request: Request, extra?: Parameters<McpHttpHandler['fetch']>[1]) => lifecycle.closing(await mcpEntry.handler.fetch(request, extra)) });
 
   // Sign-in, once the address it serves at is known (after listen).
   const signIn: { auth?: Auth | undefined } = {};
-  // Access-log lines go through the one redaction (the request's key, the token secret) before anything in them is cut.
-  const accessLog = (entry: Record<string, unknown>, redact: (text: string) => string) => {
-    const clean: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(entry)) clean[k] = typeof v === 'string' ? oneLine(redact(v), 200) : v;
-    write(`${JSON.stringify({ time: new Date().toISOString(), ...clean })}\n`);
-  };
+  const accessLog = accessLogger(write);
 
   async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, secrets: string[]): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -318,18 +158,19 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     secrets.push(...(req.headers.authorization ?? '').split(/\s+/).filter((part) => part.length >= 8));
     entry.path = path;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.writeHead(lifecycle.draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       const storeInfo = { backend: sendStore.backend, shared: reach.shared, onceOnly: reach.note };
-      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining ? 'draining' : 'ok', version: VERSION, store: storeInfo }));
+      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: lifecycle.draining ? 'draining' : 'ok', version: VERSION, store: storeInfo }));
     }
     if (!hostAllowed(req.headers.host, options.allowedHosts)) {
       return jsonError(res, 403, 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).');
     }
     const auth = signIn.auth;
+    if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return homePage(req, res, { mcpPath: MCP_PATH, ...(auth ? { signInResource: auth.resource } : {}) });
     if (options.auth && !auth) return jsonError(res, 503, 'Starting: sign-in is not ready yet.', { 'Retry-After': '1' });
     if (auth && (await auth.handle(req, res))) return; // sign-in's own routes and pages
     const origin = req.headers.origin;
-    const originOk = origin !== undefined && allowedOrigins.has(origin.toLowerCase());
+    const originOk = origin !== undefined && (allowedOrigins.has(origin.toLowerCase()) || (loopbackBound && isLoopbackOrigin(origin)));
     if (origin !== undefined && !originOk) return jsonError(res, 403, 'Forbidden: this Origin is not allowed (DOCREQ_ALLOWED_ORIGINS).');
     if (originOk) {
       res.setHeader('Access-Control-Allow-Origin', origin);
@@ -368,16 +209,24 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     } catch {
       return jsonError(res, 400, 'Parse error: invalid JSON.', {}, -32700);
     }
+    // JSON.parse reads any depth; the recursive readers after it (the SDK's schemas, validation) would overflow.
+    if (nestsDeeper(text)) return jsonError(res, 400, TOO_DEEP, {}, -32600, requestId(body));
     const summary = summarise(body);
     if (summary.rpc.length) entry.rpc = summary.rpc.join(',');
     // A 2026 client's subscriptions/listen stream stays open while it listens: it does not hold a drain
     // up (it ends with the connections, and the client listens again elsewhere).
-    if (summary.rpc.length === 1 && summary.rpc[0] === 'subscriptions/listen') active.delete(res);
+    if (summary.rpc.length === 1 && summary.rpc[0] === 'subscriptions/listen') lifecycle.release(res);
     if (summary.tools.length) entry.tool = summary.tools.join(',');
 
+    if (summary.toolCalls > options.rateLimit) {
+      // Waiting would never help: no minute holds this many calls. No Retry-After, so no client waits for nothing.
+      metrics?.rateLimited('batch');
+      return jsonError(res, 429, `Rate limited: this batch holds ${summary.toolCalls} tool calls, more than the ${options.rateLimit} a minute allowed per key (DOCREQ_RATE_LIMIT); send them in smaller batches.`);
+    }
     if (summary.toolCalls > 0) {
       const waitMs = await rateWait(key, fingerprint, summary.toolCalls, actor?.sub);
       if (waitMs > 0) {
+        metrics?.rateLimited('limit');
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
         return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
       }
@@ -389,7 +238,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const state = store.scope(fingerprint).ensure('api', () => new ApiState());
     let mcp: ReturnType<typeof createServer> | undefined;
     const build = () =>
-      (mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`) }));
+      (mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`), onCall: metrics && ((tool, result, ms) => metrics.call(tool, result, ms)) }));
     const deadline = setTimeout(() => {
       entry.deadline = true;
       jsonError(res, 504, `The request took longer than ${deadlineMs} ms and was stopped; if it was a send, check list_requests before trying again.`);
@@ -410,23 +259,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const started = performance.now();
     const entry: Record<string, unknown> = { method: req.method, path: undefined };
     const secrets: string[] = options.config.tokenSecret ? [options.config.tokenSecret] : [];
-    active.add(res);
-    lastRequestAt = Date.now();
-    // While draining, every answer says Connection: close, whatever the SDK's own headers say (its
-    // SSE answers say keep-alive), so a proxy stops reusing connections here without a race.
-    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.writeHead = ((...args: unknown[]) => {
-      if (draining) {
-        const headers = args[args.length - 1];
-        if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
-          for (const name of Object.keys(headers)) if (name.toLowerCase() === 'connection') delete (headers as Record<string, unknown>)[name];
-        }
-        res.setHeader('Connection', 'close');
-      }
-      return writeHead(...args);
-    });
+    lifecycle.track(res);
     res.on('close', () => {
-      active.delete(res);
       accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, redactor(secrets));
     });
     const refused = frontDoor(req);
@@ -440,21 +274,15 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     });
   });
   boundConnections(server, timeouts);
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const lifecycle = new Lifecycle(server);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { port } = await lifecycle.listen(options.port, options.host);
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   // Sign-in state (codes, refresh tokens, revocations) lives in the send store, under its own namespace:
   // shared by every replica when the store is redis, by this user's processes when it is a file.
-  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, namespaced(sendStore, 'auth'));
+  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, authStoreOf(sendStore));
+  const metricsServer = metrics && (await (await import('./metrics.js')).serveMetrics(metrics, options.metricsPort!));
+  if (metrics && signIn.auth) signIn.auth.onSignIn = (await import('./metrics.js')).countSignIn;
 
   return {
     url: `http://${hostForUrl}:${port}`,
@@ -462,25 +290,15 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     store,
     sendStore: { store: sendStore, reach },
     fingerprint: (key) => fingerprinter.fingerprint(key),
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     get inflight() {
-      return active.size;
+      return lifecycle.inflight;
     },
     async close(drainMs = 10_000) {
-      if (!draining) {
-        draining = true;
-        // Stop listening, but keep open connections: a request already on its way over one is
-        // served (with Connection: close), rather than reset under a proxy that cannot retry a POST.
-        NetServer.prototype.close.call(server);
-      }
-      // Wait until nothing is in flight and nothing new has come for a moment: a proxy's idle
-      // connections here are used up (each answered with Connection: close) before they are closed.
-      const deadline = Date.now() + drainMs;
-      while (Date.now() < deadline && (active.size > 0 || Date.now() - lastRequestAt < QUIET_MS)) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const finished = active.size === 0;
+      const finished = await lifecycle.drain(drainMs);
       mcpEntry.stop();
-      for (const socket of sockets) socket.destroy();
+      await metricsServer?.close();
+      lifecycle.closeConnections();
       await sharedPool.close().catch(() => undefined);
       await sendStore.close().catch(() => undefined);
       return finished;
@@ -535,7 +353,10 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
   }
 
-  const service = await startHttpService({ ...settings, config, baseUrl, ...(signIn.create ? { auth: signIn.create } : {}) });
+  const probe = signIn.probe;
+  const idpProbe = probe ? () => probe.discover().then(() => true) : undefined;
+  const service = await startHttpService({ ...settings, config, baseUrl, ...(signIn.create ? { auth: signIn.create } : {}), ...(idpProbe ? { idpProbe } : {}) });
+  if (service.metricsUrl) logger.info(`metrics (Prometheus text format) at ${service.metricsUrl}`);
   if (service.sendStore.reach.shared) logger.info(`send store: ${service.sendStore.reach.note}`);
   else logger.warn(`send store: ${service.sendStore.reach.note}`);
   logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; ${signIn.mode === 'oauth' ? 'staff sign in with OAuth; the key stays in the service' : 'the key comes with each request'})${config.readOnly ? ', read-only' : ''}`);
@@ -555,16 +376,4 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   return service;
-}
-
-/** The send store seen through one namespace (the part of a key before its first ':' is what the store bounds). */
-function namespaced(store: SendStore, name: string): AuthStore {
-  const k = (key: string) => `${name}:${key}`;
-  return {
-    claim: (key, value, ttlMs) => store.claim(k(key), value, ttlMs),
-    get: (key) => store.get(k(key)),
-    set: (key, value, ttlMs) => store.set(k(key), value, ttlMs),
-    delete: (key) => store.delete(k(key)),
-    incr: (key, ttlMs) => store.incr(k(key), ttlMs),
-  };
 }

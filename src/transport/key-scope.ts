@@ -104,7 +104,8 @@ export class KeyScopeStore {
 
 /**
  * A token bucket per key: `perMinute` tool calls a minute, bursts up to `perMinute`. `take`
- * answers 0 when allowed, otherwise the milliseconds until the next call would be.
+ * answers 0 when allowed, otherwise the milliseconds until `count` calls would be; more calls at
+ * once than the bucket holds (a JSON-RPC batch larger than the limit) never are: Infinity.
  */
 export class RateBucket {
   private tokens: number;
@@ -122,10 +123,11 @@ export class RateBucket {
     const ratePerMs = this.perMinute / 60_000;
     this.tokens = Math.min(this.perMinute, this.tokens + (now - this.at) * ratePerMs);
     this.at = now;
+    if (count > this.perMinute) return Number.POSITIVE_INFINITY;
     if (this.tokens >= count) {
       this.tokens -= count;
       return 0;
     }
-    return Math.ceil((Math.min(count, this.perMinute) - this.tokens) / ratePerMs);
+    return Math.ceil((count - this.tokens) / ratePerMs);
   }
 }

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { parseJSONRPCMessage, type Transport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { nestsDeeper, requestId, TOO_DEEP } from './limits.js';
 
 /**
  * MCP over stdio, one JSON-RPC message per line, replacing the SDK's StdioServerTransport for three
@@ -150,9 +151,11 @@ export class LineStdioTransport implements Transport {
       this.reply(null, PARSE_ERROR, 'Parse error: the line is not JSON.');
       return;
     }
+    // JSON.parse reads any depth; the recursive readers after it (the SDK's schemas, validation) would overflow.
+    const deep = nestsDeeper(line);
     let message: JSONRPCMessage | undefined;
     try {
-      message = parseJSONRPCMessage(raw);
+      message = deep ? undefined : parseJSONRPCMessage(raw);
     } catch {
       message = undefined;
     }
@@ -164,11 +167,9 @@ export class LineStdioTransport implements Transport {
       this.pump();
       return;
     }
-    const id = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { id?: unknown }).id : undefined;
+    const id = requestId(raw);
     // A message without a usable id is a notification (or junk): JSON-RPC gives it no answer.
-    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) {
-      this.reply(id, INVALID_REQUEST, 'Invalid Request: not a valid JSON-RPC 2.0 message.');
-    }
+    if (id !== null) this.reply(id, INVALID_REQUEST, deep ? TOO_DEEP : 'Invalid Request: not a valid JSON-RPC 2.0 message.');
   }
 
   private reply(id: string | number | null, code: number, message: string): void {

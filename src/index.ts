@@ -1,7 +1,7 @@
 export { createServer, type ServerOptions } from './mcp/server.js';
 export { TOOLS, INSTRUCTIONS } from './tools/index.js';
 export { loadConfig, SETTINGS, settingsHelp, settingsTable, plainHelp, type Config, type FlagValues } from './config.js';
-export { DocReqApi, ApiState, ApiStates, describeProxy, type ApiClientOptions, type CallOptions, type CreateOptions, type CreateOutcome, type ListResult } from './api/client.js';
+export { DocReqApi, ApiState, describeProxy, type ApiClientOptions, type CallOptions, type CreateOptions, type CreateOutcome, type ListResult } from './api/client.js';
 export * from './api/errors.js';
 export type { Client, CreatePayload, RequestRecord } from './api/records.js';
 export { Sandbox, startSandbox, type Fault, type SandboxOptions } from './sandbox/service.js';

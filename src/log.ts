@@ -3,7 +3,7 @@ import { redactor } from './text/redact.js';
 
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
-export type LogSink = (level: LogLevel, message: string) => void;
+type LogSink = (level: LogLevel, message: string) => void;
 
 export interface Logger {
   error(message: string): void;

@@ -69,7 +69,7 @@ export function isOpen(r: { status: string; completedItems: number; totalItems: 
 }
 
 /** Forgets injected faults and logged calls, so each test sees only its own. */
-export function resetSandbox(sb: Sandbox): void {
+function resetSandbox(sb: Sandbox): void {
   sb.clearFaults();
   sb.calls.length = 0;
 }
@@ -96,7 +96,7 @@ export interface Connected {
 }
 
 /** What a test passes with one call: SDK v1 takes it as callTool's third argument, SDK v2 as its second. */
-export interface CallOptions {
+interface CallOptions {
   signal?: AbortSignal;
   onprogress?: (progress: Progress) => void;
 }

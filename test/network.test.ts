@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { inspect, promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApiState, ApiStates, DocReqApi, describeProxy, type ApiClientOptions } from '../src/api/client.js';
+import { ApiState, DocReqApi, describeProxy, type ApiClientOptions } from '../src/api/client.js';
 import {
   BadResponseError,
   CancelledError,
@@ -184,16 +184,6 @@ describe('C. per-key state', () => {
     expect(inspect(state, { depth: 3 })).not.toContain(SANDBOX_KEYS.demo);
     // Without one, each client keeps its own.
     expect((await api().fetchRequests()).revalidated).toBe(false);
-  });
-
-  it('ApiStates keeps a bounded LRU of states by fingerprint', () => {
-    const states = new ApiStates(2);
-    const a = states.get('aaa');
-    states.get('bbb');
-    expect(states.get('aaa')).toBe(a);
-    states.get('ccc'); // evicts bbb, the least recently used
-    expect(states.size).toBe(2);
-    expect(states.get('aaa')).toBe(a);
   });
 });
 

@@ -8,6 +8,8 @@ import { findTemplate, templatesStatus, type TemplateCatalog } from '../template
 import { templateJson, templateSummary } from '../tools/list-templates.js';
 import { fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
+import { TOOLS } from '../tools/index.js';
+import { appResources, readAppPage } from '../ui/apps.js';
 
 /**
  * Templates as MCP resources, prompts for the firm's common workflows, and argument completion.
@@ -70,7 +72,7 @@ function needTemplate(catalog: TemplateCatalog, name: string | undefined): Templ
 }
 
 /** Prefix matches first, then substring matches; case- and accent-insensitive; at most 100. */
-export function completeFrom(candidates: Iterable<string | null | undefined>, typed: string): { values: string[]; total: number; hasMore: boolean } {
+function completeFrom(candidates: Iterable<string | null | undefined>, typed: string): { values: string[]; total: number; hasMore: boolean } {
   const needle = fold(typed.trim());
   const prefix: string[] = [];
   const inside: string[] = [];
@@ -145,12 +147,15 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
 
   const json = (uri: string, value: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
 
+  // The MCP Apps pages (ui/apps.ts) follow the templates, each only beside a tool offered: read-only mode hides every sending tool.
+  const pages = appResources(TOOLS.filter((t) => !(deps.readOnly && !t.annotations.readOnlyHint)).map((t) => t.name));
   server.setRequestHandler('resources/list', () => ({
     resources: [
       { uri: INDEX_URI, name: 'templates', title: 'Checklist templates', description: "Every checklist template (built-in and the firm's), with item counts.", mimeType: 'application/json' },
       ...current().templates.map(
         (t): Resource => ({ uri: `${INDEX_URI}/${t.name}`, name: t.name, title: t.title, description: t.description, mimeType: 'application/json' }),
       ),
+      ...pages,
     ],
   }));
   server.setRequestHandler('resources/templates/list', () => ({
@@ -160,6 +165,8 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
   }));
   server.setRequestHandler('resources/read', (request) => {
     const { uri } = request.params;
+    const page = readAppPage(uri);
+    if (page) return page;
     const catalog = current();
     if (uri === INDEX_URI) return json(uri, { templates: catalog.templates.map(templateSummary), problems: catalog.problems });
     const name = uri.startsWith(`${INDEX_URI}/`) ? decodeURIComponent(uri.slice(INDEX_URI.length + 1)) : undefined;

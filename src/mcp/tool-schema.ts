@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../tools/define.js';
 import { deepFreeze } from '../freeze.js';
 import { templateParamDescription } from '../tools/list-templates.js';
 import type { TemplateCatalog } from '../templates/load.js';
+import { withAppPage } from '../ui/apps.js';
 
 /** How a tool is listed by tools/list: schemas every major function-calling API accepts as they are. */
 
@@ -115,7 +116,7 @@ function listTool(tool: ToolDefinition): Tool {
 
 
 /** All of tools/list, in characters (JSON): it is read into every conversation. */
-export const TOOLS_LIST_BUDGET = 12_000;
+const TOOLS_LIST_BUDGET = 12_000;
 
 function describeTemplate(tool: Tool, description: string): Tool {
   const props = tool.inputSchema.properties as Record<string, Record<string, unknown>> | undefined;
@@ -129,9 +130,14 @@ const SEE_FIRST = (name: string) => `Template: the names listed for ${name}'s te
  * The listed tools with each `template` parameter naming the catalogue's templates, so the whole list
  * stays under TOOLS_LIST_BUDGET whatever the firm's file holds: every name in every parameter when
  * they fit; otherwise as many as fit in the first tool's parameter (the firm's first), the others
- * pointing to it, and the rest counted and left to list_templates.
+ * pointing to it, and the rest counted and left to list_templates. Then each tool's MCP Apps page is
+ * linked (ui/apps.ts), outside the budget: hosts do not hand `_meta` to the model.
  */
 export function withTemplateNames(tools: Tool[], catalog: TemplateCatalog): Tool[] {
+  return describeTemplates(tools, catalog).map(withAppPage);
+}
+
+function describeTemplates(tools: Tool[], catalog: TemplateCatalog): Tool[] {
   const hasTemplate = (t: Tool) => Boolean((t.inputSchema.properties as Record<string, unknown> | undefined)?.template);
   const first = tools.find(hasTemplate);
   if (!first) return tools;

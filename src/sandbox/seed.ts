@@ -4,7 +4,7 @@
 // test/domain.test.ts writes them out again from the document, as the oracle they are checked against.
 import { CORRECTNESS_MODES, type ItemType } from '../domain/checklist.js';
 
-export interface SandboxClient {
+interface SandboxClient {
   id: string;
   displayName: string;
   email: string;

@@ -3,8 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, crc32, deflateRawSync, gzip } from 'node:zlib';
+import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { CORRECTNESS_MODES, ITEM_TYPES } from '../domain/checklist.js';
+import { drained, failure, json, type Answer, type Encoding, type ListBody, type ListName, type LoggedCall } from './answer.js';
+import { FaultInjector, type Fault, type InjectOptions, type Route } from './faults.js';
 import {
   SANDBOX_KEYS,
   isoDay,
@@ -18,72 +20,8 @@ import {
   type SeedOptions,
 } from './seed.js';
 
-/** Faults the sandbox can inject, per route, to test how the server copes. */
-export type Fault =
-  /** Wait, then answer (set longer than the client's timeout for "headers slower than the timeout"). */
-  | { kind: 'latency'; ms: number }
-  /** Answer this status with a JSON (or given) body instead of the real answer. */
-  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
-  /** An HTML error page, as a proxy in front of a service would send. */
-  | { kind: 'html'; status: number }
-  /** Close the connection before any header. */
-  | { kind: 'reset' }
-  /** Send the headers and part of the real body, then close the connection. */
-  | { kind: 'resetMidBody' }
-  /** Send the real body a few bytes at a time. */
-  | { kind: 'trickle'; intervalMs: number; chunkBytes?: number }
-  /** Send half the real body, then end the response cleanly. */
-  | { kind: 'truncated' }
-  /** Any body at all, e.g. valid JSON of the wrong shape. */
-  | { kind: 'raw'; status?: number; body: string; contentType?: string }
-  /** A body of this many bytes (valid JSON), streamed. */
-  | { kind: 'huge'; bytes: number; declareLength?: boolean }
-  /** The real answer, gzipped (`Content-Encoding: gzip`) even when the request did not ask for it. */
-  | { kind: 'gzipUnasked' }
-  /**
-   * A compression bomb: a small gzip body (about bytes/670 on the wire, built in milliseconds) that expands to exactly
-   * `bytes` of valid JSON, `{"data":[{"a":0},{"a":0},…]}`, for testing a decompressed-size cap.
-   */
-  | { kind: 'bomb'; bytes: number }
-  /**
-   * Answers that echo what they were sent: the Authorization header's value and the request body.
-   * With `status`: that error status, echoing in `error.message` and `error.details`
-   * (`{ field: 'authorization' | 'body', message }`). Without: the real answer, echoing — an error's
-   * message and details as above, a created record (`data`) and every listed record with extra
-   * fields `authorization` and `echo` (the body as received).
-   */
-  | { kind: 'echo'; status?: number }
-  /** A redirect to `location` (answered without following anything; nothing is created). */
-  | { kind: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string };
-
-export type Route = 'GET /api/v1/clients' | 'GET /api/v1/requests' | 'POST /api/v1/requests' | '*';
-
-export interface InjectOptions {
-  /** How many calls the fault applies to (default: all until cleared). */
-  times?: number;
-  /** Apply after the call was handled (a POST creates the request, then the answer fails). */
-  after?: boolean;
-}
-
-export interface LoggedCall {
-  method: string;
-  path: string;
-  status: number | 'fault';
-  idempotencyKey: string | undefined;
-  userAgent: string | undefined;
-  accept: string | undefined;
-  contentType: string | undefined;
-  /** The body of a POST, as received. */
-  body?: string;
-  /** For an injected huge body: how many bytes were written before the client stopped reading. */
-  bytesWritten?: number;
-  /** Request headers that matter for compression and revalidation, as received. */
-  acceptEncoding?: string;
-  ifNoneMatch?: string;
-  ifModifiedSince?: string;
-  /** The Content-Encoding of the answer, when it was compressed. */
-  contentEncoding?: string;
-}
+export type { Fault, InjectOptions, Route } from './faults.js';
+export type { LoggedCall } from './answer.js';
 
 /** An emulated network link: added before every answer and to the pace its body is written at. */
 export interface SandboxLink {
@@ -116,33 +54,6 @@ export interface SentEmail {
   title: string;
 }
 
-interface Answer {
-  status: number;
-  body: string;
-  headers?: Record<string, string>;
-  /** A list answer: its cached representation, validators and compressed bodies. */
-  list?: ListBody;
-}
-
-type ListName = 'clients' | 'requests';
-type Encoding = 'br' | 'gzip';
-
-/** One serialized list, built once per change, with its validators and compressed forms. */
-interface ListBody {
-  text: string;
-  /** The text as UTF-8, made on first use and reused (identity answers and compression). */
-  bytes?: Buffer;
-  /** Strong validator: `"<sha1 of the body, base64url>"`. */
-  etag: string;
-  /** Last-Modified, in whole seconds: strictly increasing with every change of the body. */
-  modifiedSec: number;
-  /** Which of the newest requests a lagging list hid when it was built (their indexes, joined). */
-  hidden: string;
-  /** Set by a create or reseed: rebuild (and keep the validators when the text is unchanged). */
-  stale: boolean;
-  encoded: Partial<Record<Encoding, Promise<Buffer>>>;
-}
-
 interface Remembered {
   at: number;
   /** sha1 of the body the key was first used with. */
@@ -150,24 +61,11 @@ interface Remembered {
   answer: Answer;
 }
 
-interface Rule {
-  route: Route;
-  fault: Fault;
-  remaining: number;
-  after: boolean;
-}
-
 const CLOSED = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
-const REPLACING = new Set<Fault['kind']>(['status', 'html', 'reset', 'raw', 'huge', 'bomb', 'redirect']);
-const DELIVERY = new Set<Fault['kind']>(['trickle', 'resetMidBody', 'truncated']);
 const MAX_BODY = 1024 * 1024;
 const DAY_MS = 86_400_000;
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
-
-const json = (status: number, value: unknown, headers?: Record<string, string>): Answer => ({ status, body: JSON.stringify(value), headers });
-const failure = (status: number, code: string, message: string, details?: { field: string; message: string }[]) =>
-  json(status, { error: details ? { code, message, details } : { code, message } });
 
 function listRecord(r: SandboxRequest) {
   // The list endpoint returns the documented fields only.
@@ -199,13 +97,15 @@ export class Sandbox {
   /** The sandbox's clock (ms since the epoch): Idempotency-Key windows, list lag, createdAt, Last-Modified. Replace it in tests. */
   clock: () => number = () => Date.now();
   private readonly revoked = new Set<string>([SANDBOX_KEYS.revoked]);
-  private readonly rules: Rule[] = [];
+  private readonly faults = new FaultInjector({
+    route: (req, path, body) => this.route(req, path, body),
+    deliver: (req, res, answer, entry, force) => this.deliver(req, res, answer, entry, force),
+  });
   private readonly bodies = new WeakMap<SandboxFirm, Partial<Record<ListName, ListBody>>>();
   /** Idempotency-Keys, scoped by firm: `${firm.id} ${key}`. */
   private readonly idempotent = new Map<string, Remembered>();
   /** When each request created through the API becomes visible in the list, by the sandbox's clock (list lag). */
   private readonly visibleAt = new WeakMap<SandboxRequest, number>();
-  private readonly bombs = new Map<number, { parts: Buffer[]; length: number }>();
   private readonly sockets = new Set<Socket>();
   private readonly rand = prng(7);
   private server: Server | undefined;
@@ -328,11 +228,11 @@ export class Sandbox {
   }
 
   inject(route: Route, fault: Fault, options: InjectOptions = {}): void {
-    this.rules.push({ route, fault, remaining: options.times ?? Number.POSITIVE_INFINITY, after: options.after ?? false });
+    this.faults.inject(route, fault, options);
   }
 
   clearFaults(): void {
-    this.rules.length = 0;
+    this.faults.clear();
   }
 
   revoke(key: string): void {
@@ -345,12 +245,6 @@ export class Sandbox {
 
   callsTo(method: string, path: string): LoggedCall[] {
     return this.calls.filter((c) => c.method === method && c.path === path);
-  }
-
-  private takeRule(route: Route): Rule | undefined {
-    const rule = this.rules.find((r) => (r.route === route || r.route === '*') && r.remaining > 0);
-    if (rule) rule.remaining--;
-    return rule;
   }
 
   private markStale(firm: SandboxFirm, ...lists: ListName[]): void {
@@ -378,38 +272,11 @@ export class Sandbox {
       ifModifiedSince: header('if-modified-since'),
     };
     this.calls.push(entry);
-    const rule = this.takeRule(route);
+    const rule = this.faults.take(route);
     const body = req.method === 'POST' ? await readBody(req) : '';
     if (req.method === 'POST') entry.body = body ?? undefined;
     if (this.link.latencyMs > 0) await sleep(this.link.latencyMs);
-
-    const fault = rule?.fault;
-    const after = rule?.after ?? false;
-    if (fault?.kind === 'latency') {
-      // Wait before handling (the client sees slow headers) or after (a POST is created, then the answer is late).
-      if (!after) await sleep(fault.ms);
-      const answer = this.route(req, path, body);
-      entry.status = answer.status;
-      if (after) await sleep(fault.ms);
-      return this.deliver(req, res, answer, entry);
-    }
-    if (fault?.kind === 'echo') {
-      const authorization = req.headers.authorization ?? '';
-      const real = fault.status === undefined || after ? this.route(req, path, body) : undefined;
-      const answer = fault.status !== undefined ? echoError(fault.status, authorization, body) : echoInto(real!, authorization, body);
-      entry.status = answer.status;
-      return this.deliver(req, res, answer, entry);
-    }
-    if (fault?.kind === 'gzipUnasked') {
-      const answer = this.route(req, path, body);
-      entry.status = answer.status;
-      return this.deliver(req, res, answer, entry, 'gzip');
-    }
-    if (fault && !after && REPLACING.has(fault.kind)) return this.deliverFault(req, res, fault, entry);
-    const answer = this.route(req, path, body);
-    entry.status = answer.status;
-    if (fault && (after || DELIVERY.has(fault.kind))) return this.deliverFault(req, res, fault, entry, answer);
-    return this.deliver(req, res, answer, entry);
+    return this.faults.answer(rule, req, res, path, body, entry);
   }
 
   private route(req: IncomingMessage, path: string, body: string | null): Answer {
@@ -600,101 +467,6 @@ export class Sandbox {
     res.end();
   }
 
-  /** The bomb's gzip body, built once per size from one compressed block repeated. */
-  private bomb(bytes: number): { parts: Buffer[]; length: number } {
-    const known = this.bombs.get(bytes);
-    if (known) return known;
-    const made = gzipBomb(bytes);
-    this.bombs.set(bytes, made);
-    return made;
-  }
-
-  private async deliverFault(req: IncomingMessage, res: ServerResponse, fault: Exclude<Fault, { kind: 'latency' | 'echo' | 'gzipUnasked' }>, entry: LoggedCall, answer?: Answer): Promise<void> {
-    const real = answer?.body ?? '{"data":[]}';
-    switch (fault.kind) {
-      case 'status':
-        entry.status = fault.status;
-        return this.deliver(req, res, {
-          status: fault.status,
-          body: typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body ?? { error: { code: 'injected', message: `Injected ${fault.status}.` } }),
-          headers: fault.headers,
-        }, entry);
-      case 'html':
-        entry.status = fault.status;
-        return this.deliver(req, res, {
-          status: fault.status,
-          body: `<!DOCTYPE html><html><head><title>${fault.status} Error</title></head><body><h1>${fault.status}</h1><p>upstream proxy error</p>${'<div>padding</div>'.repeat(200)}</body></html>`,
-          headers: { 'content-type': 'text/html; charset=utf-8' },
-        }, entry);
-      case 'redirect':
-        entry.status = fault.status;
-        return this.deliver(req, res, {
-          status: fault.status,
-          body: `<html><head><title>${fault.status}</title></head><body>Moved: <a href="${fault.location}">here</a></body></html>`,
-          headers: { 'content-type': 'text/html; charset=utf-8', location: fault.location },
-        }, entry);
-      case 'reset':
-        res.socket?.destroy();
-        return;
-      case 'resetMidBody':
-        res.writeHead(answer?.status ?? 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(real)) });
-        res.write(real.slice(0, Math.max(1, Math.floor(real.length / 2))));
-        await sleep(20);
-        res.socket?.destroy();
-        return;
-      case 'truncated': {
-        const half = real.slice(0, Math.max(1, Math.floor(real.length / 2)));
-        return this.deliver(req, res, { status: answer?.status ?? 200, body: half }, entry);
-      }
-      case 'trickle': {
-        res.writeHead(answer?.status ?? 200, { 'content-type': 'application/json' });
-        const step = fault.chunkBytes ?? 16;
-        for (let i = 0; i < real.length && !res.destroyed; i += step) {
-          res.write(real.slice(i, i + step));
-          await sleep(fault.intervalMs);
-        }
-        res.end();
-        return;
-      }
-      case 'raw':
-        entry.status = fault.status ?? 200;
-        return this.deliver(req, res, { status: fault.status ?? 200, body: fault.body, headers: { 'content-type': fault.contentType ?? 'application/json' } }, entry);
-      case 'huge': {
-        entry.status = 200;
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
-        if (fault.declareLength) headers['content-length'] = String(fault.bytes);
-        res.writeHead(200, headers);
-        const chunk = Buffer.alloc(64 * 1024, 0x20);
-        res.write('{"data":[');
-        let sent = 9;
-        while (sent < fault.bytes - 2 && !res.destroyed) {
-          const n = Math.min(chunk.length, fault.bytes - 2 - sent);
-          const ok = res.write(n === chunk.length ? chunk : chunk.subarray(0, n));
-          sent += n;
-          entry.bytesWritten = sent;
-          if (!ok) await drained(res);
-        }
-        res.end(']}');
-        return;
-      }
-      case 'bomb': {
-        entry.status = 200;
-        entry.contentEncoding = 'gzip';
-        const { parts, length } = this.bomb(fault.bytes);
-        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(length) });
-        let sent = 0;
-        for (const part of parts) {
-          if (res.destroyed) break;
-          const ok = res.write(part);
-          sent += part.length;
-          entry.bytesWritten = sent;
-          if (!ok) await drained(res);
-        }
-        res.end();
-        return;
-      }
-    }
-  }
 }
 
 /** The encoding to answer with: br when acceptable, else gzip (also for `*`), else none. */
@@ -723,92 +495,6 @@ function notModified(req: IncomingMessage, list: ListBody): boolean {
   const since = ims ? Date.parse(ims) : Number.NaN;
   return !Number.isNaN(since) && list.modifiedSec * 1000 <= since;
 }
-
-interface ErrorBody {
-  error: { code: string; message: string; details?: { field: string; message: string }[] };
-}
-
-/** An error answer that echoes the Authorization header and the body it was sent. */
-function echoError(status: number, authorization: string, body: string | null): Answer {
-  return json(status, {
-    error: {
-      code: 'echo',
-      message: `Request refused: got ${authorization || '(no Authorization header)'} and a body of ${Buffer.byteLength(body ?? '')} bytes.`,
-      details: [
-        { field: 'authorization', message: authorization },
-        { field: 'body', message: body ?? '' },
-      ],
-    },
-  });
-}
-
-/** The real answer, echoing what was sent into its error, its created record or its listed records. */
-function echoInto(answer: Answer, authorization: string, body: string | null): Answer {
-  const value = JSON.parse(answer.body) as Partial<ErrorBody> & { data?: unknown };
-  const extra = { authorization, echo: body ?? '' };
-  if (value.error) {
-    value.error.message = `${value.error.message} (got ${authorization || 'no Authorization header'})`;
-    value.error.details = [...(value.error.details ?? []), { field: 'authorization', message: authorization }, { field: 'body', message: body ?? '' }];
-  } else if (Array.isArray(value.data)) {
-    value.data = value.data.map((r: Record<string, unknown>) => ({ ...r, ...extra }));
-  } else if (value.data && typeof value.data === 'object') {
-    value.data = { ...value.data, ...extra };
-  }
-  return json(answer.status, value, answer.headers);
-}
-
-/**
- * A gzip member whose deflate stream is a few independently compressed segments, the middle one
- * repeated: tiny to build and to send, it inflates to exactly `bytes` bytes of valid JSON.
- */
-function gzipBomb(bytes: number): { parts: Buffer[]; length: number } {
-  const TAIL = '{"a":0}]}';
-  const HEAD = '{"data":[';
-  const UNIT = '{"a":0},';
-  const total = Math.max(bytes, HEAD.length + TAIL.length);
-  const middle = total - HEAD.length - TAIL.length;
-  const pad = middle % UNIT.length;
-  const units = (middle - pad) / UNIT.length;
-  const BLOCK_UNITS = 128 * 1024; // 1 MiB of JSON per repeated block
-  const segment = (text: string) => deflateRawSync(Buffer.from(text), { level: 9, finishFlush: zlibConstants.Z_FULL_FLUSH });
-  const head = Buffer.from(HEAD + ' '.repeat(pad));
-  const block = Buffer.from(UNIT.repeat(Math.min(BLOCK_UNITS, units)));
-  const rest = Buffer.from(UNIT.repeat(units % BLOCK_UNITS));
-  const full = Math.floor(units / BLOCK_UNITS);
-  const parts: Buffer[] = [Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]), segment(head.toString())];
-  let crc = crc32(head);
-  if (full > 0) {
-    const compressed = segment(block.toString());
-    for (let i = 0; i < full; i++) {
-      parts.push(compressed);
-      crc = crc32(block, crc);
-    }
-  }
-  if (rest.length > 0) {
-    parts.push(segment(rest.toString()));
-    crc = crc32(rest, crc);
-  }
-  parts.push(deflateRawSync(Buffer.from(TAIL), { level: 9 }));
-  crc = crc32(TAIL, crc);
-  const trailer = Buffer.alloc(8);
-  trailer.writeUInt32LE(crc >>> 0, 0);
-  trailer.writeUInt32LE(total % 2 ** 32, 4);
-  parts.push(trailer);
-  return { parts, length: parts.reduce((n, p) => n + p.length, 0) };
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
 async function readBody(req: IncomingMessage): Promise<string | null> {
   const chunks: Buffer[] = [];
   let size = 0;

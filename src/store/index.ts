@@ -3,10 +3,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { FileStore } from './file.js';
 import { MemoryStore } from './memory.js';
-import { describeRedisUrl, RedisStore } from './redis.js';
+import { RedisStore } from './redis.js';
 import { StoreUnavailableError, type SendStore } from './store.js';
 
-export { FileStore, MemoryStore, RedisStore, StoreUnavailableError, describeRedisUrl, type SendStore };
+export { FileStore, MemoryStore, RedisStore, StoreUnavailableError, type SendStore };
 
 export interface StoreSettings {
   backend: 'file' | 'redis' | 'memory';
@@ -45,5 +45,3 @@ export function storeReach(store: SendStore, teamMode: boolean): { shared: boole
     note: `no shared store: ${once}, and the rate limit holds per process only; replicas need DOCREQ_STORE_URL=redis://… to share them`,
   };
 }
-
-export { describeRedisUrl as storeUrlName };

@@ -8,7 +8,7 @@ import type { TokenCheck } from '../send/token.js';
 export type Confirmation = 'accepted' | 'declined' | 'unsupported';
 
 /** Confirmation tokens for this call's firm (the key is bound in; tools never see it). */
-export interface TokenIssuer {
+interface TokenIssuer {
   issue(binding: unknown): { token: string; expiresAt: number };
   verify(token: string, binding: unknown): TokenCheck;
   idempotencyKey(confirmationId: string, recipient: string): string;

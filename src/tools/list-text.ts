@@ -179,6 +179,6 @@ export function pageText(header: string, lines: string[], offset: number, matche
   return text;
 }
 
-export function range(offset: number, returned: number): string {
+function range(offset: number, returned: number): string {
   return returned === 0 ? 'none' : `${offset + 1}–${offset + returned}`;
 }

@@ -14,7 +14,7 @@ export function isOpen(r: RequestRecord): boolean {
 }
 
 /** The due day as YYYY-MM-DD from a date or an ISO date-time; null when absent or unreadable. */
-export function dueDay(r: RequestRecord): string | null {
+function dueDay(r: RequestRecord): string | null {
   const d = r.dueDate;
   if (!d || !/^\d{4}-\d{2}-\d{2}/.test(d)) return null;
   return d.slice(0, 10);

@@ -91,7 +91,7 @@ export async function findClient(ctx: ToolContext, query: string): Promise<Clien
 }
 
 /** Why `query` names no single client, with the candidates listed (and counted when many). */
-export function ambiguity(query: string, candidates: Client[]): string {
+function ambiguity(query: string, candidates: Client[]): string {
   const ids = new Set(candidates.map((c) => c.id));
   const shown = candidates.slice(0, 20).map(clientLine).join('\n');
   const more = candidates.length > 20 ? `\n…and ${candidates.length - 20} more` : '';
@@ -103,7 +103,7 @@ export function ambiguity(query: string, candidates: Client[]): string {
 }
 
 /** The message for a query that matches no client, naming the closest ones and how many tie. */
-export function notFound(clients: Client[], query: string): string {
+function notFound(clients: Client[], query: string): string {
   const { shown, tied } = closestClients(clients, query);
   const count = tied > shown.length ? ` (${tied} clients look equally close; ${shown.length} shown — use list_clients with a search to narrow them)` : '';
   return (

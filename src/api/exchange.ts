@@ -1,0 +1,395 @@
+import { rootCertificates } from 'node:tls';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Dispatcher } from 'undici';
+import { USER_AGENT } from '../version.js';
+import type { Redact } from '../text/redact.js';
+import { oneLine } from '../text/render.js';
+import {
+  ApiError,
+  BadResponseError,
+  CancelledError,
+  CertificateError,
+  KeyRejectedError,
+  NotFoundServiceError,
+  RedirectedError,
+  TimedOutError,
+  TooLargeError,
+  UnreachableError,
+  errorFromStatus,
+} from './errors.js';
+import type { ListStreamParser } from './list-stream.js';
+import { proxyRoute, proxySettings, type ProxyEnv } from './proxy.js';
+
+/**
+ * One HTTP exchange with the service: undici (loaded late, only the parts used), the keep-alive pool
+ * and its proxy and certificate authorities, the headers, decompression as the body streams, the
+ * size cap after decompression, and every failure mapped to a typed error (redirects never followed).
+ */
+
+/** Every call is bounded by an absolute `deadline` (ms since the epoch) and may be cancelled. */
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  /** Default: now + timeoutMs. */
+  deadline?: number | undefined;
+}
+
+/** The service's two paths. */
+export const CLIENTS = '/api/v1/clients';
+export const REQUESTS = '/api/v1/requests';
+
+/** Small socket reads are gathered into pieces of this size before the list parser sees them. */
+const PARSE_PIECE = 256 * 1024;
+
+// The TLS handshake refused the service's certificate: a setup mistake, never retried.
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REJECTED',
+  'INVALID_CA',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+
+// undici is loaded after `initialize` (warm()) or on the first call, not at start-up; and only the
+// parts this client uses (its Agent, EnvHttpProxyAgent and request): undici's index loads fetch,
+
+// WebSocket, cookies, caches and mocks too, about three times the work before the first call.
+interface Undici {
+  Agent: typeof import('undici').Agent;
+  EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
+  /** undici's request with the dispatcher as `this` (what undici.request(url, { dispatcher }) calls). */
+  request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+}
+let undici: Promise<Undici> | undefined;
+// CommonJS modules: their namespace's `default` is module.exports. The API methods go onto the
+// Dispatcher prototype as undici's index puts them (its proxy agent calls connect on its clients).
+const loadUndici = () =>
+  (undici ??= Promise.all([
+    import('undici/lib/dispatcher/dispatcher.js'),
+    import('undici/lib/api/index.js'),
+    import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+  ]).then(([dispatcher, api, agent, proxy]) => {
+    Object.assign(dispatcher.default.prototype, api.default);
+    return { Agent: agent.default, EnvHttpProxyAgent: proxy.default, request: api.default.request };
+  }));
+
+export interface RawAnswer<T = never> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body (decompressed), unless it was a successful list, which streams into `records` instead. */
+  bytes: Buffer;
+  records?: T[];
+}
+
+interface Exchange<T> {
+  method: 'GET' | 'POST';
+  path: string;
+  deadline: number;
+  /** GET: aborts the exchange. POST: only checked before the request is written. */
+  signal?: AbortSignal | undefined;
+  body?: string;
+  headers?: Record<string, string>;
+  /** For a list: its successful body streams into records instead of being read whole. */
+  listParser?: () => ListStreamParser<T>;
+  /** Called with the status before the body is read (a list drops its superseded copy here, before parsing the new one). */
+  onStatus?: (status: number) => void;
+}
+
+export function header(headers: RawAnswer['headers'], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function errorCode(error: unknown): string {
+  let e: unknown = error;
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return (error as { code?: string } | undefined)?.code ?? 'network error';
+}
+
+/** Retry-After in milliseconds (seconds or an HTTP date), or undefined. */
+function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.round(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** Failures of the connection itself (not of an answer): where the fix is the address that was dialled. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Decoders for a Content-Encoding, outermost last; undefined when an encoding is not one we read. */
+function decoders(encoding: string | undefined): Transform[] | undefined {
+  const codings = (encoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity');
+  const chain: Transform[] = [];
+  const options = { chunkSize: PARSE_PIECE };
+  for (const coding of codings.reverse()) {
+    if (coding === 'gzip' || coding === 'x-gzip') chain.push(createGunzip(options));
+    else if (coding === 'br') chain.push(createBrotliDecompress(options));
+    else if (coding === 'deflate') chain.push(createInflate(options));
+    else return undefined;
+  }
+  return chain;
+}
+
+/** What one exchange needs to know; the key stays here and in the Authorization header only. */
+export interface ExchangeSettings {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  proxyEnv: ProxyEnv | undefined;
+  ca: string | Buffer | (string | Buffer)[] | undefined;
+  sharedPool: Dispatcher | undefined;
+  /** The key redacted from everything the service sends, as it is read. */
+  redact: Redact;
+  /** The service refused the key: what was kept for it is forgotten. */
+  onKeyRejected: () => void;
+}
+
+/** The service at one base URL, reached with one key: exchanges, and what their failures mean. */
+export class ServiceExchange {
+  private dispatcher: Promise<Dispatcher> | undefined;
+
+  constructor(private readonly options: ExchangeSettings) {}
+
+  /** One keep-alive pool per API client, routed through the environment's proxy when one is set. */
+  private pool(): Promise<Dispatcher> {
+    if (this.options.sharedPool) return Promise.resolve(this.options.sharedPool);
+    return (this.dispatcher ??= loadUndici().then(({ Agent, EnvHttpProxyAgent }) => {
+      const ca = this.options.ca === undefined ? undefined : [...rootCertificates, ...(Array.isArray(this.options.ca) ? this.options.ca : [this.options.ca])];
+      const tls = ca ? { ca } : {};
+      const common = { keepAliveTimeout: 4_000, connections: 16, connect: tls };
+      const proxies = proxySettings(this.options.proxyEnv ?? process.env);
+      if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
+      const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv ?? process.env);
+      if (route.kind === 'invalid') {
+        throw new UnreachableError(`${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`, { code: 'ERR_INVALID_URL' });
+      }
+      return new EnvHttpProxyAgent({ ...common, ...proxies, requestTls: tls });
+    }));
+  }
+
+  /** Loads undici and makes the pool now (right after `initialize`), so the first call costs what a later one does. */
+  warm(): void {
+    this.pool().catch(() => undefined);
+  }
+
+  get origin(): string {
+    return new URL(this.options.baseUrl).origin;
+  }
+
+  /** Ends at once: an in-flight call fails rather than holding up shutdown (a POST is never re-sent). */
+  async close(): Promise<void> {
+    const pool = this.dispatcher;
+    this.dispatcher = undefined;
+    // A pool that could not be made (a proxy setting that is not a URL) has nothing to close.
+    const made = pool && (await pool.catch(() => undefined));
+    if (made) await made.destroy();
+  }
+
+  url(path: string): string {
+    return `${this.options.baseUrl}${path}`;
+  }
+
+
+  statusError(answer: RawAnswer<unknown>, method: 'GET' | 'POST', path: string): ApiError {
+    const { status } = answer;
+    if (status >= 300 && status <= 399) return this.redirected(answer, method);
+    let parsed: unknown;
+    let isJson = false;
+    if (answer.bytes.length > 0) {
+      try {
+        parsed = JSON.parse(answer.bytes.toString('utf8'));
+        isJson = true;
+      } catch {
+        // not JSON: the message says so, and never pastes the body
+      }
+    }
+    if (status === 404 && method === 'GET') {
+      return new NotFoundServiceError(
+        `There is no Document Request Service at ${this.options.baseUrl}: it answered 404 (not found) for ${path}. The base URL should be the service's address without ${path}.`,
+        this.options.baseUrl,
+        { status },
+      );
+    }
+    const error = errorFromStatus(status, parsed, isJson, header(answer.headers, 'content-type'), parseRetryAfter(header(answer.headers, 'retry-after')), this.options.redact);
+    if (error instanceof KeyRejectedError) this.options.onKeyRejected();
+    return error;
+  }
+
+
+  /** A redirect is never followed; the message names its target by origin and path only. */
+  private redirected(answer: RawAnswer<unknown>, method: 'GET' | 'POST'): RedirectedError {
+    const location = header(answer.headers, 'location');
+    let target: string | undefined;
+    if (location) {
+      try {
+        const url = new URL(location, this.url('/'));
+        target = oneLine(this.options.redact(`${url.origin}${url.pathname}`), 200);
+      } catch {
+        target = undefined;
+      }
+    }
+    const where = target ? ` to ${JSON.stringify(target)}` : ' without a usable Location';
+    // 303 See Other is how a service answers a POST it has handled: the outcome is not known.
+    const unknown = method === 'POST' && answer.status === 303;
+    const sent = method === 'POST' && !unknown ? ' Nothing was sent.' : '';
+    return new RedirectedError(
+      `The service answered ${answer.status}, redirecting${where}; redirects are not followed (the key is never sent to another address). Check the base URL.${sent}`,
+      target,
+      { status: answer.status, outcomeUnknown: unknown },
+    );
+  }
+
+
+  /** One HTTP exchange, bounded by the deadline from connecting to the last byte; decompressed as it streams, capped. */
+  async exchange<T = never>({ method, path, deadline, signal, body, headers: extra, listParser, onStatus }: Exchange<T>): Promise<RawAnswer<T>> {
+    const isPost = method === 'POST';
+    const budgetMs = Math.floor(deadline - Date.now());
+    if (budgetMs <= 0) throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`);
+    const timeout = AbortSignal.timeout(budgetMs);
+    // A POST, once written, is bounded by the deadline only: a host's cancel does not abort it.
+    const combined = signal && !isPost ? AbortSignal.any([timeout, signal]) : timeout;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: 'application/json',
+      'accept-encoding': 'gzip, br',
+      'user-agent': USER_AGENT,
+      ...extra,
+    };
+    if (isPost) headers['content-type'] = 'application/json';
+    let status = 0;
+    let written = false;
+    try {
+      const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);
+      const url = new URL(this.url(path));
+      if (signal?.aborted) throw new CancelledError(isPost ? 'The call was cancelled before sending. Nothing was sent.' : 'The call was cancelled.');
+      written = true;
+      const res = await request.call(dispatcher, { origin: url.origin, path: `${url.pathname}${url.search}`, method, headers, body, signal: combined, headersTimeout: budgetMs, bodyTimeout: budgetMs });
+      status = res.statusCode;
+      // Errors are seen through iteration; a body dropped early must not raise an unhandled 'error' later.
+      res.body.on('error', () => undefined);
+      onStatus?.(status);
+      if (status === 304 || (status >= 300 && status <= 399)) {
+        res.body.destroy();
+        return { status, headers: res.headers, bytes: Buffer.alloc(0) };
+      }
+      const max = this.options.maxResponseBytes;
+      const declared = Number(header(res.headers, 'content-length'));
+      if (Number.isFinite(declared) && declared > max) {
+        res.body.destroy();
+        throw this.tooLarge(status, declared);
+      }
+      const chain = decoders(header(res.headers, 'content-encoding'));
+      if (!chain) {
+        res.body.destroy();
+        throw new BadResponseError(`The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 40)}).`, { status });
+      }
+      let decodeError: Error | undefined;
+      const source: Readable =
+        chain.length === 0
+          ? (res.body)
+          : (pipeline([res.body as unknown as Readable, ...chain], (error) => {
+              if (error && chain.some((d) => d.errored === error)) decodeError = error;
+            }) as unknown as Readable);
+      // A successful list streams into records; anything else is read whole (it is small or refused).
+      const parser = listParser && status >= 200 && status <= 299 ? listParser() : undefined;
+      const chunks: Buffer[] = [];
+      const pending: Buffer[] = [];
+      let pendingBytes = 0;
+      let size = 0;
+      try {
+        for await (const chunk of source as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > max) {
+            // Counted after decompression: a bomb stops here, having cost at most the cap.
+            source.destroy();
+            res.body.destroy();
+            throw this.tooLarge(status, size, chain.length > 0);
+          }
+          if (parser) {
+            // Small socket reads are gathered into larger pieces: the parser's cost is per piece.
+            pending.push(chunk);
+            pendingBytes += chunk.length;
+            if (pendingBytes >= PARSE_PIECE) {
+              parser.write(pendingBytes === chunk.length ? chunk : Buffer.concat(pending, pendingBytes));
+              pending.length = 0;
+              pendingBytes = 0;
+            }
+          } else chunks.push(chunk);
+        }
+        if (parser && pendingBytes > 0) parser.write(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes));
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        const zlibCode = (error as { code?: string }).code ?? '';
+        if (decodeError || /^Z_|^ERR_BROTLI|ERR__ERROR|ERR_ZLIB/.test(zlibCode)) {
+          throw new BadResponseError(`The service's answer (${status}, ${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`, { status });
+        }
+        throw error;
+      }
+      if (parser) {
+        try {
+          return { status, headers: res.headers, bytes: Buffer.alloc(0), records: parser.end() };
+        } catch (error) {
+          const type = this.options.redact(header(res.headers, 'content-type') ?? '').split(';')[0];
+          throw new BadResponseError(`${(error as Error).message} It answered ${status}${type ? ` (${oneLine(type, 40)})` : ''}, ${size} bytes.`, { status });
+        }
+      }
+      return { status, headers: res.headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) };
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      const code = errorCode(error);
+      if (CERTIFICATE_CODES.has(code)) {
+        throw new CertificateError(
+          `The TLS certificate of ${this.origin} is not trusted (${code}).${isPost ? ' Nothing was sent.' : ''} If the service or a company proxy uses a private certificate authority, point NODE_EXTRA_CA_CERTS at that CA's certificate file (PEM) and restart; otherwise check the base URL's host name and this machine's clock.`,
+          { code },
+        );
+      }
+      if (timeout.aborted || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
+        throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, { outcomeUnknown: isPost && written, status: status || undefined });
+      }
+      if (!isPost && signal?.aborted) throw new CancelledError('The call was cancelled before the service answered.');
+      throw new UnreachableError(this.unreachable(code), { code, status: status || undefined });
+    }
+  }
+
+  /** Why no answer came, naming what to fix: the proxy when the call goes through one, else DOCREQ_BASE_URL. */
+  private unreachable(code: string): string {
+    const shown = oneLine(code, 40);
+    const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv ?? process.env);
+    if (route.kind === 'proxy') {
+      return CONNECT_CODES.has(code)
+        ? `Could not reach the proxy ${route.origin} (${shown}; from ${route.variable}), so the service at ${this.origin} was not reached: check that the proxy runs and ${route.variable} names it, or add the service's host to NO_PROXY.`
+        : `Could not reach the service at ${this.origin} through the proxy ${route.origin} (${shown}; from ${route.variable}).`;
+    }
+    return CONNECT_CODES.has(code)
+      ? `Could not reach the service at ${this.origin} (${shown}): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`
+      : `Could not reach the service at ${this.origin} (${shown}).`;
+  }
+
+  private tooLarge(status: number, bytes: number, decompressed = false): TooLargeError {
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    return new TooLargeError(
+      `The service's answer (${status}) is larger than the ${mb(this.options.maxResponseBytes)} cap (${mb(bytes)} or more${decompressed ? ' once decompressed' : ''}); it was not read.`,
+      { status },
+    );
+  }
+}

@@ -22,9 +22,16 @@ export default defineConfig({
     name: 'mutation',
     include: ['test/**/*.test.ts'],
     exclude: NOT_MUTATION_TESTED,
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Instrumented code counts every branch it takes: a 20,000-send test runs several times slower.
+    testTimeout: 90_000,
+    hookTimeout: 60_000,
+    // A test that fails once under load (a child's start-up wait) is tried again before it counts:
+    // the dry run must pass in full, and a mutant is killed only by a failure that repeats.
+    retry: 1,
     pool: 'forks',
+    // One worker reused for every file of a mutant's run: a fresh process and module graph per file
+    // cost more than most mutants' tests.
+    isolate: false,
     globalSetup: ['mutation/global-setup.ts'],
   },
 });

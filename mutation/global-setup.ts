@@ -10,5 +10,7 @@ export function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'docreq-mutation-state-'));
   process.env.DOCREQ_STATE_DIR = join(dir, 'state');
   process.env.XDG_STATE_HOME = join(dir, 'xdg');
+  // Tests that run only the built dist/ (no mutant there) skip themselves in this run: test/store.test.ts.
+  process.env.DOCREQ_MUTATION_RUN = '1';
   return () => rmSync(dir, { recursive: true, force: true });
 }

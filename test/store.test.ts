@@ -11,7 +11,7 @@ import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@mo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { SendLedger } from '../src/send/ledger.js';
-import { FileStore, MemoryStore, RedisStore, type SendStore } from '../src/store/index.js';
+import { describeRedisUrl, FileStore, MemoryStore, RedisStore, StoreUnavailableError, type SendStore } from '../src/store/index.js';
 import { captured, childEnv, freePort, startRedis as startRedisServer } from './helpers.js';
 
 /**
@@ -20,6 +20,11 @@ import { captured, childEnv, freePort, startRedis as startRedisServer } from './
  * a port of its own. The sandbox counts POSTs: "once" is exactly one POST per case.
  */
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+/**
+ * The mutation run (vitest.stryker.config.ts) skips the tests that run only the built dist/ in child
+ * processes: no mutant is in dist/, and a machine loaded by mutants makes their start-up waits flaky.
+ */
+const MUTATION_RUN = process.env.DOCREQ_MUTATION_RUN === '1';
 const POST = 'POST /api/v1/requests';
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -173,14 +178,14 @@ async function claimRace(where: string, processes: number, keys: string[], ttlMs
 }
 
 describe('the file store: claims raced by real processes', () => {
-  it('6 processes claim the same 25 keys in one folder at once: each key has exactly one winner', async () => {
+  it.skipIf(MUTATION_RUN)('6 processes claim the same 25 keys in one folder at once: each key has exactly one winner', async () => {
     const dir = tempDir();
     const keys = Array.from({ length: 25 }, (_, i) => `firm-race:claim:${i}`);
     const wins = await claimRace(dir, 6, keys, 60_000);
     expect([...wins.values()]).toEqual(keys.map(() => 1));
   });
 
-  it('6 processes take over the same expired claims at once (a process that died): exactly one winner each', async () => {
+  it.skipIf(MUTATION_RUN)('6 processes take over the same expired claims at once (a process that died): exactly one winner each', async () => {
     const dir = tempDir();
     const keys = Array.from({ length: 10 }, (_, i) => `firm-race:claim:stale-${i}`);
     const dead = new FileStore(dir);
@@ -205,7 +210,7 @@ describe('the file store: claims raced by real processes', () => {
   });
 });
 
-describe('the file store: stdio servers of one user', () => {
+describe.skipIf(MUTATION_RUN)('the file store: stdio servers of one user', () => {
   let sb: Sandbox;
   beforeAll(async () => {
     // A service that ignores Idempotency-Key and lists creates 5 s late: only the store keeps a send once.
@@ -339,7 +344,7 @@ describe('the file store: stdio servers of one user', () => {
   });
 });
 
-describe('the redis store: HTTP replicas sharing one redis-server', () => {
+describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-server', () => {
   let sb: Sandbox;
   let redis: Awaited<ReturnType<typeof startRedis>>;
   let r1: Awaited<ReturnType<typeof replica>>;
@@ -439,7 +444,7 @@ describe('the redis store: HTTP replicas sharing one redis-server', () => {
   });
 });
 
-describe('the rate limit in the store', () => {
+describe.skipIf(MUTATION_RUN)('the rate limit in the store', () => {
   let sb: Sandbox;
   let redis: Awaited<ReturnType<typeof startRedis>>;
   beforeAll(async () => {
@@ -528,7 +533,7 @@ describe('claims are leases: renewed while held, cleared soon after their proces
     await redisStore.close();
   });
 
-  it("a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)", async () => {
+  it.skipIf(MUTATION_RUN)("a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)", async () => {
     const dir = tempDir();
     const lib = new URL('../dist/index.js', import.meta.url).href;
     const script = `
@@ -595,6 +600,201 @@ describe('bounded per firm: one firm never evicts another', () => {
     const store = new RedisStore(redis.url);
     await store.ready();
     await floods(store, 20_000);
+    await store.close();
+  });
+});
+
+describe('every backend keeps the one store contract (memory, file, redis)', () => {
+  // Memory and file run on a clock the test moves; redis keeps its own time, so its waits are real and short.
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => stop(redis.child));
+
+  interface Backend {
+    store: SendStore;
+    /** Moves time on by `ms` (the fake clock, or a real wait for redis). */
+    pass(ms: number): Promise<void>;
+  }
+  const backends: [string, () => Promise<Backend>][] = [
+    [
+      'memory',
+      async () => {
+        let now = 1_000_000;
+        return { store: new MemoryStore(undefined, () => now), pass: async (ms) => void (now += ms) };
+      },
+    ],
+    [
+      'file',
+      async () => {
+        let now = Date.now();
+        return { store: new FileStore(tempDir(), undefined, () => now), pass: async (ms) => void (now += ms) };
+      },
+    ],
+    [
+      'redis',
+      async () => {
+        const store = new RedisStore(redis.url);
+        await store.ready();
+        return { store, pass: (ms) => sleep(ms) };
+      },
+    ],
+  ];
+  // Redis waits for real: the lease here is short, with margin around each step.
+  const TTL = 400;
+  const unique = () => `firm-${randomBytes(4).toString('hex')}`;
+
+  it.each(backends)('%s: a claim is one owner\'s until it expires or its owner releases it; only the owner renews or releases', async (_name, make) => {
+    const { store, pass } = await make();
+    const key = `${unique()}:claim:a`;
+    expect(await store.claim(key, 'A', TTL)).toBe(true);
+    expect(await store.claim(key, 'B', TTL)).toBe(false);
+    expect(await store.get(key)).toBe('A');
+    // Another's value neither renews nor releases it.
+    expect(await store.renew(key, 'B', TTL)).toBe(false);
+    expect(await store.release(key, 'B')).toBe(false);
+    expect(await store.get(key)).toBe('A');
+    // Renewed by its owner from now: still held past the first expiry.
+    await pass(TTL / 2);
+    expect(await store.renew(key, 'A', TTL)).toBe(true);
+    await pass((TTL * 3) / 4);
+    expect(await store.claim(key, 'B', TTL)).toBe(false);
+    // Released by its owner: free at once, and a second release finds nothing of its own.
+    expect(await store.release(key, 'A')).toBe(true);
+    expect(await store.get(key)).toBeUndefined();
+    expect(await store.release(key, 'A')).toBe(false);
+    // Expired: taken over by another; its first owner can no longer renew or release it.
+    expect(await store.claim(key, 'A', TTL)).toBe(true);
+    await pass(TTL + 100);
+    expect(await store.get(key)).toBeUndefined();
+    expect(await store.renew(key, 'A', TTL)).toBe(false);
+    expect(await store.claim(key, 'B', TTL)).toBe(true);
+    expect(await store.renew(key, 'A', TTL)).toBe(false);
+    expect(await store.release(key, 'A')).toBe(false);
+    expect(await store.get(key)).toBe('B');
+    await store.close();
+  });
+
+  it.each(backends)('%s: a record lives its TTL, is replaced by a write, and is gone once deleted (deleting nothing is fine)', async (_name, make) => {
+    const { store, pass } = await make();
+    const ns = unique();
+    const [a, b] = [`${ns}:send:a`, `${ns}:send:b`];
+    await store.set(a, 'one', TTL);
+    await store.set(a, 'two', TTL);
+    await store.set(b, 'other', TTL * 10);
+    expect(await store.get(a)).toBe('two');
+    await store.delete(a);
+    expect(await store.get(a)).toBeUndefined();
+    await store.delete(a);
+    await store.delete(`${ns}:send:never-written`);
+    await store.set(a, 'three', TTL);
+    await pass(TTL + 100);
+    expect(await store.get(a)).toBeUndefined();
+    expect(await store.get(b)).toBe('other');
+    // Another namespace's key of the same name is another entry.
+    expect(await store.get(`${unique()}:send:b`)).toBeUndefined();
+    await store.close();
+  });
+
+  it.each(backends)('%s: a counter counts from its first increment, for its TTL from then, not from the last', async (_name, make) => {
+    const { store, pass } = await make();
+    const key = `${unique()}:rate:x`;
+    expect(await store.incr(key, TTL)).toBe(1);
+    expect(await store.incr(key, TTL)).toBe(2);
+    expect(await store.incr(key, TTL, 5)).toBe(7);
+    await pass(TTL / 2);
+    expect(await store.incr(key, TTL)).toBe(8);
+    // The window opened at the first increment: it ends TTL after it, whatever came since.
+    await pass(TTL / 2 + 100);
+    expect(await store.incr(key, TTL, 3)).toBe(3);
+    expect(await store.incr(key, TTL)).toBe(4);
+    await store.close();
+  });
+
+  it('file: an unusable folder refuses every operation as the store being unavailable, naming the store and the error code, never the raw error', async () => {
+    const dir = tempDir();
+    const blocker = join(dir, 'not-a-folder');
+    writeFileSync(blocker, 'x');
+    const store = new FileStore(join(blocker, 'state'));
+    const key = 'firm-x:send:a';
+    const attempts: [string, Promise<unknown>][] = [
+      ['claim', store.claim(key, 'v', 1_000)],
+      ['renew', store.renew(key, 'v', 1_000)],
+      ['release', store.release(key, 'v')],
+      ['get', store.get(key)],
+      ['set', store.set(key, 'v', 1_000)],
+      ['delete', store.delete(key)],
+      ['incr', store.incr(key, 1_000)],
+    ];
+    for (const [what, attempt] of attempts) {
+      const error = await attempt.then(() => undefined, (e: unknown) => e);
+      expect(error, what).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).message, what).toContain(`Nothing was sent: the send store (the file store at ${join(blocker, 'state')}) cannot be used (ENOTDIR on mkdir)`);
+    }
+  });
+
+  it('file: a claim file whose writer died before writing it, and was then removed, is free', async () => {
+    let now = Date.now();
+    const dir = tempDir();
+    const store = new FileStore(dir, undefined, () => now);
+    const key = 'firm-gone:claim:a';
+    expect(await store.claim(key, 'A', 60_000)).toBe(true);
+    const folder = join(dir, 'v1', readdirSync(join(dir, 'v1'))[0]!);
+    for (const f of readdirSync(folder)) if (!f.startsWith('.')) writeFileSync(join(folder, f), ''); // created, not yet written
+    expect(await store.claim(key, 'B', 60_000)).toBe(false);
+    for (const f of readdirSync(folder)) if (!f.startsWith('.')) rmSync(join(folder, f));
+    expect(await store.claim(key, 'B', 60_000)).toBe(true);
+    now += 1;
+    expect(await store.get(key)).toBe('B');
+  });
+
+  it('file: pruning drops expired entries and writers\' leftovers, and over the bound the soonest-expiring records, never a live claim', async () => {
+    let now = Date.now();
+    const dir = tempDir();
+    const store = new FileStore(dir, 10, () => now);
+    const ns = 'firm-prune';
+    // A claim of a send in flight (minutes) and 30 records of a day.
+    expect(await store.claim(`${ns}:claim:live`, 'A', 10 * 60_000)).toBe(true);
+    for (let i = 0; i < 30; i++) await store.set(`${ns}:send:${i}`, `r${i}`, 24 * 3_600_000 + i * 60_000);
+    await store.set(`${ns}:send:short`, 'short', 10_000);
+    const folder = join(dir, 'v1', readdirSync(join(dir, 'v1'))[0]!);
+    writeFileSync(join(folder, 'abc.123.tmp'), 'half'); // a writer that died mid-write
+    now += 30_000; // "short" has expired; the claim has not; the leftover is 30 s old: kept
+    await store.prune(folder);
+    expect(readdirSync(folder)).toContain('abc.123.tmp');
+    expect(await store.get(`${ns}:send:short`)).toBeUndefined();
+    now += 40_000; // the leftover is over a minute old
+    await store.prune(folder);
+    const left = readdirSync(folder).filter((f) => !f.startsWith('.'));
+    expect(left).not.toContain('abc.123.tmp');
+    expect(await store.get(`${ns}:claim:live`)).toBe('A');
+    expect(await store.get(`${ns}:send:short`)).toBeUndefined();
+    // Over the bound of 10: the records expiring soonest went, the latest stayed.
+    expect(await store.get(`${ns}:send:0`)).toBeUndefined();
+    expect(await store.get(`${ns}:send:29`)).toBe('r29');
+    expect(left.filter((f) => !f.endsWith('.tmp')).length).toBe(10);
+  });
+});
+
+describe('the redis store says where it is, never who', () => {
+  it('names the address and database, never the user or password; a URL it cannot read is named as the setting', () => {
+    expect(describeRedisUrl('redis://user:s3cret@cache.internal:6380/2')).toBe('redis at cache.internal:6380/2');
+    expect(describeRedisUrl('rediss://:s3cret@cache.internal')).toBe('rediss at cache.internal:6379/0');
+    expect(describeRedisUrl('redis://127.0.0.1/')).toBe('redis at 127.0.0.1:6379/0');
+    expect(describeRedisUrl('not a url')).toBe('redis (DOCREQ_STORE_URL, not a URL)');
+  });
+
+  it('a redis nobody answers: commands are refused at once as the store being unavailable, the error named by its code, the password nowhere', async () => {
+    const port = await freePort();
+    const said: string[] = [];
+    const store = new RedisStore(`redis://user:s3cret@127.0.0.1:${port}/1`, (m) => said.push(m));
+    const error = await store.claim('firm-down:claim:a', 'A', 1_000).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain(`(redis at 127.0.0.1:${port}/1) cannot be used (not connected: ECONNREFUSED)`);
+    await expect(store.ready(100)).rejects.toThrow(`not connected: ECONNREFUSED`);
+    expect(said).toEqual([`send store redis at 127.0.0.1:${port}/1: ECONNREFUSED; sending is refused until it is back`]);
+    expect([...said, (error as Error).message].join('\n')).not.toContain('s3cret');
     await store.close();
   });
 });

@@ -139,7 +139,10 @@ function originalOf(source, { start, end }) {
   return first.length > 200 ? `${first.slice(0, 200)}…` : first;
 }
 
-const keyOf = (e) => JSON.stringify([e.file, e.mutator, e.replacement, e.line]);
+/** What names a mutant in mutation/survivors.json: file, mutator, replacement and its source line's text. */
+function keyOf(e) {
+  return JSON.stringify([e.file, e.mutator, e.replacement, e.line]);
+}
 
 function check(report) {
   const failures = [];

@@ -142,6 +142,17 @@ describe('the send ledger', () => {
     expect(await l.recent('f', 'c1', 'tax')).toBeUndefined();
   });
 
+  it('counts a record it cannot read as "may have been sent", never as nothing sent', async () => {
+    // A store that hands back a record cut short (a full disk, another version's format).
+    class Garbled extends MemoryStore {
+      override get(key: string) {
+        return key.includes(':send:') ? Promise.resolve('{"outcome":"sent","at":') : super.get(key);
+      }
+    }
+    const l = new SendLedger(new Garbled(), () => 7_000);
+    expect(await l.recent('f', 'c1', 'tax')).toEqual({ outcome: 'may_have_been_sent', at: 7_000, requestId: null, title: '' });
+  });
+
   it('lets each single-use id through once, per firm', async () => {
     const l = new SendLedger();
     expect(await l.claimOnce('f', 'state-1', 60_000)).toBe(true);

@@ -1,8 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -11,7 +11,7 @@ import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@mo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { SendLedger } from '../src/send/ledger.js';
-import { describeRedisUrl, FileStore, MemoryStore, RedisStore, StoreUnavailableError, type SendStore } from '../src/store/index.js';
+import { defaultStateDir, describeRedisUrl, FileStore, MemoryStore, openStore, RedisStore, StoreUnavailableError, storeReach, type SendStore } from '../src/store/index.js';
 import { captured, childEnv, freePort, startRedis as startRedisServer } from './helpers.js';
 
 /**
@@ -712,6 +712,89 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
     await store.close();
   });
 
+  it.each(backends.slice(0, 2))('%s: an entry is gone at the very millisecond it expires, and a claim is free then', async (_name, make) => {
+    const { store, pass } = await make();
+    const ns = unique();
+    await store.set(`${ns}:send:a`, 'one', 1_000);
+    expect(await store.claim(`${ns}:claim:a`, 'A', 1_000)).toBe(true);
+    await pass(999);
+    expect(await store.get(`${ns}:send:a`)).toBe('one');
+    expect(await store.claim(`${ns}:claim:a`, 'B', 1_000)).toBe(false);
+    await pass(1);
+    expect(await store.get(`${ns}:send:a`)).toBeUndefined();
+    expect(await store.claim(`${ns}:claim:a`, 'B', 1_000)).toBe(true);
+  });
+
+  it('file: two stores on one folder counting and renewing at once, each under the lock: no count lost, no call refused', async () => {
+    const dir = tempDir();
+    const [a, b] = [new FileStore(dir), new FileStore(dir)];
+    const key = 'firm-busy:rate:x';
+    const claims = await Promise.all([a, b].map((s, i) => s.claim(`firm-busy:claim:${i}`, `v${i}`, 60_000)));
+    expect(claims).toEqual([true, true]);
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        const s = i % 2 ? a : b;
+        return i % 4 < 2 ? s.incr(key, 60_000) : s.renew(`firm-busy:claim:${i % 2 ? 0 : 1}`, `v${i % 2 ? 0 : 1}`, 60_000);
+      }),
+    );
+    expect(await a.incr(key, 60_000, 0)).toBe(20);
+  });
+
+  it('file: folders 0700 and entries 0600, folders left by an older version included', async () => {
+    const dir = join(tempDir(), 'state');
+    mkdirSync(join(dir, 'v1'), { recursive: true, mode: 0o755 });
+    const store = new FileStore(dir);
+    await store.set('firm-modes:send:a', 'x', 60_000);
+    expect(await store.claim('firm-modes:claim:a', 'x', 60_000)).toBe(true);
+    const firm = join(dir, 'v1', readdirSync(join(dir, 'v1'))[0]!);
+    for (const folder of [dir, join(dir, 'v1'), firm]) expect(statSync(folder).mode & 0o777, folder).toBe(0o700);
+    const files = readdirSync(firm).filter((f) => !f.startsWith('.'));
+    expect(files).toHaveLength(2);
+    for (const f of files) expect(statSync(join(firm, f)).mode & 0o777, f).toBe(0o600);
+  });
+
+  it('file: works again once its folder can be made (a failure is not remembered)', async () => {
+    const dir = tempDir();
+    const blocker = join(dir, 'later');
+    writeFileSync(blocker, 'x');
+    const store = new FileStore(join(blocker, 'state'));
+    await expect(store.get('firm-later:send:a')).rejects.toBeInstanceOf(StoreUnavailableError);
+    rmSync(blocker);
+    mkdirSync(blocker);
+    await store.set('firm-later:send:a', 'back', 60_000);
+    expect(await store.get('firm-later:send:a')).toBe('back');
+  });
+
+  it('file: an entry it cannot read for another reason than absence or a cut-short write fails closed, never reads as absent', async () => {
+    const dir = tempDir();
+    const store = new FileStore(dir);
+    const key = 'firm-dir:send:a';
+    await store.get(key); // makes the firm's folder
+    const sha = (text: string, n: number) => createHash('sha256').update(text).digest('hex').slice(0, n);
+    mkdirSync(join(dir, 'v1', sha('firm-dir', 24), sha(key, 40))); // where the entry's file goes: a folder
+    const error = await store.get(key).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain('EISDIR');
+  });
+
+  it('file: a claim file in a shape it does not know counts as being written for its first seconds, then as expired', async () => {
+    let now = Date.now();
+    const dir = tempDir();
+    const store = new FileStore(dir, undefined, () => now);
+    const key = 'firm-shape:claim:a';
+    await store.get(key);
+    const sha = (text: string, n: number) => createHash('sha256').update(text).digest('hex').slice(0, n);
+    const path = join(dir, 'v1', sha('firm-shape', 24), sha(key, 40));
+    writeFileSync(path, '{"v":"someone"}', { mode: 0o600 });
+    const written = Math.floor(Date.now() / 1_000) * 1_000 - 1_000; // whole seconds: an mtime the file system keeps exactly
+    utimesSync(path, new Date(written), new Date(written));
+    expect(statSync(path).mtimeMs).toBe(written);
+    now = written + 4_999;
+    expect(await store.claim(key, 'B', 60_000)).toBe(false);
+    now = written + 5_000; // five seconds to the millisecond: no longer being written
+    expect(await store.claim(key, 'B', 60_000)).toBe(true);
+  });
+
   it('file: an unusable folder refuses every operation as the store being unavailable, naming the store and the error code, never the raw error', async () => {
     const dir = tempDir();
     const blocker = join(dir, 'not-a-folder');
@@ -774,6 +857,47 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
     expect(await store.get(`${ns}:send:0`)).toBeUndefined();
     expect(await store.get(`${ns}:send:29`)).toBe('r29');
     expect(left.filter((f) => !f.endsWith('.tmp')).length).toBe(10);
+  });
+});
+
+describe('where the store is, and what it holds across', () => {
+  it('the state folder: XDG (or ~/.local/state) on Linux, Application Support on macOS, LOCALAPPDATA on Windows', () => {
+    expect(defaultStateDir({ XDG_STATE_HOME: '/x/state' }, 'linux')).toBe(join('/x/state', 'docreq-mcp'));
+    expect(defaultStateDir({}, 'linux')).toBe(join(homedir(), '.local', 'state', 'docreq-mcp'));
+    expect(defaultStateDir({}, 'darwin')).toBe(join(homedir(), 'Library', 'Application Support', 'docreq-mcp'));
+    expect(defaultStateDir({ LOCALAPPDATA: 'C:/Users/a/AppData/Local' }, 'win32')).toBe(join('C:/Users/a/AppData/Local', 'docreq-mcp'));
+    expect(defaultStateDir({}, 'win32')).toBe(join(homedir(), 'AppData', 'Local', 'docreq-mcp'));
+  });
+
+  it('DOCREQ_STORE=redis without a URL is the local redis', async () => {
+    const store = openStore({ backend: 'redis', stateDir: undefined, url: undefined });
+    expect(store.name).toBe('redis at 127.0.0.1:6379/0');
+    await store.close();
+  });
+
+  it('says what once-only and the rate limit hold across, for each store, in stdio and team mode', () => {
+    const file = new FileStore('/s');
+    const memory = new MemoryStore();
+    const redis = { scope: 'replicas', name: 'redis at r:6379/0' } as SendStore;
+    expect(storeReach(redis, true)).toEqual({ shared: true, note: 'once-only and the rate limit hold across every replica (redis at r:6379/0)' });
+    expect(storeReach(file, false)).toEqual({ shared: true, note: 'once-only holds across the processes of this machine only (the file store at /s)' });
+    expect(storeReach(memory, false)).toEqual({ shared: false, note: 'once-only holds per process only (memory store)' });
+    expect(storeReach(file, true)).toEqual({
+      shared: false,
+      note: 'no shared store: once-only holds across the processes of this machine only (the file store at /s), and the rate limit holds per process only; replicas need DOCREQ_STORE_URL=redis://… (contract §7)',
+    });
+  });
+
+  it('memory: over its bound it drops expired entries first, then the oldest', async () => {
+    let now = 0;
+    const store = new MemoryStore(3, () => now);
+    await store.set('f:send:old', 'old', 60_000);
+    await store.set('f:send:short', 'short', 10);
+    await store.set('f:send:c', 'c', 60_000);
+    now = 20;
+    await store.set('f:send:d', 'd', 60_000);
+    expect(await store.get('f:send:old')).toBe('old');
+    expect(await store.get('f:send:d')).toBe('d');
   });
 });
 

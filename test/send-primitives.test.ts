@@ -42,6 +42,49 @@ describe('confirmation tokens', () => {
     expect(c.verify(token, 'k', request)).toEqual({ ok: false, reason: 'expired' });
   });
 
+  it('are told apart from text that is not a token: every other shape is "malformed", whitespace around one is not', () => {
+    const c = new Confirmations('s'.repeat(32));
+    const { token } = c.issue('k', request);
+    const [prefix, exp, nonce, mac] = token.split('.') as [string, string, string, string];
+    expect(c.verify(` ${token}\n`, 'k', request).ok).toBe(true);
+    const shapes = [
+      [prefix, exp, nonce].join('.'),
+      [prefix, exp, nonce, mac, mac].join('.'),
+      ['dr2', exp, nonce, mac].join('.'),
+      [prefix, `!${exp}`, nonce, mac].join('.'),
+      [prefix, `${exp}!`, nonce, mac].join('.'),
+      [prefix, 'z'.repeat(13), nonce, mac].join('.'),
+      [prefix, exp, `!${nonce.slice(1)}`, mac].join('.'),
+      [prefix, exp, `${nonce.slice(0, -1)}!`, mac].join('.'),
+      [prefix, exp, `${nonce}A`, mac].join('.'),
+      [prefix, exp, nonce, `!${mac.slice(1)}`].join('.'),
+      [prefix, exp, nonce, `${mac.slice(0, -1)}!`].join('.'),
+      [prefix, exp, nonce, `${mac}A`].join('.'),
+    ];
+    for (const shape of shapes) expect(c.verify(shape, 'k', request), shape).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('hold until the second they say, in milliseconds, and no longer', () => {
+    let now = 1_800_000_000_123;
+    const c = new Confirmations('s'.repeat(32), () => now);
+    const { token, expiresAt } = c.issue('k', request);
+    expect(expiresAt).toBeGreaterThanOrEqual(now + TOKEN_TTL_MS);
+    expect(expiresAt).toBeLessThan(now + TOKEN_TTL_MS + 1_000);
+    now = expiresAt;
+    expect(c.verify(token, 'k', request)).toMatchObject({ ok: true, expiresAt });
+    now = expiresAt + 1;
+    expect(c.verify(token, 'k', request)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('bind the person who previewed: another person, or none, cannot confirm it; nor can a person confirm one issued to none', () => {
+    const c = new Confirmations('s'.repeat(32));
+    const alice = c.issue('k', request, 'sub-alice').token;
+    expect(c.verify(alice, 'k', request, 'sub-alice').ok).toBe(true);
+    expect(c.verify(alice, 'k', request, 'sub-bob')).toEqual({ ok: false, reason: 'mismatch' });
+    expect(c.verify(alice, 'k', request)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(c.verify(c.issue('k', request).token, 'k', request, 'sub-alice')).toEqual({ ok: false, reason: 'mismatch' });
+  });
+
   it('give one Idempotency-Key per confirmation and recipient, the same in every replica', () => {
     const a = new Confirmations('s'.repeat(32));
     const b = new Confirmations('s'.repeat(32));

@@ -909,6 +909,19 @@ describe('the redis store says where it is, never who', () => {
     expect(describeRedisUrl('not a url')).toBe('redis (DOCREQ_STORE_URL, not a URL)');
   });
 
+  it('a command redis refuses while connected is the store being unavailable, named by the error kind, nothing of the value', async () => {
+    const redis = await startRedis();
+    const store = new RedisStore(redis.url);
+    await store.ready();
+    await store.set('firm-wrong:rate:x', 'not-a-number-s3cret', 60_000);
+    const error = await store.incr('firm-wrong:rate:x', 60_000).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain(`(redis at 127.0.0.1:${redis.port}/3) cannot be used (Error)`);
+    expect((error as Error).message).not.toContain('s3cret');
+    await store.close();
+    await stop(redis.child);
+  });
+
   it('a redis nobody answers: commands are refused at once as the store being unavailable, the error named by its code, the password nowhere', async () => {
     const port = await freePort();
     const said: string[] = [];

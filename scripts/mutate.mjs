@@ -12,6 +12,8 @@
 //   --ci               incremental, and only over the files the incremental record already holds
 //                      (a module never run in full is left to --full, which takes hours)
 //   --check            no Stryker run: check the last report (reports/mutation/mutation.json) again
+//   --report <file>    with --check: check that report instead (e.g. mutation/stryker-incremental.json,
+//                      which a run stopped with Ctrl-C leaves with what it had tested)
 //   --write-baseline   add new survivors to mutation/survivors.json with reason "TODO" (the check
 //                      fails until each has a real reason) and drop entries now killed
 // Every other option goes to Stryker as it is: --mutate <globs, comma-separated>, --concurrency N,
@@ -28,7 +30,7 @@ const REPORT = resolve(ROOT, config.jsonReporter.fileName);
 const INCREMENTAL = resolve(ROOT, config.incrementalFile);
 
 // ---- arguments ------------------------------------------------------------------------------------
-const own = { full: false, ci: false, check: false, writeBaseline: false };
+const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined };
 const strykerOptions = {};
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i++) {
@@ -37,6 +39,7 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--ci') own.ci = true;
   else if (arg === '--check') own.check = true;
   else if (arg === '--write-baseline') own.writeBaseline = true;
+  else if (arg === '--report') own.report = resolve(args[++i] ?? '');
   else if (arg === '--incremental') strykerOptions.incremental = true; // the default; accepted
   else if (arg.startsWith('--')) {
     const [name, inline] = arg.slice(2).split(/=(.*)/s);
@@ -86,9 +89,9 @@ if (!own.check) {
 }
 
 // ---- the check ------------------------------------------------------------------------------------
-const report = readJson(REPORT);
+const report = readJson(own.report ?? REPORT);
 if (!report) {
-  console.error(`mutate: no report at ${REPORT}`);
+  console.error(`mutate: no report at ${own.report ?? REPORT}`);
   process.exit(1);
 }
 const failures = check(report);
@@ -224,6 +227,6 @@ function check(report) {
     for (const e of fresh) todo.push(e);
   }
   if (todo.length) failures.push(`${todo.length} entr${todo.length === 1 ? 'y' : 'ies'} of mutation/survivors.json without a reason ("TODO")`);
-  console.log(`\nsurvivors: ${undetected.length} (${kept.length} listed with a reason${todo.length ? `, ${todo.length} of them TODO` : ''}, ${fresh.length} new)`);
+  console.log(`\nsurvivors: ${undetected.length} (${kept.length} listed in mutation/survivors.json${todo.length ? `, ${todo.length} of them TODO` : ''}, ${fresh.length} new)`);
   return failures;
 }

@@ -42,6 +42,49 @@ describe('confirmation tokens', () => {
     expect(c.verify(token, 'k', request)).toEqual({ ok: false, reason: 'expired' });
   });
 
+  it('are told apart from text that is not a token: every other shape is "malformed", whitespace around one is not', () => {
+    const c = new Confirmations('s'.repeat(32));
+    const { token } = c.issue('k', request);
+    const [prefix, exp, nonce, mac] = token.split('.') as [string, string, string, string];
+    expect(c.verify(` ${token}\n`, 'k', request).ok).toBe(true);
+    const shapes = [
+      [prefix, exp, nonce].join('.'),
+      [prefix, exp, nonce, mac, mac].join('.'),
+      ['dr2', exp, nonce, mac].join('.'),
+      [prefix, `!${exp}`, nonce, mac].join('.'),
+      [prefix, `${exp}!`, nonce, mac].join('.'),
+      [prefix, 'z'.repeat(13), nonce, mac].join('.'),
+      [prefix, exp, `!${nonce.slice(1)}`, mac].join('.'),
+      [prefix, exp, `${nonce.slice(0, -1)}!`, mac].join('.'),
+      [prefix, exp, `${nonce}A`, mac].join('.'),
+      [prefix, exp, nonce, `!${mac.slice(1)}`].join('.'),
+      [prefix, exp, nonce, `${mac.slice(0, -1)}!`].join('.'),
+      [prefix, exp, nonce, `${mac}A`].join('.'),
+    ];
+    for (const shape of shapes) expect(c.verify(shape, 'k', request), shape).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('hold until the second they say, in milliseconds, and no longer', () => {
+    let now = 1_800_000_000_123;
+    const c = new Confirmations('s'.repeat(32), () => now);
+    const { token, expiresAt } = c.issue('k', request);
+    expect(expiresAt).toBeGreaterThanOrEqual(now + TOKEN_TTL_MS);
+    expect(expiresAt).toBeLessThan(now + TOKEN_TTL_MS + 1_000);
+    now = expiresAt;
+    expect(c.verify(token, 'k', request)).toMatchObject({ ok: true, expiresAt });
+    now = expiresAt + 1;
+    expect(c.verify(token, 'k', request)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('bind the person who previewed: another person, or none, cannot confirm it; nor can a person confirm one issued to none', () => {
+    const c = new Confirmations('s'.repeat(32));
+    const alice = c.issue('k', request, 'sub-alice').token;
+    expect(c.verify(alice, 'k', request, 'sub-alice').ok).toBe(true);
+    expect(c.verify(alice, 'k', request, 'sub-bob')).toEqual({ ok: false, reason: 'mismatch' });
+    expect(c.verify(alice, 'k', request)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(c.verify(c.issue('k', request).token, 'k', request, 'sub-alice')).toEqual({ ok: false, reason: 'mismatch' });
+  });
+
   it('give one Idempotency-Key per confirmation and recipient, the same in every replica', () => {
     const a = new Confirmations('s'.repeat(32));
     const b = new Confirmations('s'.repeat(32));
@@ -53,6 +96,24 @@ describe('confirmation tokens', () => {
   it('hash requests canonically (key order does not matter, values do)', () => {
     expect(canonicalJson({ b: 1, a: [{ y: 2, x: 1 }] })).toBe(canonicalJson({ a: [{ x: 1, y: 2 }], b: 1 }));
     expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }));
+  });
+
+  it('write one text per request: keys sorted, lists in their order, an absent field the same as an undefined one', () => {
+    const canonical = '{"a":null,"b":[2,1,{"c":"x","d":true}],"e":"k:v,w"}';
+    const keys = ['e', 'd', 'c', 'b', 'a'];
+    // Every insertion order of the keys gives the same text.
+    for (let shift = 0; shift < keys.length; shift++) {
+      const order = [...keys.slice(shift), ...keys.slice(0, shift)];
+      const value = Object.fromEntries(order.map((k) => [k, ({ a: null, b: [2, 1, { d: true, c: 'x' }], c: undefined, d: undefined, e: 'k:v,w' } as Record<string, unknown>)[k]]));
+      expect(canonicalJson(value)).toBe(canonical);
+    }
+    // A list is not an object with numbered keys, and its order is kept.
+    expect(canonicalJson([1, 2])).toBe('[1,2]');
+    expect(canonicalJson([1, 2])).not.toBe(canonicalJson({ 0: 1, 1: 2 }));
+    expect(canonicalJson(['b', 'a'])).not.toBe(canonicalJson(['a', 'b']));
+    // A request previewed without a due date confirms with dueDate left undefined.
+    const c = new Confirmations('s'.repeat(32));
+    expect(c.verify(c.issue('k', request).token, 'k', { ...request, dueDate: undefined }).ok).toBe(true);
   });
 });
 
@@ -76,6 +137,71 @@ describe('the send ledger', () => {
     expect(await l.recent('g', 'c1', 'tax')).toBeUndefined();
     now += LEDGER_TTL_MS + 1;
     expect(await l.recent('f', 'c1', 'tax')).toBeUndefined();
+  });
+
+  it('keeps recipients and titles apart however their text splits ("ab" + "c" is not "a" + "bc")', async () => {
+    const l = new SendLedger();
+    const release = await l.lock('f', 'ab', 'c');
+    expect(release).toBeDefined();
+    expect(await l.lock('f', 'a', 'bc')).toBeDefined();
+    await l.record('f', 'ab', 'c', { outcome: 'sent', requestId: 'r1', title: 'C' });
+    expect(await l.recent('f', 'a', 'bc')).toBeUndefined();
+  });
+
+  it('says whether a recipient and title are claimed right now, by any ledger on the store', async () => {
+    const store = new MemoryStore();
+    const [a, b] = [new SendLedger(store), new SendLedger(store)];
+    expect(await b.claimed('f', 'c1', 'tax')).toBe(false);
+    const release = await a.lock('f', 'c1', 'tax');
+    expect(await b.claimed('f', 'c1', 'tax')).toBe(true);
+    expect(await b.claimed('f', 'c2', 'tax')).toBe(false);
+    await release!();
+    expect(await b.claimed('f', 'c1', 'tax')).toBe(false);
+  });
+
+  it('a claim whose owner stalled past its lease and was taken over is not released by that owner', async () => {
+    // The owner never renews here (a process frozen mid-send); its lease runs out and another takes the claim.
+    const store = new MemoryStore();
+    const lease = { ttlMs: 50, renewMs: 3_600_000 };
+    const [stalled, next, third] = [new SendLedger(store, Date.now, lease), new SendLedger(store, Date.now, lease), new SendLedger(store, Date.now, lease)];
+    const late = await stalled.lock('f', 'c1', 'tax');
+    expect(late).toBeDefined();
+    await new Promise((r) => setTimeout(r, 80));
+    const current = await next.lock('f', 'c1', 'tax');
+    expect(current).toBeDefined();
+    await late!(); // the stalled owner wakes up and releases what it thinks is its claim
+    expect(await third.lock('f', 'c1', 'tax')).toBeUndefined();
+    await current!();
+  });
+
+  it('counts a record for 24 hours by its own time, even where the store keeps it longer', async () => {
+    let now = 5_000_000;
+    const store = new MemoryStore(); // its own clock: it would keep the record for a real day
+    const l = new SendLedger(store, () => now);
+    await l.record('f', 'c1', 'tax', { outcome: 'sent', requestId: 'r1', title: 'Tax' });
+    now += LEDGER_TTL_MS - 1;
+    expect((await l.recent('f', 'c1', 'tax'))?.requestId).toBe('r1');
+    now += 1;
+    expect(await l.recent('f', 'c1', 'tax')).toBeUndefined();
+  });
+
+  it('counts a record it cannot read as "may have been sent", never as nothing sent', async () => {
+    // A store that hands back a record cut short (a full disk, another version's format).
+    class Garbled extends MemoryStore {
+      override get(key: string) {
+        return key.includes(':send:') ? Promise.resolve('{"outcome":"sent","at":') : super.get(key);
+      }
+    }
+    const l = new SendLedger(new Garbled(), () => 7_000);
+    expect(await l.recent('f', 'c1', 'tax')).toEqual({ outcome: 'may_have_been_sent', at: 7_000, requestId: null, title: '' });
+  });
+
+  it('lets each single-use id through once, per firm', async () => {
+    const l = new SendLedger();
+    expect(await l.claimOnce('f', 'state-1', 60_000)).toBe(true);
+    expect(await l.claimOnce('f', 'state-1', 60_000)).toBe(false);
+    expect(await l.claimOnce('f', 'state-2', 60_000)).toBe(true);
+    expect(await l.claimOnce('g', 'state-1', 60_000)).toBe(true);
   });
 
   it('answers a used token with what its first use did', async () => {

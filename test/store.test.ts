@@ -1,8 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -11,7 +11,7 @@ import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@mo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { SendLedger } from '../src/send/ledger.js';
-import { FileStore, MemoryStore, RedisStore, type SendStore } from '../src/store/index.js';
+import { defaultStateDir, describeRedisUrl, FileStore, MemoryStore, openStore, RedisStore, StoreUnavailableError, storeReach, type SendStore } from '../src/store/index.js';
 import { captured, childEnv, freePort, startRedis as startRedisServer } from './helpers.js';
 
 /**
@@ -20,6 +20,11 @@ import { captured, childEnv, freePort, startRedis as startRedisServer } from './
  * a port of its own. The sandbox counts POSTs: "once" is exactly one POST per case.
  */
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+/**
+ * The mutation run (vitest.stryker.config.ts) skips the tests that run only the built dist/ in child
+ * processes: no mutant is in dist/, and a machine loaded by mutants makes their start-up waits flaky.
+ */
+const MUTATION_RUN = process.env.DOCREQ_MUTATION_RUN === '1';
 const POST = 'POST /api/v1/requests';
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -173,14 +178,14 @@ async function claimRace(where: string, processes: number, keys: string[], ttlMs
 }
 
 describe('the file store: claims raced by real processes', () => {
-  it('6 processes claim the same 25 keys in one folder at once: each key has exactly one winner', async () => {
+  it.skipIf(MUTATION_RUN)('6 processes claim the same 25 keys in one folder at once: each key has exactly one winner', async () => {
     const dir = tempDir();
     const keys = Array.from({ length: 25 }, (_, i) => `firm-race:claim:${i}`);
     const wins = await claimRace(dir, 6, keys, 60_000);
     expect([...wins.values()]).toEqual(keys.map(() => 1));
   });
 
-  it('6 processes take over the same expired claims at once (a process that died): exactly one winner each', async () => {
+  it.skipIf(MUTATION_RUN)('6 processes take over the same expired claims at once (a process that died): exactly one winner each', async () => {
     const dir = tempDir();
     const keys = Array.from({ length: 10 }, (_, i) => `firm-race:claim:stale-${i}`);
     const dead = new FileStore(dir);
@@ -205,7 +210,7 @@ describe('the file store: claims raced by real processes', () => {
   });
 });
 
-describe('the file store: stdio servers of one user', () => {
+describe.skipIf(MUTATION_RUN)('the file store: stdio servers of one user', () => {
   let sb: Sandbox;
   beforeAll(async () => {
     // A service that ignores Idempotency-Key and lists creates 5 s late: only the store keeps a send once.
@@ -339,7 +344,7 @@ describe('the file store: stdio servers of one user', () => {
   });
 });
 
-describe('the redis store: HTTP replicas sharing one redis-server', () => {
+describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-server', () => {
   let sb: Sandbox;
   let redis: Awaited<ReturnType<typeof startRedis>>;
   let r1: Awaited<ReturnType<typeof replica>>;
@@ -439,7 +444,7 @@ describe('the redis store: HTTP replicas sharing one redis-server', () => {
   });
 });
 
-describe('the rate limit in the store', () => {
+describe.skipIf(MUTATION_RUN)('the rate limit in the store', () => {
   let sb: Sandbox;
   let redis: Awaited<ReturnType<typeof startRedis>>;
   beforeAll(async () => {
@@ -528,7 +533,7 @@ describe('claims are leases: renewed while held, cleared soon after their proces
     await redisStore.close();
   });
 
-  it("a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)", async () => {
+  it.skipIf(MUTATION_RUN)("a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)", async () => {
     const dir = tempDir();
     const lib = new URL('../dist/index.js', import.meta.url).href;
     const script = `
@@ -595,6 +600,338 @@ describe('bounded per firm: one firm never evicts another', () => {
     const store = new RedisStore(redis.url);
     await store.ready();
     await floods(store, 20_000);
+    await store.close();
+  });
+});
+
+describe('every backend keeps the one store contract (memory, file, redis)', () => {
+  // Memory and file run on a clock the test moves; redis keeps its own time, so its waits are real and short.
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => stop(redis.child));
+
+  interface Backend {
+    store: SendStore;
+    /** Moves time on by `ms` (the fake clock, or a real wait for redis). */
+    pass: (ms: number) => Promise<unknown>;
+  }
+  const backends: [string, () => Promise<Backend>][] = [
+    [
+      'memory',
+      () => {
+        let now = 1_000_000;
+        return Promise.resolve({ store: new MemoryStore(undefined, () => now), pass: (ms) => Promise.resolve((now += ms)) });
+      },
+    ],
+    [
+      'file',
+      () => {
+        let now = Date.now();
+        return Promise.resolve({ store: new FileStore(tempDir(), undefined, () => now), pass: (ms) => Promise.resolve((now += ms)) });
+      },
+    ],
+    [
+      'redis',
+      async () => {
+        const store = new RedisStore(redis.url);
+        await store.ready();
+        return { store, pass: (ms) => sleep(ms) };
+      },
+    ],
+  ];
+  // Redis waits for real: the lease here is short, with margin around each step.
+  const TTL = 400;
+  const unique = () => `firm-${randomBytes(4).toString('hex')}`;
+
+  it.each(backends)('%s: a claim is one owner\'s until it expires or its owner releases it; only the owner renews or releases', async (_name, make) => {
+    const { store, pass } = await make();
+    const key = `${unique()}:claim:a`;
+    expect(await store.claim(key, 'A', TTL)).toBe(true);
+    expect(await store.claim(key, 'B', TTL)).toBe(false);
+    expect(await store.get(key)).toBe('A');
+    // Another's value neither renews nor releases it.
+    expect(await store.renew(key, 'B', TTL)).toBe(false);
+    expect(await store.release(key, 'B')).toBe(false);
+    expect(await store.get(key)).toBe('A');
+    // Renewed by its owner from now: still held past the first expiry.
+    await pass(TTL / 2);
+    expect(await store.renew(key, 'A', TTL)).toBe(true);
+    await pass((TTL * 3) / 4);
+    expect(await store.claim(key, 'B', TTL)).toBe(false);
+    // Released by its owner: free at once, and a second release finds nothing of its own.
+    expect(await store.release(key, 'A')).toBe(true);
+    expect(await store.get(key)).toBeUndefined();
+    expect(await store.release(key, 'A')).toBe(false);
+    // Expired: taken over by another; its first owner can no longer renew or release it.
+    expect(await store.claim(key, 'A', TTL)).toBe(true);
+    await pass(TTL + 100);
+    expect(await store.get(key)).toBeUndefined();
+    expect(await store.renew(key, 'A', TTL)).toBe(false);
+    expect(await store.claim(key, 'B', TTL)).toBe(true);
+    expect(await store.renew(key, 'A', TTL)).toBe(false);
+    expect(await store.release(key, 'A')).toBe(false);
+    expect(await store.get(key)).toBe('B');
+    await store.close();
+  });
+
+  it.each(backends)('%s: a record lives its TTL, is replaced by a write, and is gone once deleted (deleting nothing is fine)', async (_name, make) => {
+    const { store, pass } = await make();
+    const ns = unique();
+    const [a, b] = [`${ns}:send:a`, `${ns}:send:b`];
+    await store.set(a, 'one', TTL);
+    await store.set(a, 'two', TTL);
+    await store.set(b, 'other', TTL * 10);
+    expect(await store.get(a)).toBe('two');
+    await store.delete(a);
+    expect(await store.get(a)).toBeUndefined();
+    await store.delete(a);
+    await store.delete(`${ns}:send:never-written`);
+    await store.set(a, 'three', TTL);
+    await pass(TTL + 100);
+    expect(await store.get(a)).toBeUndefined();
+    expect(await store.get(b)).toBe('other');
+    // Another namespace's key of the same name is another entry.
+    expect(await store.get(`${unique()}:send:b`)).toBeUndefined();
+    await store.close();
+  });
+
+  it.each(backends)('%s: a counter counts from its first increment, for its TTL from then, not from the last', async (_name, make) => {
+    const { store, pass } = await make();
+    const key = `${unique()}:rate:x`;
+    expect(await store.incr(key, TTL)).toBe(1);
+    expect(await store.incr(key, TTL)).toBe(2);
+    expect(await store.incr(key, TTL, 5)).toBe(7);
+    await pass(TTL / 2);
+    expect(await store.incr(key, TTL)).toBe(8);
+    // The window opened at the first increment: it ends TTL after it, whatever came since.
+    await pass(TTL / 2 + 100);
+    expect(await store.incr(key, TTL, 3)).toBe(3);
+    expect(await store.incr(key, TTL)).toBe(4);
+    await store.close();
+  });
+
+  it.each(backends.slice(0, 2))('%s: an entry is gone at the very millisecond it expires, and a claim is free then', async (_name, make) => {
+    const { store, pass } = await make();
+    const ns = unique();
+    await store.set(`${ns}:send:a`, 'one', 1_000);
+    expect(await store.claim(`${ns}:claim:a`, 'A', 1_000)).toBe(true);
+    await pass(999);
+    expect(await store.get(`${ns}:send:a`)).toBe('one');
+    expect(await store.claim(`${ns}:claim:a`, 'B', 1_000)).toBe(false);
+    await pass(1);
+    expect(await store.get(`${ns}:send:a`)).toBeUndefined();
+    expect(await store.claim(`${ns}:claim:a`, 'B', 1_000)).toBe(true);
+  });
+
+  it('file: two stores on one folder counting and renewing at once, each under the lock: no count lost, no call refused', async () => {
+    const dir = tempDir();
+    const [a, b] = [new FileStore(dir), new FileStore(dir)];
+    const key = 'firm-busy:rate:x';
+    const claims = await Promise.all([a, b].map((s, i) => s.claim(`firm-busy:claim:${i}`, `v${i}`, 60_000)));
+    expect(claims).toEqual([true, true]);
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        const s = i % 2 ? a : b;
+        return i % 4 < 2 ? s.incr(key, 60_000) : s.renew(`firm-busy:claim:${i % 2 ? 0 : 1}`, `v${i % 2 ? 0 : 1}`, 60_000);
+      }),
+    );
+    expect(await a.incr(key, 60_000, 0)).toBe(20);
+  });
+
+  it('file: folders 0700 and entries 0600, folders left by an older version included', async () => {
+    const dir = join(tempDir(), 'state');
+    mkdirSync(join(dir, 'v1'), { recursive: true, mode: 0o755 });
+    const store = new FileStore(dir);
+    await store.set('firm-modes:send:a', 'x', 60_000);
+    expect(await store.claim('firm-modes:claim:a', 'x', 60_000)).toBe(true);
+    const firm = join(dir, 'v1', readdirSync(join(dir, 'v1'))[0]!);
+    for (const folder of [dir, join(dir, 'v1'), firm]) expect(statSync(folder).mode & 0o777, folder).toBe(0o700);
+    const files = readdirSync(firm).filter((f) => !f.startsWith('.'));
+    expect(files).toHaveLength(2);
+    for (const f of files) expect(statSync(join(firm, f)).mode & 0o777, f).toBe(0o600);
+  });
+
+  it('file: works again once its folder can be made (a failure is not remembered)', async () => {
+    const dir = tempDir();
+    const blocker = join(dir, 'later');
+    writeFileSync(blocker, 'x');
+    const store = new FileStore(join(blocker, 'state'));
+    await expect(store.get('firm-later:send:a')).rejects.toBeInstanceOf(StoreUnavailableError);
+    rmSync(blocker);
+    mkdirSync(blocker);
+    await store.set('firm-later:send:a', 'back', 60_000);
+    expect(await store.get('firm-later:send:a')).toBe('back');
+  });
+
+  it('file: an entry it cannot read for another reason than absence or a cut-short write fails closed, never reads as absent', async () => {
+    const dir = tempDir();
+    const store = new FileStore(dir);
+    const key = 'firm-dir:send:a';
+    await store.get(key); // makes the firm's folder
+    const sha = (text: string, n: number) => createHash('sha256').update(text).digest('hex').slice(0, n);
+    mkdirSync(join(dir, 'v1', sha('firm-dir', 24), sha(key, 40))); // where the entry's file goes: a folder
+    const error = await store.get(key).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain('EISDIR');
+  });
+
+  it('file: a claim file in a shape it does not know counts as being written for its first seconds, then as expired', async () => {
+    let now = Date.now();
+    const dir = tempDir();
+    const store = new FileStore(dir, undefined, () => now);
+    const key = 'firm-shape:claim:a';
+    await store.get(key);
+    const sha = (text: string, n: number) => createHash('sha256').update(text).digest('hex').slice(0, n);
+    const path = join(dir, 'v1', sha('firm-shape', 24), sha(key, 40));
+    writeFileSync(path, '{"v":"someone"}', { mode: 0o600 });
+    const written = Math.floor(Date.now() / 1_000) * 1_000 - 1_000; // whole seconds: an mtime the file system keeps exactly
+    utimesSync(path, new Date(written), new Date(written));
+    expect(statSync(path).mtimeMs).toBe(written);
+    now = written + 4_999;
+    expect(await store.claim(key, 'B', 60_000)).toBe(false);
+    now = written + 5_000; // five seconds to the millisecond: no longer being written
+    expect(await store.claim(key, 'B', 60_000)).toBe(true);
+  });
+
+  it('file: an unusable folder refuses every operation as the store being unavailable, naming the store and the error code, never the raw error', async () => {
+    const dir = tempDir();
+    const blocker = join(dir, 'not-a-folder');
+    writeFileSync(blocker, 'x');
+    const store = new FileStore(join(blocker, 'state'));
+    const key = 'firm-x:send:a';
+    const attempts: [string, Promise<unknown>][] = [
+      ['claim', store.claim(key, 'v', 1_000)],
+      ['renew', store.renew(key, 'v', 1_000)],
+      ['release', store.release(key, 'v')],
+      ['get', store.get(key)],
+      ['set', store.set(key, 'v', 1_000)],
+      ['delete', store.delete(key)],
+      ['incr', store.incr(key, 1_000)],
+    ];
+    for (const [what, attempt] of attempts) {
+      const error = await attempt.then(() => undefined, (e: unknown) => e);
+      expect(error, what).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).message, what).toContain(`Nothing was sent: the send store (the file store at ${join(blocker, 'state')}) cannot be used (ENOTDIR on mkdir)`);
+    }
+  });
+
+  it('file: a claim file whose writer died before writing it, and was then removed, is free', async () => {
+    let now = Date.now();
+    const dir = tempDir();
+    const store = new FileStore(dir, undefined, () => now);
+    const key = 'firm-gone:claim:a';
+    expect(await store.claim(key, 'A', 60_000)).toBe(true);
+    const folder = join(dir, 'v1', readdirSync(join(dir, 'v1'))[0]!);
+    for (const f of readdirSync(folder)) if (!f.startsWith('.')) writeFileSync(join(folder, f), ''); // created, not yet written
+    expect(await store.claim(key, 'B', 60_000)).toBe(false);
+    for (const f of readdirSync(folder)) if (!f.startsWith('.')) rmSync(join(folder, f));
+    expect(await store.claim(key, 'B', 60_000)).toBe(true);
+    now += 1;
+    expect(await store.get(key)).toBe('B');
+  });
+
+  it('file: pruning drops expired entries and writers\' leftovers, and over the bound the soonest-expiring records, never a live claim', async () => {
+    let now = Date.now();
+    const dir = tempDir();
+    const store = new FileStore(dir, 10, () => now);
+    const ns = 'firm-prune';
+    // A claim of a send in flight (minutes) and 30 records of a day.
+    expect(await store.claim(`${ns}:claim:live`, 'A', 10 * 60_000)).toBe(true);
+    for (let i = 0; i < 30; i++) await store.set(`${ns}:send:${i}`, `r${i}`, 24 * 3_600_000 + i * 60_000);
+    await store.set(`${ns}:send:short`, 'short', 10_000);
+    const folder = join(dir, 'v1', readdirSync(join(dir, 'v1'))[0]!);
+    writeFileSync(join(folder, 'abc.123.tmp'), 'half'); // a writer that died mid-write
+    now += 30_000; // "short" has expired; the claim has not; the leftover is 30 s old: kept
+    await store.prune(folder);
+    expect(readdirSync(folder)).toContain('abc.123.tmp');
+    expect(await store.get(`${ns}:send:short`)).toBeUndefined();
+    now += 40_000; // the leftover is over a minute old
+    await store.prune(folder);
+    const left = readdirSync(folder).filter((f) => !f.startsWith('.'));
+    expect(left).not.toContain('abc.123.tmp');
+    expect(await store.get(`${ns}:claim:live`)).toBe('A');
+    expect(await store.get(`${ns}:send:short`)).toBeUndefined();
+    // Over the bound of 10: the records expiring soonest went, the latest stayed.
+    expect(await store.get(`${ns}:send:0`)).toBeUndefined();
+    expect(await store.get(`${ns}:send:29`)).toBe('r29');
+    expect(left.filter((f) => !f.endsWith('.tmp')).length).toBe(10);
+  });
+});
+
+describe('where the store is, and what it holds across', () => {
+  it('the state folder: XDG (or ~/.local/state) on Linux, Application Support on macOS, LOCALAPPDATA on Windows', () => {
+    expect(defaultStateDir({ XDG_STATE_HOME: '/x/state' }, 'linux')).toBe(join('/x/state', 'docreq-mcp'));
+    expect(defaultStateDir({}, 'linux')).toBe(join(homedir(), '.local', 'state', 'docreq-mcp'));
+    expect(defaultStateDir({}, 'darwin')).toBe(join(homedir(), 'Library', 'Application Support', 'docreq-mcp'));
+    expect(defaultStateDir({ LOCALAPPDATA: 'C:/Users/a/AppData/Local' }, 'win32')).toBe(join('C:/Users/a/AppData/Local', 'docreq-mcp'));
+    expect(defaultStateDir({}, 'win32')).toBe(join(homedir(), 'AppData', 'Local', 'docreq-mcp'));
+  });
+
+  it('DOCREQ_STORE=redis without a URL is the local redis', async () => {
+    const store = openStore({ backend: 'redis', stateDir: undefined, url: undefined });
+    expect(store.name).toBe('redis at 127.0.0.1:6379/0');
+    await store.close();
+  });
+
+  it('says what once-only and the rate limit hold across, for each store, in stdio and team mode', () => {
+    const file = new FileStore('/s');
+    const memory = new MemoryStore();
+    const redis = { scope: 'replicas', name: 'redis at r:6379/0' } as SendStore;
+    expect(storeReach(redis, true)).toEqual({ shared: true, note: 'once-only and the rate limit hold across every replica (redis at r:6379/0)' });
+    expect(storeReach(file, false)).toEqual({ shared: true, note: 'once-only holds across the processes of this machine only (the file store at /s)' });
+    expect(storeReach(memory, false)).toEqual({ shared: false, note: 'once-only holds per process only (memory store)' });
+    expect(storeReach(file, true)).toEqual({
+      shared: false,
+      note: 'no shared store: once-only holds across the processes of this machine only (the file store at /s), and the rate limit holds per process only; replicas need DOCREQ_STORE_URL=redis://… (contract §7)',
+    });
+  });
+
+  it('memory: over its bound it drops expired entries first, then the oldest', async () => {
+    let now = 0;
+    const store = new MemoryStore(3, () => now);
+    await store.set('f:send:old', 'old', 60_000);
+    await store.set('f:send:short', 'short', 10);
+    await store.set('f:send:c', 'c', 60_000);
+    now = 20;
+    await store.set('f:send:d', 'd', 60_000);
+    expect(await store.get('f:send:old')).toBe('old');
+    expect(await store.get('f:send:d')).toBe('d');
+  });
+});
+
+describe('the redis store says where it is, never who', () => {
+  it('names the address and database, never the user or password; a URL it cannot read is named as the setting', () => {
+    expect(describeRedisUrl('redis://user:s3cret@cache.internal:6380/2')).toBe('redis at cache.internal:6380/2');
+    expect(describeRedisUrl('rediss://:s3cret@cache.internal')).toBe('rediss at cache.internal:6379/0');
+    expect(describeRedisUrl('redis://127.0.0.1/')).toBe('redis at 127.0.0.1:6379/0');
+    expect(describeRedisUrl('not a url')).toBe('redis (DOCREQ_STORE_URL, not a URL)');
+  });
+
+  it('a command redis refuses while connected is the store being unavailable, named by the error kind, nothing of the value', async () => {
+    const redis = await startRedis();
+    const store = new RedisStore(redis.url);
+    await store.ready();
+    await store.set('firm-wrong:rate:x', 'not-a-number-s3cret', 60_000);
+    const error = await store.incr('firm-wrong:rate:x', 60_000).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain(`(redis at 127.0.0.1:${redis.port}/3) cannot be used (Error)`);
+    expect((error as Error).message).not.toContain('s3cret');
+    await store.close();
+    await stop(redis.child);
+  });
+
+  it('a redis nobody answers: commands are refused at once as the store being unavailable, the error named by its code, the password nowhere', async () => {
+    const port = await freePort();
+    const said: string[] = [];
+    const store = new RedisStore(`redis://user:s3cret@127.0.0.1:${port}/1`, (m) => said.push(m));
+    const error = await store.claim('firm-down:claim:a', 'A', 1_000).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain(`(redis at 127.0.0.1:${port}/1) cannot be used (not connected: ECONNREFUSED)`);
+    await expect(store.ready(100)).rejects.toThrow(`not connected: ECONNREFUSED`);
+    expect(said).toEqual([`send store redis at 127.0.0.1:${port}/1: ECONNREFUSED; sending is refused until it is back`]);
+    expect([...said, (error as Error).message].join('\n')).not.toContain('s3cret');
     await store.close();
   });
 });

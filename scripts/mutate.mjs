@@ -1,0 +1,232 @@
+#!/usr/bin/env node
+// npm run mutate [-- options]: the mutation run of contract §10 (docs/proof.md).
+// Runs Stryker (stryker.config.mjs) over the modules that hold the promises, prints the score per
+// module, and checks every surviving or uncovered mutant against mutation/survivors.json: each one
+// there carries the reason it cannot matter. Exit 1 on a survivor not listed, a reason still "TODO",
+// or a score under 90%.
+//
+// Options of its own:
+//   --full             re-test every mutant (default: incremental, only mutants in changed code or
+//                      reached by changed tests are run again; the rest is read from
+//                      mutation/stryker-incremental.json)
+//   --ci               incremental, and only over the files the incremental record already holds
+//                      (a module never run in full is left to --full, which takes hours)
+//   --check            no Stryker run: check the last report (reports/mutation/mutation.json) again
+//   --report <file>    with --check: check that report instead (e.g. mutation/stryker-incremental.json,
+//                      which a run stopped with Ctrl-C leaves with what it had tested)
+//   --write-baseline   add new survivors to mutation/survivors.json with reason "TODO" (the check
+//                      fails until each has a real reason) and drop entries now killed
+// Every other option goes to Stryker as it is: --mutate <globs, comma-separated>, --concurrency N,
+// --logLevel debug, --timeoutMS N, …
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = resolve(new URL('..', import.meta.url).pathname);
+const BASELINE = resolve(ROOT, 'mutation/survivors.json');
+const MIN_SCORE = 90; // contract §10
+const config = (await import(pathToFileURL(resolve(ROOT, 'stryker.config.mjs')).href)).default;
+const REPORT = resolve(ROOT, config.jsonReporter.fileName);
+const INCREMENTAL = resolve(ROOT, config.incrementalFile);
+
+// ---- arguments ------------------------------------------------------------------------------------
+const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined };
+const strykerOptions = {};
+const args = process.argv.slice(2);
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i];
+  if (arg === '--full') own.full = true;
+  else if (arg === '--ci') own.ci = true;
+  else if (arg === '--check') own.check = true;
+  else if (arg === '--write-baseline') own.writeBaseline = true;
+  else if (arg === '--report') own.report = resolve(args[++i] ?? '');
+  else if (arg === '--incremental') strykerOptions.incremental = true; // the default; accepted
+  else if (arg.startsWith('--')) {
+    const [name, inline] = arg.slice(2).split(/=(.*)/s);
+    const next = args[i + 1];
+    const value = inline ?? (next !== undefined && !next.startsWith('--') ? (i++, next) : 'true');
+    strykerOptions[name] = name === 'mutate' ? value.split(',') : value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value;
+  } else {
+    console.error(`mutate: unexpected argument ${arg} (options start with --; see the top of scripts/mutate.mjs)`);
+    process.exit(2);
+  }
+}
+
+// ---- the run --------------------------------------------------------------------------------------
+/** The incremental record of the last runs, if any (Stryker's JSON report format). */
+const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined);
+
+if (!own.check) {
+  if (!existsSync(resolve(ROOT, 'dist/cli.js'))) {
+    console.error('mutate: dist/ is missing; some tests in the mutated files run the built CLI. Run `npm run build` first (npm test does).');
+    process.exit(2);
+  }
+  const before = readJson(INCREMENTAL);
+  const options = { incremental: true, ...strykerOptions };
+  if (own.full) options.force = true;
+  if (own.ci) {
+    const known = Object.keys(before?.files ?? {});
+    if (!known.length) {
+      console.error(`mutate --ci: ${config.incrementalFile} holds no result yet; run \`npm run mutate -- --full\` once and commit it.`);
+      process.exit(1);
+    }
+    const missing = config.mutate.filter((glob) => !known.some((file) => matchesGlob(file, glob)));
+    if (missing.length) console.log(`mutate --ci: not in the incremental record yet (run --full for them): ${missing.join(', ')}`);
+    options.mutate = known.filter((file) => config.mutate.some((glob) => matchesGlob(file, glob)));
+    if (!process.stdout.isTTY) options.reporters = ['json', 'dots'];
+  }
+  const started = Date.now();
+  const Stryker = await loadStryker();
+  try {
+    await new Stryker(options).runMutationTest();
+  } catch (error) {
+    console.error(`mutate: Stryker failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  console.log(`\nmutate: Stryker took ${formatDuration(Date.now() - started)}`);
+  // A run over part of the modules (--mutate, --ci) keeps the others' results in the record.
+  if (before) mergeIncremental(before, readJson(INCREMENTAL));
+}
+
+// ---- the check ------------------------------------------------------------------------------------
+const report = readJson(own.report ?? REPORT);
+if (!report) {
+  console.error(`mutate: no report at ${own.report ?? REPORT}`);
+  process.exit(1);
+}
+const failures = check(report);
+if (failures.length) {
+  console.log(`\nmutate FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+  process.exit(1);
+}
+console.log('\nmutate passed');
+
+// ---- helpers --------------------------------------------------------------------------------------
+
+/**
+ * Stryker 10 declares Node >= 22 and its CLI refuses older ones; the project runs on Node 20.18+,
+ * where the run itself works (measured: docs/proof.md). Its API is loaded past that start-up check.
+ */
+async function loadStryker() {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return (await import('@stryker-mutator/core')).Stryker;
+  return (await import(pathToFileURL(resolve(ROOT, 'node_modules/@stryker-mutator/core/dist/src/stryker.js')).href)).Stryker;
+}
+
+/** Enough of glob matching for the patterns of stryker.config.mjs (`**`, `*`). */
+function matchesGlob(file, glob) {
+  const re = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(?:.*/)?').replace(/\*\*/g, '.*').replace(/\*/g, '[^/]*');
+  return new RegExp(`^${re}$`).test(file);
+}
+
+function mergeIncremental(before, after) {
+  if (!after) return;
+  for (const [file, value] of Object.entries(before.files ?? {})) if (!(file in after.files) && existsSync(resolve(ROOT, file))) after.files[file] = value;
+  for (const [file, value] of Object.entries(before.testFiles ?? {})) if (!(file in (after.testFiles ??= {})) && existsSync(resolve(ROOT, file))) after.testFiles[file] = value;
+  writeFileSync(INCREMENTAL, JSON.stringify(after, null, 2));
+}
+
+function formatDuration(ms) {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** The source line a mutant starts on, trimmed: with the mutator and the replacement, what names a mutant across edits. */
+function lineOf(source, line) {
+  return (source.split('\n')[line - 1] ?? '').trim();
+}
+
+/** The mutated text itself (location columns are 1-based, end exclusive). */
+function originalOf(source, { start, end }) {
+  const lines = source.split('\n');
+  const first = start.line === end.line ? lines[start.line - 1].slice(start.column - 1, end.column - 1) : [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
+  return first.length > 200 ? `${first.slice(0, 200)}…` : first;
+}
+
+/** What names a mutant in mutation/survivors.json: file, mutator, replacement and its source line's text. */
+function keyOf(e) {
+  return JSON.stringify([e.file, e.mutator, e.replacement, e.line]);
+}
+
+function check(report) {
+  const failures = [];
+  const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+  const rows = [];
+  const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0, errors: 0 };
+  const undetected = [];
+  for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+    const row = { file, killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0, errors: 0 };
+    for (const m of mutants) {
+      if (m.status === 'Killed') row.killed++;
+      else if (m.status === 'Timeout') row.timeout++;
+      else if (m.status === 'Survived') row.survived++;
+      else if (m.status === 'NoCoverage') row.noCoverage++;
+      else if (m.status === 'Ignored') row.ignored++;
+      else row.errors++; // CompileError, RuntimeError, Pending: not counted in the score
+      if (UNDETECTED.has(m.status))
+        undetected.push({
+          file,
+          mutator: m.mutatorName,
+          replacement: m.replacement ?? '',
+          line: lineOf(source, m.location.start.line),
+          original: originalOf(source, m.location),
+          status: m.status,
+          at: m.location.start.line,
+        });
+    }
+    for (const k of Object.keys(total)) total[k] += row[k];
+    rows.push(row);
+  }
+  const score = (r) => {
+    const detected = r.killed + r.timeout;
+    const valid = detected + r.survived + r.noCoverage;
+    return valid ? (100 * detected) / valid : 100;
+  };
+  const pad = (v, n) => String(v).padStart(n);
+  console.log(`\nmutation score per module (killed + timeout over killed + timeout + survived + no coverage; static mutants are not run: "static")`);
+  console.log(`${'module'.padEnd(36)} ${pad('score', 7)} ${pad('killed', 7)} ${pad('survived', 9)} ${pad('no cov', 7)} ${pad('timeout', 8)} ${pad('static', 7)} ${pad('errors', 7)}`);
+  for (const r of [...rows, { ...total, file: 'all' }])
+    console.log(`${r.file.padEnd(36)} ${pad(score(r).toFixed(1) + '%', 7)} ${pad(r.killed, 7)} ${pad(r.survived, 9)} ${pad(r.noCoverage, 7)} ${pad(r.timeout, 8)} ${pad(r.ignored, 7)} ${pad(r.errors, 7)}`);
+  if (score(total) < MIN_SCORE) failures.push(`the mutation score is ${score(total).toFixed(1)}%, under ${MIN_SCORE}% (contract §10)`);
+
+  // The baseline: a multiset of mutants by file, mutator, replacement and source line.
+  const baseline = readJson(BASELINE) ?? { survivors: [] };
+  const inScope = new Set(Object.keys(report.files));
+  const pool = new Map();
+  for (const entry of baseline.survivors) {
+    const k = keyOf(entry);
+    pool.set(k, [...(pool.get(k) ?? []), entry]);
+  }
+  const fresh = [];
+  const kept = [];
+  for (const u of undetected) {
+    const list = pool.get(keyOf(u));
+    if (list?.length) kept.push({ ...list.shift(), at: u.at, status: u.status });
+    else fresh.push(u);
+  }
+  const nowKilled = [...pool.values()].flat().filter((e) => inScope.has(e.file));
+  const outOfScope = baseline.survivors.filter((e) => !inScope.has(e.file));
+
+  if (nowKilled.length) {
+    console.log(`\nnow killed (listed in ${'mutation/survivors.json'}, no longer surviving${own.writeBaseline ? ': dropped' : ''}):`);
+    for (const e of nowKilled) console.log(`  ${e.file}  ${e.mutator}  ${JSON.stringify(e.replacement)}  in: ${e.line}`);
+  }
+  const todo = kept.filter((e) => !e.reason || e.reason.trim() === '' || e.reason.trim() === 'TODO');
+  if (fresh.length) {
+    console.log(`\n${own.writeBaseline ? 'added to mutation/survivors.json with reason "TODO"' : 'survivors not in mutation/survivors.json'} (${fresh.length}):`);
+    for (const u of fresh) console.log(`  ${u.file}:${u.at}  ${u.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${u.mutator}  ${JSON.stringify(u.original)} -> ${JSON.stringify(u.replacement)}\n      ${u.line}`);
+    if (!own.writeBaseline) failures.push(`${fresh.length} surviving mutant(s) not in mutation/survivors.json: kill each with a test of the behaviour, or list it with the reason it cannot matter (docs/proof.md)`);
+  }
+  if (own.writeBaseline) {
+    const next = [
+      ...outOfScope,
+      ...kept.map(({ at: _at, status: _status, ...e }) => e),
+      ...fresh.map(({ at: _at, status, ...u }) => ({ ...u, status, reason: 'TODO' })),
+    ].sort((a, b) => a.file.localeCompare(b.file) || keyOf(a).localeCompare(keyOf(b)));
+    writeFileSync(BASELINE, `${JSON.stringify({ ...baseline, survivors: next.map(({ file, mutator, replacement, original, line, status, reason }) => ({ file, mutator, replacement, original, line, status, reason })) }, null, 2)}\n`);
+    console.log(`\nwrote mutation/survivors.json: ${next.length} entries`);
+    for (const e of fresh) todo.push(e);
+  }
+  if (todo.length) failures.push(`${todo.length} entr${todo.length === 1 ? 'y' : 'ies'} of mutation/survivors.json without a reason ("TODO")`);
+  console.log(`\nsurvivors: ${undetected.length} (${kept.length} listed in mutation/survivors.json${todo.length ? `, ${todo.length} of them TODO` : ''}, ${fresh.length} new)`);
+  return failures;
+}

@@ -1,0 +1,41 @@
+// Mutation testing (contract §10, docs/proof.md). Run it with `npm run mutate` (scripts/mutate.mjs),
+// which checks the survivors against mutation/survivors.json; `npx stryker run` alone only reports.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  // The modules that hold the promises (§1): once and as previewed (send/, store/, the send steps and
+  // both send tools), sealed (text/), sign-in (policy; tokens, PKCE, redirect URIs, consent in
+  // auth/index.ts and its pages), the HTTP front door and the rate limit, exact (the answer cache).
+  mutate: [
+    'src/send/**/*.ts',
+    'src/store/**/*.ts',
+    'src/text/**/*.ts',
+    'src/tools/sending.ts',
+    'src/tools/create-request.ts',
+    'src/tools/create-request-batch.ts',
+    'src/auth/policy.ts',
+    'src/auth/index.ts',
+    'src/auth/pages.ts',
+    'src/transport/key-scope.ts',
+    'src/transport/http.ts',
+    'src/freeze.ts',
+  ],
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.stryker.config.ts', pool: 'forks', related: true },
+  // Each mutant runs only the tests that reached it.
+  coverageAnalysis: 'perTest',
+  // A mutant reached only while a module loads or a suite starts its servers (beforeAll) would need
+  // the whole related suite per mutant (minutes each): such "static" mutants are counted apart, not run.
+  ignoreStatic: true,
+  concurrency: 2,
+  timeoutMS: 10_000,
+  reporters: ['json', 'html', 'progress'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  // `--incremental` re-tests only mutants in changed code or changed tests; the file is checked in.
+  incrementalFile: 'mutation/stryker-incremental.json',
+  // Copied to the sandbox: the source, the tests, and dist/ (tests that mix in-process and built-CLI
+  // runs need it in the dry run). Not these:
+  ignorePatterns: ['reports', 'coverage', 'bundle', '.bench', '*.mcpb', '*.tgz', 'test/.generated', '.vitest-*', 'mutation/stryker-incremental.json'],
+  cleanTempDir: 'always',
+  thresholds: { high: 95, low: 90, break: null },
+};

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { plainIssue } from './issues.js';
 
 /** What a tool call needs to reach the service; absent while the configuration is incomplete. */
-export interface ApiSettings {
+interface ApiSettings {
   apiKey: string;
   baseUrl: string;
 }
@@ -532,7 +532,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The known name closest to `name` (compared without case, `-` or `_`), when it is close enough to be a slip. */
-export function closestName<T extends string>(name: string, known: readonly T[]): T | undefined {
+function closestName<T extends string>(name: string, known: readonly T[]): T | undefined {
   const plain = (s: string) => s.toLowerCase().replace(/^(docreq_|--)/, '').replace(/[-_]/g, '');
   const target = plain(name);
   let best: T | undefined;

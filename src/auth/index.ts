@@ -21,7 +21,7 @@ import { StoreUnavailableError } from '../store/store.js';
 
 export type { AuthStore } from './store.js';
 export { MemoryAuthStore } from './store.js';
-export type { Policy, Role } from './policy.js';
+export type { Policy } from './policy.js';
 
 export interface Identity {
   email: string;
@@ -30,7 +30,7 @@ export interface Identity {
   role: Role;
 }
 
-export type Authentication = { ok: true; identity: Identity; apiKey: string } | { ok: false; status: number; wwwAuthenticate: string; message: string };
+type Authentication = { ok: true; identity: Identity; apiKey: string } | { ok: false; status: number; wwwAuthenticate: string; message: string };
 
 export interface AuthOptions {
   /** The address hosts reach this service at (no trailing slash): the issuer, and `${publicUrl}/mcp` the resource. */
@@ -136,8 +136,8 @@ class OAuthError extends Error {
 }
 
 /** What a client may register as redirect URIs (RFC 8252, OAuth 2.1 §2.3.1; README "Deploying it for a firm"). */
-export const REDIRECT_URIS_MAX = 10;
-export const REDIRECT_URI_MAX_LENGTH = 500;
+const REDIRECT_URIS_MAX = 10;
+const REDIRECT_URI_MAX_LENGTH = 500;
 const APP_SCHEMES = /^(cursor|vscode|vscode-insiders|claude|windsurf):$/;
 const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
 
@@ -146,7 +146,7 @@ const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
  * or `bad` (refused: not a URL, too long, a fragment, user info, a wildcard, plain http off loopback,
  * or any other scheme than https, http on loopback and an app's private-use scheme).
  */
-export function redirectUriVerdict(text: unknown, hosts: ReadonlySet<string>): 'ok' | 'unlisted' | 'bad' {
+function redirectUriVerdict(text: unknown, hosts: ReadonlySet<string>): 'ok' | 'unlisted' | 'bad' {
   if (typeof text !== 'string' || text.length > REDIRECT_URI_MAX_LENGTH || text.includes('*') || text.includes('#')) return 'bad';
   let url: URL;
   try {

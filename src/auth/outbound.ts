@@ -86,7 +86,7 @@ class RefusedAddress extends Error {
 }
 
 /** A socket lookup that resolves the name and refuses it unless every address it has is public. */
-export function guardedLookup(allowLoopback: boolean): LookupFunction {
+function guardedLookup(allowLoopback: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { all: true, family: options.family ?? 0, ...(options.hints !== undefined ? { hints: options.hints } : {}) }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);

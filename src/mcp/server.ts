@@ -12,7 +12,6 @@ import { Confirmations, TOKEN_TTL_MS } from '../send/token.js';
 import type { Confirmation, SendingContext, ToolContext, ToolDefinition } from '../tools/define.js';
 import { INSTRUCTIONS, TOOLS } from '../tools/index.js';
 import { templateCatalog, watchTemplateNames } from '../templates/load.js';
-import { registerApps } from '../ui/apps.js';
 import { VERSION } from '../version.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { decodeArguments, describeIssues } from './arguments.js';
@@ -54,7 +53,7 @@ export interface ServerOptions {
  * cache may keep it, except as cacheHintsFor says (a templates file, a signed-in person's role); nothing in them is revalidated against the
  * service. resources/read of a template is the same; server/discover too.
  */
-export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> = {
+const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> = {
   'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
@@ -68,7 +67,7 @@ export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resour
  * template resources), so with one the lists are kept a minute; a signed-in person's tools/list depends
  * on their role (a reader is not offered the sending tools), so it is private to them.
  */
-export function cacheHintsFor(templatesFile: string | undefined, perPerson: boolean): typeof CACHE_HINTS {
+function cacheHintsFor(templatesFile: string | undefined, perPerson: boolean): typeof CACHE_HINTS {
   if (!templatesFile && !perPerson) return CACHE_HINTS;
   const ttlMs = templatesFile ? 60_000 : 3_600_000;
   const out: typeof CACHE_HINTS = {};
@@ -83,7 +82,7 @@ export function cacheHintsFor(templatesFile: string | undefined, perPerson: bool
  * firm, false ever after (within the ledger's memory). The one place to rewire onto the send store's
  * `claim(key, value, ttlMs)`.
  */
-export function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): Promise<boolean> {
+function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): Promise<boolean> {
   return ledger.claimOnce(firm, `mrtr:${stateId}`, ttlMs);
 }
 
@@ -369,6 +368,5 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       return errorResult(`${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
     }
   }
-  registerApps(server);
   return server;
 }

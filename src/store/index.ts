@@ -3,10 +3,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { FileStore } from './file.js';
 import { MemoryStore } from './memory.js';
-import { RedisStore } from './redis.js';
+import { describeRedisUrl, RedisStore } from './redis.js';
 import { StoreUnavailableError, type SendStore } from './store.js';
 
-export { FileStore, MemoryStore, RedisStore, StoreUnavailableError, type SendStore };
+export { describeRedisUrl, FileStore, MemoryStore, RedisStore, StoreUnavailableError, type SendStore };
 
 export interface StoreSettings {
   backend: 'file' | 'redis' | 'memory';

@@ -17,7 +17,7 @@ const INCR = "local n = redis.call('incrby', KEYS[1], ARGV[2]) if redis.call('pt
 const PREFIX = 'docreq:';
 
 /** Where a redis URL points, without user or password: what messages may say. */
-function describeRedisUrl(url: string): string {
+export function describeRedisUrl(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol === 'rediss:' ? 'rediss' : 'redis'} at ${u.hostname}:${u.port || 6379}/${u.pathname.replace(/^\//, '') || '0'}`;

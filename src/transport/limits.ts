@@ -4,7 +4,7 @@
  * (the SDK's message schemas, argument decoding, validation) ever meets one deep enough to overflow
  * the stack. No tool's arguments come near it: the deepest are a batch's recipients' items (6).
  */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /**
  * True when JSON text opens more than `max` arrays or objects inside one another. Linear, with no

@@ -14,11 +14,11 @@ import { nestsDeeper, requestId, TOO_DEEP } from './limits.js';
  *   is paused while any wait (so at most one chunk of read-ahead is held). Reading and dispatching
  *   resume when answers go out and stdout drains.
  */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 /** Pending output (bytes) above which no new request is dispatched until the host drains stdout. */
-export const MAX_PENDING_OUTPUT = 1024 * 1024;
+const MAX_PENDING_OUTPUT = 1024 * 1024;
 /** Requests dispatched and not yet answered, at most. */
-export const MAX_IN_FLIGHT = 16;
+const MAX_IN_FLIGHT = 16;
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;

@@ -1,4 +1,4 @@
-import type { ReadResourceResult, Resource, Server, Tool } from '@modelcontextprotocol/server';
+import type { ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/server';
 import { pageHtml, type PageName } from './pages.js';
 
 /**
@@ -62,12 +62,4 @@ export function readAppPage(uri: string): ReadResourceResult | undefined {
   const page = APP_PAGES.find((p) => p.uri === uri);
   if (!page) return undefined;
   return { contents: [{ uri: page.uri, mimeType: APP_MIME_TYPE, text: pageHtml(page.page), _meta: { ui: { csp: APP_CSP, prefersBorder: true } } }] };
-}
-
-/**
- * Kept for createServer's call (mcp/server.ts) until that file drops it: the pages are now composed
- * where each answer is made (above), so there is nothing left to register afterwards.
- */
-export function registerApps(_server: Server): void {
-  return;
 }

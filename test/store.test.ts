@@ -884,7 +884,7 @@ describe('where the store is, and what it holds across', () => {
     expect(storeReach(memory, false)).toEqual({ shared: false, note: 'once-only holds per process only (memory store)' });
     expect(storeReach(file, true)).toEqual({
       shared: false,
-      note: 'no shared store: once-only holds across the processes of this machine only (the file store at /s), and the rate limit holds per process only; replicas need DOCREQ_STORE_URL=redis://… (contract §7)',
+      note: 'no shared store: once-only holds across the processes of this machine only (the file store at /s), and the rate limit holds per process only; replicas need DOCREQ_STORE_URL=redis://… to share them',
     });
   });
 

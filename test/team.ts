@@ -37,6 +37,8 @@ export interface SignInServiceOptions {
   /** The demo identity provider's options (claims shaped as another IdP's, refresh tokens), and a hand on it once started. */
   idp?: DemoIdpOptions;
   onIdp?: (idp: DemoIdp) => void;
+  /** Serve the metrics on this loopback port (team mode's DOCREQ_METRICS_PORT). */
+  metricsPort?: number;
 }
 
 export { teamService };
@@ -46,6 +48,7 @@ export async function signInService(sb: Sandbox, options: SignInServiceOptions =
   let closeIdp = () => Promise.resolve();
   afterAll(() => closeIdp());
   return teamService(sb, {
+    ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort }),
     config: loadConfig({ confirmSend: options.confirmSend ?? 'never' }, { DOCREQ_BASE_URL: sb.url }),
     write: (line) => {
       lines.push(line);

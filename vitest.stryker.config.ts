@@ -15,6 +15,8 @@ export const NOT_MUTATION_TESTED = [
   'test/package.test.ts', // npm pack and the packed dist/
   'test/readme.test.ts', // the built CLI's help and README snippets run as child processes
   'test/stdio.test.ts', // the built binary over stdio
+  'test/shipped.test.ts', // the built CLI in Chromium, and the packed MCP Bundle
+  'test/quiet-start.test.ts', // the built CLI's start-up lines
 ];
 
 export default defineConfig({

@@ -1,15 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { suiteEnvironment } from '../test/global-setup.js';
 
 /**
- * The mutation run's own state folder (vitest.stryker.config.ts): the send store's file backend and
- * every spawned child (test/helpers.ts childEnv) write there, never to the user's state folder.
+ * The mutation run's own folders (vitest.stryker.config.ts), laid out as the suite's (test/global-setup.ts
+ * suiteEnvironment: home, XDG folders, state, captures, all inside one fresh folder): the send store's file
+ * backend and every spawned child (test/helpers.ts childEnv) write there, never to the user's folders.
  */
 export function setup(): () => void {
-  const dir = mkdtempSync(join(tmpdir(), 'docreq-mutation-state-'));
-  process.env.DOCREQ_STATE_DIR = join(dir, 'state');
-  process.env.XDG_STATE_HOME = join(dir, 'xdg');
+  const dir = mkdtempSync(join(tmpdir(), 'docreq-mutation-'));
+  const env = suiteEnvironment(dir);
+  Object.assign(process.env, env);
+  for (const folder of [env.DOCREQ_TEST_CAPTURE_DIR, env.DOCREQ_STATE_DIR, env.HOME]) mkdirSync(folder!, { recursive: true });
   // Tests that run only the built dist/ (no mutant there) skip themselves in this run: test/store.test.ts.
   process.env.DOCREQ_MUTATION_RUN = '1';
   return () => rmSync(dir, { recursive: true, force: true });

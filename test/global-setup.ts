@@ -11,7 +11,7 @@ import { defaultStateDir } from '../src/store/index.js';
  * to when DOCREQ_STATE_DIR is not given), a state folder, and the folder of captured output the key scan reads.
  * The suite never reads the real user's folders, so another docreq-mcp of the same user may run beside it.
  */
-function suiteEnvironment(suite: string): Record<string, string> {
+export function suiteEnvironment(suite: string): Record<string, string> {
   const home = join(suite, 'home');
   return {
     DOCREQ_TEST_SUITE_DIR: suite,

@@ -185,7 +185,11 @@ function sandboxConfig(flags: FlagValues, sandbox: Sandbox): Config {
 
 async function main(): Promise<void> {
   // Sign-in sessions on the shared store (src/auth/sessions.ts): list, end one person's, end everyone's.
-  if (process.argv[2] === 'sessions') return void (process.exitCode = await (await import('./auth/sessions.js')).sessionsCli(process.argv.slice(3)));
+  // A command of the CLI (not the MCP server): its list is the command's own output, as check's is.
+  if (process.argv[2] === 'sessions') {
+    const { sessionsCli } = await import('./auth/sessions.js');
+    return void (process.exitCode = await sessionsCli(process.argv.slice(3), process.env, (line) => void process.stdout.write(`${line}\n`), (line) => void process.stderr.write(`${line}\n`)));
+  }
   const { values, positionals } = parse(process.argv.slice(2));
   if (values.help) return void process.stdout.write(`${HELP}\n`);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);

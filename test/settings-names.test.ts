@@ -53,6 +53,18 @@ describe('misspelled settings', () => {
   });
 });
 
+describe('docreq-mcp sessions, from the built CLI', () => {
+  it('lists on the file store to stdout, and refuses the memory store it cannot reach', async () => {
+    const listed = await run(['sessions', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^0 sign-in sessions on the file store at /);
+    const memory = await run(['sessions', 'list'], { DOCREQ_STORE: 'memory' });
+    expect(memory.code).toBe(1);
+    expect(memory.stdout).toBe('');
+    expect(memory.stderr).toContain('cannot reach');
+  });
+});
+
 describe('check agrees with how each mode starts', () => {
   it('--sandbox checks the sandbox (and never advises it)', async () => {
     const r = await run(['check', '--sandbox']);

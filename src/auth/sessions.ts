@@ -95,9 +95,9 @@ const USAGE = 'usage: docreq-mcp sessions list | sessions end --email ADDRESS | 
  */
 export async function sessionsCli(
   argv: string[],
-  env: NodeJS.ProcessEnv = process.env,
-  out: (line: string) => void = (line) => void process.stdout.write(`${line}\n`),
-  err: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+  env: NodeJS.ProcessEnv,
+  out: (line: string) => void,
+  err: (line: string) => void,
 ): Promise<number> {
   let parsed;
   try {

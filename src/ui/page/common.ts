@@ -23,7 +23,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<
   }
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    node.append(typeof child === 'object' ? child : document.createTextNode(typeof child === 'number' ? num(child) : child));
+    node.append(typeof child === 'object' ? child : document.createTextNode(typeof child === 'number' ? grouped(child) : child));
   }
   return node;
 }
@@ -45,7 +45,7 @@ export function idText(value: string | null | undefined, attrs: Record<string, s
 
 let numbers = new Intl.NumberFormat(undefined);
 /** A count grouped for reading in the person's locale (the host's, else the browser's): 80,000. */
-export function num(n: number): string {
+export function grouped(n: number): string {
   return numbers.format(n);
 }
 
@@ -73,7 +73,7 @@ export function resultText(result: ToolResultLike): string {
  * A failure as a person reads it: one heading, one plain line, and what the assistant was told (its
  * words name tools and settings) behind a disclosure, each line once.
  */
-export function failure(heading: string, line: string, result: ToolResultLike): Child[] {
+export function failureView(heading: string, line: string, result: ToolResultLike): Child[] {
   const said = [...new Set(resultText(result).split('\n').map((l) => l.trim()).filter(Boolean))];
   return [
     el('h1', {}, heading),

@@ -1,4 +1,4 @@
-import { connect, el, failure, newApp, num, readable, show, text, type ToolResultLike } from './common.js';
+import { connect, el, failureView, newApp, grouped, readable, show, text, type ToolResultLike } from './common.js';
 
 /**
  * The firm's dashboard for list_requests: with groupBy "client", open and overdue requests per client
@@ -71,7 +71,7 @@ function render(raw: ToolResultLike, append = false): void {
   const result = readable(raw);
   const s = result.structuredContent as Listing | undefined;
   if (!s || typeof s.open !== 'number') {
-    show(...failure('Document requests', result.isError ? 'The requests could not be listed.' : 'No requests came with this result.', result));
+    show(...failureView('Document requests', result.isError ? 'The requests could not be listed.' : 'No requests came with this result.', result));
     return;
   }
   const weekEnd = addDays(s.asOf, 7);
@@ -83,7 +83,7 @@ function render(raw: ToolResultLike, append = false): void {
     tile('due within 7 days', s.dueWithin7Days, 'dueWithin7Days'),
     tile('closed', s.closed, 'closed'),
   );
-  const head = [el('h1', {}, 'Document requests'), el('p', { class: 'muted' }, `As of ${s.asOf}; exact counts over ${num(s.matched ?? s.total ?? 0)} matching requests.`), totals];
+  const head = [el('h1', {}, 'Document requests'), el('p', { class: 'muted' }, `As of ${s.asOf}; exact counts over ${grouped(s.matched ?? s.total ?? 0)} matching requests.`), totals];
   if (s.groups) {
     // As given: the page never re-sorts what it was handed.
     shown = append ? [...shown, ...s.groups] : [...s.groups];
@@ -93,7 +93,7 @@ function render(raw: ToolResultLike, append = false): void {
     const count = s.groupCount ?? shown.length;
     const from = firstOffset + 1;
     const to = firstOffset + shown.length;
-    const which = shown.length === count ? `all ${num(count)} clients` : `clients ${num(from)}–${num(to)} of ${num(count)}`;
+    const which = shown.length === count ? `all ${grouped(count)} clients` : `clients ${grouped(from)}–${grouped(to)} of ${grouped(count)}`;
     const max = Math.max(1, ...shown.map((g) => Math.max(g.open, g.overdue)));
     const table = el(
       'table',
@@ -120,7 +120,7 @@ function render(raw: ToolResultLike, append = false): void {
     const { offset: _o, ...rest } = input;
     const limit = typeof input.limit === 'number' ? input.limit : 25;
     if (typeof s.nextOffset === 'number') {
-      const more = el('button', { type: 'button', 'data-testid': 'more' }, `Show ${num(Math.min(limit, count - to))} more`);
+      const more = el('button', { type: 'button', 'data-testid': 'more' }, `Show ${grouped(Math.min(limit, count - to))} more`);
       more.addEventListener('click', () => void ask({ ...rest, groupBy: 'client', offset: s.nextOffset, limit }, true, more));
       actions.append(more);
     }

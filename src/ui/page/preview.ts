@@ -1,5 +1,5 @@
 import type { ToolCall } from './bridge.js';
-import { connect, el, failure, idText, newApp, num, readable, resultText, show, text, type Child, type ToolResultLike } from './common.js';
+import { connect, el, failureView, idText, newApp, grouped, readable, resultText, show, text, type Child, type ToolResultLike } from './common.js';
 
 /**
  * The send preview for create_request and create_request_batch. It shows the exact body the
@@ -34,7 +34,7 @@ const OUTCOME_WORDS: Record<string, string> = {
   previewed: 'not sent',
 };
 const words = (outcome: string) => OUTCOME_WORDS[outcome] ?? outcome.replace(/_/g, ' ');
-const plural = (n: number, one: string, many = `${one}s`) => `${num(n)} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${grouped(n)} ${n === 1 ? one : many}`;
 /** What to do when an outcome is unclear, said once. */
 const CHECK = 'Look at this client’s requests in the document request service before sending again.';
 
@@ -53,7 +53,7 @@ function requestDetails(p: Payload): Node {
     el(
       'table',
       { 'data-testid': 'items' },
-      el('caption', {}, `Checklist: ${plural(p.items.length, 'item')}, ${num(required)} required`),
+      el('caption', {}, `Checklist: ${plural(p.items.length, 'item')}, ${grouped(required)} required`),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, '#'), el('th', { scope: 'col' }, 'Item'), el('th', { scope: 'col' }, 'Type'), el('th', { scope: 'col' }, 'Required'))),
       el('tbody', {}, ...p.items.map((i, n) => el('tr', {}, el('td', {}, n + 1), el('td', {}, text(i.name)), el('td', {}, text(i.type)), el('td', {}, i.required ? 'required' : 'optional')))),
     ),
@@ -91,7 +91,7 @@ function reasonCell(reason: string | null, request: RequestRec | null): Child {
     'span',
     {},
     text(short, '', { 'data-part': 'reason' }),
-    el('details', { class: 'why' }, el('summary', {}, suggested.length ? `${num(suggested.length)} similar client${suggested.length === 1 ? '' : 's'}` : 'Why'), suggested.length ? el('ul', {}, ...suggested.map((s) => el('li', {}, s))) : el('p', {}, text(reason))),
+    el('details', { class: 'why' }, el('summary', {}, suggested.length ? `${grouped(suggested.length)} similar client${suggested.length === 1 ? '' : 's'}` : 'Why'), suggested.length ? el('ul', {}, ...suggested.map((s) => el('li', {}, s))) : el('p', {}, text(reason))),
   );
 }
 
@@ -146,8 +146,8 @@ function render(raw: ToolResultLike, afterSend = false): void {
   const result = readable(raw);
   const s = result.structuredContent;
   if (!s || (!isBatch(s) && !isSingle(s))) {
-    if (afterSend) show(...failure('Not sent', 'The service refused the request: nothing was sent.', result));
-    else show(...failure('Nothing to send', result.isError ? 'This request could not be prepared, so nothing was sent. The assistant has been told why.' : 'No preview came with this result.', result));
+    if (afterSend) show(...failureView('Not sent', 'The service refused the request: nothing was sent.', result));
+    else show(...failureView('Nothing to send', result.isError ? 'This request could not be prepared, so nothing was sent. The assistant has been told why.' : 'No preview came with this result.', result));
     return;
   }
   const previewing = isBatch(s) ? s.recipients.some((r) => r.outcome === 'will_send') && s.confirmation.token !== null : s.outcome === 'previewed' && s.confirmation.token !== null;
@@ -174,7 +174,7 @@ function renderPreview(s: Single | Batch): void {
     el('h1', {}, batch ? 'Send this request to several clients?' : 'Send this document request?'),
     el('p', { class: 'muted' }, 'Nothing has been sent yet. The service e-mails each client when you press Send.'),
     batch
-      ? recipientsTable(s.recipients, `Recipients: ${num(willSend)} will send, ${num(s.recipients.length - willSend)} will not`)
+      ? recipientsTable(s.recipients, `Recipients: ${grouped(willSend)} will send, ${grouped(s.recipients.length - willSend)} will not`)
       : el('section', { 'aria-labelledby': 'to-h' }, el('h2', { id: 'to-h' }, 'To'), el('p', { 'data-testid': 'client' }, who(s.client.displayName, s.client.email, s.client.id))),
     requestDetails(s.payload),
     warningsBlock(s.warnings),
@@ -215,10 +215,10 @@ function renderOutcome(s: Single | Batch, result: ToolResultLike, afterSend: boo
     const count = (o: string) => s.recipients.filter((r) => r.outcome === o).length;
     const declined = count('declined');
     const parts = [
-      count('sent') ? `${num(count('sent'))} sent` : '',
-      count('may_have_been_sent') ? `${num(count('may_have_been_sent'))} may have been sent` : '',
-      count('already_sent') ? `${num(count('already_sent'))} sent before` : '',
-      count('not_sent') + count('skipped') + declined ? `${num(count('not_sent') + count('skipped') + declined)} not sent` : '',
+      count('sent') ? `${grouped(count('sent'))} sent` : '',
+      count('may_have_been_sent') ? `${grouped(count('may_have_been_sent'))} may have been sent` : '',
+      count('already_sent') ? `${grouped(count('already_sent'))} sent before` : '',
+      count('not_sent') + count('skipped') + declined ? `${grouped(count('not_sent') + count('skipped') + declined)} not sent` : '',
     ].filter(Boolean);
     const head = s.sent > 0 ? `Sent to ${plural(s.sent, 'client')}` : declined ? 'Not sent: you declined' : 'Nothing was sent';
     const line = declined && !s.sent ? 'You declined: nothing was sent.' : `${parts.join(', ')}.${s.stoppedBy ? ` Stopped early: ${s.stoppedBy}.` : ''}`;

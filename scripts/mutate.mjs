@@ -10,7 +10,9 @@
 //                      reached by changed tests are run again; the rest is read from
 //                      mutation/stryker-incremental.json)
 //   --ci               incremental, and only over the files the incremental record already holds
-//                      (a module never run in full is left to --full, which takes hours)
+//                      (a module never run in full is left to --full, which takes hours). The gate
+//                      against regressions: exit 1 on a survivor not in the baseline; the score and
+//                      the entries still "TODO" are printed as what is left of contract §10, not failed
 //   --check            no Stryker run: check the last report (reports/mutation/mutation.json) again
 //   --report <file>    with --check: check that report instead (e.g. mutation/stryker-incremental.json,
 //                      which a run stopped with Ctrl-C leaves with what it had tested)
@@ -99,7 +101,7 @@ if (failures.length) {
   console.log(`\nmutate FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
   process.exit(1);
 }
-console.log('\nmutate passed');
+console.log(own.ci ? '\nmutate --ci passed: no surviving mutant outside mutation/survivors.json' : '\nmutate passed');
 
 // ---- helpers --------------------------------------------------------------------------------------
 
@@ -149,6 +151,8 @@ function keyOf(e) {
 
 function check(report) {
   const failures = [];
+  // What contract §10 asks beyond "no new survivor": a failure, except under --ci (see the top).
+  const target = (text) => (own.ci ? console.log(`\nnot yet met: ${text}`) : failures.push(text));
   const UNDETECTED = new Set(['Survived', 'NoCoverage']);
   const rows = [];
   const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0, errors: 0 };
@@ -186,7 +190,7 @@ function check(report) {
   console.log(`${'module'.padEnd(36)} ${pad('score', 7)} ${pad('killed', 7)} ${pad('survived', 9)} ${pad('no cov', 7)} ${pad('timeout', 8)} ${pad('static', 7)} ${pad('errors', 7)}`);
   for (const r of [...rows, { ...total, file: 'all' }])
     console.log(`${r.file.padEnd(36)} ${pad(score(r).toFixed(1) + '%', 7)} ${pad(r.killed, 7)} ${pad(r.survived, 9)} ${pad(r.noCoverage, 7)} ${pad(r.timeout, 8)} ${pad(r.ignored, 7)} ${pad(r.errors, 7)}`);
-  if (score(total) < MIN_SCORE) failures.push(`the mutation score is ${score(total).toFixed(1)}%, under ${MIN_SCORE}% (contract §10)`);
+  if (score(total) < MIN_SCORE) target(`the mutation score is ${score(total).toFixed(1)}%, under ${MIN_SCORE}% (contract §10)`);
 
   // The baseline: a multiset of mutants by file, mutator, replacement and source line.
   const baseline = readJson(BASELINE) ?? { survivors: [] };
@@ -226,7 +230,7 @@ function check(report) {
     console.log(`\nwrote mutation/survivors.json: ${next.length} entries`);
     for (const e of fresh) todo.push(e);
   }
-  if (todo.length) failures.push(`${todo.length} entr${todo.length === 1 ? 'y' : 'ies'} of mutation/survivors.json without a reason ("TODO")`);
+  if (todo.length) target(`${todo.length} entr${todo.length === 1 ? 'y' : 'ies'} of mutation/survivors.json without a reason ("TODO")`);
   console.log(`\nsurvivors: ${undetected.length} (${kept.length} listed in mutation/survivors.json${todo.length ? `, ${todo.length} of them TODO` : ''}, ${fresh.length} new)`);
   return failures;
 }

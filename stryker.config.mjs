@@ -4,7 +4,8 @@
 export default {
   // The modules that hold the promises (§1): once and as previewed (send/, store/, the send steps and
   // both send tools), sealed (text/), sign-in (policy; tokens, PKCE, redirect URIs, consent in
-  // auth/index.ts and its pages), the HTTP front door and the rate limit, exact (the answer cache).
+  // auth/pkce.ts, redirect-uris.ts, consent.ts, grant-checks.ts, access-token.ts, and the flows around
+  // them that auth/index.ts puts together, and its pages), the HTTP front door and the rate limit, exact (the answer cache).
   mutate: [
     'src/send/**/*.ts',
     'src/store/**/*.ts',
@@ -13,7 +14,19 @@ export default {
     'src/tools/create-request.ts',
     'src/tools/create-request-batch.ts',
     'src/auth/policy.ts',
+    'src/auth/pkce.ts',
+    'src/auth/redirect-uris.ts',
+    'src/auth/consent.ts',
+    'src/auth/grant-checks.ts',
+    'src/auth/access-token.ts',
     'src/auth/index.ts',
+    'src/auth/authorize.ts',
+    'src/auth/grants.ts',
+    'src/auth/federation.ts',
+    'src/auth/clients.ts',
+    'src/auth/crypto.ts',
+    'src/auth/oauth-http.ts',
+    'src/auth/context.ts',
     'src/auth/pages.ts',
     'src/transport/key-scope.ts',
     'src/transport/http.ts',

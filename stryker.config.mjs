@@ -3,9 +3,10 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   // The modules that hold the promises (§1): once and as previewed (send/, store/, the send steps and
-  // both send tools), sealed (text/), sign-in (policy; tokens, PKCE, redirect URIs, consent in
-  // auth/pkce.ts, redirect-uris.ts, consent.ts, grant-checks.ts, access-token.ts, and the flows around
-  // them that auth/index.ts puts together, and its pages), the HTTP front door and the rate limit, exact (the answer cache).
+  // both send tools), sealed (text/), sign-in (the policy; PKCE, redirect URIs, consent and the grant
+  // checks, each in its own file; access tokens; the consent and token flows in authorize.ts and
+  // grants.ts), the HTTP front door and its limits (front-door.ts, limits.ts, the rate bucket and key
+  // scopes in key-scope.ts), exact (the answer cache, freeze.ts).
   mutate: [
     'src/send/**/*.ts',
     'src/store/**/*.ts',
@@ -19,17 +20,11 @@ export default {
     'src/auth/consent.ts',
     'src/auth/grant-checks.ts',
     'src/auth/access-token.ts',
-    'src/auth/index.ts',
     'src/auth/authorize.ts',
     'src/auth/grants.ts',
-    'src/auth/federation.ts',
-    'src/auth/clients.ts',
-    'src/auth/crypto.ts',
-    'src/auth/oauth-http.ts',
-    'src/auth/context.ts',
-    'src/auth/pages.ts',
+    'src/transport/front-door.ts',
+    'src/transport/limits.ts',
     'src/transport/key-scope.ts',
-    'src/transport/http.ts',
     'src/freeze.ts',
   ],
   testRunner: 'vitest',

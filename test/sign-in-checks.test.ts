@@ -1,0 +1,152 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { HttpService } from '../src/transport/http.js';
+import { sandbox } from './helpers.js';
+import { authorizeUrl, codeFor, form, REDIRECT, register, s256, signInService } from './team.js';
+
+/**
+ * The checks sign-in makes of what an app sends (src/auth/grant-checks.ts, pkce.ts, redirect-uris.ts),
+ * each shown by what the app gets: a code redeemed by another client, with another redirect URI or an
+ * ill-formed verifier; a refresh token used by another client; an unknown scope or another resource;
+ * redirect URIs an app may register and how one asked for must match. The real service and the demo
+ * identity provider on loopback.
+ */
+
+const sb = await sandbox();
+const lines: string[] = [];
+let svc: HttpService;
+beforeAll(async () => {
+  svc = await signInService(sb, { lines });
+});
+
+const token = async (fields: Record<string, string>) => {
+  const res = await fetch(`${svc.url}/token`, form(fields));
+  return { status: res.status, body: (await res.json()) as { error?: string; error_description?: string; access_token?: string; refresh_token?: string } };
+};
+const redeem = (c: { clientId: string; verifier: string; code: string }, overrides: Record<string, string | undefined> = {}) => {
+  const fields: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, client_id: c.clientId, redirect_uri: REDIRECT, ...overrides })) if (v !== undefined) fields[k] = v;
+  return token(fields);
+};
+const PKCE_REFUSED = { error: 'invalid_grant', error_description: 'The PKCE code_verifier does not match the code_challenge.' };
+
+describe('a code is redeemed only by the client it was issued to, at its redirect URI, with a well-formed verifier', () => {
+  it('another client, another or no redirect_uri: refused with what was wrong', async () => {
+    const other = await register(svc, [REDIRECT]);
+    const a = await codeFor(svc, 'sender@demo.example', 'sender-demo');
+    expect(await redeem(a, { client_id: other.body.client_id })).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'The code was issued to another client.' } });
+    const b = await codeFor(svc, 'sender@demo.example', 'sender-demo');
+    const mismatch = { status: 400, body: { error: 'invalid_grant', error_description: 'redirect_uri does not match the authorization request.' } };
+    expect(await redeem(b, { redirect_uri: 'http://127.0.0.1:9/other' })).toEqual(mismatch);
+    const c = await codeFor(svc, 'sender@demo.example', 'sender-demo');
+    expect(await redeem(c, { redirect_uri: undefined })).toEqual(mismatch);
+  });
+
+  it('a verifier missing, or ill-formed (too short, too long, a character outside RFC 7636) even when it hashes to the challenge: refused', async () => {
+    const missing = await codeFor(svc, 'sender@demo.example', 'sender-demo');
+    expect(await redeem(missing, { code_verifier: undefined })).toEqual({ status: 400, body: PKCE_REFUSED });
+    for (const verifier of ['v'.repeat(42), 'v'.repeat(129), `${'v'.repeat(42)}!`, `${'v'.repeat(42)} `]) {
+      const c = await codeFor(svc, 'sender@demo.example', 'sender-demo', { code_challenge: s256(verifier) });
+      expect(c.code, verifier).toBeTruthy();
+      expect(await redeem({ ...c, verifier }), JSON.stringify(verifier)).toEqual({ status: 400, body: PKCE_REFUSED });
+    }
+    // The bounds themselves are allowed: 43 and 128 characters of the unreserved set.
+    for (const verifier of [`${'a'.repeat(39)}-._~`, 'Z9'.repeat(64)]) {
+      const c = await codeFor(svc, 'sender@demo.example', 'sender-demo', { code_challenge: s256(verifier) });
+      const ok = await redeem({ ...c, verifier });
+      expect(ok.status, verifier).toBe(200);
+      expect(ok.body.access_token).toBeTruthy();
+    }
+  });
+});
+
+describe('a refresh token is used only by the client it was issued to', () => {
+  it('another client: refused, and the token still works for its own client', async () => {
+    const c = await codeFor(svc, 'reader@demo.example', 'reader-demo');
+    const tokens = await redeem(c);
+    expect(tokens.status).toBe(200);
+    const other = await register(svc, [REDIRECT]);
+    expect(await token({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token!, client_id: other.body.client_id })).toEqual({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'The refresh token was issued to another client.' },
+    });
+    expect(await token({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token!, client_id: 'dcr_nobody' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+});
+
+describe('the scope and the resource an app asks for', () => {
+  const back = async (params: Record<string, string>) => {
+    const reg = await register(svc, [REDIRECT]);
+    const res = await fetch(authorizeUrl(svc, reg.body.client_id, params), { redirect: 'manual' });
+    return { status: res.status, location: res.status === 302 ? new URL(res.headers.get('location')!) : undefined };
+  };
+
+  it('any scope other than "docreq" is refused back at the app, with its state (none when it sent none) and our issuer', async () => {
+    for (const scope of ['admin', 'docreq admin', 'admin docreq', 'openid']) {
+      const { status, location } = await back({ scope, state: 's-1' });
+      expect(status, scope).toBe(302);
+      expect(location!.origin + location!.pathname).toBe(REDIRECT);
+      expect(Object.fromEntries(location!.searchParams), scope).toEqual({ error: 'invalid_scope', error_description: 'The only scope is docreq.', state: 's-1', iss: svc.url });
+    }
+    const stateless = await back({ scope: 'admin' });
+    expect(stateless.location!.searchParams.has('state')).toBe(false);
+    for (const scope of ['docreq', 'docreq docreq', '', ' docreq ']) expect((await back({ scope })).status, JSON.stringify(scope)).toBe(200);
+  });
+
+  it('a resource other than this server\'s /mcp is refused naming the one it is; /mcp with a final slash is the same resource', async () => {
+    const { location } = await back({ resource: 'https://other.example/mcp' });
+    expect(location!.searchParams.get('error')).toBe('invalid_target');
+    expect(location!.searchParams.get('error_description')).toBe(`This server issues tokens for ${svc.url}/mcp only.`);
+    expect((await back({ resource: `${svc.url}/mcp/` })).status).toBe(200);
+    expect((await back({ resource: `${svc.url}/mcp/x` })).status).toBe(302);
+  });
+});
+
+describe('redirect URIs an app may register', () => {
+  const refusedAt = async (uris: unknown) => {
+    const reg = await register(svc, uris);
+    expect(reg.status, JSON.stringify(uris)).toBe(400);
+    expect(reg.body.error).toBe('invalid_redirect_uri');
+    return reg.body.error_description!;
+  };
+
+  it('refuses user info, plain http off loopback, other schemes, wildcards, fragments and URIs over 500 characters, naming which one', async () => {
+    const good = 'https://claude.ai/api/mcp/auth_callback';
+    for (const bad of ['https://user@claude.ai/cb', 'https://:secret@claude.ai/cb', 'https://u:p@claude.ai/cb', 'http://claude.ai/cb', 'javascript:alert(1)', 'ftp://claude.ai/cb', 'https://*.claude.ai/cb', 'https://claude.ai/cb#x', `https://claude.ai/${'a'.repeat(483)}`, 'not a url', 42]) {
+      const why = await refusedAt([good, bad]);
+      expect(why, String(bad)).toMatch(/^redirect_uris\[1\] is not allowed: each https to a host this firm allows \(claude\.ai, [^)]*\), http on 127\.0\.0\.1, \[::1\] or localhost, or an app's own scheme; no fragment, user info or wildcard; at most 500 characters\.$/);
+    }
+    // Exactly 500 characters is allowed.
+    const longest = `https://claude.ai/${'a'.repeat(482)}`;
+    expect(longest).toHaveLength(500);
+    expect((await register(svc, [longest])).status).toBe(201);
+  });
+
+  it('1 to 10 of them: none, 11 or not a list refused; 10 kept', async () => {
+    const ten = Array.from({ length: 10 }, (_, i) => `http://127.0.0.1:9/cb${i}`);
+    for (const uris of [[], [...ten, 'http://127.0.0.1:9/cb10'], 'http://127.0.0.1:9/cb', undefined]) expect(await refusedAt(uris)).toMatch(/^redirect_uris: 1 to 10 addresses, each https to a host/);
+    const kept = await register(svc, ten);
+    expect(kept.status).toBe(201);
+    expect(kept.body.redirect_uris).toEqual(ten);
+  });
+
+  it("an app's own scheme (named or reverse-domain) and loopback are kept; https to an unlisted host is dropped and logged by host", async () => {
+    const ok = ['cursor://anysphere.cursor-retrieval/oauth/callback', 'vscode://vscode.github-authentication/did-authenticate', 'com.example.app:/oauth2redirect', 'https://localhost:8443/cb', 'http://[::1]:9/cb'];
+    const reg = await register(svc, [...ok, 'https://unlisted.example/cb', 'https://another.example/x']);
+    expect(reg.status).toBe(201);
+    expect(reg.body.redirect_uris).toEqual(ok);
+    expect(lines.filter((l) => l.includes('were dropped'))).toContain("docreq-mcp info: a registration's redirect URIs to unlisted.example, another.example were dropped: not in DOCREQ_AUTH_REDIRECT_HOSTS");
+    expect(await refusedAt(['https://unlisted.example/cb'])).toMatch(/^none of redirect_uris is allowed here: /);
+  });
+
+  it('a URI asked for matches its registration exactly; only http on loopback may change its port', async () => {
+    const at = async (registered: string, asked: string) => {
+      const reg = await register(svc, [registered]);
+      return (await fetch(authorizeUrl(svc, reg.body.client_id, { redirect_uri: asked }), { redirect: 'manual' })).status;
+    };
+    expect(await at('http://127.0.0.1:9/callback', 'http://127.0.0.1:5555/callback')).toBe(200);
+    expect(await at('http://127.0.0.1:9/callback', 'http://127.0.0.1:5555/other')).toBe(400);
+    expect(await at('http://127.0.0.1:9/callback', 'https://127.0.0.1:9/callback')).toBe(400);
+    expect(await at('https://127.0.0.1:8443/callback', 'https://127.0.0.1:9999/callback')).toBe(400);
+    expect(await at('https://claude.ai/cb', 'https://claude.ai:444/cb')).toBe(400);
+  });
+});

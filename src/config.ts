@@ -380,7 +380,7 @@ function issueText(error: z.ZodError, schema: z.ZodType): string {
  * What is wrong with a setting's value, in every mode (stdio and team mode alike): the variable
  * (and flag), what it must be, and the value's shape, never the value (it may be a secret).
  */
-export function settingProblem(name: SettingName, error: z.ZodError, text: string): string {
+function settingProblem(name: SettingName, error: z.ZodError, text: string): string {
   const setting = SETTINGS[name];
   const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
   return `${where} ${issueText(error, setting.schema)}: got ${valueShape(text)}.`;
@@ -389,28 +389,76 @@ export function settingProblem(name: SettingName, error: z.ZodError, text: strin
 /** The problem loadConfig reports when no key is set (team mode's `check` leaves it out: there the key comes with each request, or from sign-in's own settings). */
 export const KEY_MISSING = "DOCREQ_API_KEY is not set: set it to the firm's API key (or DOCREQ_API_KEY_FILE to a file holding it).";
 
+/** The process's environment. This module alone reads it; every other one is handed what it needs. */
+export function processEnvironment(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
+/**
+ * One reading of the settings, which every reader takes its text from (stdio, team mode, sign-in,
+ * `check`, `sessions`): the flag wins, then the environment (empty counts as unset), then the
+ * SETTINGS table's default.
+ */
+export interface SettingsReading {
+  readonly flags: FlagValues;
+  readonly env: NodeJS.ProcessEnv;
+  text(name: SettingName): string | undefined;
+}
+
+export function readSettings(flags: FlagValues = {}, env: NodeJS.ProcessEnv = processEnvironment()): SettingsReading {
+  return {
+    flags,
+    env,
+    text(name) {
+      const fromFlag = flags[name];
+      if (fromFlag !== undefined) return String(fromFlag);
+      const fromEnv = env[SETTINGS[name].env];
+      return fromEnv === undefined || fromEnv === '' ? SETTINGS[name].default : fromEnv;
+    },
+  };
+}
+
+type SettingValue<N extends SettingName> = z.output<(typeof SETTINGS)[N]['schema']>;
+
+/** A setting's value as its schema reads it; undefined when unset, with the problem when it cannot be read. */
+export function settingValue<N extends SettingName>(reading: SettingsReading, name: N): { value: SettingValue<N> | undefined; problem?: string } {
+  const text = reading.text(name);
+  if (text === undefined) return { value: undefined };
+  const parsed = SETTINGS[name].schema.safeParse(text);
+  if (parsed.success) return { value: parsed.data as SettingValue<N> };
+  return { value: undefined, problem: settingProblem(name, parsed.error, text) };
+}
+
+/** A setting's default as its schema reads it (for a setting that has one): what stands while the value given cannot be read. */
+export function settingDefault<N extends SettingName>(name: N): SettingValue<N> {
+  return SETTINGS[name].schema.parse(SETTINGS[name].default) as SettingValue<N>;
+}
+
+/** How the process starts, from one reading: stdio or team mode (or why neither), sign-in, the sandbox (unreadable counts as off). */
+export function startMode(reading: SettingsReading): { transport: 'stdio' | 'http' | undefined; transportProblem?: string; team: boolean; oauth: boolean; sandbox: boolean } {
+  const transport = settingValue(reading, 'transport');
+  return {
+    transport: transport.value,
+    ...(transport.problem ? { transportProblem: transport.problem } : {}),
+    team: transport.value === 'http',
+    oauth: SETTINGS.auth.schema.safeParse(reading.text('auth')).data === 'oauth',
+    sandbox: SETTINGS.sandbox.schema.safeParse(reading.text('sandbox')).data === true,
+  };
+}
+
 /**
  * Reads the configuration from flags and environment (the flag wins). Never throws: what is wrong
  * is collected in `problems`, each naming the variable to set, and the rest takes its default.
  */
-export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = processEnvironment()): Config {
   const problems: string[] = [];
   const unreadableSafety: string[] = [];
   const unreadableOther: string[] = [];
-  const raw = (name: SettingName): string | undefined => {
-    const setting = SETTINGS[name];
-    const fromFlag = flags[name];
-    if (fromFlag !== undefined) return typeof fromFlag === 'boolean' ? String(fromFlag) : fromFlag;
-    const fromEnv = env[setting.env];
-    return fromEnv === undefined || fromEnv === '' ? setting.default : fromEnv;
-  };
-  function read<N extends SettingName, F>(name: N, fallback: F): z.output<(typeof SETTINGS)[N]['schema']> | F {
-    const setting = SETTINGS[name];
-    const text = raw(name);
-    if (text === undefined) return fallback;
-    const parsed = setting.schema.safeParse(text);
-    if (parsed.success) return parsed.data as z.output<(typeof SETTINGS)[N]['schema']>;
-    const problem = settingProblem(name, parsed.error, text);
+  const reading = readSettings(flags, env);
+  const raw = (name: SettingName) => reading.text(name);
+  function read<N extends SettingName, F>(name: N, fallback: F): SettingValue<N> | F {
+    const { value, problem } = settingValue(reading, name);
+    if (!problem) return value === undefined ? fallback : value;
     problems.push(problem);
     if (SAFETY_SETTINGS.has(name)) unreadableSafety.push(problem);
     else if (!CONNECTION_SETTINGS.has(name)) unreadableOther.push(problem);
@@ -420,10 +468,10 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   // Fail closed: an unreadable DOCREQ_READ_ONLY means read-only.
   const readOnly = read('readOnly', true);
   const tokenSecret = read('tokenSecret', undefined);
-  const confirmSend = read('confirmSend', 'auto');
-  const timeoutMs = read('timeoutMs', 30_000);
-  const maxResponseMb = read('maxResponseMb', 256);
-  const logLevel = read('logLevel', 'info');
+  const confirmSend = read('confirmSend', settingDefault('confirmSend'));
+  const timeoutMs = read('timeoutMs', settingDefault('timeoutMs'));
+  const maxResponseMb = read('maxResponseMb', settingDefault('maxResponseMb'));
+  const logLevel = read('logLevel', settingDefault('logLevel'));
   const templatesFile = read('templatesFile', undefined);
   const storeUrl = read('storeUrl', undefined);
   const stateDir = read('stateDir', undefined);

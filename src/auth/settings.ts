@@ -1,6 +1,6 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { checkBaseUrl, SETTINGS, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, readSettings, SETTINGS, type FlagValues, type SettingName } from '../config.js';
 import * as oidc from 'openid-client';
 import { createAuth, type Auth, type AuthStore } from './index.js';
 import { parseRules, type Policy } from './policy.js';
@@ -54,10 +54,11 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   const problems: string[] = [];
   const notes: string[] = [];
   const secrets: string[] = [];
+  const reading = readSettings(flags, env);
+  // Sign-in's values trimmed, white space alone counting as unset.
   const text = (name: SettingName): string | undefined => {
-    const fromFlag = flags[name];
-    const value = fromFlag !== undefined ? String(fromFlag) : env[SETTINGS[name].env];
-    return value === undefined || value.trim() === '' ? (SETTINGS[name].default) : value.trim();
+    const value = reading.text(name);
+    return value === undefined || value.trim() === '' ? SETTINGS[name].default : value.trim();
   };
   const modeText = text('auth') ?? 'bearer';
   const mode = SETTINGS.auth.schema.safeParse(modeText);
@@ -80,7 +81,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   let secret: Uint8Array;
   let secretFrom: 'file' | 'token secret' | 'random';
   const secretFile = text('authSecretFile');
-  const tokenSecret = env.DOCREQ_TOKEN_SECRET;
+  const tokenSecret = reading.text('tokenSecret');
   if (secretFile) {
     const value = readSecretFile(secretFile, 'DOCREQ_AUTH_SECRET_FILE', problems);
     if (value && value.length < 32) problems.push('DOCREQ_AUTH_SECRET_FILE must hold at least 32 characters (e.g. openssl rand -hex 32).');

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, readSettings, secretsOf, settingFlagOptions, settingsHelp, settingsFromFlags, startMode, KEY_MISSING, unknownFlag, unknownVariables, type Config, type SettingsReading } from './config.js';
+import { loadConfig, readSettings, secretsOf, startMode, KEY_MISSING, type Config, type SettingsReading } from './config.js';
+import { settingFlagOptions, settingsFromFlags } from './settings.js';
+import { settingsHelp } from './settings-docs.js';
+import { unknownFlag, unknownVariables } from './settings-names.js';
 import { SendLedger } from './send/ledger.js';
 import { Confirmations } from './send/token.js';
 import { openStore, RedisStore, storeReach } from './store/index.js';

@@ -1,4 +1,5 @@
-import { readSettings, type FlagValues } from '../config.js';
+import { readSettings } from '../config.js';
+import type { FlagValues } from '../settings.js';
 import { redactor } from '../text/redact.js';
 import { oneLine } from '../text/render.js';
 import { loadAuthSetup } from './settings.js';

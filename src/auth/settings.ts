@@ -1,6 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { checkBaseUrl, readSettings, SETTINGS, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, readSettings } from '../config.js';
+import { SETTINGS, type FlagValues, type SettingName } from '../settings.js';
 import * as oidc from 'openid-client';
 import { createAuth, type Auth, type AuthStore } from './index.js';
 import { parseRules, type Policy } from './policy.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isLoopbackHost, readSettings, settingDefault, settingValue, type FlagValues, type SettingName } from '../config.js';
+import { isLoopbackHost, readSettings, settingDefault, settingValue } from '../config.js';
+import { type FlagValues, type SettingName } from '../settings.js';
 
 /**
  * Team mode's front door: its settings, and what is checked or read of a request before any MCP

@@ -28,6 +28,7 @@ export default {
     'src/auth/oauth-http.ts',
     'src/auth/context.ts',
     'src/auth/pages.ts',
+    'src/page.ts',
     'src/transport/key-scope.ts',
     'src/transport/http.ts',
     'src/freeze.ts',

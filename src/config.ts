@@ -80,14 +80,13 @@ export function checkBaseUrl(text: string): { ok: true; url: string } | { ok: fa
   return { ok: true, url: url.origin + url.pathname.replace(/\/+$/, '') };
 }
 
-function readKeyFile(path: string): { key?: string; problem?: string } {
+/** A secret held in a file (a secret manager's mount): its text trimmed, or why it cannot be used. The path's content is never echoed: a key pasted there instead of a path must not reach any log. */
+export function secretFromFile(path: string, what: string, hint = ''): { value?: string; problem?: string } {
   try {
-    const key = readFileSync(path, 'utf8').trim();
-    return key ? { key } : { problem: 'DOCREQ_API_KEY_FILE names a file that is empty.' };
+    const value = readFileSync(path, 'utf8').trim();
+    return value ? { value } : { problem: `${what} names a file that is empty.` };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    // The value is not echoed: a key pasted here instead of a path must not reach any log.
-    return { problem: `DOCREQ_API_KEY_FILE names a file that cannot be read (${code}); it must be the path of a file holding the key (to give the key itself, use DOCREQ_API_KEY).` };
+    return { problem: `${what} names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})${hint}.` };
   }
 }
 
@@ -206,8 +205,8 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   let apiKey = read('apiKey', undefined);
   const keyFile = read('apiKeyFile', undefined);
   if (apiKey === undefined && keyFile !== undefined) {
-    const fromFile = readKeyFile(keyFile);
-    apiKey = fromFile.key;
+    const fromFile = secretFromFile(keyFile, 'DOCREQ_API_KEY_FILE', '; it must be the path of a file holding the key (to give the key itself, use DOCREQ_API_KEY)');
+    apiKey = fromFile.value;
     if (fromFile.problem) problems.push(fromFile.problem);
   } else if (apiKey === undefined && raw('apiKey') === undefined) {
     problems.push(KEY_MISSING);

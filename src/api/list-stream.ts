@@ -197,12 +197,8 @@ export class ListStreamParser<T> {
 
   /** Parses the pieces as whole elements; false (keeping nothing) when they are not. */
   private tryRun(pieces: Buffer[]): boolean {
-    let values: unknown[];
-    try {
-      values = JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
-    } catch {
-      return false;
-    }
+    const values = this.elements(pieces);
+    if (!values) return false;
     for (const value of values) {
       this.elemCut = [];
       const kept = this.withinDepth(value);
@@ -237,12 +233,8 @@ export class ListStreamParser<T> {
    * records; `cut`: the one element's read fields cut for their depth, which stand as null as a whole.
    */
   private parseRun(pieces: Buffer[], cut?: readonly string[]): void {
-    let values: unknown[];
-    try {
-      values = JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
-    } catch {
-      throw this.invalid();
-    }
+    const values = this.elements(pieces);
+    if (!values) throw this.invalid();
     if (cut?.length) {
       const element = values[0] as Record<string, unknown>;
       for (const key of cut) element[key] = null;
@@ -250,6 +242,15 @@ export class ListStreamParser<T> {
       return;
     }
     for (const value of values) this.keep(value);
+  }
+
+  /** The pieces parsed as elements side by side ("e1,e2,e3"), or undefined when they are not. */
+  private elements(pieces: Buffer[]): unknown[] | undefined {
+    try {
+      return JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
+    } catch {
+      return undefined;
+    }
   }
 
   /** The text of the pieces between `open` and `close`, copied once. */

@@ -1,6 +1,5 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { checkBaseUrl, readSettings } from '../config.js';
+import { checkBaseUrl, readSettings, secretFromFile } from '../config.js';
 import { SETTINGS, type FlagValues, type SettingName } from '../settings.js';
 import * as oidc from 'openid-client';
 import { createAuth, type Auth, type AuthStore } from './index.js';
@@ -41,14 +40,9 @@ export interface AuthSetup {
 }
 
 function readSecretFile(path: string, what: string, problems: string[]): string | undefined {
-  try {
-    const text = readFileSync(path, 'utf8').trim();
-    if (text) return text;
-    problems.push(`${what} names a file that is empty.`);
-  } catch (error) {
-    problems.push(`${what} names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}).`);
-  }
-  return undefined;
+  const { value, problem } = secretFromFile(path, what);
+  if (problem) problems.push(problem);
+  return value;
 }
 
 export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, options: { sandboxApiKey?: string; store?: AuthStore } = {}): Promise<AuthSetup> {

@@ -24,6 +24,7 @@ export default {
     'src/auth/grants.ts',
     'src/transport/front-door.ts',
     'src/transport/limits.ts',
+    'src/page.ts',
     'src/transport/key-scope.ts',
     'src/freeze.ts',
   ],

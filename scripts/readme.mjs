@@ -1,5 +1,5 @@
 // node scripts/readme.mjs [figures.md]: rewrites the generated blocks of the README's pages from their one source.
-// - docs/settings.md, settings table (between the settings-table markers): from SETTINGS in src/config.ts (via dist/);
+// - docs/settings.md, settings table (between the settings-table markers): from SETTINGS in src/settings.ts (via dist/);
 // - docs/performance.md, figures: from what `npm run bench` last printed (.bench/figures.md);
 //   scale: from what `npm run scale` last printed (.bench/scale.md);
 //   throughput: from what `node scripts/throughput.mjs` last wrote (.bench/throughput.md);

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, secretsOf, SETTINGS, settingFlagOptions, settingProblem, settingsHelp, settingsFromFlags, KEY_MISSING, unknownFlag, unknownVariables, type Config, type FlagValues } from './config.js';
+import { loadConfig, readSettings, secretsOf, startMode, KEY_MISSING, type Config, type SettingsReading } from './config.js';
+import { settingFlagOptions, settingsFromFlags } from './settings.js';
+import { settingsHelp } from './settings-docs.js';
+import { unknownFlag, unknownVariables } from './settings-names.js';
 import { SendLedger } from './send/ledger.js';
 import { Confirmations } from './send/token.js';
 import { openStore, RedisStore, storeReach } from './store/index.js';
@@ -125,21 +128,23 @@ async function checkStore(config: Config, teamMode: boolean, out: (line: string)
 /** How `check` runs: stdio or team mode, against the configured service or the embedded sandbox. */
 interface CheckMode {
   team: boolean;
+  /** Team mode's sign-in is oauth (DOCREQ_AUTH, --auth). */
+  oauth: boolean;
   /** The sandbox started for this check (--sandbox): its key and address stand in for the settings. */
   sandbox?: Sandbox;
 }
 
-async function check(config: Config, mode: CheckMode, flags: FlagValues = {}): Promise<number> {
+async function check(config: Config, mode: CheckMode, reading: SettingsReading): Promise<number> {
   // Whatever the service echoes (a key in an error body), no secret reaches this output.
   const redact = redactor(secretsOf(config));
   const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
   out(`docreq-mcp ${VERSION} check${mode.sandbox ? ' (the embedded sandbox: nothing reaches a real service)' : ''}`);
-  const oauth = (flags.auth ?? process.env.DOCREQ_AUTH)?.toString().trim().toLowerCase() === 'oauth';
+  const { oauth } = mode;
   // Team mode: how people are let in (the key per request, or sign-in with the firm's identity provider).
   let signInProblem = false;
   if (mode.team && mode.sandbox && oauth) out("✓ sign-in: oauth through the sandbox's demo identity provider (demo staff accounts; see the README)");
   else if (mode.team && mode.sandbox) out(`✓ sign-in: none: each request brings a key (Authorization: Bearer <key>); the sandbox's demo key is used for this check`);
-  else if (mode.team) signInProblem = await (await import('./auth/check.js')).checkSignIn(flags, process.env, out);
+  else if (mode.team) signInProblem = await (await import('./auth/check.js')).checkSignIn(reading.flags, reading.env, out);
   // In team mode the key is not the service's own setting: it comes with each request (bearer), or
   // from sign-in's DOCREQ_API_KEY_FILE, which the sign-in lines above already check.
   const problems = mode.team ? config.problems.filter((p) => p !== KEY_MISSING) : config.problems;
@@ -179,8 +184,8 @@ async function check(config: Config, mode: CheckMode, flags: FlagValues = {}): P
 }
 
 /** The settings with the sandbox's demo key and address in place of the service's. */
-function sandboxConfig(flags: FlagValues, sandbox: Sandbox): Config {
-  return loadConfig(flags, { ...process.env, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
+function sandboxConfig(reading: SettingsReading, sandbox: Sandbox): Config {
+  return loadConfig(reading.flags, { ...reading.env, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
 }
 
 async function main(): Promise<void> {
@@ -188,7 +193,7 @@ async function main(): Promise<void> {
   // A command of the CLI (not the MCP server): its list is the command's own output, as check's is.
   if (process.argv[2] === 'sessions') {
     const { sessionsCli } = await import('./auth/sessions.js');
-    return void (process.exitCode = await sessionsCli(process.argv.slice(3), process.env, (line) => void process.stdout.write(`${line}\n`), (line) => void process.stderr.write(`${line}\n`)));
+    return void (process.exitCode = await sessionsCli(process.argv.slice(3), readSettings().env, (line) => void process.stdout.write(`${line}\n`), (line) => void process.stderr.write(`${line}\n`)));
   }
   const { values, positionals } = parse(process.argv.slice(2));
   if (values.help) return void process.stdout.write(`${HELP}\n`);
@@ -197,12 +202,15 @@ async function main(): Promise<void> {
   if (positionals.length > 1 || (command && command !== 'sandbox' && command !== 'check')) fail(`unknown command "${positionals.join(' ')}".`);
 
   // A misspelled variable is named with the setting it resembles; one resembling a guard stops the start.
-  const unknown = unknownVariables(process.env);
+  // The settings, read once: flags and environment (config.ts).
+  const reading = readSettings(settingsFromFlags(values));
+  const unknown = unknownVariables(reading.env);
   for (const line of unknown.warn) process.stderr.write(`docreq-mcp warning: ${line}\n`);
   if (unknown.stop.length) fail(unknown.stop.join('\n'));
-  const flags = settingsFromFlags(values);
   // --sandbox, or DOCREQ_SANDBOX (the MCP Bundle's "try the sandbox" choice); unreadable counts as off.
-  const useSandbox = flags.sandbox === true || (flags.sandbox === undefined && SETTINGS.sandbox.schema.safeParse(process.env.DOCREQ_SANDBOX ?? '').data === true);
+  const mode = startMode(reading);
+  started = { command, transport: mode.transport };
+  const useSandbox = mode.sandbox;
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
 
   // The sandbox is loaded only when asked for.
@@ -223,33 +231,32 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'check') {
-    const team = String(flags.transport ?? process.env.DOCREQ_TRANSPORT ?? '').trim().toLowerCase() === 'http';
+    const { team, oauth } = mode;
     if (!useSandbox) {
-      process.exitCode = await check(loadConfig(flags), { team }, flags);
+      process.exitCode = await check(loadConfig(reading.flags, reading.env), { team, oauth }, reading);
       return;
     }
     const sandbox = await startSandbox(seed);
     try {
-      process.exitCode = await check(sandboxConfig(flags, sandbox), { team, sandbox }, flags);
+      process.exitCode = await check(sandboxConfig(reading, sandbox), { team, oauth, sandbox }, reading);
     } finally {
       await sandbox.close();
     }
     return;
   }
-  const transport = SETTINGS.transport.schema.safeParse(flags.transport ?? (process.env.DOCREQ_TRANSPORT || 'stdio'));
-  if (!transport.success) fail(settingProblem('transport', transport.error, String(flags.transport ?? process.env.DOCREQ_TRANSPORT)));
-  if (transport.data === 'http') {
+  if (mode.transportProblem) fail(mode.transportProblem);
+  if (mode.team) {
     // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.
-    await (await import('./transport/http.js')).serveHttp(flags, process.env, { sandbox: useSandbox ? seed : undefined });
+    await (await import('./transport/http.js')).serveHttp(reading, { sandbox: useSandbox ? seed : undefined });
     return;
   }
   if (useSandbox) {
     const sandbox = await startSandbox(seed);
-    const config = sandboxConfig(flags, sandbox);
+    const config = sandboxConfig(reading, sandbox);
     process.stderr.write(`docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n`);
     return serveStdio(config, sandbox);
   }
-  return serveStdio(loadConfig(flags));
+  return serveStdio(loadConfig(reading.flags, reading.env));
 }
 
 /** What went wrong at start, in plain words (never a stack trace): a port in use names the setting that moves it. */
@@ -264,10 +271,10 @@ function startFailure(error: unknown, command: string | undefined, transport: st
   return `could not start: ${message.split('\n')[0]}`;
 }
 
+/** What main read before anything could fail to start: the command and the transport, for startFailure's words. */
+let started: { command: string | undefined; transport: string | undefined } = { command: undefined, transport: undefined };
+
 main().catch((error: unknown) => {
-  const args = process.argv.slice(2);
-  const command = args.find((a) => !a.startsWith('-'));
-  const transport = args.includes('http') || process.env.DOCREQ_TRANSPORT?.trim().toLowerCase() === 'http' ? 'http' : undefined;
-  process.stderr.write(`docreq-mcp: ${startFailure(error, command === 'sandbox' ? command : undefined, transport)}\n`);
+  process.stderr.write(`docreq-mcp: ${startFailure(error, started.command === 'sandbox' ? started.command : undefined, started.transport)}\n`);
   process.exit(1);
 });

@@ -1,6 +1,8 @@
 export { createServer, type ServerOptions } from './mcp/server.js';
 export { TOOLS, INSTRUCTIONS } from './tools/index.js';
-export { loadConfig, SETTINGS, settingsHelp, settingsTable, plainHelp, type Config, type FlagValues } from './config.js';
+export { loadConfig, type Config } from './config.js';
+export { SETTINGS, type FlagValues } from './settings.js';
+export { settingsHelp, settingsTable, plainHelp } from './settings-docs.js';
 export { DocReqApi, ApiState, describeProxy, type ApiClientOptions, type CallOptions, type CreateOptions, type CreateOutcome, type ListResult } from './api/client.js';
 export * from './api/errors.js';
 export type { Client, CreatePayload, RequestRecord } from './api/records.js';

@@ -1,4 +1,4 @@
-import type { LogLevel } from './config.js';
+import type { LogLevel } from './settings.js';
 import { redactor } from './text/redact.js';
 
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };

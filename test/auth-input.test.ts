@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HttpService } from '../src/transport/http.js';
 import { captured, sandbox } from './helpers.js';
-import { authorizeUrl, REDIRECT, register, s256, signInService } from './team.js';
+import { authorizeUrl, codeFor, form, REDIRECT, register, s256, signInService } from './team.js';
 
 /**
  * What sign-in accepts from a request, at its edges: PKCE S256 only, redirect URIs matched exactly,
@@ -140,5 +140,20 @@ describe('bad bodies: an OAuth error and a 4xx on every sign-in endpoint, never 
         expect(res.headers.get('location')).toBeNull();
       }
     }
+  });
+});
+
+describe('a code is redeemed only as it was issued (src/auth/grant-checks.ts)', () => {
+  const redeem = (fields: Record<string, string>) => fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', ...fields }));
+  it('by the client it was issued to, with the redirect URI it was asked with: otherwise invalid_grant and no token', async () => {
+    const issued = await codeFor(svc, 'reader@demo.example', 'reader-demo');
+    const other = await register(svc, [REDIRECT]);
+    const foreign = await redeem({ code: issued.code, code_verifier: issued.verifier, client_id: other.body.client_id, redirect_uri: REDIRECT });
+    expect(foreign.status).toBe(400);
+    expect(await foreign.json()).toEqual({ error: 'invalid_grant', error_description: 'The code was issued to another client.' });
+    const elsewhere = await codeFor(svc, 'reader@demo.example', 'reader-demo');
+    const moved = await redeem({ code: elsewhere.code, code_verifier: elsewhere.verifier, client_id: elsewhere.clientId, redirect_uri: `${REDIRECT}other` });
+    expect(moved.status).toBe(400);
+    expect(await moved.json()).toEqual({ error: 'invalid_grant', error_description: 'redirect_uri does not match the authorization request.' });
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkBaseUrl, loadConfig } from '../src/config.js';
+import { checkBaseUrl, loadConfig, readSettings, startMode } from '../src/config.js';
+import { loadHttpSettings } from '../src/transport/front-door.js';
 
 const KEY = 'drk_test_key_1234567890';
 const base = { DOCREQ_API_KEY: KEY, DOCREQ_BASE_URL: 'https://docs.example.com' };
@@ -98,5 +99,21 @@ describe('configuration', () => {
     const checked = checkBaseUrl(input);
     expect(checked.ok).toBe(false);
     expect(!checked.ok && checked.reason).toContain(reason);
+  });
+});
+
+describe('the one reading of the settings (readSettings)', () => {
+  it('the flag wins, then the environment, and an empty variable counts as unset (the default stands), in every reader', () => {
+    const env = { DOCREQ_TIMEOUT_MS: '', DOCREQ_HTTP_PORT: '', DOCREQ_TRANSPORT: 'HTTP ', DOCREQ_AUTH: ' OAuth', DOCREQ_SANDBOX: 'yes' };
+    expect(readSettings({}, env).text('timeoutMs')).toBe('30000');
+    expect(readSettings({ timeoutMs: '5000' }, { DOCREQ_TIMEOUT_MS: '9000' }).text('timeoutMs')).toBe('5000');
+    const config = loadConfig({}, env);
+    expect(config.timeoutMs).toBe(30_000);
+    expect(config.problems.join(' ')).not.toContain('DOCREQ_TIMEOUT_MS');
+    expect(loadHttpSettings({}, env)).toMatchObject({ settings: { port: 8787 }, problems: [] });
+    expect(startMode(readSettings({}, env))).toEqual({ transport: 'http', team: true, oauth: true, sandbox: true });
+    const udp = startMode(readSettings({ transport: 'udp' }, {}));
+    expect(udp).toMatchObject({ transport: undefined, team: false, oauth: false, sandbox: false });
+    expect(udp.transportProblem).toContain('DOCREQ_TRANSPORT (or --transport)');
   });
 });

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SETTINGS } from '../src/config.js';
+import { SETTINGS } from '../src/settings.js';
 import { captured, sandbox, childEnv } from './helpers.js';
 
 const root = new URL('..', import.meta.url).pathname;

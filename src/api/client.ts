@@ -35,7 +35,7 @@ export interface ApiClientOptions {
    * key fingerprint, shared by every client made for that key. Without it the client makes its own.
    */
   state?: ApiState;
-  /** Proxy settings; default `process.env`. Honoured by undici's EnvHttpProxyAgent, as curl does. */
+  /** Proxy settings; default the process's environment. Honoured by undici's EnvHttpProxyAgent, as curl does. */
   proxyEnv?: ProxyEnv;
   /** Certificate authorities (PEM) trusted beside Node's own, as NODE_EXTRA_CA_CERTS does process-wide. */
   ca?: string | Buffer | (string | Buffer)[];

@@ -177,9 +177,9 @@ export class ServiceExchange {
       const ca = this.options.ca === undefined ? undefined : [...rootCertificates, ...(Array.isArray(this.options.ca) ? this.options.ca : [this.options.ca])];
       const tls = ca ? { ca } : {};
       const common = { keepAliveTimeout: 4_000, connections: 16, connect: tls };
-      const proxies = proxySettings(this.options.proxyEnv ?? process.env);
+      const proxies = proxySettings(this.options.proxyEnv);
       if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
-      const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv ?? process.env);
+      const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv);
       if (route.kind === 'invalid') {
         throw new UnreachableError(`${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`, { code: 'ERR_INVALID_URL' });
       }
@@ -374,7 +374,7 @@ export class ServiceExchange {
   /** Why no answer came, naming what to fix: the proxy when the call goes through one, else DOCREQ_BASE_URL. */
   private unreachable(code: string): string {
     const shown = oneLine(code, 40);
-    const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv ?? process.env);
+    const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv);
     if (route.kind === 'proxy') {
       return CONNECT_CODES.has(code)
         ? `Could not reach the proxy ${route.origin} (${shown}; from ${route.variable}), so the service at ${this.origin} was not reached: check that the proxy runs and ${route.variable} names it, or add the service's host to NO_PROXY.`

@@ -1,30 +1,14 @@
-import { isAscii } from 'node:buffer';
-import { oneLine } from '../text/render.js';
 import { BadResponseError } from './errors.js';
 import { listData } from './records.js';
+import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, deeperThan, fieldNamed, isSpace, lastObjectBoundary, NULL, OPEN_ARRAY, OPEN_OBJECT, prunedElement, QUOTE, readsData, stringEnd, TextJoiner } from './json-scan.js';
+import { markUnreadable, MAX_ELEMENT_DEPTH, type Unreadable } from './unreadable.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const DATA_KEY = Buffer.from('"data"');
-/** The longest spelling of the key "data" in JSON: four \uXXXX escapes and the quotes. */
-const LONGEST_DATA_KEY = 26;
+export { MAX_ELEMENT_DEPTH, unreadableIn, unreadableNotes, type Unreadable } from './unreadable.js';
+
 /** In the fast path, how much may wait for an element boundary before the exact scanner takes over. */
 const PENDING_LIMIT = 1024 * 1024;
-/** Inside a string, how many bytes the scanner steps through itself before asking for the next quote natively. */
-const INLINE_STRING_BYTES = 32;
 /** Where `data` opens with more than this left of the chunk, the rest goes to the fast path at once (a small body is read exactly, as before). */
 const HAND_OFF_BYTES = 64 * 1024;
-/** The largest scratch buffer kept between parses. */
-const SCRATCH_KEPT = 4 * 1024 * 1024;
-/** How deep an element of `data` may nest (the element itself is level 1; a request record needs 1). */
-export const MAX_ELEMENT_DEPTH = 64;
-
 export interface ListStreamOptions {
   /** Elements of `data` nested deeper than this many levels are refused (default {@link MAX_ELEMENT_DEPTH}). */
   maxDepth?: number;
@@ -36,121 +20,6 @@ export interface ListStreamOptions {
    * way and stands as null as a whole, and its record is listed in {@link unreadableIn}.
    */
   fields?: readonly string[];
-}
-
-/** A record one or more of whose read fields could not be read (nested too deep): they stand as null. */
-export interface Unreadable {
-  /** Its place in the records. */
-  index: number;
-  /** The read fields that could not be read. */
-  fields: string[];
-}
-
-/** The records of a list that could not be read in full, by the records array the parser answered. */
-const UNREADABLE = new WeakMap<readonly unknown[], readonly Unreadable[]>();
-
-/** Which records of a list (the very array a list parser answered) could not be read in full; none for any other array. */
-export function unreadableIn(records: readonly unknown[]): readonly Unreadable[] {
-  return UNREADABLE.get(records) ?? [];
-}
-
-/** How many records a note names by id before it counts the rest. */
-const NAMED = 5;
-
-/**
- * What the model reads of a list's records that could not be read in full: one note naming the first
- * few by id and the fields that stand empty, or none. Each such record is still listed and counted.
- */
-export function unreadableNotes(records: readonly { id: string | null }[], noun: 'client' | 'request'): string[] {
-  const bad = unreadableIn(records);
-  if (bad.length === 0) return [];
-  const named = bad.slice(0, NAMED).map((u) => {
-    const id = records[u.index]?.id;
-    return `${id ? `id ${oneLine(id, 40)}` : 'one with no readable id'} (${u.fields.join(', ')})`;
-  });
-  const more = bad.length > NAMED ? `, and ${(bad.length - NAMED).toLocaleString('en')} more` : '';
-  const them = bad.length === 1 ? `1 ${noun}` : `${bad.length.toLocaleString('en')} ${noun}s`;
-  return [
-    `${them} in the service's list could not be read in full: ${named.join('; ')}${more}. ` +
-      `Those fields are nested more than ${MAX_ELEMENT_DEPTH} levels deep, which no ${noun} field is, so they show as empty; ${bad.length === 1 ? 'it is' : 'each is'} still listed and counted.`,
-  ];
-}
-
-const NULL = Buffer.from('null');
-
-/** JSON white space: anything else between elements is an error, as JSON.parse says. */
-function isSpace(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
-
-/** The last comma of buf that follows a "}" (white space between allowed), or -1: a likely end of an object element. */
-function lastObjectBoundary(buf: Buffer): number {
-  let comma = buf.lastIndexOf(COMMA);
-  // Each search starts before the last one's comma, so together they read buf once.
-  while (comma > 0) {
-    let k = comma - 1;
-    while (k >= 0 && isSpace(buf[k]!)) k--;
-    if (k >= 0 && buf[k] === CLOSE_OBJECT) return comma;
-    comma = k > 0 ? buf.lastIndexOf(COMMA, k) : -1;
-  }
-  return -1;
-}
-
-/** How many backslashes come right before `at`, looking no further back than `from`. */
-function backslashesBefore(chunk: Buffer, at: number, from: number): number {
-  let k = at - 1;
-  while (k >= from && chunk[k] === BACKSLASH) k--;
-  return at - 1 - k;
-}
-
-/**
- * From `i` inside a string, the index of its closing quote; n when the chunk ends inside it, n + 1
- * when it ends right after a backslash (the next chunk's first byte is escaped). Short stretches are
- * stepped through; a long one is crossed with the native search for a quote (a quote after an odd
- * run of backslashes is escaped, and the runs counted are disjoint, so no byte is read twice).
- */
-function stringEnd(chunk: Buffer, i: number, n: number): number {
-  for (;;) {
-    const stop = Math.min(n, i + INLINE_STRING_BYTES);
-    while (i < stop) {
-      const c = chunk[i]!;
-      if (c === QUOTE) return i;
-      i += c === BACKSLASH ? 2 : 1;
-    }
-    if (i >= n) return i;
-    const q = chunk.indexOf(QUOTE, i);
-    if (q < 0) return backslashesBefore(chunk, n, i) % 2 === 1 ? n + 1 : n;
-    if (backslashesBefore(chunk, q, i) % 2 === 0) return q;
-    i = q + 1;
-  }
-}
-
-/** True when `value` holds objects or arrays more than `levels` deep (a container itself is one level). */
-function deeperThan(value: unknown, levels: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (levels <= 0) return true;
-  if (Array.isArray(value)) {
-    for (const v of value as unknown[]) if (v !== null && typeof v === 'object' && deeperThan(v, levels - 1)) return true;
-  } else {
-    for (const key in value) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== null && typeof v === 'object' && deeperThan(v, levels - 1)) return true;
-    }
-  }
-  return false;
-}
-
-/** `value` with every container more than `levels` deep replaced by null (copied only where something is cut). */
-function pruned(value: unknown, levels: number): unknown {
-  const cut = (v: unknown, left: number): unknown => {
-    if (v === null || typeof v !== 'object') return v;
-    if (left <= 0) return null;
-    if (Array.isArray(v)) return (v as unknown[]).map((x) => cut(x, left - 1));
-    const out: Record<string, unknown> = {};
-    for (const key in v) out[key] = cut((v as Record<string, unknown>)[key], left - 1);
-    return out;
-  };
-  return deeperThan(value, levels) ? cut(value, levels) : value;
 }
 
 /**
@@ -226,8 +95,8 @@ export class ListStreamParser<T> {
   private fastWait = 0;
   /** The element in `carried` began in the chunk last scanned. */
   private carriedIsFresh = false;
-  /** Where the text to parse is put together (reused: a run is a chunk's worth of bytes). */
-  private scratch = Buffer.alloc(0);
+  /** Where the text to parse is put together. */
+  private readonly joiner = new TextJoiner();
 
   constructor(
     private readonly what: string,
@@ -290,7 +159,7 @@ export class ListStreamParser<T> {
     // The skeleton holds "data": [] where the elements were streamed, so an array here is that one.
     const data = listData(shape, this.what);
     if (data.length > 0) return data.map(this.toRecord);
-    if (this.unreadable.length > 0) UNREADABLE.set(this.records, this.unreadable);
+    if (this.unreadable.length > 0) markUnreadable(this.records, this.unreadable);
     return this.records;
   }
 
@@ -328,12 +197,8 @@ export class ListStreamParser<T> {
 
   /** Parses the pieces as whole elements; false (keeping nothing) when they are not. */
   private tryRun(pieces: Buffer[]): boolean {
-    let values: unknown[];
-    try {
-      values = JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
-    } catch {
-      return false;
-    }
+    const values = this.elements(pieces);
+    if (!values) return false;
     for (const value of values) {
       this.elemCut = [];
       const kept = this.withinDepth(value);
@@ -360,24 +225,7 @@ export class ListStreamParser<T> {
       if (deeperThan(value, max)) throw this.tooDeep();
       return value;
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return pruned(value, max);
-    if (max <= 0) return null;
-    const element = value as Record<string, unknown>;
-    let out: Record<string, unknown> | undefined;
-    for (const key in element) {
-      const v = element[key];
-      if (v === null || typeof v !== 'object') continue;
-      if (this.fields.has(key)) {
-        if (deeperThan(v, max - 1)) {
-          (out ??= { ...element })[key] = null;
-          this.elemCut.push(key);
-        }
-      } else {
-        const kept = pruned(v, max - 1);
-        if (kept !== v) (out ??= { ...element })[key] = kept;
-      }
-    }
-    return out ?? value;
+    return prunedElement(value, max, this.fields, this.elemCut);
   }
 
   /**
@@ -385,12 +233,8 @@ export class ListStreamParser<T> {
    * records; `cut`: the one element's read fields cut for their depth, which stand as null as a whole.
    */
   private parseRun(pieces: Buffer[], cut?: readonly string[]): void {
-    let values: unknown[];
-    try {
-      values = JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
-    } catch {
-      throw this.invalid();
-    }
+    const values = this.elements(pieces);
+    if (!values) throw this.invalid();
     if (cut?.length) {
       const element = values[0] as Record<string, unknown>;
       for (const key of cut) element[key] = null;
@@ -400,18 +244,19 @@ export class ListStreamParser<T> {
     for (const value of values) this.keep(value);
   }
 
-  /** The text of the pieces between `open` and `close`, copied once (ASCII is decoded as Latin-1, which is quicker). */
+  /** The pieces parsed as elements side by side ("e1,e2,e3"), or undefined when they are not. */
+  private elements(pieces: Buffer[]): unknown[] | undefined {
+    try {
+      return JSON.parse(this.decode(pieces, '[', ']')) as unknown[];
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The text of the pieces between `open` and `close`, copied once. */
   private decode(pieces: Buffer[], open: string, close: string): string {
-    let length = open.length + close.length;
-    for (const piece of pieces) length += piece.length;
+    const { text, length } = this.joiner.join(pieces, open, close);
     this.passes += length;
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length));
-    const bytes = this.scratch.subarray(0, length);
-    let at = bytes.write(open, 0, 'latin1');
-    for (const piece of pieces) at += piece.copy(bytes, at);
-    bytes.write(close, at, 'latin1');
-    const text = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-    if (this.scratch.length > SCRATCH_KEPT) this.scratch = Buffer.alloc(0); // one huge element: not kept
     return text;
   }
 
@@ -589,34 +434,17 @@ export class ListStreamParser<T> {
   private isDataKey(tail: Buffer): boolean {
     const pieces = [...this.keyPieces, tail];
     this.keyPieces = [];
-    let length = 0;
-    for (const piece of pieces) length += piece.length;
-    if (length > LONGEST_DATA_KEY) return false;
-    const key = Buffer.concat(pieces, length);
-    if (key.equals(DATA_KEY)) return true;
-    if (!key.includes(BACKSLASH)) return false;
-    try {
-      return JSON.parse(key.toString('utf8')) === 'data'; // "\u0064ata" is "data" too
-    } catch {
-      return false; // the skeleton's parse reports it
-    }
+    return readsData(pieces);
   }
 
   /** Whether an element's top-level key (its bytes, quotes included, with any pieces cut by chunks) is a read field. */
   private isReadField(tail: Buffer): boolean {
     const pieces = [...this.elemKeyPieces, tail];
     this.elemKeyPieces = [];
-    let length = 0;
-    for (const piece of pieces) length += piece.length;
-    if (length > this.longestField) return false;
-    try {
-      const key: unknown = JSON.parse(Buffer.concat(pieces, length).toString('utf8'));
-      if (typeof key !== 'string' || !this.fields!.has(key)) return false;
-      this.elemKey = key;
-      return true;
-    } catch {
-      return false; // the element's parse reports it
-    }
+    const key = fieldNamed(pieces, this.longestField, this.fields!);
+    if (key === undefined) return false;
+    this.elemKey = key;
+    return true;
   }
 
   private tooDeep(): BadResponseError {

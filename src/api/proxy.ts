@@ -1,10 +1,12 @@
+import { processEnvironment } from '../config.js';
+
 /** Proxies as the environment sets them, read as curl and undici's EnvHttpProxyAgent read them; named for `check` without credentials. */
 
 /** Proxy settings as the environment gives them (HTTPS_PROXY, HTTP_PROXY, NO_PROXY and lower case). */
 export type ProxyEnv = Record<string, string | undefined>;
 
 /** The proxy settings, read as curl reads them: lower case first; HTTPS_PROXY for https, HTTP_PROXY for http. */
-export function proxySettings(env: ProxyEnv = process.env): { httpProxy: string; httpsProxy: string; noProxy: string } {
+export function proxySettings(env: ProxyEnv = processEnvironment()): { httpProxy: string; httpsProxy: string; noProxy: string } {
   const pick = (name: string) => env[name.toLowerCase()] ?? env[name.toUpperCase()] ?? '';
   const httpProxy = pick('http_proxy');
   return { httpProxy, httpsProxy: pick('https_proxy') || httpProxy, noProxy: pick('no_proxy') };
@@ -15,7 +17,7 @@ export function proxySettings(env: ProxyEnv = process.env): { httpProxy: string;
  * (never its credentials), the variable it came from, or why it goes direct. Mirrors the rules of
  * undici's EnvHttpProxyAgent, which is what actually routes the calls.
  */
-export function describeProxy(baseUrl: string, env: ProxyEnv = process.env): string {
+export function describeProxy(baseUrl: string, env: ProxyEnv = processEnvironment()): string {
   const route = proxyRoute(baseUrl, env);
   if (route.kind === 'direct') return route.why;
   if (route.kind === 'invalid') return `a proxy setting that is not a URL (check ${route.variable})`;
@@ -29,7 +31,7 @@ type ProxyRoute =
   | { kind: 'invalid'; variable: string };
 
 /** How a call to `baseUrl` is routed: direct, through a proxy (its origin and variable, never its credentials), or a proxy setting that is not a URL. */
-export function proxyRoute(baseUrl: string, env: ProxyEnv = process.env): ProxyRoute {
+export function proxyRoute(baseUrl: string, env: ProxyEnv = processEnvironment()): ProxyRoute {
   const url = new URL(baseUrl);
   const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
   const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;

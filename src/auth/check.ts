@@ -1,4 +1,5 @@
-import type { FlagValues } from '../config.js';
+import { readSettings } from '../config.js';
+import type { FlagValues } from '../settings.js';
 import { redactor } from '../text/redact.js';
 import { oneLine } from '../text/render.js';
 import { loadAuthSetup } from './settings.js';
@@ -10,6 +11,7 @@ import { loadAuthSetup } from './settings.js';
  */
 export async function checkSignIn(flags: FlagValues, env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<boolean> {
   const setup = await loadAuthSetup(flags, env);
+  const reading = readSettings(flags, env);
   const out = (line: string) => print(redactor(setup.secrets ?? [])(line));
   if (setup.problems.length && setup.mode === 'bearer') {
     for (const problem of setup.problems) out(`✗ sign-in: ${problem}`);
@@ -17,7 +19,7 @@ export async function checkSignIn(flags: FlagValues, env: NodeJS.ProcessEnv, pri
   }
   if (setup.mode === 'bearer') {
     out("✓ sign-in: none (DOCREQ_AUTH=bearer): each request brings the firm's key (Authorization: Bearer <key>); the service holds none (set DOCREQ_API_KEY for this check only, to try a key)");
-    if (env.DOCREQ_API_KEY_FILE?.trim()) {
+    if (reading.text('apiKeyFile')?.trim()) {
       out('✗ DOCREQ_API_KEY_FILE is set: team mode with bearer refuses a key of its own (anyone reaching the port would act as the firm); unset it, or use --auth oauth');
       return true;
     }
@@ -26,7 +28,7 @@ export async function checkSignIn(flags: FlagValues, env: NodeJS.ProcessEnv, pri
   out("✓ sign-in: oauth: staff sign in with the firm's identity provider; the firm's key stays in the service");
   let wrong = setup.problems.length > 0;
   for (const problem of setup.problems) out(`✗ sign-in: ${problem}`);
-  if (env.DOCREQ_API_KEY?.trim()) {
+  if (reading.text('apiKey')?.trim()) {
     out('✗ DOCREQ_API_KEY is set: with --auth oauth the service takes the key from DOCREQ_API_KEY_FILE only (team mode refuses to start); unset it');
     wrong = true;
   }

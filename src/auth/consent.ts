@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { digest, sameText } from './crypto.js';
-import { errorPage, type Page } from './pages.js';
+import type { Page } from '../page.js';
+import { errorPage } from './pages.js';
 import { TX_MS } from './types.js';
 
 /**

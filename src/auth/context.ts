@@ -1,4 +1,4 @@
-import { SETTINGS } from '../config.js';
+import { SETTINGS } from '../settings.js';
 import { consentBinding } from './consent.js';
 import { secretKeys } from './crypto.js';
 import { DEFAULT_REDIRECT_HOSTS } from './redirect-uris.js';

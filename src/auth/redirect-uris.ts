@@ -1,4 +1,5 @@
-import { isLoopbackHost, SETTINGS } from '../config.js';
+import { isLoopbackHost } from '../config.js';
+import { SETTINGS } from '../settings.js';
 import type { Pending } from './types.js';
 
 /** What a client may register as redirect URIs (RFC 8252, OAuth 2.1 §2.3.1; docs/sign-in-setup.md), and how one asked for matches. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadConfig, settingFlagOptions, settingsFromFlags } from '../config.js';
+import { loadConfig } from '../config.js';
+import { settingFlagOptions, settingsFromFlags } from '../settings.js';
 import { openStore, RedisStore } from '../store/index.js';
 import { oneLine } from '../text/render.js';
 import type { Role } from './policy.js';

@@ -1,6 +1,6 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { checkBaseUrl, SETTINGS, type FlagValues, type SettingName } from '../config.js';
+import { checkBaseUrl, readSettings, secretFromFile } from '../config.js';
+import { SETTINGS, type FlagValues, type SettingName } from '../settings.js';
 import * as oidc from 'openid-client';
 import { createAuth, type Auth, type AuthStore } from './index.js';
 import { parseRules, type Policy } from './policy.js';
@@ -40,24 +40,20 @@ export interface AuthSetup {
 }
 
 function readSecretFile(path: string, what: string, problems: string[]): string | undefined {
-  try {
-    const text = readFileSync(path, 'utf8').trim();
-    if (text) return text;
-    problems.push(`${what} names a file that is empty.`);
-  } catch (error) {
-    problems.push(`${what} names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}).`);
-  }
-  return undefined;
+  const { value, problem } = secretFromFile(path, what);
+  if (problem) problems.push(problem);
+  return value;
 }
 
 export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, options: { sandboxApiKey?: string; store?: AuthStore } = {}): Promise<AuthSetup> {
   const problems: string[] = [];
   const notes: string[] = [];
   const secrets: string[] = [];
+  const reading = readSettings(flags, env);
+  // Sign-in's values trimmed, white space alone counting as unset.
   const text = (name: SettingName): string | undefined => {
-    const fromFlag = flags[name];
-    const value = fromFlag !== undefined ? String(fromFlag) : env[SETTINGS[name].env];
-    return value === undefined || value.trim() === '' ? (SETTINGS[name].default) : value.trim();
+    const value = reading.text(name);
+    return value === undefined || value.trim() === '' ? SETTINGS[name].default : value.trim();
   };
   const modeText = text('auth') ?? 'bearer';
   const mode = SETTINGS.auth.schema.safeParse(modeText);
@@ -80,7 +76,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   let secret: Uint8Array;
   let secretFrom: 'file' | 'token secret' | 'random';
   const secretFile = text('authSecretFile');
-  const tokenSecret = env.DOCREQ_TOKEN_SECRET;
+  const tokenSecret = reading.text('tokenSecret');
   if (secretFile) {
     const value = readSecretFile(secretFile, 'DOCREQ_AUTH_SECRET_FILE', problems);
     if (value && value.length < 32) problems.push('DOCREQ_AUTH_SECRET_FILE must hold at least 32 characters (e.g. openssl rand -hex 32).');

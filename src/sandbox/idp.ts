@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { escapeHtml, sendPage } from '../auth/pages.js';
+import { escapeHtml, sendPage } from '../page.js';
 
 /**
  * The sandbox's demo identity provider: a real OpenID Connect provider (oidc-provider) on loopback,

@@ -4,12 +4,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
-import { CORRECTNESS_MODES, ITEM_TYPES } from '../domain/checklist.js';
 import { drained, failure, json, type Answer, type Encoding, type ListBody, type ListName, type LoggedCall } from './answer.js';
+import { negotiate, notModified, readBody } from './http-rules.js';
+import { isOpen, listRecord, validateCreate } from './requests.js';
 import { FaultInjector, type Fault, type InjectOptions, type Route } from './faults.js';
 import {
   SANDBOX_KEYS,
-  isoDay,
   prng,
   seedFirms,
   uuidFrom,
@@ -61,29 +61,9 @@ interface Remembered {
   answer: Answer;
 }
 
-const CLOSED = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
-const MAX_BODY = 1024 * 1024;
 const DAY_MS = 86_400_000;
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
-
-function listRecord(r: SandboxRequest) {
-  // The list endpoint returns the documented fields only.
-  return {
-    id: r.id,
-    title: r.title,
-    status: r.status,
-    dueDate: r.dueDate,
-    createdAt: r.createdAt,
-    clientName: r.clientName,
-    totalItems: r.totalItems,
-    completedItems: r.completedItems,
-  };
-}
-
-function isOpen(r: SandboxRequest): boolean {
-  return !CLOSED.has(r.status.toLowerCase()) && r.completedItems < r.totalItems;
-}
 
 /**
  * The Document Request Service, in memory, on loopback: the API document plus contract section 4,
@@ -467,72 +447,6 @@ export class Sandbox {
     res.end();
   }
 
-}
-
-/** The encoding to answer with: br when acceptable, else gzip (also for `*`), else none. */
-export function negotiate(acceptEncoding: string | string[] | undefined): Encoding | undefined {
-  const accepted = new Map<string, number>();
-  for (const part of (Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding ?? '').split(',')) {
-    const [token, ...params] = part.trim().toLowerCase().split(';');
-    if (!token) continue;
-    const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p)).find(Boolean);
-    accepted.set(token, q ? Number(q[1]) : 1);
-  }
-  const ok = (name: string) => (accepted.get(name) ?? (name !== 'identity' && accepted.has('*') ? accepted.get('*')! : 0)) > 0;
-  if (ok('br')) return 'br';
-  if (ok('gzip') || ok('x-gzip')) return 'gzip';
-  return undefined;
-}
-
-/** If-None-Match (weak comparison, `*` included) decides; without it, If-Modified-Since. */
-function notModified(req: IncomingMessage, list: ListBody): boolean {
-  const inm = req.headers['if-none-match'];
-  if (inm !== undefined) {
-    const tags = inm.split(',').map((t) => t.trim().replace(/^W\//, ''));
-    return tags.includes('*') || tags.includes(list.etag);
-  }
-  const ims = req.headers['if-modified-since'];
-  const since = ims ? Date.parse(ims) : Number.NaN;
-  return !Number.isNaN(since) && list.modifiedSec * 1000 <= since;
-}
-async function readBody(req: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Validation as the API document states it, with field details. */
-function validateCreate(input: unknown, firm: SandboxFirm): { field: string; message: string }[] {
-  const details: { field: string; message: string }[] = [];
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return [{ field: '', message: 'the body must be a JSON object' }];
-  const b = input as Record<string, unknown>;
-  if (typeof b.clientId !== 'string' || !b.clientId) details.push({ field: 'clientId', message: 'is required' });
-  else if (!firm.clients.some((c) => c.id === b.clientId)) details.push({ field: 'clientId', message: 'no such client in this firm' });
-  if (typeof b.title !== 'string' || !b.title.trim()) details.push({ field: 'title', message: 'is required' });
-  if (b.dueDate !== undefined && b.dueDate !== null && (typeof b.dueDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(b.dueDate) || isoDay(Date.parse(b.dueDate)) !== b.dueDate)) {
-    details.push({ field: 'dueDate', message: 'must be a date YYYY-MM-DD' });
-  }
-  if (b.correctnessMode !== undefined && !(CORRECTNESS_MODES as readonly unknown[]).includes(b.correctnessMode)) {
-    details.push({ field: 'correctnessMode', message: `must be one of ${CORRECTNESS_MODES.join(', ')}` });
-  }
-  if (!Array.isArray(b.items) || b.items.length === 0) {
-    details.push({ field: 'items', message: 'must be a non-empty array' });
-  } else {
-    b.items.forEach((raw: unknown, i) => {
-      const item = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-      if (typeof item.name !== 'string' || !item.name.trim()) details.push({ field: `items[${i}].name`, message: 'must be a non-empty string' });
-      if (item.required !== undefined && typeof item.required !== 'boolean') details.push({ field: `items[${i}].required`, message: 'must be a boolean' });
-      if (item.type !== undefined && !(ITEM_TYPES as readonly unknown[]).includes(item.type)) {
-        details.push({ field: `items[${i}].type`, message: `must be one of ${ITEM_TYPES.join(', ')}` });
-      }
-    });
-  }
-  return details;
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { processEnvironment } from '../config.js';
 import { FileStore } from './file.js';
 import { MemoryStore } from './memory.js';
 import { describeRedisUrl, RedisStore } from './redis.js';
@@ -15,7 +16,7 @@ export interface StoreSettings {
 }
 
 /** The OS's per-user state folder + docreq-mcp (DOCREQ_STATE_DIR overrides). */
-export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultStateDir(env: NodeJS.ProcessEnv = processEnvironment(), platform: NodeJS.Platform = process.platform): string {
   if (platform === 'win32') return join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'docreq-mcp');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'docreq-mcp');
   return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'docreq-mcp');

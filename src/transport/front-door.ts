@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isLoopbackHost, settingProblem, SETTINGS, type FlagValues, type SettingName } from '../config.js';
+import { isLoopbackHost, readSettings, settingDefault, settingValue } from '../config.js';
+import { type FlagValues, type SettingName } from '../settings.js';
 
 /**
  * Team mode's front door: its settings, and what is checked or read of a request before any MCP
@@ -20,27 +21,22 @@ export interface HttpSettings {
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID';
 
-/** Reads the team-mode settings the same way loadConfig reads the others: the flag wins, then the environment, then the default. */
+/** Reads the team-mode settings from the one reading of flags and environment (config.ts); a value that cannot be read is a problem, and team mode does not start. */
 export function loadHttpSettings(flags: FlagValues, env: NodeJS.ProcessEnv): { settings: HttpSettings; problems: string[] } {
+  const reading = readSettings(flags, env);
   const problems: string[] = [];
   const read = <N extends SettingName>(name: N) => {
-    const setting = SETTINGS[name];
-    const fromFlag = flags[name];
-    const fromEnv = env[setting.env];
-    const text = fromFlag !== undefined ? String(fromFlag) : fromEnv === undefined || fromEnv === '' ? setting.default : fromEnv;
-    if (text === undefined) return undefined;
-    const parsed = setting.schema.safeParse(text);
-    if (parsed.success) return parsed.data as unknown;
-    problems.push(settingProblem(name, parsed.error, text));
-    return undefined;
+    const { value, problem } = settingValue(reading, name);
+    if (problem) problems.push(problem);
+    return value;
   };
   const settings: HttpSettings = {
-    host: (read('httpHost') as string | undefined) ?? '127.0.0.1',
-    port: (read('httpPort') as number | undefined) ?? 8787,
-    allowedHosts: ((read('allowedHosts') as string[] | undefined) ?? []).map((h) => h.toLowerCase()),
-    allowedOrigins: ((read('allowedOrigins') as string[] | undefined) ?? []).map((o) => o.replace(/\/$/, '').toLowerCase()),
-    rateLimit: (read('rateLimit') as number | undefined) ?? 120,
-    metricsPort: read('metricsPort') as number | undefined,
+    host: read('httpHost') ?? settingDefault('httpHost'),
+    port: read('httpPort') ?? settingDefault('httpPort'),
+    allowedHosts: (read('allowedHosts') ?? []).map((h) => h.toLowerCase()),
+    allowedOrigins: (read('allowedOrigins') ?? []).map((o) => o.replace(/\/$/, '').toLowerCase()),
+    rateLimit: read('rateLimit') ?? settingDefault('rateLimit'),
+    metricsPort: read('metricsPort'),
   };
   return { settings, problems };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { escapeHtml, sendPage } from '../auth/pages.js';
+import { escapeHtml, sendPage } from '../page.js';
 
 /**
  * GET / in team mode: a plain page saying what this is and how to connect an assistant to it. Nothing

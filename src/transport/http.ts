@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
-import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, type Config, type FlagValues } from '../config.js';
+import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, startMode, type Config, type SettingsReading } from '../config.js';
 import { redactor } from '../text/redact.js';
 import { createLogger } from '../log.js';
 import type { Sandbox } from '../sandbox/service.js';
@@ -97,7 +97,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   // no credentials (the key is a header of each API call), and warm connections answer faster.
   const undici = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
   const { Agent, EnvHttpProxyAgent } = undici.default ?? undici;
-  const proxies = proxySettings(process.env);
+  const proxies = proxySettings();
   const poolOptions = { keepAliveTimeout: 4_000, connections: 64 };
   const sharedPool = proxies.httpProxy || proxies.httpsProxy ? new EnvHttpProxyAgent({ ...poolOptions, ...proxies }) : new Agent(poolOptions);
   // Once-only sending for every firm this process serves: the ledger is keyed by key fingerprint,
@@ -310,13 +310,14 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
  * `docreq-mcp --transport http`: reads the team-mode settings, refuses what would be unsafe,
  * starts the sandbox when asked, serves, and drains on SIGTERM / SIGINT.
  */
-export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = process.env, options: { sandbox?: SeedOptions } = {}): Promise<HttpService> {
+export async function serveHttp(reading: SettingsReading, options: { sandbox?: SeedOptions } = {}): Promise<HttpService> {
+  const { flags, env } = reading;
   const fail = (message: string): never => {
     process.stderr.write(`docreq-mcp: ${message}\n`);
     process.exit(2);
   };
-  const oauth = String(flags.auth ?? env.DOCREQ_AUTH ?? '').trim().toLowerCase() === 'oauth';
-  if (env.DOCREQ_API_KEY?.trim() || (env.DOCREQ_API_KEY_FILE?.trim() && !oauth)) {
+  const { oauth } = startMode(reading);
+  if (reading.text('apiKey')?.trim() || (reading.text('apiKeyFile')?.trim() && !oauth)) {
     fail('DOCREQ_API_KEY (or DOCREQ_API_KEY_FILE) is set, but team mode (--transport http) takes the key from each request\'s Authorization header: a key of the service\'s own would let anyone who reaches the port act as the firm. Unset it and start again.');
   }
   const { settings, problems } = loadHttpSettings(flags, env);
@@ -335,7 +336,7 @@ export async function serveHttp(flags: FlagValues, env: NodeJS.ProcessEnv = proc
           : `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`),
     );
   } else {
-    const text = flags.baseUrl !== undefined ? String(flags.baseUrl) : env.DOCREQ_BASE_URL;
+    const text = reading.text('baseUrl');
     if (!text?.trim()) fail('team mode needs DOCREQ_BASE_URL (or --base-url): the service every request is sent to. To try it, add --sandbox.');
     const checked = checkBaseUrl(text!.trim());
     if (!checked.ok) fail(`DOCREQ_BASE_URL (or --base-url) ${checked.reason}.`);

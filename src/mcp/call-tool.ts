@@ -1,0 +1,187 @@
+import { CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse, type Server } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { ConfigurationError, UserInputError } from '../errors.js';
+import { deepFreeze } from '../freeze.js';
+import type { SendLedger } from '../send/ledger.js';
+import { TOKEN_TTL_MS } from '../send/token.js';
+import { oneLine, quoted } from '../text/render.js';
+import type { Confirmation, ToolContext } from '../tools/define.js';
+import { decodeArguments, describeIssues } from './arguments.js';
+import type { ServerParts } from './context.js';
+import { checkOutput } from './output-check.js';
+import { errorResult, explain } from './results.js';
+
+/**
+ * One tools/call, from the request to its result. Tool calls flow one way: arguments → decoded and
+ * validated input → the API client → records → summary and preview. This is the one place a failure
+ * becomes a result.
+ */
+
+/**
+ * Single use of an MRTR request state (contract §9): true the first time a state id is claimed for a
+ * firm, false ever after (within the ledger's memory). The one place to rewire onto the send store's
+ * `claim(key, value, ttlMs)`.
+ */
+function claimRequestState(ledger: SendLedger, firm: string, stateId: string, ttlMs: number = TOKEN_TTL_MS): Promise<boolean> {
+  return ledger.claimOnce(firm, `mrtr:${stateId}`, ttlMs);
+}
+
+/** Thrown by `confirm` in an MRTR first round: the question goes back to the client as input_required. */
+class AskThroughClient extends Error {
+  constructor(readonly question: string) {
+    super('asking through the client');
+  }
+}
+
+const CONFIRM_SCHEMA = {
+  type: 'object' as const,
+  properties: { confirm: { type: 'boolean' as const, title: 'Send it', description: 'Yes: send the request and e-mail the client.' } },
+  required: ['confirm'],
+};
+
+/** Content kept with an answer a tool keeps and shares (frozen): built once, and sealed once per set of secrets (redactDeep). */
+const answered = new WeakMap<object, CallToolResult>();
+function answerOf(result: { text: string; structured: unknown; isError?: boolean }): CallToolResult {
+  const shared = Object.isFrozen(result);
+  const known = shared ? answered.get(result) : undefined;
+  if (known) return { ...known };
+  const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
+  const answer: CallToolResult = { content: shared ? deepFreeze(content) : content, structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
+  if (shared) answered.set(result, answer);
+  return { ...answer };
+}
+
+/**
+ * A safety net over the per-call deadline the API client already keeps: the call is answered by
+ * DOCREQ_TIMEOUT_MS + 1 s whatever a handler does. A send that is still running goes on (it is
+ * never aborted once written) and its outcome is recorded for the duplicate guard.
+ */
+function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean): Promise<T> {
+  const grace = 750;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new UserInputError(
+          readOnly
+            ? 'The call did not finish within DOCREQ_TIMEOUT_MS; nothing was changed. Try again, or with narrower filters.'
+            : 'The call did not finish within DOCREQ_TIMEOUT_MS. The request may have been sent: check with list_requests before sending again (this server will refuse a duplicate).',
+        ),
+      );
+    }, Math.max(0, deadline - Date.now()) + grace);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+export type ToolCall = { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } };
+
+/** The tools/call handler of one server, before its result is sealed. */
+export function toolCaller(server: Server, parts: ServerParts, modern: () => boolean) {
+  const { config, options, logger, api, sending, redact, catalogue, offered, clock } = parts;
+  const clientCapabilities = (extra: ServerContext): ClientCapabilities | undefined =>
+    modern() ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined) : server.getClientCapabilities();
+
+  async function confirm(message: string, extra: ServerContext): Promise<Confirmation> {
+    if (modern() || !server.getClientCapabilities()?.elicitation) return 'unsupported';
+    const request = { message, requestedSchema: CONFIRM_SCHEMA };
+    const result = await server.elicitInput(request, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
+      const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
+      throw new UserInputError(`Nothing was sent: asking the person to confirm failed (${why}). Ask them in the chat, then call again.`);
+    });
+    return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
+  }
+
+  return async function callTool(request: ToolCall, extra: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const tool = offered.find((t) => t.name === request.params.name);
+    if (!tool) {
+      // A tool this server has, held back by read-only mode, is refused as a tool result (the model can act on it).
+      if (config.readOnly && catalogue.some((t) => t.name === request.params.name)) {
+        // A signed-in reader is told their role; the setting is named only to whoever runs the server.
+        if (options.actor?.role === 'reader') return errorResult(`${request.params.name} is not offered: you are signed in with the reader role, which may list and read but not send. Ask your firm's IT team if you should be able to send. Nothing was sent.`);
+        return errorResult(`${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`);
+      }
+      // A name no tool has is a protocol error: "Unknown tool" is one of the specification's Protocol Errors (-32602).
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`);
+    }
+    // jitless: one parse a call does not earn back zod's compiling a checker for the schema (see checkOutput).
+    const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema), { jitless: true });
+    if (!parsed.success) return errorResult(describeIssues(parsed.error, tool));
+    // MRTR (2026-07-28 with elicitation): the first round's question goes back as input_required with a
+    // request state bound like a token (key fingerprint, the signed-in person, this tool and input, expiry); the retry
+    // answers it once. A missing, altered, expired, foreign or replayed state sends nothing.
+    const mrtr = modern() && Boolean(clientCapabilities(extra)?.elicitation);
+    const binding = { mrtr: tool.name, input: parsed.data as unknown };
+    let answer: 'accepted' | 'declined' | undefined;
+    const state = mrtr ? extra.mcpReq.requestState<string>() : undefined;
+    if (mrtr && state !== undefined) {
+      const check = typeof state === 'string' ? sending.tokens.verify(state, binding) : ({ ok: false, reason: 'malformed' } as const);
+      if (!check.ok) return errorResult(`Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`);
+      let first: boolean;
+      try {
+        first = await claimRequestState(sending.ledger, sending.firm, check.id);
+      } catch (error) {
+        return errorResult(redact(error instanceof Error ? error.message : String(error)));
+      }
+      if (!first) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
+      const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
+      answer = view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
+    }
+    const started = Date.now();
+    try {
+      // Every setting speaks (contract §2): one that cannot be read stops every call, naming it.
+      if (!api || config.callsDisabled?.length) {
+        throw new ConfigurationError(
+          `docreq-mcp is not configured, so nothing was called:\n${(api ? config.callsDisabled! : config.problems).map((p) => `- ${p}`).join('\n')}\n` +
+            'Set these in the host\'s "env" for this server and restart it. To try it without an account, start it with --sandbox.',
+        );
+      }
+      const progressToken = request.params._meta?.progressToken;
+      const deadline = started + config.timeoutMs;
+      const ctx: ToolContext = {
+        api,
+        config,
+        signal: extra.mcpReq.signal,
+        deadline,
+        canAsk: Boolean(clientCapabilities(extra)?.elicitation),
+        sending,
+        log: (message, level = 'info') => logger[level](message),
+        warn: (message) => logger.warn(message),
+        redact,
+        today: clock(),
+        confirm: (message) => {
+          if (!mrtr) return confirm(message, extra);
+          if (answer) return Promise.resolve(answer);
+          return Promise.reject(new AskThroughClient(message));
+        },
+        progress: async (progress, total, message) => {
+          if (progressToken === undefined) return;
+          await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } }).catch(() => undefined);
+        },
+      };
+      const result = await withinDeadline(tool.handler(parsed.data, ctx), deadline, tool.annotations.readOnlyHint);
+      logger.debug(`${tool.name} answered in ${Date.now() - started} ms`);
+      const mismatch = checkOutput(tool, result.structured);
+      if (mismatch) {
+        logger.error(mismatch);
+        return errorResult(mismatch);
+      }
+      return answerOf(result);
+    } catch (error) {
+      if (error instanceof AskThroughClient) {
+        return inputRequired({
+          inputRequests: { confirm: inputRequired.elicit({ message: error.question, requestedSchema: CONFIRM_SCHEMA }) },
+          requestState: sending.tokens.issue(binding).token,
+        });
+      }
+      const expected = explain(error, options.keyFrom);
+      if (expected !== undefined) {
+        logger.info(`${tool.name}: ${expected.split('\n')[0]}`);
+        return errorResult(expected);
+      }
+      // Redacted before it is cut: a secret cut by the cap would otherwise survive as its prefix.
+      const message = redact(error instanceof Error ? error.message : String(error));
+      logger.error(`${tool.name} failed unexpectedly: ${message}`);
+      return errorResult(`${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
+    }
+  };
+}

@@ -6,7 +6,7 @@ export default {
   // both send tools), sealed (text/), sign-in (the policy; PKCE, redirect URIs, consent and the grant
   // checks, each in its own file; access tokens; the consent and token flows in authorize.ts and
   // grants.ts), the HTTP front door and its limits (front-door.ts, limits.ts, the rate bucket and key
-  // scopes in key-scope.ts), exact (the answer cache, freeze.ts).
+  // scopes in key-scope.ts), HTML escaping of every page (page.ts), exact (the answer cache, freeze.ts).
   mutate: [
     'src/send/**/*.ts',
     'src/store/**/*.ts',

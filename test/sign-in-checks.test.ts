@@ -148,5 +148,6 @@ describe('redirect URIs an app may register', () => {
     expect(await at('http://127.0.0.1:9/callback', 'https://127.0.0.1:9/callback')).toBe(400);
     expect(await at('https://127.0.0.1:8443/callback', 'https://127.0.0.1:9999/callback')).toBe(400);
     expect(await at('https://claude.ai/cb', 'https://claude.ai:444/cb')).toBe(400);
+    expect(await at('http://127.0.0.1:9/callback', 'not a url')).toBe(400);
   });
 });

@@ -17,7 +17,6 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 const port = await freePort();
-const relayPort = await freePort();
 // Default settings: the suite's DNS-rebinding scenario sends its valid request with `Origin: http://<the
 // URL it was given>` (the relay's loopback origin), which team mode bound to loopback accepts unlisted,
 // and its invalid one with a foreign Host, refused. Host stays on its loopback default (`127.0.0.1`, any port).
@@ -44,7 +43,8 @@ const relay = createServer((req, res) => {
   upstream.on('error', () => res.destroy());
   req.pipe(upstream);
 });
-await new Promise((r) => relay.listen(relayPort, '127.0.0.1', r));
+await new Promise((r) => relay.listen(0, '127.0.0.1', r)); // a port the system gives it: no window for another listener
+const relayPort = relay.address().port;
 
 // The suite needs Node >= 22 (fs.globSync); this project runs on 20: npx fetches Node 22 from the npm
 // registry for the suite alone (CONFORMANCE_NODE may name a node 22 binary instead).

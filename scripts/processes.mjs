@@ -1,13 +1,23 @@
 // What the measuring scripts (scale, throughput, bench-store) share to run real processes on loopback.
 import { createServer } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now. */
+const issued = new Set();
+/**
+ * A loopback port nobody listens on now, never one this process was given before: two calls in a row
+ * could otherwise get the same port back (the first was closed before the second asked), and the second
+ * listener then fails with EADDRINUSE (CI's conformance step, seen once).
+ */
 export async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const server = createServer();
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address();
+    await new Promise((resolve) => server.close(resolve));
+    if (!issued.has(port)) {
+      issued.add(port);
+      return port;
+    }
+  }
 }
 
 /** The demo key a `docreq-mcp sandbox` child prints on stdout; rejects if the child exits first. */

@@ -36,8 +36,26 @@ const oidcProviderKeepsNames = {
   },
 };
 
+/**
+ * The SDK server's platform shims (`@modelcontextprotocol/server/_shims`) name Ajv, a whole JSON Schema
+ * engine (about 150 KB, evaluated and instantiated at every start: ~11 ms of a ~118 ms cold start), as
+ * the default check of an accepted elicitation answer. createServer passes its own (src/mcp/form-check.ts:
+ * the flat forms MCP allows); here the shims name that class too, so Ajv is not in the build at all.
+ */
+const sdkShims = {
+  name: 'sdk-shims-without-ajv',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: 'sdk-shims', namespace: 'docreq-shims' }));
+    build.onLoad({ filter: /^sdk-shims$/, namespace: 'docreq-shims' }, () => ({
+      contents: `import process from 'node:process'; export { FormCheck as DefaultJsonSchemaValidator } from ${JSON.stringify(new URL('../src/mcp/form-check.ts', import.meta.url).pathname)}; export { process };`,
+      loader: 'js',
+      resolveDir: new URL('..', import.meta.url).pathname,
+    }));
+  },
+};
+
 export const esbuildOptions = {
-  plugins: [zodEnglishOnly, oidcProviderKeepsNames],
+  plugins: [zodEnglishOnly, oidcProviderKeepsNames, sdkShims],
   bundle: true,
   platform: 'node',
   format: 'esm',

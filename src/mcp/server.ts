@@ -8,10 +8,14 @@ import { VERSION } from '../version.js';
 import { toolCaller } from './call-tool.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { serverContext, type ServerOptions } from './context.js';
+import { FormCheck } from './form-check.js';
 import { cacheHintsFor, toolListing, watchListChanges } from './listing.js';
 import { mcpLogging } from './logging.js';
 
 export type { ServerOptions } from './context.js';
+
+/** Checks an accepted confirmation against the form asked (./form-check.ts), shared by every server. */
+const FORM_CHECK = new FormCheck();
 
 /**
  * Builds the MCP server from its context (./context.ts: the secrets and their one redaction, the logger,
@@ -23,7 +27,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const { api, logger, seal } = parts;
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, cacheHints: cacheHintsFor(config.templatesFile, Boolean(options.actor)) },
+    { capabilities: { tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: FORM_CHECK, cacheHints: cacheHintsFor(config.templatesFile, Boolean(options.actor)) },
   );
   /** A 2026-07-28 connection or request: no initialize, identity and capabilities come with each request. */
   const modern = () => (server.getNegotiatedProtocolVersion() ?? '') >= '2026';

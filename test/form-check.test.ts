@@ -6,7 +6,7 @@ import { connect, sandbox } from './helpers.js';
  * The check of an accepted elicitation answer (src/mcp/form-check.ts), which stands in for the SDK's
  * Ajv in the build: each field kind MCP lets a form ask, and an answer that breaks the form → nothing sent.
  */
-const check = (schema: Record<string, unknown>, input: unknown) => new FormCheck().getValidator({ type: 'object', ...schema } as never)(input);
+const check = (schema: Record<string, unknown>, input: unknown) => new FormCheck().getValidator({ type: 'object', ...schema })(input);
 const problem = (schema: Record<string, unknown>, input: unknown) => {
   const r = check(schema, input);
   return r.valid ? undefined : r.errorMessage;
@@ -70,7 +70,7 @@ describe('FormCheck: the fields a form may ask for', () => {
   });
 
   it('anything else is refused, never passed: a form that is not an object, a field of another kind', () => {
-    expect(new FormCheck().getValidator({ type: 'string' } as never)({}).valid).toBe(false);
+    expect(new FormCheck().getValidator({ type: 'string' })({}).valid).toBe(false);
     expect(problem({ properties: { o: { type: 'object' } } }, { o: {} })).toBe('o is of a kind a form cannot ask for');
     expect(problem({ properties: { o: { type: 'null' } } }, { o: null })).toBe('o is of a kind a form cannot ask for');
   });

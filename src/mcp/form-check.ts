@@ -41,7 +41,7 @@ function formProblem(schema: JsonSchemaType, input: unknown): string | undefined
 
 /** The values a choice allows: `enum`, or `oneOf`/`anyOf` entries with a `const` (titled choices). */
 function choices(field: Field): unknown[] | undefined {
-  if (Array.isArray(field.enum)) return field.enum;
+  if (Array.isArray(field.enum)) return field.enum as unknown[];
   const titled = Array.isArray(field.oneOf) ? field.oneOf : Array.isArray(field.anyOf) ? field.anyOf : undefined;
   return titled?.filter(isObject).map((c) => c.const);
 }

@@ -15,7 +15,7 @@ import { LineStdioTransport } from './transport/stdio.js';
 import type { Sandbox } from './sandbox/service.js';
 import { explain } from './mcp/results.js';
 import { createServer } from './mcp/server.js';
-import { loadTemplates, templatesStatus } from './templates/load.js';
+import { loadTemplates, readyTemplates, templatesStatus } from './templates/load.js';
 import { VERSION } from './version.js';
 
 /** `docreq-mcp sandbox` listens here unless --port says otherwise; team mode's default is 8787 (DOCREQ_HTTP_PORT), so both run at once. */
@@ -205,6 +205,8 @@ async function main(): Promise<void> {
   // The settings, read once: flags and environment (config.ts).
   const reading = readSettings(settingsFromFlags(values));
   const unknown = unknownVariables(reading.env);
+  // The YAML reader is loaded only when a templates file is named (templates/load.ts).
+  await readyTemplates(loadConfig(reading.flags, reading.env).templatesFile);
   for (const line of unknown.warn) process.stderr.write(`docreq-mcp warning: ${line}\n`);
   if (unknown.stop.length) fail(unknown.stop.join('\n'));
   // --sandbox, or DOCREQ_SANDBOX (the MCP Bundle's "try the sandbox" choice); unreadable counts as off.

@@ -1,4 +1,5 @@
 export { createServer, type ServerOptions } from './mcp/server.js';
+export { readyTemplates } from './templates/load.js';
 export { TOOLS, INSTRUCTIONS } from './tools/index.js';
 export { loadConfig, type Config } from './config.js';
 export { SETTINGS, type FlagValues } from './settings.js';

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { readyTemplates } from '../src/templates/load.js';
 import { captured } from './helpers.js';
 
 // Each test file's process gets a state folder of its own inside the run's folder (test/global-setup.ts);
@@ -8,6 +9,9 @@ import { captured } from './helpers.js';
 const suite = process.env.DOCREQ_TEST_SUITE_DIR;
 if (!suite) throw new Error('DOCREQ_TEST_SUITE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
 process.env.DOCREQ_STATE_DIR = mkdtempSync(join(suite, 'state-'));
+
+// As cli.ts does before it starts a server with a templates file (the YAML reader is loaded on demand).
+await readyTemplates('templates.yaml');
 
 // Everything this test file captured (results, errors, logs, MCP log messages, child output) is
 // written out; the global teardown scans all of it for any key.

@@ -68,6 +68,33 @@ export const esbuildOptions = {
   logLevel: 'warning',
 };
 
+/**
+ * `__DOCREQ_TOOL_LISTING__` for a build: the catalogue's tools as tools/list lists them (src/mcp/
+ * tool-schema.ts, toolListing), worked out now from this source, so a start reads JSON instead of
+ * converting the zod schemas (about 5 ms of a cold start). Bundled to a scratch file and imported.
+ */
+export async function toolListingDefine() {
+  const { build } = await import('esbuild');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(`${tmpdir()}/docreq-listing-`);
+  try {
+    const src = new URL('../src/', import.meta.url).pathname;
+    await build({
+      ...esbuildOptions,
+      minify: false,
+      stdin: { contents: `export { TOOLS } from './tools/index.ts'; export { toolListing } from './mcp/tool-schema.ts';`, resolveDir: src, loader: 'ts' },
+      define: { ...esbuildOptions.define, __DOCREQ_UI_PAGES__: JSON.stringify('{}') },
+      outfile: `${dir}/listing.mjs`,
+      logLevel: 'error',
+    });
+    const { TOOLS, toolListing } = await import(`${dir}/listing.mjs`);
+    return JSON.stringify(JSON.stringify(toolListing(TOOLS)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The npm package a bundled file comes from (`node_modules/@scope/name/…` → `@scope/name`), or undefined for our own source. */
 function packageOf(input) {
   const parts = input.split('node_modules/');

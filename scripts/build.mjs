@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
-import { esbuildOptions } from './build-options.mjs';
+import { esbuildOptions, toolListingDefine } from './build-options.mjs';
 import { buildPages } from './build-pages.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -18,7 +18,7 @@ execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 
 const pages = await buildPages(`${root}dist/ui`);
 await build({
   ...esbuildOptions,
-  define: { ...esbuildOptions.define, __DOCREQ_UI_PAGES__: JSON.stringify(JSON.stringify(pages)) },
+  define: { ...esbuildOptions.define, __DOCREQ_UI_PAGES__: JSON.stringify(JSON.stringify(pages)), __DOCREQ_TOOL_LISTING__: await toolListingDefine() },
   entryPoints: { cli: `${root}src/cli.ts`, index: `${root}src/index.ts` },
   outdir: `${root}dist`,
   splitting: true,

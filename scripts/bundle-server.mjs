@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { esbuildOptions } from './build-options.mjs';
+import { esbuildOptions, toolListingDefine } from './build-options.mjs';
 import { buildPages } from './build-pages.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -23,7 +23,7 @@ export async function buildBundleServer(outdir) {
   rmSync(outdir, { recursive: true, force: true });
   await build({
     ...esbuildOptions,
-    define: { ...esbuildOptions.define, __DOCREQ_UI_PAGES__: JSON.stringify(JSON.stringify(pages)) },
+    define: { ...esbuildOptions.define, __DOCREQ_UI_PAGES__: JSON.stringify(JSON.stringify(pages)), __DOCREQ_TOOL_LISTING__: await toolListingDefine() },
     entryPoints: { index: new URL('../src/cli.ts', import.meta.url).pathname },
     outdir,
     splitting: true,

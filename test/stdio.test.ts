@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultStateDir } from '../src/store/index.js';
-import { ALL_KEYS, captured, sandbox, childEnv, suiteFolder } from './helpers.js';
+import { ALL_KEYS, captured, connect, sandbox, childEnv, suiteFolder } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
@@ -104,6 +104,19 @@ describe('the built binary over stdio', () => {
     const result = await client.callTool({ name: 'list_clients', arguments: { search: 'sam taylor' } });
     await client.close();
     expect((result.structuredContent as { matched: number }).matched).toBe(2);
+  });
+
+  it('the built CLI lists exactly the tools the source lists (its listing is worked out at build time)', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--sandbox'], stderr: 'pipe', env: childEnv() });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(transport);
+    const built = (await client.listTools()).tools;
+    await client.close();
+    const source = await connect(sb);
+    const fromSource = (await source.client.listTools()).tools;
+    await source.close();
+    expect(built.map((t) => t.name)).toEqual(['list_clients', 'list_requests', 'create_request', 'create_request_batch', 'list_templates']);
+    expect(built).toEqual(fromSource);
   });
 
   it('starts unconfigured without crashing and says what to set', async () => {

@@ -98,8 +98,33 @@ function portable(schema: unknown, isInput: boolean): unknown {
 const listedOnce = new WeakMap<ToolDefinition, Tool>();
 export function listedTool(tool: ToolDefinition): Tool {
   let listed = listedOnce.get(tool);
-  if (!listed) listedOnce.set(tool, (listed = deepFreeze(listTool(tool))));
+  if (!listed) listedOnce.set(tool, (listed = deepFreeze(prebuilt(tool) ?? listTool(tool))));
   return listed;
+}
+
+declare const __DOCREQ_TOOL_LISTING__: string | undefined;
+let built: Record<string, Tool> | undefined;
+/**
+ * The catalogue's tools as listTool lists them, worked out when the package is built (scripts/
+ * build-options.mjs, toolListingDefine): reading that JSON at start costs a fraction of converting five
+ * zod schemas (cold start, docs/performance.md). Used only for a definition it matches (name, title and
+ * description); anything else, and the source run by the tests, is converted here. test/shipped.test.ts
+ * checks the built CLI lists exactly what the source does.
+ */
+function prebuilt(tool: ToolDefinition): Tool | undefined {
+  if (typeof __DOCREQ_TOOL_LISTING__ !== 'string') return undefined;
+  built ??= JSON.parse(__DOCREQ_TOOL_LISTING__) as Record<string, Tool>;
+  const listed = Object.hasOwn(built, tool.name) ? built[tool.name] : undefined;
+  return listed && listed.title === tool.title && listed.description === tool.description ? listed : undefined;
+}
+
+/**
+ * Every tool of `tools` as listTool lists it, by name: what the build keeps (scripts/build-options.mjs
+ * bundles and calls it, so no import names it).
+ * @public
+ */
+export function toolListing(tools: readonly ToolDefinition[]): Record<string, Tool> {
+  return Object.fromEntries(tools.map((t) => [t.name, listTool(t)]));
 }
 
 function listTool(tool: ToolDefinition): Tool {

@@ -1,8 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { MAX_PER_NAMESPACE, namespaceOf, StoreUnavailableError, type SendStore } from './store.js';
+
+/**
+ * proper-lockfile (with graceful-fs, which patches fs as it loads), imported at the first lock: a
+ * server's start never waits for it (cold start, docs/performance.md), a send does once.
+ */
+let lockModule: Promise<typeof import('proper-lockfile')> | undefined;
+const lockfiles = () => (lockModule ??= import('proper-lockfile').then((m) => ((m as { default?: typeof import('proper-lockfile') }).default ?? m)));
 
 /**
  * The file store (default for stdio): one directory shared by every process of this user on this
@@ -102,7 +108,7 @@ export class FileStore implements SendStore {
   }
 
   private async locked<T>(path: string, work: () => Promise<T>): Promise<T> {
-    const unlock = await lockfile.lock(join(path, '..', '.lock'), { realpath: false, stale: 5_000, update: 1_000, retries: { retries: 200, minTimeout: 2, maxTimeout: 25, factor: 1.3 } });
+    const unlock = await (await lockfiles()).lock(join(path, '..', '.lock'), { realpath: false, stale: 5_000, update: 1_000, retries: { retries: 200, minTimeout: 2, maxTimeout: 25, factor: 1.3 } });
     try {
       return await work();
     } finally {

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { markInvisible, visibleResult, visibleStructured, withoutInvisibles } from '../src/text/visible.js';
+
+/**
+ * The renderer's invisible-character rule on structured data (src/text/visible.ts), exactly: which
+ * strings it changes and which it keeps, how deep it goes, and what it keeps of a shared (frozen) answer.
+ */
+const ZW = '\u200b';
+
+/** `{ n: { n: … { s } } }` with the object holding `s` at nesting depth `depth` (the top object is 0). */
+function nested(depth: number, s: string): Record<string, unknown> {
+  let v: Record<string, unknown> = { s };
+  for (let i = 0; i < depth; i++) v = { n: v };
+  return v;
+}
+function innermost(v: unknown): unknown {
+  let o = v as Record<string, unknown>;
+  while (o.n) o = o.n as Record<string, unknown>;
+  return o.s;
+}
+
+describe('visibleStructured', () => {
+  it('a string alone, a number, null: the rule on the one string, the rest as it is', () => {
+    expect(visibleStructured(`A${ZW}cme`)).toBe('Acme');
+    expect(visibleStructured(`a\u2028b`)).toBe('a b');
+    expect(visibleStructured(5)).toBe(5);
+    expect(visibleStructured(null)).toBeNull();
+  });
+
+  it('strings and keys cleaned; identifiers (id, token, payload, a key ending in a lower-case letter and Id) kept exact', () => {
+    const out = visibleStructured({ [`na${ZW}me`]: `Ac${ZW}me`, id: `x${ZW}`, token: `t${ZW}`, payload: { title: `p${ZW}` }, clientId: `c${ZW}`, list: [`a${ZW}b`], clientIdName: `d${ZW}`, ID: `e${ZW}`, Id: `f${ZW}` });
+    expect(out).toEqual({ name: 'Acme', id: `x${ZW}`, token: `t${ZW}`, payload: { title: `p${ZW}` }, clientId: `c${ZW}`, list: ['ab'], clientIdName: 'd', ID: 'e', Id: 'f' });
+  });
+
+  it('two strings that would read the same show their invisible characters as marks, four or more hex digits', () => {
+    const out = visibleStructured({ a: 'Acme Ltd', b: `Acme${ZW} Ltd`, c: 'Acme Ltd\u{E0041}', d: `Other${ZW}` });
+    expect(out).toEqual({ a: 'Acme Ltd', b: 'Acme⟨U+200B⟩ Ltd', c: 'Acme Ltd⟨U+E0041⟩', d: 'Other' });
+    expect(markInvisible('a\u00adb')).toBe('a⟨U+00AD⟩b');
+    expect(withoutInvisibles(`a${ZW}\u2028b`)).toBe('a b');
+  });
+
+  it('goes 64 objects deep and no deeper (a deeper object is handed on as it is)', () => {
+    expect(innermost(visibleStructured(nested(64, `a${ZW}b`)))).toBe('ab');
+    expect(innermost(visibleStructured(nested(65, `a${ZW}b`)))).toBe(`a${ZW}b`);
+    const deepList = (depth: number) => {
+      let v: unknown = [`a${ZW}b`];
+      for (let i = 0; i < depth; i++) v = [v];
+      return v;
+    };
+    expect(JSON.stringify(visibleStructured(deepList(64)))).not.toContain(ZW);
+    expect(JSON.stringify(visibleStructured(deepList(65)))).toContain(ZW);
+    // What lies deeper is neither changed nor compared: a deep "Acme Ltd" does not make a shallow one show marks.
+    const deepAlike = (depth: number) => {
+      let v: unknown = ['Acme Ltd'];
+      for (let i = 0; i < depth; i++) v = [v];
+      return { top: `Acme${ZW} Ltd`, deep: v, o: nested(65, 'Acme Ltd') };
+    };
+    expect((visibleStructured(deepAlike(65)) as { top: string }).top).toBe('Acme Ltd');
+    expect((visibleStructured(deepAlike(10)) as { top: string }).top).toBe('Acme⟨U+200B⟩ Ltd');
+  });
+
+  it('the value is never changed; a value with nothing to change goes on as the very same object', () => {
+    const value = { a: [`x${ZW}`], b: 'y' };
+    const copy = structuredClone(value);
+    const out = visibleStructured(value);
+    expect(value).toEqual(copy);
+    expect(out).not.toBe(value);
+    const plain = { a: ['x'], b: { c: 'y' } };
+    expect(visibleStructured(plain)).toBe(plain);
+  });
+
+  it('a frozen value: its answer worked out once, frozen all the way down, and the same object every time', () => {
+    const shared = Object.freeze({ rows: Object.freeze([Object.freeze({ name: `Ac${ZW}me` })]), meta: Object.freeze({ n: 1 }) });
+    const first = visibleStructured(shared) as { rows: { name: string }[]; meta: object };
+    expect(first).toEqual({ rows: [{ name: 'Acme' }], meta: { n: 1 } });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.rows)).toBe(true);
+    expect(Object.isFrozen(first.rows[0])).toBe(true);
+    expect(Object.isFrozen(first.meta)).toBe(true);
+    expect(visibleStructured(shared)).toBe(first);
+    const clean = Object.freeze({ a: 'b' });
+    expect(visibleStructured(clean)).toBe(clean);
+    expect(visibleStructured(clean)).toBe(clean);
+  });
+
+  it('an unfrozen value is worked out afresh each time, and its answer is not frozen', () => {
+    const value = { rows: [{ name: `Ac${ZW}me` }] };
+    const first = visibleStructured(value);
+    expect(Object.isFrozen(first)).toBe(false);
+    expect(Object.isFrozen(first.rows)).toBe(false);
+    value.rows[0]!.name = `Zen${ZW}ith`;
+    expect(visibleStructured(value)).toEqual({ rows: [{ name: 'Zenith' }] });
+  });
+});
+
+describe('visibleResult', () => {
+  it('only structuredContent is changed; a result without one, or with nothing to change, is the very same object', () => {
+    const none = { content: [{ type: 'text', text: `a${ZW}` }] };
+    expect(visibleResult(none)).toBe(none);
+    const scalar = { content: [], structuredContent: `a${ZW}` };
+    expect(visibleResult(scalar)).toBe(scalar);
+    const clean = { content: [], structuredContent: { a: 'b' } };
+    expect(visibleResult(clean)).toBe(clean);
+    const dirty = { content: [{ type: 'text', text: `t${ZW}` }], isError: false, structuredContent: { a: `b${ZW}` } };
+    const out = visibleResult(dirty);
+    expect(out).toEqual({ content: [{ type: 'text', text: `t${ZW}` }], isError: false, structuredContent: { a: 'b' } });
+    expect(dirty.structuredContent.a).toBe(`b${ZW}`);
+  });
+});

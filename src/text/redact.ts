@@ -43,7 +43,9 @@ export function redactor(secrets: readonly (string | undefined | null)[]): Redac
   const any = new RegExp(source, 'i');
   const shortest = Math.min(...hidden.map((s) => s.length));
   return (text) => {
-    if (typeof text !== 'string' || text.length < shortest) return text;
+    if (typeof text !== 'string') return text;
+    // Shorter than every secret cannot hold one, unless compatibility forms lengthen it under NFKC (ﬁ → fi).
+    if (text.length < shortest && !ODD.test(text)) return text;
     let out = any.test(text) ? text.replace(all, REDACTED) : text;
     // Letters kept apart only by invisible characters, or written in compatibility forms (full-width,
     // the Kelvin sign), read as the secret once the renderer removes the one or a reader sees the other.

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { redactor, sealer } from '../src/text/redact.js';
+
+/**
+ * The one redaction (src/text/redact.ts), exactly: which secrets it hides, in which spellings, and how
+ * the seal walks a result (how deep, what it copies, what it remembers of a shared answer).
+ */
+const R = '[redacted]';
+
+describe('redactor', () => {
+  it('hides secrets of four characters or more, never shorter ones; ignores what is not a string', () => {
+    const r = redactor([undefined, null, 'abc', 'wxyz']);
+    expect(r('abc wxyz')).toBe(`abc ${R}`);
+    expect(redactor(['abc'])('abc')).toBe('abc');
+    expect(redactor([])('anything')).toBe('anything');
+    expect(r(42 as never)).toBe(42);
+    expect(r(undefined as never)).toBeUndefined();
+  });
+
+  it('the longest secret first: one that begins with another is hidden whole', () => {
+    const r = redactor(['abcd1234', 'abcd12345678']);
+    expect(r('key=abcd12345678;')).toBe(`key=${R};`);
+    expect(redactor(['abcd12345678', 'abcd1234'])('key=abcd12345678;')).toBe(`key=${R};`);
+  });
+
+  it('every spelling: as is, any case, JSON-escaped, URL-encoded (either hex case)', () => {
+    const secret = 'sk/AB"cd+ef';
+    const r = redactor([secret]);
+    expect(r(`a ${secret} b`)).toBe(`a ${R} b`);
+    expect(r(`a ${secret.toUpperCase()} b`)).toBe(`a ${R} b`);
+    expect(r(`a ${JSON.stringify(secret).slice(1, -1)} b`)).toBe(`a ${R} b`);
+    expect(r(`a ${encodeURIComponent(secret)} b`)).toBe(`a ${R} b`);
+    expect(r(`a ${encodeURIComponent(secret).toLowerCase()} b`)).toBe(`a ${R} b`);
+  });
+
+  it('letters kept apart by invisible characters, or in compatibility forms, even where that text is shorter than the secret', () => {
+    const r = redactor(['dr_live_fixture_key']);
+    expect(r('dr_live_\u200bfixture_key')).toBe(R);
+    expect(r('ｄｒ_live_fixture_key')).toBe(R);
+    // ﬁ (U+FB01) is one character that NFKC reads as "fi": the text is shorter than the key it shows.
+    expect(r('dr_live_\ufb01xture_key')).toBe(R);
+    expect(r('dr_live_fixture_ke')).toBe('dr_live_fixture_ke');
+    expect(r('ﬁ')).toBe('ﬁ');
+  });
+});
+
+/** `{ n: … { s } }` with the object holding `s` at nesting depth `depth` (the top object is 0). */
+function nested(depth: number, s: string): Record<string, unknown> {
+  let v: Record<string, unknown> = { s };
+  for (let i = 0; i < depth; i++) v = { n: v };
+  return v;
+}
+const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+function frozen<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    Object.values(v).forEach(frozen);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+describe('sealer', () => {
+  const seal = sealer(['sk_live_SECRET1']);
+
+  it('every string and key of a result, text and structuredContent alike', () => {
+    const out = seal({ ...text('key sk_live_SECRET1'), structuredContent: { sk_live_SECRET1: ['x sk_live_secret1'], n: 1, ok: true, none: null } });
+    expect(out).toEqual({ ...text(`key ${R}`), structuredContent: { [R]: [`x ${R}`], n: 1, ok: true, none: null } });
+  });
+
+  it('nesting beyond 64 levels is cut off, 64 is kept', () => {
+    const at = (depth: number) => JSON.stringify(seal({ ...text(''), structuredContent: nested(depth, 'v') }));
+    expect(at(63)).toContain('"s":"v"');
+    expect(at(64)).not.toContain('"s":"v"');
+    expect(at(64)).toContain('"n":null');
+    expect(at(62)).not.toContain('null');
+  });
+
+  it('a frozen answer with a secret: the copy is redacted, the answer itself untouched', () => {
+    const shared = frozen({ ...text('sk_live_SECRET1'), structuredContent: { a: ['sk_live_SECRET1'] } });
+    expect(seal(shared)).toEqual({ ...text(R), structuredContent: { a: [R] } });
+    expect(seal(shared)).toEqual({ ...text(R), structuredContent: { a: [R] } });
+    expect(shared.structuredContent.a[0]).toBe('sk_live_SECRET1');
+  });
+
+  it('a frozen answer found clean is handed on as the very object; an unfrozen one is looked at again each time', () => {
+    const clean = frozen({ ...text('nothing here'), structuredContent: { a: 'b' } });
+    expect(seal(clean)).toBe(clean);
+    const loose = { ...text('nothing'), structuredContent: { a: 'b' } };
+    seal(loose);
+    loose.structuredContent.a = 'now sk_live_SECRET1';
+    expect(seal(loose).structuredContent).toEqual({ a: `now ${R}` });
+  });
+
+  it('what one set of secrets found clean is not taken as clean for another set', () => {
+    // Joined without a separator both sets would read "abcdefghi".
+    const first = sealer(['abcde', 'fghi']);
+    const second = sealer(['abcd', 'efghi']);
+    const shared = frozen({ ...text('abcdx'), structuredContent: { a: 'abcdx' } });
+    expect(first(shared)).toBe(shared);
+    expect(second(shared)).toEqual({ ...text(`${R}x`), structuredContent: { a: `${R}x` } });
+  });
+});

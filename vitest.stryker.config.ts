@@ -35,5 +35,6 @@ export default defineConfig({
     // cost more than most mutants' tests.
     isolate: false,
     globalSetup: ['mutation/global-setup.ts'],
+    setupFiles: ['mutation/setup.ts'],
   },
 });

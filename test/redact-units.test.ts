@@ -13,6 +13,7 @@ describe('redactor', () => {
     expect(r('abc wxyz')).toBe(`abc ${R}`);
     expect(redactor(['abc'])('abc')).toBe('abc');
     expect(redactor([])('anything')).toBe('anything');
+    expect(redactor([undefined, 'abc'])('Müller \u200b')).toBe('Müller \u200b');
     expect(r(42 as never)).toBe(42);
     expect(r(undefined as never)).toBeUndefined();
   });

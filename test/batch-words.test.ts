@@ -114,6 +114,43 @@ describe('the dry run and the preview', () => {
   });
 });
 
+describe('each reason a recipient is skipped', () => {
+  it('the same client twice, a client not active, and a batch sent again: already sent by this server, counted apart', async () => {
+    const mcp = await server();
+    const [a, b] = [take(), take()];
+    const inactive = firm.clients.find((c) => c.status === 'inactive' && byName.get(c.displayName)!.length === 1)!;
+    const t = title();
+    const args = { clients: [a.id, b.id, a.email, inactive.id], title: t, items: [{ name: 'W-2' }] };
+    const { preview, sent } = await previewThenSend(mcp, 'create_request_batch', args);
+    expect(lines(preview).slice(0, 5)).toEqual([
+      "PREVIEW — nothing was sent. 2 will send, 2 skipped (of 4). Sending needs the person's go-ahead, given as the confirmationToken below.",
+      `  1. ${label(a)}: will send`,
+      `  2. ${label(b)}: will send`,
+      `  3. ${label(a)}: skipped — the same client as recipient 1`,
+      `  4. ${label(inactive)}: skipped — not active (status "inactive")`,
+    ]);
+    expect(lines(sent)[0]).toBe('SENT: 2 sent, 0 may have been sent, 0 not sent, 2 skipped (of 4).');
+    const again = await mcp.call('create_request_batch', { ...args, dryRun: true });
+    expect(lines(again)[0]).toBe('NOTHING TO SEND — nothing was sent: 0 will send, 2 skipped, 2 already sent (of 4).');
+    expect(lines(again)[1]).toMatch(new RegExp(`^ {2}1\\. ${label(a).replace(/[().]/g, '\\$&')}: already sent — this server sent "${t}" to this client at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(request id \\S+\\)$`));
+  });
+
+  it('a name five clients share lists all five; six, the first five and how many more', async () => {
+    const template = firm.clients.find((c) => c.status === 'active')!;
+    const add = (n: number) => firm.clients.push({ ...template, id: `namesake-${n}`, displayName: 'Pat Namesake', email: `pat${n}@namesake.example` });
+    for (let n = 1; n <= 5; n++) add(n);
+    sb.invalidateLists();
+    const mcp = await server();
+    const five = firm.clients.filter((c) => c.displayName === 'Pat Namesake');
+    const r5 = await mcp.call('create_request_batch', { clients: ['Pat Namesake', take().id], title: title(), items: [{ name: 'W-2' }], dryRun: true });
+    expect(lines(r5)[1]).toBe(`  1. "Pat Namesake": skipped — ambiguous: matches 5 clients: ${five.map(label).join(', ')}; pass the id of the one meant`);
+    add(6);
+    sb.invalidateLists();
+    const r6 = await mcp.call('create_request_batch', { clients: ['Pat Namesake', take().id], title: title(), items: [{ name: 'W-2' }], dryRun: true });
+    expect(lines(r6)[1]).toBe(`  1. "Pat Namesake": skipped — ambiguous: matches 6 clients: ${five.map(label).join(', ')}, …1 more; pass the id of the one meant`);
+  });
+});
+
 describe('asking the person, progress, and a stop at the plan limit', () => {
   it('the question names who is sent to and who is not; progress counts each send; the report says how to send the rest once there is room', async () => {
     const questions: string[] = [];

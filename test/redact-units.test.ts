@@ -68,6 +68,27 @@ describe('sealer', () => {
     expect(out).toEqual({ ...text(`key ${R}`), structuredContent: { [R]: [`x ${R}`], n: 1, ok: true, none: null } });
   });
 
+  it('no secrets: the very result goes on, unwalked', () => {
+    const result = { ...text('anything'), structuredContent: { a: ['b'] } };
+    expect(sealer([])(result)).toBe(result);
+    expect(sealer([undefined, 'abc'])(result)).toBe(result);
+  });
+
+  it('a frozen answer whose only secret is a key: the copy is redacted', () => {
+    const shared = frozen({ ...text('fine'), structuredContent: { sk_live_SECRET1: 1 } });
+    expect(seal(shared)).toEqual({ ...text('fine'), structuredContent: { [R]: 1 } });
+  });
+
+  it('lists nested beyond 64 levels are cut off too', () => {
+    const deepList = (depth: number) => {
+      let v: unknown = ['v'];
+      for (let i = 0; i < depth; i++) v = [v];
+      return v;
+    };
+    expect(JSON.stringify(seal({ ...text(''), structuredContent: { l: deepList(62) } }))).toContain('"v"');
+    expect(JSON.stringify(seal({ ...text(''), structuredContent: { l: deepList(63) } }))).not.toContain('"v"');
+  });
+
   it('nesting beyond 64 levels is cut off, 64 is kept', () => {
     const at = (depth: number) => JSON.stringify(seal({ ...text(''), structuredContent: nested(depth, 'v') }));
     expect(at(63)).toContain('"s":"v"');

@@ -53,6 +53,9 @@ describe('quoted, fold, dayText', () => {
     expect(dayText('next\nweek')).toBe('next week');
     expect(dayText('x'.repeat(40))).toBe(`${'x'.repeat(29)}…`);
     expect(dayText(null)).toBe('');
+    // Only a value that starts with a whole date is cut to its day.
+    expect(dayText('due 2026-03-16')).toBe('due 2026-03-16');
+    expect(dayText('2026-03-1\nx')).toBe('2026-03-1 x');
   });
 });
 

@@ -13,6 +13,11 @@ function nested(depth: number, s: string): Record<string, unknown> {
   for (let i = 0; i < depth; i++) v = { n: v };
   return v;
 }
+function deepListOf(depth: number, s: string): unknown {
+  let v: unknown = [s];
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+}
 function innermost(v: unknown): unknown {
   let o = v as Record<string, unknown>;
   while (o.n) o = o.n as Record<string, unknown>;
@@ -30,6 +35,16 @@ describe('visibleStructured', () => {
   it('strings and keys cleaned; identifiers (id, token, payload, a key ending in a lower-case letter and Id) kept exact', () => {
     const out = visibleStructured({ [`na${ZW}me`]: `Ac${ZW}me`, id: `x${ZW}`, token: `t${ZW}`, payload: { title: `p${ZW}` }, clientId: `c${ZW}`, list: [`a${ZW}b`], clientIdName: `d${ZW}`, ID: `e${ZW}`, Id: `f${ZW}` });
     expect(out).toEqual({ name: 'Acme', id: `x${ZW}`, token: `t${ZW}`, payload: { title: `p${ZW}` }, clientId: `c${ZW}`, list: ['ab'], clientIdName: 'd', ID: 'e', Id: 'f' });
+  });
+
+  it('invisible characters only inside lists are found and removed; numbers, booleans and null stay as they are', () => {
+    expect(visibleStructured({ list: [`a${ZW}`, ['b'], [`c${ZW}`]] })).toEqual({ list: ['a', ['b'], ['c']] });
+    expect(visibleStructured(Object.freeze({ n: 5, t: true, z: null, s: `x${ZW}` }))).toEqual({ n: 5, t: true, z: null, s: 'x' });
+  });
+
+  it('two different invisible spellings of one reading both show their marks; a run of them shows each', () => {
+    expect(visibleStructured({ a: `Acme${ZW} Ltd`, b: 'Acme\u200c Ltd' })).toEqual({ a: 'Acme⟨U+200B⟩ Ltd', b: 'Acme⟨U+200C⟩ Ltd' });
+    expect(markInvisible(`a${ZW}\u200cb`)).toBe('a⟨U+200B⟩⟨U+200C⟩b');
   });
 
   it('two strings that would read the same show their invisible characters as marks, four or more hex digits', () => {
@@ -57,6 +72,11 @@ describe('visibleStructured', () => {
     };
     expect((visibleStructured(deepAlike(65)) as { top: string }).top).toBe('Acme Ltd');
     expect((visibleStructured(deepAlike(10)) as { top: string }).top).toBe('Acme⟨U+200B⟩ Ltd');
+    // Where something is changed, what lies deeper than 64 is handed on as it is.
+    const both = visibleStructured({ top: `y${ZW}`, o: nested(65, `x${ZW}`), l: deepListOf(65, `z${ZW}`) }) as { top: string; o: unknown; l: unknown };
+    expect(both.top).toBe('y');
+    expect(innermost(both.o)).toBe(`x${ZW}`);
+    expect(JSON.stringify(both.l)).toContain(ZW);
   });
 
   it('the value is never changed; a value with nothing to change goes on as the very same object', () => {

@@ -11,8 +11,9 @@
 //                      mutation/stryker-incremental.json)
 //   --ci               incremental, and only over the files the incremental record already holds
 //                      (a module never run in full is left to --full, which takes hours). The gate
-//                      against regressions: exit 1 on a survivor not in the baseline; the score and
-//                      the entries still "TODO" are printed as what is left of contract §10, not failed
+//                      against regressions: exit 1 on a survivor not in the baseline, or on a module
+//                      whose source differs from the one its record was run on; the score and the
+//                      entries still "TODO" are printed as what is left of contract §10, not failed
 //   --check            no Stryker run: check the last report (reports/mutation/mutation.json) again
 //   --report <file>    with --check: check that report instead (e.g. mutation/stryker-incremental.json,
 //                      which a run stopped with Ctrl-C leaves with what it had tested)
@@ -191,6 +192,14 @@ function check(report) {
   for (const r of [...rows, { ...total, file: 'all' }])
     console.log(`${r.file.padEnd(36)} ${pad(score(r).toFixed(1) + '%', 7)} ${pad(r.killed, 7)} ${pad(r.survived, 9)} ${pad(r.noCoverage, 7)} ${pad(r.timeout, 8)} ${pad(r.ignored, 7)} ${pad(r.errors, 7)}`);
   if (score(total) < MIN_SCORE) target(`the mutation score is ${score(total).toFixed(1)}%, under ${MIN_SCORE}% (contract §10)`);
+  // Under --ci the record must be the run of the code as it is: a module changed since its run has
+  // mutants nobody tested (its record names another source). Run `npm run mutate` and commit the record.
+  if (own.ci) {
+    const stale = Object.entries(report.files)
+      .filter(([file, { source }]) => !existsSync(resolve(ROOT, file)) || readFileSync(resolve(ROOT, file), 'utf8') !== source)
+      .map(([file]) => file);
+    if (stale.length) failures.push(`changed since their mutation run (the record holds another source): ${stale.join(', ')}; run \`npm run mutate -- --mutate ${stale.join(',')}\` and commit mutation/`);
+  }
 
   // The baseline: a multiset of mutants by file, mutator, replacement and source line.
   const baseline = readJson(BASELINE) ?? { survivors: [] };

@@ -42,6 +42,10 @@ describe('visibleStructured', () => {
     expect(visibleStructured(Object.freeze({ n: 5, t: true, z: null, s: `x${ZW}` }))).toEqual({ n: 5, t: true, z: null, s: 'x' });
   });
 
+  it('identifiers are not compared: an id that reads like a name does not make the name show marks', () => {
+    expect(visibleStructured({ id: `Acme${ZW} Ltd`, name: 'Acme\u200c Ltd' })).toEqual({ id: `Acme${ZW} Ltd`, name: 'Acme Ltd' });
+  });
+
   it('two different invisible spellings of one reading both show their marks; a run of them shows each', () => {
     expect(visibleStructured({ a: `Acme${ZW} Ltd`, b: 'Acme\u200c Ltd' })).toEqual({ a: 'Acme⟨U+200B⟩ Ltd', b: 'Acme⟨U+200C⟩ Ltd' });
     expect(markInvisible(`a${ZW}\u200cb`)).toBe('a⟨U+200B⟩⟨U+200C⟩b');

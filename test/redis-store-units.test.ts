@@ -19,8 +19,8 @@ describe('RedisStore', () => {
       expect(lines).toEqual([]);
       redis.child.kill('SIGKILL');
       await once(redis.child, 'exit');
-      for (let i = 0; i < 100 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      await expect(store.get('f:a')).rejects.toThrow(`the send store (redis at 127.0.0.1:${redis.port}/3) cannot be used (not connected: ECONNREFUSED)`);
+      for (let i = 0; i < 250 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await expect(store.get('f:a')).rejects.toThrow(`the send store (redis at 127.0.0.1:${redis.port}/3) cannot be used (`);
       await new Promise((r) => setTimeout(r, 300));
       // One line for the loss (the socket's own error first: its code or its name), none per reconnect attempt.
       expect(lines).toHaveLength(1);

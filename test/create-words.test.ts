@@ -60,6 +60,37 @@ describe('the dry run and the preview', () => {
   });
 });
 
+describe('no warnings, and confirmation never', () => {
+  it('a dry run with nothing to warn of: the draft and the token line, no Warnings line', async () => {
+    const mcp = await server();
+    const c = fresh[2]!;
+    const r = await mcp.call('create_request', { client: c.id, title: 'Words five', items: [{ name: 'W-2' }], dryRun: true });
+    expect(lines(r).slice(0, 8)).toEqual(['DRY RUN — nothing was sent.', ...draftLines(c, 'Words five')]);
+    expect(lines(r)[8]).toMatch(NEXT);
+    expect(lines(r)).toHaveLength(9);
+  });
+
+  it('DOCREQ_CONFIRM_SEND=never: a dry run needs no token, and a host that can ask is not asked', async () => {
+    const questions: string[] = [];
+    const mcp = await server({ env: { DOCREQ_CONFIRM_SEND: 'never' }, elicit: (q) => (questions.push(q), { action: 'decline' }) });
+    const dry = await mcp.call('create_request', { client: fresh[3]!.id, title: 'Words six', items: [{ name: 'W-2' }], dryRun: true });
+    expect(dry.structuredContent).toMatchObject({ confirmation: { needed: false } });
+    const plain = await server({ env: { DOCREQ_CONFIRM_SEND: 'never' } });
+    const dry2 = await plain.call('create_request', { client: fresh[3]!.id, title: 'Words six', items: [{ name: 'W-2' }], dryRun: true });
+    expect(dry2.structuredContent).toMatchObject({ confirmation: { needed: false } });
+    const sent = await mcp.call('create_request', { client: fresh[3]!.id, title: 'Words six', items: [{ name: 'W-2' }] });
+    expect(sent.structuredContent).toMatchObject({ outcome: 'sent' });
+    expect(questions).toEqual([]);
+  });
+
+  it('a safety setting that cannot be read: nothing sent, saying why', async () => {
+    const mcp = await server({ env: { DOCREQ_CONFIRM_SEND: 'sometimes' } });
+    const r = await mcp.call('create_request', { client: fresh[4]!.id, title: 'Words seven', items: [{ name: 'W-2' }], dryRun: true });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^Nothing was sent: sending is disabled until this is fixed: .*DOCREQ_CONFIRM_SEND/);
+  });
+});
+
 describe('asking the person', () => {
   it('a dry run for a host that can ask: a token, none needed', async () => {
     const mcp = await server({ elicit: () => ({ action: 'accept', content: { confirm: true } }) });

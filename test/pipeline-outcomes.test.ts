@@ -28,8 +28,8 @@ const pool = firm.clients.filter((c) => c.status === 'active' && firm.clients.fi
 let taken = 0;
 const take = () => pool[taken++]!;
 
-async function server(store: SendStore) {
-  const config = loadConfig({}, { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, DOCREQ_CONFIRM_SEND: 'never' });
+async function server(store: SendStore, confirmSend = 'never') {
+  const config = loadConfig({}, { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, DOCREQ_CONFIRM_SEND: confirmSend });
   const logs: string[] = [];
   const logger = createLogger('debug', [sb.keys.demo], (line) => {
     logs.push(line);
@@ -62,9 +62,29 @@ describe('a POST whose answer is lost after the service wrote it', () => {
     expect(first.isError).toBe(true);
     expect(first.text).toMatch(/^MAY HAVE BEEN SENT — .+ The request may have been sent: check with list_requests before sending again; this server refuses to send it again for 24 hours unless allowDuplicate is given\.$/);
     expect(first.structuredContent).toMatchObject({ sent: false, outcome: 'may_have_been_sent', request: null });
+    const warnings = (first.structuredContent as { warnings: string[] }).warnings;
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^The connection to http:\/\/127\.0\.0\.1:\d+/);
     const again = await mcp.call('create_request', args);
     expect(again.isError).toBe(true);
     expect(again.text).toMatch(/^Not sent: this server may have sent "Lost answer" to this client at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(the outcome was unclear: it may have been sent\); check with list_requests\. Nothing was sent\./);
+    expect(posts().length - before).toBe(1);
+  });
+});
+
+describe('a token whose send had an unclear outcome', () => {
+  it('used again: ALREADY USED with that outcome, telling to check the list, and no POST', async () => {
+    const mcp = await server(new MemoryStore(), 'auto');
+    const c = take();
+    const args = { client: c.id, title: 'Unclear then again', items: [{ name: 'W-2' }] };
+    const preview = await mcp.call('create_request', args);
+    const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
+    sb.inject('POST /api/v1/requests', { kind: 'reset' }, { times: 1, after: true });
+    const before = posts().length;
+    const first = await mcp.call('create_request', { ...args, confirmationToken: token });
+    expect(first.structuredContent).toMatchObject({ outcome: 'may_have_been_sent' });
+    const again = await mcp.call('create_request', { ...args, confirmationToken: token });
+    expect(again.text).toBe('ALREADY USED: this confirmationToken was used before (outcome: may_have_been_sent); nothing more was sent. Check with list_requests.');
     expect(posts().length - before).toBe(1);
   });
 });

@@ -127,6 +127,7 @@ describe('the question', () => {
       ].join('\n'),
     ]);
     expect(lines(r)[0]).toBe('NOT SENT: the person declined the batch; nothing was sent. 0 sent, 0 may have been sent, 0 not sent, 0 skipped, 2 declined (of 2).');
+    expect(lines(r)[1]).toBe(`  1. ${label(a)}: declined — the person declined`);
   });
 
   it('previewThenSend still works with a title of its own', async () => {

@@ -113,6 +113,15 @@ describe('asking the person', () => {
     expect(sb.callsTo('POST', '/api/v1/requests').filter((c) => c.body?.includes('Words two'))).toHaveLength(0);
   });
 
+  it('declined, then asked again and accepted: it sends (nothing of the first call holds it)', async () => {
+    let answer: 'decline' | 'accept' = 'decline';
+    const mcp = await server({ elicit: () => (answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' }) });
+    const args = { client: fresh[5]!.id, title: 'Words eight', items: [{ name: 'W-2' }] };
+    expect((await mcp.call('create_request', args)).structuredContent).toMatchObject({ outcome: 'declined' });
+    answer = 'accept';
+    expect((await mcp.call('create_request', args)).structuredContent).toMatchObject({ outcome: 'sent' });
+  });
+
   it('an active client with no open request: no warning line anywhere', async () => {
     const questions: string[] = [];
     const mcp = await server({ elicit: (q) => (questions.push(q), { action: 'accept', content: { confirm: true } }) });

@@ -101,6 +101,12 @@ describe('FileStore', () => {
     expect([await two.get('f:a'), await two.get('f:b')]).toEqual(['a', 'b']);
   });
 
+  it('renew and release of a key never claimed: false, not an error', async () => {
+    const { store } = fileStore();
+    expect(await store.renew('f:never', 'v', 1_000)).toBe(false);
+    expect(await store.release('f:never', 'v')).toBe(false);
+  });
+
   it('delete of what is not there is fine; a folder it cannot use makes it unavailable, naming the store', async () => {
     const { store } = fileStore();
     await expect(store.delete('f:none')).resolves.toBeUndefined();

@@ -89,6 +89,40 @@ describe('a token whose send had an unclear outcome', () => {
   });
 });
 
+describe('sends that go through', () => {
+  it('a normal send warns of no cancellation; with allowDuplicate the same request is sent again, NEW (2 POSTs)', async () => {
+    const mcp = await server(new MemoryStore());
+    const args = { client: take().id, title: 'Sent twice on purpose', items: [{ name: 'W-2' }] };
+    const before = posts().length;
+    const first = await mcp.call('create_request', args);
+    expect(first.structuredContent).toMatchObject({ outcome: 'sent' });
+    expect(mcp.logs.join('\n')).not.toContain('cancelled after it was written');
+    const refused = await mcp.call('create_request', args);
+    expect(refused.isError).toBe(true);
+    const again = await mcp.call('create_request', { ...args, allowDuplicate: true });
+    expect(again.structuredContent).toMatchObject({ outcome: 'sent' });
+    expect(posts().length - before).toBe(2);
+  });
+
+  it('a token whose send was refused by the plan limit is not used up: once there is room, it sends', async () => {
+    const { SANDBOX_KEYS } = await import('../src/sandbox/seed.js');
+    const mcp = await server(new MemoryStore(), 'auto');
+    const args = { client: take().id, title: 'Room later', items: [{ name: 'W-2' }] };
+    const token = ((await mcp.call('create_request', args)).structuredContent as { confirmation: { token: string } }).confirmation.token;
+    const limit = firm.activeRequestLimit;
+    sb.setActiveRequestRoom(SANDBOX_KEYS.demo, 0);
+    try {
+      const refused = await mcp.call('create_request', { ...args, confirmationToken: token });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toContain('plan');
+    } finally {
+      firm.activeRequestLimit = limit;
+    }
+    const sent = await mcp.call('create_request', { ...args, confirmationToken: token });
+    expect(sent.structuredContent).toMatchObject({ outcome: 'sent' });
+  });
+});
+
 describe('a store that fails when the claim is taken', () => {
   class ClaimFails extends MemoryStore {
     override claim(): Promise<boolean> {

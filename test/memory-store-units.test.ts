@@ -37,6 +37,15 @@ describe('MemoryStore', () => {
     expect(await s.get('g:other')).toBe('o');
   });
 
+  it('an entry set again counts as the newest for eviction', async () => {
+    const { s } = store(2);
+    await s.set('f:a', 'a', 500);
+    await s.set('f:b', 'b', 500);
+    await s.set('f:a', 'a2', 500);
+    await s.set('f:c', 'c', 500);
+    expect([await s.get('f:a'), await s.get('f:b'), await s.get('f:c')]).toEqual(['a2', undefined, 'c']);
+  });
+
   it('at the bound exactly, nothing is evicted', async () => {
     const { s } = store(2);
     await s.set('f:a', 'a', 500);

@@ -55,6 +55,8 @@ describe('decide', () => {
     expect(decide(policy, person({ email: 'x@y.example', groups: ['senders'] }))).toEqual({ role: 'sender' });
     expect(decide(policy, person({ email: 'ana@other.example' }))).toEqual({ role: 'reader' });
     expect(decide(policy, person({ email: 'anna@other.example' }))).toHaveProperty('refused');
+    // An address rule is the whole address, not an ending of one.
+    expect(decide(policy, person({ email: 'hana@other.example' }))).toHaveProperty('refused');
     expect(decide(policy, person({ sub: 'u-9' }))).toEqual({ role: 'reader' });
     expect(decide({ senders: ['user:u-9'], readers: ['user:u-9'] }, person({ sub: 'u-9' }))).toEqual({ role: 'sender' });
   });

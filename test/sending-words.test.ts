@@ -63,6 +63,12 @@ describe('a draft refused before any HTTP call', () => {
     throw new Error('expected a refusal');
   };
 
+  it('every problem named, one line each', () => {
+    expect(refused({ title: 'T\u200b', items: [] })).toBe(
+      'Invalid request; nothing was called or sent:\n- title: must not contain invisible or control characters (found U+200B), which would make the e-mail differ from the preview\n- items: give at least one item (or a template)',
+    );
+  });
+
   it('no items, or more than the limit, named with the count', () => {
     expect(refused({ title: 'T' })).toBe('Invalid request; nothing was called or sent:\n- items: give at least one item (or a template)');
     const many = Array.from({ length: MAX_ITEMS + 1 }, (_, n) => ({ name: `Item ${n}` }));

@@ -93,6 +93,13 @@ describe('FileStore', () => {
     expect(await store.get('f:soon')).toBeUndefined();
     expect(await store.get('f:later')).toBeUndefined();
     expect(await store.get('f:latest')).toBe('x');
+    // Under the cap, nothing goes.
+    const { store: four, dir: dir4 } = fileStore(4);
+    await four.set('f:a', 'a', 2 * 3_600_000);
+    await four.set('f:b', 'b', 3 * 3_600_000);
+    await four.set('f:c', 'c', 4 * 3_600_000);
+    await four.prune(folderOf(dir4));
+    expect([await four.get('f:a'), await four.get('f:b'), await four.get('f:c')]).toEqual(['a', 'b', 'c']);
     // At the cap exactly, nothing goes.
     const { store: two, dir: dir2 } = fileStore(2);
     await two.set('f:a', 'a', 2 * 3_600_000);

@@ -70,7 +70,7 @@ export const esbuildOptions = {
 
 /**
  * `__DOCREQ_TOOL_LISTING__` for a build: the catalogue's tools as tools/list lists them (src/mcp/
- * tool-schema.ts, toolListing), worked out now from this source, so a start reads JSON instead of
+ * tool-schema.ts, builtListing), worked out now from this source, so a start reads JSON instead of
  * converting the zod schemas (about 5 ms of a cold start). Bundled to a scratch file and imported.
  */
 export async function toolListingDefine() {
@@ -83,13 +83,13 @@ export async function toolListingDefine() {
     await build({
       ...esbuildOptions,
       minify: false,
-      stdin: { contents: `export { TOOLS } from './tools/index.ts'; export { toolListing } from './mcp/tool-schema.ts';`, resolveDir: src, loader: 'ts' },
+      stdin: { contents: `export { TOOLS } from './tools/index.ts'; export { builtListing } from './mcp/tool-schema.ts';`, resolveDir: src, loader: 'ts' },
       define: { ...esbuildOptions.define, __DOCREQ_UI_PAGES__: JSON.stringify('{}') },
       outfile: `${dir}/listing.mjs`,
       logLevel: 'error',
     });
-    const { TOOLS, toolListing } = await import(`${dir}/listing.mjs`);
-    return JSON.stringify(JSON.stringify(toolListing(TOOLS)));
+    const { TOOLS, builtListing } = await import(`${dir}/listing.mjs`);
+    return JSON.stringify(JSON.stringify(builtListing(TOOLS)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
-import { loadConfig, readSettings, secretsOf, startMode, KEY_MISSING, type Config, type SettingsReading } from './config.js';
+import { loadConfig, readSettings, secretsOf, settingValue, startMode, KEY_MISSING, type Config, type SettingsReading } from './config.js';
 import { settingFlagOptions, settingsFromFlags } from './settings.js';
 import { settingsHelp } from './settings-docs.js';
 import { unknownFlag, unknownVariables } from './settings-names.js';
@@ -205,8 +205,8 @@ async function main(): Promise<void> {
   // The settings, read once: flags and environment (config.ts).
   const reading = readSettings(settingsFromFlags(values));
   const unknown = unknownVariables(reading.env);
-  // The YAML reader is loaded only when a templates file is named (templates/load.ts).
-  await readyTemplates(loadConfig(reading.flags, reading.env).templatesFile);
+  // The YAML reader is loaded only when a templates file is named (templates/load.ts); the setting alone is read, no file.
+  await readyTemplates(settingValue(reading, 'templatesFile').value);
   for (const line of unknown.warn) process.stderr.write(`docreq-mcp warning: ${line}\n`);
   if (unknown.stop.length) fail(unknown.stop.join('\n'));
   // --sandbox, or DOCREQ_SANDBOX (the MCP Bundle's "try the sandbox" choice); unreadable counts as off.

@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultStateDir } from '../src/store/index.js';
 import { ALL_KEYS, captured, connect, sandbox, childEnv, suiteFolder } from './helpers.js';
@@ -117,6 +118,25 @@ describe('the built binary over stdio', () => {
     await source.close();
     expect(built.map((t) => t.name)).toEqual(['list_clients', 'list_requests', 'create_request', 'create_request_batch', 'list_templates']);
     expect(built).toEqual(fromSource);
+  });
+
+  it("the built CLI checks a person's confirmation against its form (the build's own check, not the SDK's Ajv): true sends, \"yes\" sends nothing", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--sandbox'], stderr: 'pipe', env: childEnv() });
+    let answer: unknown = 'yes';
+    const client = new Client({ name: 't', version: '1' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: answer } }));
+    await client.connect(transport);
+    const clients = (await client.callTool({ name: 'list_clients', arguments: { limit: 1 } })).structuredContent as { clients: { id: string }[] };
+    const args = { client: clients.clients[0]!.id, title: 'Confirmed through the built CLI', items: [{ name: 'W-2' }] };
+    const refused = (await client.callTool({ name: 'create_request', arguments: args })) as CallToolResult;
+    captured.push(JSON.stringify(refused));
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toMatch(/^Nothing was sent: asking the person to confirm failed \(.*confirm is not true or false/);
+    answer = true;
+    const sent = await client.callTool({ name: 'create_request', arguments: args });
+    await client.close();
+    captured.push(JSON.stringify(sent));
+    expect(sent.structuredContent).toMatchObject({ outcome: 'sent' });
   });
 
   it('starts unconfigured without crashing and says what to set', async () => {

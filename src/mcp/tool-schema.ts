@@ -123,7 +123,7 @@ function prebuilt(tool: ToolDefinition): Tool | undefined {
  * bundles and calls it, so no import names it).
  * @public
  */
-export function toolListing(tools: readonly ToolDefinition[]): Record<string, Tool> {
+export function builtListing(tools: readonly ToolDefinition[]): Record<string, Tool> {
   return Object.fromEntries(tools.map((t) => [t.name, listTool(t)]));
 }
 

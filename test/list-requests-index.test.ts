@@ -96,6 +96,13 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
       if (q.overdue !== undefined && overdueOf(r) !== q.overdue) return false;
       return true;
     });
+  // With a whole name matched, the other names containing it (among the status filter's records), by records.
+  const others = new Map<string, number>();
+  if (exact)
+    for (const r of all) {
+      const key = nameKey(r.clientName);
+      if (key !== needle && key.includes(needle) && !(statuses && !statuses.includes((r.status ?? '').toLowerCase()))) others.set(key, (others.get(key) ?? 0) + 1);
+    }
   const byStatus: [string, number][] = [];
   for (const { r } of matched) {
     const key = r.status ?? '(none)';
@@ -157,7 +164,7 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
       most_outstanding: (a, b) => b.outstandingItems - a.outstandingItems || b.open - a.open || byText(a.clientName, b.clientName),
     };
     const sorted = [...groups.values()].sort(compare[sort]);
-    return { counts, byStatus, groupCount: sorted.length, groups: sorted.slice(offset, offset + limit).map(({ first: _f, last: _l, ...g }) => g) };
+    return { counts, byStatus, others, groupCount: sorted.length, groups: sorted.slice(offset, offset + limit).map(({ first: _f, last: _l, ...g }) => g) };
   }
   const compare: Record<string, (a: { r: Rec; index: number }, b: { r: Rec; index: number }) => number> = {
     newest: (a, b) => a.index - b.index,
@@ -170,6 +177,7 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
   return {
     counts,
     byStatus,
+    others,
     rows: rows.map(({ r }) => ({ id: r.id, overdue: overdueOf(r), daysOverdue: overdueOf(r) ? lateOf(dueOf(r)!) : null })),
   };
 }
@@ -180,6 +188,7 @@ interface Answer {
   requests: { id: string; overdue: boolean; daysOverdue: number | null }[];
   groups?: Record<string, unknown>[];
   groupCount?: number;
+  notes: string[];
   [key: string]: unknown;
 }
 
@@ -214,6 +223,14 @@ describe('list_requests from its index, against a straightforward recomputation'
             },
             label,
           ).toEqual(counts);
+          // Other names containing a whole name: how many, and (up to five shown) how many requests each.
+          const note = out.notes.find((n) => n.startsWith('Matched the whole name only'));
+          const others = [...want.others.values()];
+          expect(note === undefined ? 0 : /another name contains/.test(note) ? 1 : Number(/(\d+) other names contain/.exec(note)?.[1]), label).toBe(others.length);
+          if (note && others.length <= 5) {
+            const shown = [...note.matchAll(/\((\d+) requests?\)/g)].map((m) => Number(m[1]));
+            expect(shown.sort(), label).toEqual(others.sort());
+          }
           if (want.groups) {
             expect(out.groupCount, label).toBe(want.groupCount);
             expect(out.groups, label).toEqual(want.groups);
@@ -225,6 +242,27 @@ describe('list_requests from its index, against a straightforward recomputation'
       { numRuns: 60 },
     );
   }, 120_000);
+});
+
+describe('list_requests narrowed by an index still sees every name it counts', () => {
+  // A title or due range narrows the pass to a few records; with a whole name asked, the records of
+  // other names containing it are still counted (before those filters), so the pass may not skip them.
+  it('counts the other names containing a whole name, whatever the title or due range narrows to', async () => {
+    const base = { status: 'sent', createdAt: `${day(-30)}T10:00:00.000Z`, totalItems: 2, completedItems: 0 };
+    const records = [
+      ...Array.from({ length: 10 }, () => ({ ...base, title: 'Payroll', clientName: 'Bo Lin', dueDate: null })),
+      ...Array.from({ length: 10 }, () => ({ ...base, title: 'Payroll', clientName: 'Bo Li', dueDate: null })),
+      ...Array.from({ length: 2 }, () => ({ ...base, title: '2025 tax return', clientName: 'Bo Li', dueDate: day(3) })),
+      ...Array.from({ length: 30 }, () => ({ ...base, title: 'KYC identity', clientName: 'Ana Álvarez', dueDate: null })),
+    ].map((r, i) => ({ id: `n${i}`, ...r }));
+    firm.requests = records as SandboxRequest[];
+    sb.invalidateLists();
+    for (const q of [{ client: 'Bo Li', search: 'tax' }, { client: 'Bo Li', dueAfter: day(0) }, { client: 'Bo Li', dueBefore: day(10), search: 'return' }]) {
+      const out = structured<Answer>(await mcp.call('list_requests', q));
+      expect(out.matched, JSON.stringify(q)).toBe(2);
+      expect(out.notes.find((n) => n.startsWith('Matched the whole name only')), JSON.stringify(q)).toContain('"Bo Lin" (10 requests)');
+    }
+  });
 });
 
 describe('num', () => {

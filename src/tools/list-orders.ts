@@ -58,6 +58,9 @@ function requestOrder(all: readonly RequestRecord[], sort: 'due_soonest' | 'leas
  * orders filter the list's own order (sorted once per list, request-facts.ts sortedOrder), or sort the
  * matches when they are few, exactly as a stable sort of the matches would put them.
  */
+/** Which positions a kept pass matched (pass results are shared and never changed, so neither is this). */
+const MASKS = new WeakMap<readonly number[], Uint8Array>();
+
 export function pageRows(all: readonly RequestRecord[], picked: readonly number[], sort: RequestSort, offset: number, limit: number): number[] {
   if (sort === 'newest') return picked.slice(offset, offset + limit);
   if (sort === 'oldest') {
@@ -70,8 +73,14 @@ export function pageRows(all: readonly RequestRecord[], picked: readonly number[
   const shareable = sort === 'due_soonest' || !itemCounts(all).ratios.some(Number.isNaN);
   const order = picked.length * 16 < all.length || !shareable ? null : sortedOrder(all, sort, () => requestOrder(all, sort));
   if (!order) return [...picked].sort(requestOrder(all, sort)).slice(offset, offset + limit);
-  const mask = new Uint8Array(all.length);
-  for (const i of picked) mask[i] = 1;
+  // Every record matched: the page is a slice of the order.
+  if (picked.length === all.length) return Array.from(order.subarray(offset, offset + limit));
+  let mask = MASKS.get(picked);
+  if (!mask) {
+    mask = new Uint8Array(all.length);
+    for (const i of picked) mask[i] = 1;
+    MASKS.set(picked, mask);
+  }
   const out: number[] = [];
   let seen = 0;
   for (let k = 0; k < order.length && out.length < limit; k++) {

@@ -3,9 +3,9 @@ import { unreadableNotes } from '../api/list-stream.js';
 import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
-import { answerTable, remember } from '../freeze.js';
+import { answerTable, deepFreeze, remember } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
-import { clientKeys, createdDays, dayFacts, daysBetween, itemCounts, listFacts, rememberPass, nameTable, sharedClientNames, statusTable, titleTable } from './request-facts.js';
+import { candidates, clientKeys, createdDays, dayFacts, daysBetween, itemCounts, listFacts, rememberPass, nameTable, sharedClientNames, statusTable, titleTable } from './request-facts.js';
 import { CANNOT_DO, count, num, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { statusCounts } from './schemas.js';
 import { compactPage, day, pageInput } from './list-text.js';
@@ -220,8 +220,20 @@ export const listRequests = defineTool({
       let lateCounted = 0;
       let oldestOverdue: string | null = null;
 
-      // One pass: filter and count together.
-      for (let index = 0; index < all.length; index++) {
+      // One pass: filter and count together, over the positions the narrowest filter allows (in list
+      // order; request-facts.ts candidates). A name counted as another name containing the needle (2) is
+      // seen before the title, due and state checks, so with such names only the name and status
+      // filters narrow.
+      const counting = verdict !== undefined && verdict.includes(2);
+      const tables = [
+        ...(verdict ? [{ ids: names!.ids, keep: verdict }] : []),
+        ...(statusOk ? [{ ids: statusIds, keep: statusOk }] : []),
+        ...(titleOk && !counting ? [{ ids: titles!.ids, keep: titleOk }] : []),
+      ];
+      const among = candidates(all, { tables, ...((dueBefore || dueAfter) && !counting ? { due: { after: dueAfter, before: dueBefore } } : {}), ...(wantOverdue === 1 && !counting ? { overdue: day } : {}) });
+      const seen = among ? among.length : all.length;
+      for (let at = 0; at < seen; at++) {
+        const index = among ? among[at]! : at;
         const statusId = statusIds[index]!;
         if (statusOk && statusOk[statusId] === 0) continue;
         if (verdict) {
@@ -427,12 +439,23 @@ export const listRequests = defineTool({
       });
     }
 
-    const slice = pageRows(all, picked, sort as RequestSort, offset, limit).map(rowAt);
-    const nextOffset = offset + slice.length < picked.length ? offset + slice.length : null;
-    const requests: RequestOut[] = slice.map(({ record, overdue, daysOverdue }) => ({ ...record, overdue, daysOverdue }));
+    const page = pageRows(all, picked, sort as RequestSort, offset, limit);
+    const nextOffset = offset + page.length < picked.length ? offset + page.length : null;
+    // A record's row and line are the same on every page that shows it this day: made once, frozen, shared.
+    day.rows ??= { out: [], lines: [] };
+    const shown = day.rows as { out: RequestOut[]; lines: string[] };
+    const requests: RequestOut[] = page.map((index) => {
+      let row = shown.out[index];
+      if (!row) {
+        const { record, overdue, daysOverdue } = rowAt(index);
+        row = shown.out[index] = deepFreeze({ ...record, overdue, daysOverdue });
+      }
+      return row;
+    });
+    const lines = page.map((index, k) => (shown.lines[index] ??= requestLine(requests[k]!)));
     const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });
     return remember(memo, memoKey, {
-      text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), requests.map(requestLine), offset, picked.length, hint),
+      text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), lines, offset, picked.length, hint),
       structured: { ...base, offset, returned: requests.length, nextOffset, requests },
     });
   },

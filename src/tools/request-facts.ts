@@ -42,6 +42,16 @@ export interface ListFacts {
   passes?: { asOf: string; byKey: Map<string, { found: unknown; weight: number }>; weight: number };
   /** Made on first need: checklist counts per record. */
   items?: { totals: Float64Array; dones: Float64Array; ratios: Float64Array };
+  /** Made on first need: the positions of each distinct value of a table (names, statuses, titles), per table. */
+  members?: Map<Int32Array, Members>;
+  /** Made on first need: the positions of records with a due day, in order of that day (ties by position). */
+  byDue?: Int32Array;
+}
+
+/** The positions holding each id of a table: `order[start[id] .. start[id + 1])`, ascending. */
+interface Members {
+  start: Int32Array;
+  order: Int32Array;
 }
 
 /** The distinct statuses of one list: `ids[i]` is record i's; `lower` is what a status filter compares, `key` what byStatus counts under. */
@@ -57,6 +67,10 @@ export interface StatusTable {
 export interface DayFacts {
   asOf: string;
   overdue: Uint8Array;
+  /** Made on first need: the positions of the overdue records, ascending (read it, never change it). */
+  overdueAt?: Int32Array;
+  /** Filled as pages show them: each record's row as list_requests answers it on this day, and its line of text. */
+  rows?: { out: unknown[]; lines: string[] };
   late: Float64Array;
   soon: Uint8Array;
 }
@@ -184,24 +198,29 @@ export function sortedOrder(all: readonly RequestRecord[], name: string, compare
   return order;
 }
 
-/** At most this many filter passes are kept per list, and together at most two lists' worth of matches (weight). */
-const MAX_PASSES = 64;
+/** At most this many filter passes are kept per list, and together at most four lists' worth of matches (weight). */
+const MAX_PASSES = 256;
 
 /**
  * What `pass()` found for these filters (`key`) over this list on this day, worked out once: another page,
- * order or limit of the same matches reads it again. Kept within MAX_PASSES and a weight of twice the
- * list's length (`weight` says what one pass holds, e.g. its matches), the oldest dropped first, so a
- * million-request list keeps two full passes, not sixty-four. Shared by every caller: read it, never change it.
+ * order or limit of the same matches reads it again. Kept within MAX_PASSES and a weight of four times
+ * the list's length (`weight` says what one pass holds, e.g. its matches), the least recently used dropped
+ * first, so a million-request list keeps four full passes, not hundreds. Shared by every caller: read it, never change it.
  */
 export function rememberPass<T>(all: readonly RequestRecord[], asOf: string, key: string, pass: () => T, weight: (found: T) => number): T {
   const facts = listFacts(all);
   if (facts.passes?.asOf !== asOf) facts.passes = { asOf, byKey: new Map(), weight: 0 };
   const kept = facts.passes;
   const seen = kept.byKey.get(key);
-  if (seen) return seen.found as T;
+  if (seen) {
+    // Used again: now the last to be dropped.
+    kept.byKey.delete(key);
+    kept.byKey.set(key, seen);
+    return seen.found as T;
+  }
   const found = pass();
   const w = weight(found) + 1;
-  while (kept.byKey.size > 0 && (kept.byKey.size >= MAX_PASSES || kept.weight + w > 2 * all.length + 64)) {
+  while (kept.byKey.size > 0 && (kept.byKey.size >= MAX_PASSES || kept.weight + w > 4 * all.length + 64)) {
     const [oldest, entry] = kept.byKey.entries().next().value!;
     kept.byKey.delete(oldest);
     kept.weight -= entry.weight;
@@ -293,3 +312,96 @@ export function sharedClientNames(clients: readonly Client[]): ReadonlyMap<strin
   }
   return facts.shared;
 }
+
+/** The positions of each distinct value of a table (`ids[i]` is record i's value id, `count` values), worked out once per list. */
+function members(all: readonly RequestRecord[], ids: Int32Array, count: number): Members {
+  const facts = listFacts(all);
+  facts.members ??= new Map();
+  let found = facts.members.get(ids);
+  if (!found) {
+    const start = new Int32Array(count + 1);
+    for (let i = 0; i < ids.length; i++) start[ids[i]! + 1]!++;
+    for (let id = 0; id < count; id++) start[id + 1]! += start[id]!;
+    const next = start.slice(0, count);
+    const order = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; i++) order[next[ids[i]!]!++] = i;
+    facts.members.set(ids, (found = { start, order }));
+  }
+  return found;
+}
+
+/** The positions of records with a due day, ordered by that day, worked out once per list. */
+function byDue(all: readonly RequestRecord[]): Int32Array {
+  const facts = listFacts(all);
+  if (!facts.byDue) {
+    const due = facts.due;
+    const dated = Int32Array.from(all.keys()).filter((i) => due[i] !== null);
+    facts.byDue = dated.sort((a, b) => (due[a]! < due[b]! ? -1 : due[a]! > due[b]! ? 1 : a - b));
+  }
+  return facts.byDue;
+}
+
+/** The first position in `order` (by due day) whose due day is not below `day` (`after`) or is above it (not `after`). */
+function dueBound(due: readonly (string | null)[], order: Int32Array, day: string, after: boolean): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const d = due[order[mid]!]!;
+    if (after ? d < day : d <= day) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** What a filter pass may start from: the positions some of its filters allow, each once, ascending. */
+export interface Narrowing {
+  /** Per table (its ids, its number of values), the values a filter keeps (1) or must still see (2). */
+  tables: { ids: Int32Array; keep: Uint8Array }[];
+  /** A due range, when asked: records with a due day within it (YYYY-MM-DD; '' for an open end). */
+  due?: { after: string; before: string };
+  /** Overdue only, when asked: the records overdue on this day (dayFacts). */
+  overdue?: DayFacts;
+}
+
+/**
+ * The positions a pass needs to look at, ascending, or undefined for the whole list: the fewest of
+ * what each narrowing filter allows (every position it keeps or must still see). The pass still checks
+ * every filter on each position, so its answer is exactly the answer of a pass over the whole list, as
+ * long as a narrowing names every position that changes the answer (a name it only counts is a 2).
+ */
+export function candidates(all: readonly RequestRecord[], narrowing: Narrowing): Int32Array | undefined {
+  let best: { size: number; take: () => Int32Array } | undefined;
+  for (const { ids, keep } of narrowing.tables) {
+    const m = members(all, ids, keep.length);
+    let size = 0;
+    for (let id = 0; id < keep.length; id++) if (keep[id]) size += m.start[id + 1]! - m.start[id]!;
+    if (best && best.size <= size) continue;
+    best = {
+      size,
+      take: () => {
+        const out = new Int32Array(size);
+        let n = 0;
+        for (let id = 0; id < keep.length; id++) if (keep[id]) for (let k = m.start[id]!; k < m.start[id + 1]!; k++) out[n++] = m.order[k]!;
+        return out.sort();
+      },
+    };
+  }
+  if (narrowing.due) {
+    const order = byDue(all);
+    const due = listFacts(all).due;
+    const from = narrowing.due.after ? dueBound(due, order, narrowing.due.after, true) : 0;
+    const to = narrowing.due.before ? dueBound(due, order, narrowing.due.before, false) : order.length;
+    const size = Math.max(0, to - from);
+    if (!best || size < best.size) best = { size, take: () => order.slice(from, Math.max(from, to)).sort() };
+  }
+  if (narrowing.overdue) {
+    const day = narrowing.overdue;
+    day.overdueAt ??= Int32Array.from(all.keys()).filter((i) => day.overdue[i] === 1);
+    const at = day.overdueAt;
+    if (!best || at.length < best.size) best = { size: at.length, take: () => at };
+  }
+  // Narrowing to most of the list saves nothing and costs a sort.
+  return best && best.size < all.length / 2 ? best.take() : undefined;
+}
+

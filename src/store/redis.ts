@@ -125,7 +125,10 @@ export class RedisStore implements SendStore {
     return this.run(async (client) => Number(await client.eval(INCR, { keys: [PREFIX + key], arguments: [String(Math.max(1, Math.round(ttlMs))), String(by)] })));
   }
 
+  /** Gives the connection back; a store closed before its client loaded never connects. Every call after it refuses. */
   async close(): Promise<void> {
+    this.closed = true;
+    await this.loading;
     await this.client?.close?.().catch(() => undefined);
   }
 }

@@ -62,7 +62,8 @@ export function isLoopbackOrigin(origin: string): boolean {
 export function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
   if (!host) return false;
   const full = host.toLowerCase();
-  const name = full.startsWith('[') ? full.slice(0, full.indexOf(']') + 1) : full.replace(/:\d+$/, '');
+  // The name without its port: `[::1]:8080` → `[::1]`; anything else after a bracketed name stays, so `[::1]evil` is not `[::1]`.
+  const name = full.replace(/:\d+$/, '');
   return allowed.includes(full) || allowed.includes(name);
 }
 

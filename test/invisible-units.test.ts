@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { characters, checkEmailText, titleKey } from '../src/text/invisible.js';
+import fc from 'fast-check';
+import { characters, checkEmailText, INVISIBLE, replaceInvisible, titleKey } from '../src/text/invisible.js';
 
 /** What will be e-mailed, checked exactly (src/text/invisible.ts), and the title key of the duplicate guard. */
 describe('checkEmailText', () => {
@@ -32,5 +33,22 @@ describe('titleKey', () => {
     expect(titleKey('Straße')).toBe('strasse');
     expect(titleKey(null)).toBe('');
     expect(titleKey('')).toBe('');
+  });
+});
+
+describe('replaceInvisible: the same as replacing INVISIBLE in the whole text, found run by run', () => {
+  const parts = fc.constantFrom('a', 'Tax ', ' · ', '\n', '\r\n', '…', '\u200b', '\u202e', '\u00ad', '\u{E0041}', '\ud800', '\udc00', '😀', '\ufe0f', 'é', 'e\u0301', '\u2028', '\t', ' ');
+  const text = fc.oneof(fc.array(parts, { maxLength: 40 }).map((p) => p.join('')), fc.string({ unit: 'binary', maxLength: 40 }));
+  const keepBreaks = (run: string) => (/\s/u.test(run) ? ' ' : '');
+  it('removes, or replaces by run, exactly what the whole-text replace does, on every call (short runs are remembered)', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        for (let i = 0; i < 2; i++) {
+          expect(replaceInvisible(t)).toBe(t.replace(INVISIBLE, ''));
+          expect(replaceInvisible(t, keepBreaks)).toBe(t.replace(INVISIBLE, keepBreaks));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -36,6 +36,25 @@ export interface ServerOptions {
 }
 
 /**
+ * The one redaction of a set of secrets and the firm's fingerprint, built once per set: team mode builds
+ * a server per HTTP request, and compiling a key's patterns and its mark each time cost more than many
+ * answers. Held in this process's memory only, a few sets at most (one per key in use), the oldest dropped.
+ */
+const PER_KEY = new Map<string, { seal: ReturnType<typeof sealer>; redact: ReturnType<typeof redactor>; firm: string }>();
+const MAX_KEYS = 64;
+
+function perKey(secrets: readonly string[], apiKey: string, baseUrl: string | undefined) {
+  const id = JSON.stringify([secrets, apiKey, baseUrl ?? null]);
+  let found = PER_KEY.get(id);
+  if (!found) {
+    if (PER_KEY.size >= MAX_KEYS) PER_KEY.delete(PER_KEY.keys().next().value!);
+    found = { seal: sealer([...secrets]), redact: redactor([...secrets]), firm: apiKey ? storeFingerprint(apiKey, baseUrl) : '' };
+    PER_KEY.set(id, found);
+  }
+  return found;
+}
+
+/**
  * What one server works with, built once from the configuration and its options: the secrets and
  * the one redaction of them, the logger, the API client, once-only sending, and the catalogue offered.
  */
@@ -49,8 +68,9 @@ export function serverContext(config: Config, options: ServerOptions) {
   const apiKey = config.api?.apiKey ?? '';
   // Signed in: tokens and MRTR request states are the previewing person's too (their IdP subject).
   const person = options.actor?.sub;
+  const keyed = perKey(secrets, apiKey, config.api?.baseUrl);
   const sending: SendingContext = {
-    firm: apiKey ? storeFingerprint(apiKey, config.api?.baseUrl) : '',
+    firm: keyed.firm,
     ledger: options.sending?.ledger ?? new SendLedger(),
     tokens: {
       issue: (binding) => confirmations.issue(apiKey, binding, person),
@@ -71,8 +91,8 @@ export function serverContext(config: Config, options: ServerOptions) {
     sending,
     // The one redaction (src/text/redact.ts) where results leave the server: the key and every secret
     // setting. Service text was already redacted as the API client read it, before any cap.
-    seal: sealer(secrets),
-    redact: redactor(secrets),
+    seal: keyed.seal,
+    redact: keyed.redact,
     catalogue,
     offered: catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint)),
   };

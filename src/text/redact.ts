@@ -1,6 +1,6 @@
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { createHmac, randomBytes } from 'node:crypto';
-import { INVISIBLE } from './invisible.js';
+import { replaceInvisible } from './invisible.js';
 
 /**
  * The one redaction: every secret (the API key, the token secret) becomes "[redacted]" wherever a
@@ -50,7 +50,7 @@ export function redactor(secrets: readonly (string | undefined | null)[]): Redac
     // Letters kept apart only by invisible characters, or written in compatibility forms (full-width,
     // the Kelvin sign), read as the secret once the renderer removes the one or a reader sees the other.
     if (ODD.test(out)) {
-      const seen = out.normalize('NFKC').replace(INVISIBLE, '');
+      const seen = replaceInvisible(out.normalize('NFKC'));
       if (any.test(seen)) out = seen.replace(all, REDACTED);
     }
     return out;

@@ -1,4 +1,4 @@
-import { INVISIBLE } from './invisible.js';
+import { replaceInvisible } from './invisible.js';
 
 /**
  * The one renderer for text that came from the service (records, error messages, field details):
@@ -13,7 +13,7 @@ const BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 export function oneLine(value: string | null | undefined, max = 80): string {
   if (value === null || value === undefined) return '';
   let clean = value.length > max * 4 + 64 ? value.slice(0, max * 4 + 64) : value;
-  clean = clean.replace(BREAKS, ' ').replace(INVISIBLE, '').replace(/\s+/g, ' ').trim();
+  clean = replaceInvisible(clean.replace(BREAKS, ' ')).replace(/\s+/g, ' ').trim();
   if (clean.length <= max) return clean;
   // Cut on a code point boundary, never inside a surrogate pair.
   const cut = [...clean.slice(0, max)].slice(0, -1).join('');

@@ -1,4 +1,4 @@
-import { INVISIBLE } from './invisible.js';
+import { INVISIBLE, replaceInvisible } from './invisible.js';
 
 /**
  * The renderer's invisible-character rule (text/invisible.ts's set, as text/render.ts applies it) for
@@ -27,9 +27,12 @@ export function markInvisible(text: string): string {
   );
 }
 
+/** A run of invisible characters that held a line break reads as a space; any other, as nothing. */
+const SPACE_OR_NOTHING = (run: string): string => (/\s/u.test(run) ? ' ' : '');
+
 /** The renderer's rule on one string: invisible characters removed, a run that held a line break a space. */
 export function withoutInvisibles(text: string): string {
-  return text.replace(INVISIBLE, (run) => (/\s/u.test(run) ? ' ' : ''));
+  return replaceInvisible(text, SPACE_OR_NOTHING);
 }
 
 const EXACT_KEYS = new Set(['id', 'token', 'payload']);

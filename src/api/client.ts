@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { silentLogger, type Logger } from '../log.js';
-import { redactor } from '../text/redact.js';
+import { redactor, type Redact } from '../text/redact.js';
 import { ServiceExchange, type CallOptions } from './exchange.js';
 import { ApiState, ListReader, type ListResult } from './lists.js';
 import type { ProxyEnv } from './proxy.js';
@@ -43,6 +43,8 @@ export interface ApiClientOptions {
   minPostBudgetMs?: number;
   /** A connection pool shared by many clients (team mode: one per process, whatever the key); close() leaves it open. */
   sharedPool?: Dispatcher;
+  /** The redaction of the key (redactor([apiKey])), when the caller keeps one per key; made here otherwise. */
+  redactKey?: Redact;
 }
 
 const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
@@ -59,7 +61,7 @@ export class DocReqApi {
   readonly state: ApiState;
 
   constructor(options: ApiClientOptions) {
-    const { logger, state, proxyEnv, ca, minPostBudgetMs, sharedPool, ...rest } = options;
+    const { logger, state, proxyEnv, ca, minPostBudgetMs, sharedPool, redactKey, ...rest } = options;
     const settings = {
       maxResponseBytes: DEFAULT_MAX_BYTES,
       maxRetries: 2,
@@ -71,7 +73,7 @@ export class DocReqApi {
     };
     const log = logger ?? silentLogger;
     // The key redacted from everything the service sends, as it is read: before any field or message is capped.
-    const redact = redactor([options.apiKey]);
+    const redact = redactKey ?? redactor([options.apiKey]);
     this.state = state ?? new ApiState();
     this.http = new ServiceExchange({ ...settings, proxyEnv, ca, sharedPool, redact, onKeyRejected: () => this.state.forget() });
     this.lists = new ListReader(this.http, settings, this.state, log, redact);

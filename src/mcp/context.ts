@@ -40,7 +40,7 @@ export interface ServerOptions {
  * a server per HTTP request, and compiling a key's patterns and its mark each time cost more than many
  * answers. Held in this process's memory only, a few sets at most (one per key in use), the oldest dropped.
  */
-const PER_KEY = new Map<string, { seal: ReturnType<typeof sealer>; redact: ReturnType<typeof redactor>; firm: string }>();
+const PER_KEY = new Map<string, { seal: ReturnType<typeof sealer>; redact: ReturnType<typeof redactor>; redactKey: ReturnType<typeof redactor>; firm: string }>();
 const MAX_KEYS = 64;
 
 function perKey(secrets: readonly string[], apiKey: string, baseUrl: string | undefined) {
@@ -48,7 +48,7 @@ function perKey(secrets: readonly string[], apiKey: string, baseUrl: string | un
   let found = PER_KEY.get(id);
   if (!found) {
     if (PER_KEY.size >= MAX_KEYS) PER_KEY.delete(PER_KEY.keys().next().value!);
-    found = { seal: sealer([...secrets]), redact: redactor([...secrets]), firm: apiKey ? storeFingerprint(apiKey, baseUrl) : '' };
+    found = { seal: sealer([...secrets]), redact: redactor([...secrets]), redactKey: redactor([apiKey]), firm: apiKey ? storeFingerprint(apiKey, baseUrl) : '' };
     PER_KEY.set(id, found);
   }
   return found;
@@ -60,15 +60,15 @@ function perKey(secrets: readonly string[], apiKey: string, baseUrl: string | un
  */
 export function serverContext(config: Config, options: ServerOptions) {
   const secrets = secretsOf(config);
+  const apiKey = config.api?.apiKey ?? '';
+  const keyed = perKey(secrets, apiKey, config.api?.baseUrl);
   const logger = options.logger ?? createLogger(config.logLevel, secrets);
   const api = config.api
-    ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024, logger, ...options.api })
+    ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024, logger, redactKey: keyed.redactKey, ...options.api })
     : undefined;
   const confirmations = options.sending?.confirmations ?? new Confirmations(config.tokenSecret);
-  const apiKey = config.api?.apiKey ?? '';
   // Signed in: tokens and MRTR request states are the previewing person's too (their IdP subject).
   const person = options.actor?.sub;
-  const keyed = perKey(secrets, apiKey, config.api?.baseUrl);
   const sending: SendingContext = {
     firm: keyed.firm,
     ledger: options.sending?.ledger ?? new SendLedger(),

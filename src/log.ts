@@ -20,10 +20,11 @@ export interface Logger {
  */
 export function createLogger(level: LogLevel, secrets: readonly string[] = [], stderr: (line: string) => void = (l) => process.stderr.write(l)): Logger {
   const sinks = new Set<LogSink>();
-  const redact = redactor(secrets);
+  // Made on the first line written: most servers of team mode (one per request) write none.
+  let redact: ((text: string) => string) | undefined;
   const emit = (at: LogLevel, message: string) => {
     if (RANK[at] > RANK[level]) return;
-    const clean = redact(message);
+    const clean = (redact ??= redactor(secrets))(message);
     stderr(`docreq-mcp ${at}: ${clean}\n`);
     for (const sink of sinks) {
       try {

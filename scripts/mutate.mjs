@@ -213,7 +213,9 @@ function check(report) {
   const kept = [];
   for (const u of undetected) {
     const list = pool.get(keyOf(u));
-    if (list?.length) kept.push({ ...list.shift(), at: u.at, status: u.status });
+    // Two mutants alike on the same line text (two `} finally {` blocks) keep their own entries: the one whose original text is this mutant's first.
+    const same = list?.findIndex((e) => e.original === u.original) ?? -1;
+    if (list?.length) kept.push({ ...list.splice(same === -1 ? 0 : same, 1)[0], at: u.at, status: u.status });
     else fresh.push(u);
   }
   const nowKilled = [...pool.values()].flat().filter((e) => inScope.has(e.file));

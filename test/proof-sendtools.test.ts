@@ -172,6 +172,20 @@ describe('create_request_batch: what changed after the lists were read', () => {
     expect(mcp.logs.join('\n')).not.toContain('stopped by');
   });
 
+  it('every recipient sent by another call meanwhile: nobody is asked, nothing is sent', async () => {
+    const mcp = await server({ elicit: 'accept' });
+    const [a, b] = [take(), take()];
+    const t = title();
+    mcp.store.onClaim = async (key) => {
+      await mcp.store.recordFor(key, 'sent', t);
+    };
+    const before = posts().length;
+    const r = await mcp.call('create_request_batch', { clients: [a.id, b.id], title: t, items: [{ name: 'W-2' }] });
+    expect(posts().length - before).toBe(0);
+    expect(rows(r).map((x) => x.outcome)).toEqual(['already_sent', 'already_sent']);
+    expect(mcp.questions).toHaveLength(0);
+  });
+
   it('recipient 1 is free for another call as soon as it is sent, while recipient 2 is being sent', async () => {
     const mcp = await server({ confirmSend: 'never' });
     const [a, b] = [take(), take()];

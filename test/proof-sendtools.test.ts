@@ -243,6 +243,14 @@ describe('create_request_batch: failures and stops', () => {
     expect(r.isError).toBe(true);
   });
 
+  it('every recipient refused by the service (not a stop): a report of what was not sent, not "nothing to send"', async () => {
+    const mcp = await server({ confirmSend: 'never' });
+    sb.inject('POST /api/v1/requests', { kind: 'status', status: 422, body: { error: { code: 'validation_error', message: 'Title is not accepted.' } } }, { times: 2 });
+    const r = await mcp.call('create_request_batch', { clients: [take().id, take().id], title: title(), items: [{ name: 'W-2' }] });
+    expect(r.lines[0]).toBe('NOT SENT: 0 sent, 0 may have been sent, 2 not sent, 0 skipped (of 2).');
+    expect(r.isError).toBe(true);
+  });
+
   it('declined: the head and one line per recipient, nothing after', async () => {
     const mcp = await server({ elicit: 'decline' });
     const [a, b] = [take(), take()];

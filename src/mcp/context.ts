@@ -36,22 +36,35 @@ export interface ServerOptions {
 }
 
 /**
- * The one redaction of a set of secrets and the firm's fingerprint, built once per set: team mode builds
- * a server per HTTP request, and compiling a key's patterns and its mark each time cost more than many
- * answers. Held in this process's memory only, a few sets at most (one per key in use), the oldest dropped.
+ * Team mode builds a server (and a logger, and an access-log line) per HTTP request, and compiling a
+ * key's patterns and mark each time cost more than many answers: the one redaction (src/text/redact.ts)
+ * of a set of secrets, and the firm's fingerprint, are made once per set. Held in this process's memory
+ * only, a few sets at most (one per key in use), the oldest dropped.
  */
-const PER_KEY = new Map<string, { seal: ReturnType<typeof sealer>; redact: ReturnType<typeof redactor>; redactKey: ReturnType<typeof redactor>; firm: string }>();
-const MAX_KEYS = 64;
+const KEPT = new Map<string, unknown>();
+const MAX_KEPT = 256;
 
-function perKey(secrets: readonly string[], apiKey: string, baseUrl: string | undefined) {
-  const id = JSON.stringify([secrets, apiKey, baseUrl ?? null]);
-  let found = PER_KEY.get(id);
-  if (!found) {
-    if (PER_KEY.size >= MAX_KEYS) PER_KEY.delete(PER_KEY.keys().next().value!);
-    found = { seal: sealer([...secrets]), redact: redactor([...secrets]), redactKey: redactor([apiKey]), firm: apiKey ? storeFingerprint(apiKey, baseUrl) : '' };
-    PER_KEY.set(id, found);
+function kept<T>(id: string, make: () => T): T {
+  let found = KEPT.get(id) as T | undefined;
+  if (found === undefined) {
+    if (KEPT.size >= MAX_KEPT) KEPT.delete(KEPT.keys().next().value!);
+    KEPT.set(id, (found = make()));
   }
   return found;
+}
+
+/** redactor(secrets), made once per set of secrets. */
+export function keptRedactor(secrets: readonly string[]): ReturnType<typeof redactor> {
+  return kept(JSON.stringify(['redact', secrets]), () => redactor([...secrets]));
+}
+
+function perKey(secrets: readonly string[], apiKey: string, baseUrl: string | undefined) {
+  return {
+    seal: kept(JSON.stringify(['seal', secrets]), () => sealer([...secrets])),
+    redact: keptRedactor(secrets),
+    redactKey: keptRedactor([apiKey]),
+    firm: apiKey ? kept(JSON.stringify(['firm', apiKey, baseUrl ?? null]), () => storeFingerprint(apiKey, baseUrl)) : '',
+  };
 }
 
 /**

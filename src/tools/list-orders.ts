@@ -53,14 +53,14 @@ function requestOrder(all: readonly RequestRecord[], sort: 'due_soonest' | 'leas
   return (a, b) => ratios[a]! - ratios[b]! || byDay(due[a]!, due[b]!) || a - b;
 }
 
+/** Which positions a kept pass matched (pass results are shared and never changed, so neither is this). */
+const MASKS = new WeakMap<readonly number[], Uint8Array>();
+
 /**
  * The positions on the page, in `sort` order: newest and oldest read the matches as they are; the other
  * orders filter the list's own order (sorted once per list, request-facts.ts sortedOrder), or sort the
  * matches when they are few, exactly as a stable sort of the matches would put them.
  */
-/** Which positions a kept pass matched (pass results are shared and never changed, so neither is this). */
-const MASKS = new WeakMap<readonly number[], Uint8Array>();
-
 export function pageRows(all: readonly RequestRecord[], picked: readonly number[], sort: RequestSort, offset: number, limit: number): number[] {
   if (sort === 'newest') return picked.slice(offset, offset + limit);
   if (sort === 'oldest') {

@@ -8,7 +8,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { ApiClientOptions } from '../api/client.js';
 import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, startMode, type Config, type SettingsReading } from '../config.js';
-import { redactor, type Redact } from '../text/redact.js';
+import { keptRedactor } from '../mcp/context.js';
 import { createLogger } from '../log.js';
 import type { Sandbox } from '../sandbox/service.js';
 import type { SeedOptions } from '../sandbox/seed.js';
@@ -77,21 +77,6 @@ export interface HttpService {
   metricsUrl?: string;
   /** Stops accepting, lets requests in flight finish (at most `drainMs`), then closes every connection. Resolves true when all finished. */
   close(drainMs?: number): Promise<boolean>;
-}
-
-/**
- * The access log's redaction for one request's secrets (the token secret and the Authorization header's
- * parts), compiled once per set: the same key comes back request after request. In memory only, bounded.
- */
-const ACCESS_REDACTIONS = new Map<string, Redact>();
-function redactorOf(secrets: readonly string[]): Redact {
-  const id = JSON.stringify(secrets);
-  let found = ACCESS_REDACTIONS.get(id);
-  if (!found) {
-    if (ACCESS_REDACTIONS.size >= 256) ACCESS_REDACTIONS.delete(ACCESS_REDACTIONS.keys().next().value!);
-    ACCESS_REDACTIONS.set(id, (found = redactor([...secrets])));
-  }
-  return found;
 }
 
 const MCP_PATH = '/mcp';
@@ -276,7 +261,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const secrets: string[] = options.config.tokenSecret ? [options.config.tokenSecret] : [];
     lifecycle.track(res);
     res.on('close', () => {
-      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, redactorOf(secrets));
+      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, keptRedactor(secrets));
     });
     const refused = frontDoor(req);
     if (refused) {

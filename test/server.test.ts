@@ -131,6 +131,39 @@ describe('dispatch', () => {
     expect(result.text).toContain('count:');
     expect(result.text).toContain('names.0:');
   });
+
+  it('checks rows apart from the rest of a result: a shared row found good once is not re-checked, a bad row or field is still caught', async () => {
+    const good = Object.freeze({ n: 1, label: 'one' });
+    const bad = Object.freeze({ n: 'two', label: 'two' });
+    let answer: { total: unknown; rows: readonly object[]; bounded: unknown[] } = { total: 1, rows: [good], bounded: [] };
+    const rows = defineTool({
+      name: 'rows_tool',
+      title: 'Rows tool',
+      description: 'Returns rows it shares between answers.',
+      inputSchema: z.strictObject({}),
+      outputSchema: z.strictObject({ total: z.number(), rows: z.array(z.object({ n: z.number(), label: z.string() })), bounded: z.array(z.object({ n: z.number() })).max(1) }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      handler: () => Promise.resolve({ text: 'rows', structured: answer as never }),
+    });
+    const host = await connect(sb, { extraTools: [rows] });
+    expect((await host.call('rows_tool')).isError).toBeFalsy();
+    // The same good row again, beside a bad one: the bad one is named by its place.
+    answer = { total: 2, rows: [good, bad], bounded: [] };
+    const badRow = await host.call('rows_tool');
+    expect(badRow.isError).toBe(true);
+    expect(badRow.text).toContain('rows.1.n:');
+    expect(badRow.text).not.toContain('rows.0');
+    // Good rows, a bad field beside them; a field the schema does not have (strict); an array with a bound of its own.
+    answer = { total: 'two', rows: [good, good], bounded: [] };
+    expect((await host.call('rows_tool')).text).toContain('total:');
+    answer = { total: 1, rows: [good], bounded: [], extra: true } as never;
+    expect((await host.call('rows_tool')).isError).toBe(true);
+    answer = { total: 1, rows: [good], bounded: [{ n: 1 }, { n: 2 }] };
+    expect((await host.call('rows_tool')).text).toContain('bounded:');
+    answer = { total: 1, rows: 'none' as never, bounded: [] };
+    expect((await host.call('rows_tool')).text).toContain('rows:');
+    await host.close();
+  });
 });
 
 describe('what an API failure tells the person to do', () => {

@@ -106,6 +106,19 @@ interface Exchange<T> {
   onStatus?: (status: number) => void;
 }
 
+/** A URL's origin and path (with its query), as undici asks for them: worked out once per URL (the service's few paths), not per call. */
+const TARGETS = new Map<string, { origin: string; path: string }>();
+function target(href: string): { origin: string; path: string } {
+  let found = TARGETS.get(href);
+  if (!found) {
+    const url = new URL(href);
+    found = { origin: url.origin, path: `${url.pathname}${url.search}` };
+    if (TARGETS.size >= 64) TARGETS.delete(TARGETS.keys().next().value!);
+    TARGETS.set(href, found);
+  }
+  return found;
+}
+
 export function header(headers: RawAnswer['headers'], name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -265,9 +278,18 @@ export class ServiceExchange {
     const isPost = method === 'POST';
     const budgetMs = Math.floor(deadline - Date.now());
     if (budgetMs <= 0) throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`);
-    const timeout = AbortSignal.timeout(budgetMs);
-    // A POST, once written, is bounded by the deadline only: a host's cancel does not abort it.
-    const combined = signal && !isPost ? AbortSignal.any([timeout, signal]) : timeout;
+    // One controller for the deadline and, for a GET, the caller's cancel (AbortSignal.timeout and .any
+    // cost more than the 304 a revalidation usually gets). A POST, once written, is bounded by the
+    // deadline only: a host's cancel does not abort it.
+    const stop = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, budgetMs);
+    timer.unref(); // as AbortSignal.timeout's: the exchange itself keeps the process running
+    const cancel = signal && !isPost ? () => stop.abort(signal.reason) : undefined;
+    if (cancel) signal!.addEventListener('abort', cancel, { once: true });
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.apiKey}`,
       accept: 'application/json',
@@ -280,15 +302,20 @@ export class ServiceExchange {
     let written = false;
     try {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);
-      const url = new URL(this.url(path));
+      const url = target(this.url(path));
       if (signal?.aborted) throw new CancelledError(isPost ? 'The call was cancelled before sending. Nothing was sent.' : 'The call was cancelled.');
       written = true;
-      const res = await request.call(dispatcher, { origin: url.origin, path: `${url.pathname}${url.search}`, method, headers, body, signal: combined, headersTimeout: budgetMs, bodyTimeout: budgetMs });
+      const res = await request.call(dispatcher, { origin: url.origin, path: url.path, method, headers, body, signal: stop.signal, headersTimeout: budgetMs, bodyTimeout: budgetMs });
       status = res.statusCode;
       // Errors are seen through iteration; a body dropped early must not raise an unhandled 'error' later.
       res.body.on('error', () => undefined);
       onStatus?.(status);
-      if (status === 304 || (status >= 300 && status <= 399)) {
+      // A 304 has no body: it ends by itself (destroying it would build an abort error, stack and all, each revalidation).
+      if (status === 304) {
+        res.body.resume();
+        return { status, headers: res.headers, bytes: Buffer.alloc(0) };
+      }
+      if (status >= 300 && status <= 399) {
         res.body.destroy();
         return { status, headers: res.headers, bytes: Buffer.alloc(0) };
       }
@@ -363,11 +390,14 @@ export class ServiceExchange {
           { code },
         );
       }
-      if (timeout.aborted || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
+      if (timedOut || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
         throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, { outcomeUnknown: isPost && written, status: status || undefined });
       }
       if (!isPost && signal?.aborted) throw new CancelledError('The call was cancelled before the service answered.');
       throw new UnreachableError(this.unreachable(code), { code, status: status || undefined });
+    } finally {
+      clearTimeout(timer);
+      if (cancel) signal!.removeEventListener('abort', cancel);
     }
   }
 

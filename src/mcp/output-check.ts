@@ -24,7 +24,7 @@ function splitOf(tool: ToolDefinition): Split | null {
   if (schema instanceof z.ZodObject) {
     const rows: Split['rows'] = [];
     const loose: Record<string, z.ZodType> = {};
-    for (const [field, type] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    for (const [field, type] of Object.entries(schema.shape)) {
       // An array with checks of its own (a length bound) stays whole in the envelope.
       if (type instanceof z.ZodArray && !type._zod.def.checks?.length && type.element instanceof z.ZodObject) {
         rows.push([field, type.element, new WeakSet()]);
@@ -52,7 +52,7 @@ function issuesOf(tool: ToolDefinition, structured: unknown): Issue[] {
   for (const [field, row, checked] of split.rows) {
     const list = (structured as Record<string, unknown>)[field];
     if (!Array.isArray(list)) continue; // the envelope's check says so
-    for (const [i, item] of list.entries()) {
+    for (const [i, item] of (list as unknown[]).entries()) {
       const shared = item !== null && typeof item === 'object' && Object.isFrozen(item);
       if (shared && checked.has(item)) continue;
       const result = row.safeParse(item, { jitless: true });

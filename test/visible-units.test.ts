@@ -25,6 +25,33 @@ function innermost(v: unknown): unknown {
 }
 
 describe('visibleStructured', () => {
+  it('a shared (frozen) row is judged whole each answer until found plain: one with a change is cleaned in every answer holding it', () => {
+    const row = Object.freeze({ name: `Ac${ZW}me`, n: 1 });
+    const nameKeyRow = Object.freeze({ [`na${ZW}me`]: 'Acme' });
+    const list = Object.freeze([row]);
+    for (let i = 0; i < 3; i++) {
+      expect(visibleStructured({ i, rows: [row] })).toEqual({ i, rows: [{ name: 'Acme', n: 1 }] });
+      expect(visibleStructured({ i, rows: [nameKeyRow] })).toEqual({ i, rows: [{ name: 'Acme' }] });
+      expect(visibleStructured({ i, rows: [list] })).toEqual({ i, rows: [[{ name: 'Acme', n: 1 }]] });
+    }
+  });
+
+  it('a shared row found plain still counts when another string of a later answer would read like one of its strings', () => {
+    const row = Object.freeze({ name: 'Acme Ltd' });
+    expect(visibleStructured({ rows: [row] })).toEqual({ rows: [{ name: 'Acme Ltd' }] });
+    expect(visibleStructured({ rows: [row], other: `Acme${ZW} Ltd` })).toEqual({ rows: [{ name: 'Acme Ltd' }], other: 'Acme⟨U+200B⟩ Ltd' });
+  });
+
+  it('a shared row first met beyond the depth cut (not seen whole) is still cleaned where it is met higher up', () => {
+    const row = Object.freeze({ inner: Object.freeze({ name: `Ac${ZW}me` }) });
+    const deep: Record<string, unknown> = nested(63, 'x');
+    let at = deep;
+    for (let i = 0; i < 63; i++) at = at.n as Record<string, unknown>;
+    at.row = row; // the row's object at depth 64, its inner object at 65: cut
+    expect(JSON.stringify(visibleStructured(deep))).toContain(`Ac${ZW}me`);
+    expect(visibleStructured({ row })).toEqual({ row: { inner: { name: 'Acme' } } });
+  });
+
   it('a string alone, a number, null: the rule on the one string, the rest as it is', () => {
     expect(visibleStructured(`A${ZW}cme`)).toBe('Acme');
     expect(visibleStructured(`a\u2028b`)).toBe('a b');

@@ -39,6 +39,11 @@ const EXACT_KEYS = new Set(['id', 'token', 'payload']);
 const exact = (key: string | undefined) => key !== undefined && (EXACT_KEYS.has(key) || /[a-z]Id$/.test(key));
 
 const RESHOWN = new WeakMap<object, unknown>();
+/**
+ * Frozen values (rows a tool keeps and shares across answers) whose every string and key, seen whole,
+ * reads as it is: the first look of a later answer holding them does not visit them again.
+ */
+const PLAIN = new WeakSet<object>();
 
 /**
  * A JSON value with the rule applied to every string and key, except identifiers (kept exact). The
@@ -51,13 +56,7 @@ export function visibleStructured<T>(value: T): T {
   // Which strings would read the same with their invisible characters removed: first the changed
   // ones by their reading, then any string that already reads so.
   const readAs = new Map<string, Set<string>>();
-  visit(value, undefined, 0, (s) => {
-    const plain = withoutInvisibles(s);
-    if (plain === s) return;
-    let raws = readAs.get(plain);
-    if (!raws) readAs.set(plain, (raws = new Set()));
-    raws.add(s);
-  });
+  collect(value, undefined, 0, readAs);
   if (!readAs.size) {
     // Nothing to change: the very value goes on (a shared answer stays shared).
     if (frozen) RESHOWN.set(value, value);
@@ -74,6 +73,42 @@ function shown(readAs: Map<string, Set<string>>, s: string): string {
   const alike = readAs.get(plain);
   if (alike && alike.size > 1) return markInvisible(s);
   return plain;
+}
+
+/** What `collect` found in a value: nothing to change, seen whole; nothing to change in what was seen, but nesting was cut; something to change. */
+const SEEN_PLAIN = 0;
+const CUT = 1;
+const CHANGES = 2;
+
+/** A string that reads otherwise without its invisible characters, noted under that reading; whether it does. */
+function note(readAs: Map<string, Set<string>>, s: string): boolean {
+  const plain = withoutInvisibles(s);
+  if (plain === s) return false;
+  let raws = readAs.get(plain);
+  if (!raws) readAs.set(plain, (raws = new Set()));
+  raws.add(s);
+  return true;
+}
+
+/** The first look: every string (and key) that the rule changes, by its reading; a frozen value seen whole with nothing to change is remembered and passed over after. */
+function collect(v: unknown, key: string | undefined, depth: number, readAs: Map<string, Set<string>>): number {
+  if (exact(key)) return SEEN_PLAIN;
+  if (typeof v === 'string') return note(readAs, v) ? CHANGES : SEEN_PLAIN;
+  if (v === null || typeof v !== 'object') return SEEN_PLAIN;
+  if (depth > 64) return CUT;
+  const frozen = Object.isFrozen(v);
+  if (frozen && PLAIN.has(v)) return SEEN_PLAIN;
+  let found = SEEN_PLAIN;
+  if (Array.isArray(v)) {
+    for (const x of v) found = Math.max(found, collect(x, undefined, depth + 1, readAs));
+  } else {
+    for (const [k, x] of Object.entries(v)) {
+      if (!exact(k) && note(readAs, k)) found = CHANGES;
+      found = Math.max(found, collect(x, k, depth + 1, readAs));
+    }
+  }
+  if (frozen && found === SEEN_PLAIN) PLAIN.add(v);
+  return found;
 }
 
 function visit(v: unknown, key: string | undefined, depth: number, see: (s: string) => void): void {

@@ -141,7 +141,7 @@ describe('dispatch', () => {
       title: 'Rows tool',
       description: 'Returns rows it shares between answers.',
       inputSchema: z.strictObject({}),
-      outputSchema: z.strictObject({ total: z.number(), rows: z.array(z.object({ n: z.number(), label: z.string() })), bounded: z.array(z.object({ n: z.number() })).max(1) }),
+      outputSchema: z.strictObject({ total: z.number(), rows: z.array(z.object({ n: z.number(), label: z.string() })), bounded: z.array(z.object({ n: z.number() })).max(1), maybe: z.array(z.object({ n: z.number() })).optional() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       handler: () => Promise.resolve({ text: 'rows', structured: answer as never }),
     });
@@ -162,6 +162,13 @@ describe('dispatch', () => {
     expect((await host.call('rows_tool')).text).toContain('bounded:');
     answer = { total: 1, rows: 'none' as never, bounded: [] };
     expect((await host.call('rows_tool')).text).toContain('rows:');
+    // An optional list of rows: absent is fine, a bad row in it is named, and so is a list that is not one.
+    answer = { total: 1, rows: [good], bounded: [], maybe: [Object.freeze({ n: 1 }), Object.freeze({ n: 'x' })] } as never;
+    expect((await host.call('rows_tool')).text).toContain('maybe.1.n:');
+    answer = { total: 1, rows: [good], bounded: [], maybe: 'x' } as never;
+    expect((await host.call('rows_tool')).text).toContain('maybe:');
+    answer = { total: 1, rows: [good], bounded: [], maybe: [good] } as never;
+    expect((await host.call('rows_tool')).isError).toBeFalsy();
     await host.close();
   });
 });

@@ -25,10 +25,12 @@ function splitOf(tool: ToolDefinition): Split | null {
     const rows: Split['rows'] = [];
     const loose: Record<string, z.ZodType> = {};
     for (const [field, type] of Object.entries(schema.shape)) {
+      const optional = type instanceof z.ZodOptional;
+      const list: unknown = optional ? type.unwrap() : type;
       // An array with checks of its own (a length bound) stays whole in the envelope.
-      if (type instanceof z.ZodArray && !type._zod.def.checks?.length && type.element instanceof z.ZodObject) {
-        rows.push([field, type.element, new WeakSet()]);
-        loose[field] = z.array(z.unknown());
+      if (list instanceof z.ZodArray && !list._zod.def.checks?.length && list.element instanceof z.ZodObject) {
+        rows.push([field, list.element, new WeakSet()]);
+        loose[field] = optional ? z.array(z.unknown()).optional() : z.array(z.unknown());
       }
     }
     if (rows.length) split = { envelope: schema.extend(loose), rows };

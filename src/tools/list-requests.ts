@@ -86,6 +86,15 @@ const outputSchema = z.object({
 });
 type ListRequestsResult = ToolResult<z.output<typeof outputSchema>>;
 
+/** Each kept group's row (frozen, shared by every answer showing it) and each row's text line. */
+const groupRows = new WeakMap<Group, GroupOut>();
+const groupLines = new WeakMap<GroupOut, string>();
+function remembered<K extends object, V>(table: WeakMap<K, V>, key: K, make: (key: K) => V): V {
+  let found = table.get(key);
+  if (found === undefined) table.set(key, (found = make(key)));
+  return found;
+}
+
 /** Stands for "no clients list" in the answer cache (a call that matches no names does not fetch it). */
 const NO_CLIENTS: readonly Client[] = Object.freeze([]);
 /** Answers already worked out, per list and the clients list names were matched against (src/freeze.ts). */
@@ -428,13 +437,21 @@ export const listRequests = defineTool({
       const list = offset + limit < groups.length / 8 ? firstSorted(groups, compare, offset + limit) : [...groups].sort(compare);
       const slice = list.slice(offset, offset + limit);
       const nextOffset = offset + slice.length < groups.length ? offset + slice.length : null;
-      const out: GroupOut[] = slice.map(({ first: _f, last: _l, ...g }) => g);
+      // A group of a kept pass is the same on every page and order that shows it: its row and line are made once, frozen, shared.
+      const out: GroupOut[] = slice.map((g) => {
+        let row = groupRows.get(g);
+        if (!row) {
+          const { first: _f, last: _l, ...shown } = g;
+          groupRows.set(g, (row = deepFreeze(shown)));
+        }
+        return row;
+      });
       const header = summarizeList({
         prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: out.length,
         rows: { noun: 'client name', count: groups.length }, order: GROUP_SORT_TEXT[sort],
       });
       return remember(memo, memoKey, {
-        text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), out.map(groupLine), offset, groups.length, hint),
+        text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), out.map((row) => remembered(groupLines, row, groupLine)), offset, groups.length, hint),
         structured: { ...base, offset, returned: out.length, nextOffset, requests: [], groups: out, groupCount: groups.length },
       });
     }

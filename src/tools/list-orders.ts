@@ -70,7 +70,7 @@ export function pageRows(all: readonly RequestRecord[], picked: readonly number[
   }
   if (offset >= picked.length) return [];
   // A ratio that is not a number (counts of Infinity) ties with everything: no order then holds for every subset, so such a list sorts each call's matches.
-  const shareable = sort === 'due_soonest' || !itemCounts(all).ratios.some(Number.isNaN);
+  const shareable = sort === 'due_soonest' || !itemCounts(all).someRatioNaN;
   const order = picked.length * 16 < all.length || !shareable ? null : sortedOrder(all, sort, () => requestOrder(all, sort));
   if (!order) return [...picked].sort(requestOrder(all, sort)).slice(offset, offset + limit);
   // Every record matched: the page is a slice of the order.

@@ -41,7 +41,7 @@ export interface ListFacts {
   /** What filter passes found, per day and filters (a few kept, the oldest dropped first): shared, read only. */
   passes?: { asOf: string; byKey: Map<string, { found: unknown; weight: number }>; weight: number };
   /** Made on first need: checklist counts per record. */
-  items?: { totals: Float64Array; dones: Float64Array; ratios: Float64Array };
+  items?: { totals: Float64Array; dones: Float64Array; ratios: Float64Array; someRatioNaN: boolean };
   /** Made on first need: the positions of each distinct value of a table (names, statuses, titles), per table. */
   members?: Map<Int32Array, Members>;
   /** Made on first need: the positions of records with a due day, in order of that day (ties by position). */
@@ -231,12 +231,13 @@ export function rememberPass<T>(all: readonly RequestRecord[], asOf: string, key
 }
 
 /** Each record's checklist counts (null as 0) and completed share (1 without items), worked out once per list. */
-export function itemCounts(all: readonly RequestRecord[]): { totals: Float64Array; dones: Float64Array; ratios: Float64Array } {
+export function itemCounts(all: readonly RequestRecord[]): { totals: Float64Array; dones: Float64Array; ratios: Float64Array; someRatioNaN: boolean } {
   const facts = listFacts(all);
   if (!facts.items) {
     const totals = Float64Array.from(all, (r) => r.totalItems ?? 0);
     const dones = Float64Array.from(all, (r) => r.completedItems ?? 0);
-    facts.items = { totals, dones, ratios: totals.map((total, i) => (total ? dones[i]! / total : 1)) };
+    const ratios = totals.map((total, i) => (total ? dones[i]! / total : 1));
+    facts.items = { totals, dones, ratios, someRatioNaN: ratios.some(Number.isNaN) };
   }
   return facts.items;
 }

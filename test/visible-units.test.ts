@@ -42,6 +42,23 @@ describe('visibleStructured', () => {
     expect(visibleStructured({ rows: [row], other: `Acme${ZW} Ltd` })).toEqual({ rows: [{ name: 'Acme Ltd' }], other: 'Acme⟨U+200B⟩ Ltd' });
   });
 
+  it('nothing past the depth cut is looked at: a value whose only invisible characters lie beyond it comes back as the very value', () => {
+    const deep = nested(65, `Ac${ZW}me`); // the object holding the string at depth 65: cut
+    expect(visibleStructured(deep)).toBe(deep);
+    const deepList = deepListOf(65, `Ac${ZW}me`);
+    expect(visibleStructured(deepList)).toBe(deepList);
+    const justIn = nested(64, `Ac${ZW}me`);
+    expect(innermost(visibleStructured(justIn))).toBe('Acme');
+  });
+
+  it('the second look (something reads alike) goes exactly as deep as the first: a string at the cut counts, an array index is not a key', () => {
+    const out = visibleStructured({ a: `Acme${ZW} Ltd`, deep: nested(63, 'Acme Ltd') }) as Record<string, unknown>;
+    expect(out.a).toBe('Acme⟨U+200B⟩ Ltd');
+    const cut = visibleStructured({ a: `Acme${ZW} Ltd`, deep: nested(64, 'Acme Ltd') }) as Record<string, unknown>;
+    expect(cut.a).toBe('Acme Ltd');
+    expect(visibleStructured({ a: `0${ZW}`, list: ['x'] })).toEqual({ a: '0', list: ['x'] });
+  });
+
   it('a shared row first met beyond the depth cut (not seen whole) is still cleaned where it is met higher up', () => {
     const row = Object.freeze({ inner: Object.freeze({ name: `Ac${ZW}me` }) });
     const deep: Record<string, unknown> = nested(63, 'x');

@@ -88,6 +88,9 @@ describe('visibleStructured', () => {
 
   it('identifiers are not compared: an id that reads like a name does not make the name show marks', () => {
     expect(visibleStructured({ id: `Acme${ZW} Ltd`, name: 'Acme\u200c Ltd' })).toEqual({ id: `Acme${ZW} Ltd`, name: 'Acme Ltd' });
+    // Nor in the second look: an id that already reads as a changed name is no second spelling of it.
+    expect(visibleStructured({ id: 'Acme Ltd', name: `Acme${ZW} Ltd` })).toEqual({ id: 'Acme Ltd', name: 'Acme Ltd' });
+    expect(visibleStructured({ payload: { title: 'Acme Ltd' }, name: `Acme${ZW} Ltd` })).toEqual({ payload: { title: 'Acme Ltd' }, name: 'Acme Ltd' });
   });
 
   it('two different invisible spellings of one reading both show their marks; a run of them shows each', () => {

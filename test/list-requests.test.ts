@@ -235,6 +235,14 @@ describe('list_requests v2', () => {
     expect(page.groups!.map((g) => g.clientName)).toEqual(firstSeen.slice(5, 10));
     expect(page.nextOffset).toBe(10);
     expect(page.returned).toBe(5);
+    // Each text line is its own group's, on every page and in every order that shows the group (lines are kept per group).
+    for (const args of [{ limit: 500 }, { limit: 5, offset: 5 }, { sort: 'most_open', limit: 7 }, { sort: 'most_open', limit: 500 }]) {
+      const shown = await mcp.call('list_requests', { groupBy: 'client', ...args });
+      const lines = shown.text.split('\n').filter((l) => l.startsWith('- '));
+      const groups = structured<V2Out>(shown).groups!;
+      expect(lines).toHaveLength(groups.length);
+      for (const [i, g] of groups.entries()) expect(lines[i]).toMatch(new RegExp(`^- ${JSON.stringify(g.clientName).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · ${g.requests} requests?: ${g.open} open, `));
+    }
   });
 
   it('answers "which 3 clients have the most open requests" and "the most overdue" in one call', async () => {

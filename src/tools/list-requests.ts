@@ -438,14 +438,7 @@ export const listRequests = defineTool({
       const slice = list.slice(offset, offset + limit);
       const nextOffset = offset + slice.length < groups.length ? offset + slice.length : null;
       // A group of a kept pass is the same on every page and order that shows it: its row and line are made once, frozen, shared.
-      const out: GroupOut[] = slice.map((g) => {
-        let row = groupRows.get(g);
-        if (!row) {
-          const { first: _f, last: _l, ...shown } = g;
-          groupRows.set(g, (row = deepFreeze(shown)));
-        }
-        return row;
-      });
+      const out: GroupOut[] = slice.map((g) => remembered(groupRows, g, ({ first: _f, last: _l, ...shown }) => deepFreeze(shown)));
       const header = summarizeList({
         prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: out.length,
         rows: { noun: 'client name', count: groups.length }, order: GROUP_SORT_TEXT[sort],

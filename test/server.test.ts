@@ -169,6 +169,12 @@ describe('dispatch', () => {
     expect((await host.call('rows_tool')).text).toContain('maybe:');
     answer = { total: 1, rows: [good], bounded: [], maybe: [good] } as never;
     expect((await host.call('rows_tool')).isError).toBeFalsy();
+    // A row that is not frozen can change between answers: it is checked every time.
+    const loose: { n: unknown; label: string } = { n: 3, label: 'three' };
+    answer = { total: 1, rows: [loose], bounded: [] };
+    expect((await host.call('rows_tool')).isError).toBeFalsy();
+    loose.n = 'three';
+    expect((await host.call('rows_tool')).text).toContain('rows.0.n:');
     await host.close();
   });
 });

@@ -86,6 +86,12 @@ describe('a 2025 tools/call that can receive nothing before its answer', () => {
     const streamed = await post(svc.url, call(undefined, {}));
     expect(streamed.headers['content-type']).toBe('text/event-stream');
     expect(events(streamed)).toEqual([message]);
+
+    // A page's call from an allowed (here loopback) origin: the same CORS headers as the stream's.
+    const fromPage = await post(svc.url, call(), { Origin: 'http://localhost:5173' });
+    expect(fromPage.headers['content-type']).toBe('application/json');
+    expect(fromPage.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    expect(fromPage.headers['access-control-expose-headers']).toContain('WWW-Authenticate');
   });
 
   it('a call the server refuses is the same JSON-RPC error either way', async () => {

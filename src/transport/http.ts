@@ -89,17 +89,6 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const deadlineMs = options.deadlineMs ?? options.config.timeoutMs + 5_000;
   const fingerprinter = new KeyFingerprinter();
-  // A key's fingerprint (an HMAC) is worked out once per key in use, not per request: held in this
-  // process's memory beside the key's redactions (mcp/context.ts), the oldest of 256 keys dropped.
-  const fingerprints = new Map<string, string>();
-  const fingerprintOf = (key: string): string => {
-    let found = fingerprints.get(key);
-    if (found === undefined) {
-      if (fingerprints.size >= 256) fingerprints.delete(fingerprints.keys().next().value!);
-      fingerprints.set(key, (found = fingerprinter.fingerprint(key)));
-    }
-    return found;
-  };
   const store = new KeyScopeStore(options.maxKeyScopes ?? 1_000);
   const allowedOrigins = new Set(options.allowedOrigins);
   // Bound to loopback, only this machine reaches the port: a page it serves on a loopback origin may too
@@ -205,7 +194,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       return jsonError(res, 401, "Unauthorized: send the firm's API key as Authorization: Bearer <key>.", { 'WWW-Authenticate': challenge });
     }
     const key = bearer.key;
-    const fingerprint = fingerprintOf(key);
+    const fingerprint = fingerprinter.fingerprint(key);
     entry.key = fingerprint;
     if (actor) entry.user = actor.sub.slice(0, 100);
     if (req.method !== 'POST') {

@@ -2,6 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { HttpService, HttpServiceOptions } from '../src/transport/http.js';
+import { PLAIN_CALL_MAX_MS } from '../src/transport/plain-call.js';
 import { captured, sandbox, teamService } from './helpers.js';
 
 /**
@@ -157,6 +158,37 @@ describe('everything else keeps the SDK’s answer', () => {
     expect(told.status).toBe(202);
     expect(told.body).toBe('');
     expect(sb.calls.length).toBe(before);
+  });
+
+  it.each([
+    ['an id that is null', { id: null }],
+    ['no jsonrpc version', { jsonrpc: undefined }],
+    ['an id that is not an integer', { id: 1.5 }],
+    ['a member JSON-RPC does not have', { extra: true }],
+    ['params that are null', { params: null }],
+  ])('a tools/call with %s is the SDK’s refusal (400), not left unanswered', async (_, change) => {
+    // A short deadline: a message the SDK's server never answers would come back 504 within it.
+    const { svc } = await service({ deadlineMs: 3_000 });
+    const before = sb.calls.length;
+    const answer = await post(svc.url, JSON.stringify({ ...call(), ...change }));
+    expect(answer.status).toBe(400);
+    expect(sb.calls.length).toBe(before);
+  });
+
+  it('a body of null is the SDK’s refusal too', async () => {
+    const { svc } = await service();
+    const answer = await post(svc.url, 'null');
+    expect(answer.status).toBe(400);
+    expect(answer.body).not.toContain('Internal error');
+  });
+
+  it(`a service whose requests may run longer than ${PLAIN_CALL_MAX_MS / 1000} s keeps the stream (its keep-alive holds proxies off)`, async () => {
+    const atBound = await service({ deadlineMs: PLAIN_CALL_MAX_MS });
+    expect((await post(atBound.svc.url, call())).headers['content-type']).toBe('application/json');
+    const longer = await service({ deadlineMs: PLAIN_CALL_MAX_MS + 1 });
+    const answer = await post(longer.svc.url, call());
+    expect(answer.headers['content-type']).toBe('text/event-stream');
+    expect(events(answer)).toEqual([expect.objectContaining({ id: 7 })]);
   });
 
   it('other requests (tools/list, a batch) are the SDK’s', async () => {

@@ -20,7 +20,7 @@ import { nestsDeeper, requestId, TOO_DEEP } from './limits.js';
 import { bearerKey, CORS_HEADERS, frontDoor, hostAllowed, isLoopbackOrigin, jsonError, loadHttpSettings, readBody, summarise, type HttpSettings } from './front-door.js';
 import { boundConnections, CONNECTION_TIMEOUTS, Lifecycle, type ConnectionTimeouts } from './lifecycle.js';
 import { statelessEntry } from './mcp-entry.js';
-import { answerPlainCall, isPlainToolCall } from './plain-call.js';
+import { answerPlainCall, isPlainToolCall, PLAIN_CALL_MAX_MS } from './plain-call.js';
 import { accessLogger } from './access-log.js';
 
 export { bearerKey, frontDoor, loadHttpSettings, type HttpSettings } from './front-door.js';
@@ -251,7 +251,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     });
     // The key never travels in authInfo: only its fingerprint and the way to build this request's server.
     const perRequest: AuthInfo = { token: fingerprint, clientId: fingerprint, scopes: [], extra: { build } };
-    if (isPlainToolCall(req, body)) return answerPlainCall(build(), body, perRequest, res);
+    if (deadlineMs <= PLAIN_CALL_MAX_MS && isPlainToolCall(req, body)) return answerPlainCall(build(), body, perRequest, res);
     (req as IncomingMessage & { auth?: AuthInfo }).auth = perRequest;
     await serveMcp(req, res, body);
   }

@@ -18,6 +18,13 @@ import type { AuthInfo, JSONRPCMessage, Server, Transport } from '@modelcontextp
  * MCP-Protocol-Version header, a request the entry would not route to its 2025 leg (the entry's own
  * classifier decides), a batch, a notification or a response.
  */
+/**
+ * A plain call's answer comes all at once, with nothing on the wire before it: a request allowed to run
+ * longer than this (DOCREQ_TIMEOUT_MS + 5 s) keeps the SDK's stream, whose keep-alive comments hold
+ * a proxy's idle timeout off (ours, deploy/nginx.conf, is 120 s; many load balancers' 60 s).
+ */
+export const PLAIN_CALL_MAX_MS = 60_000;
+
 export function isPlainToolCall(req: IncomingMessage, body: unknown): body is JSONRPCMessage {
   if (typeof body !== 'object' || body === null) return false;
   const message = body as { method?: unknown; params?: unknown };
@@ -59,7 +66,10 @@ export async function answerPlainCall(server: Server, message: JSONRPCMessage, a
         return Promise.resolve();
       },
     };
-    server.connect(transport).then(() => transport.onmessage?.(message, { authInfo }), reject);
+    server
+      .connect(transport)
+      .then(() => transport.onmessage?.(message, { authInfo }))
+      .catch(reject);
   });
   if (answer === undefined) return;
   // No Connection header of its own: while the service drains, Node's says close (the SDK's SSE answers name keep-alive).

@@ -219,8 +219,8 @@ describe('a plain call cut short', () => {
   });
 
   it('past the deadline: the 504 is the answer, and the call finishing later writes nothing more', async () => {
-    const { svc, log, lines } = await service({ deadlineMs: 1_000 });
-    sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 2_500 }, { times: 1 });
+    const { svc, log, lines } = await service({ deadlineMs: 500 });
+    sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 1_200 }, { times: 1 });
     const before = log().length;
     const answer = await post(svc.url, call({ limit: 1, search: 'deadline' }));
     expect(answer.status).toBe(504);
@@ -228,7 +228,7 @@ describe('a plain call cut short', () => {
     await expect.poll(() => log().length).toBeGreaterThan(before);
     expect(log().at(-1)).toMatchObject({ status: 504, deadline: true, tool: 'list_clients' });
     // The service's slow answer arrives after the deadline; the call's server was closed, so nothing is written.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(lines.join('\n')).not.toMatch(/ERR_HTTP_HEADERS_SENT|Internal error/);
     expect((await post(svc.url, call())).status).toBe(200);
   });

@@ -290,6 +290,10 @@ describe('the built binary in team mode', () => {
     const result = await demo.call('list_clients', { search: 'sam taylor' });
     expect((result.structuredContent as { matched: number }).matched).toBe(2);
     await demo.client.close();
+    // The built service answers a plain 2025 tool call as one JSON body (src/transport/plain-call.ts).
+    const plain = await raw(url, { headers: { ...MCP_HEADERS, Authorization: `Bearer ${key}`, 'Mcp-Protocol-Version': '2025-11-25' }, body: listCall(4) });
+    expect(plain.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(plain.body)).toMatchObject({ jsonrpc: '2.0', id: 4, result: { structuredContent: { returned: 1 } } });
     child.kill('SIGTERM');
     expect((await once(child, 'exit'))[0]).toBe(0);
   });

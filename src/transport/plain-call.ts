@@ -29,17 +29,19 @@ export function isPlainToolCall(req: IncomingMessage, body: unknown): body is JS
   if (typeof body !== 'object' || body === null) return false;
   const message = body as { method?: unknown; params?: unknown };
   if (message.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null || '_meta' in message.params) return false;
-  const accept = one(req.headers.accept) ?? '';
+  // Node joins a repeated header into one string (only set-cookie comes as a list).
+  const headers = req.headers as Record<string, string | undefined>;
+  const accept = headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-  if (!isJsonContentType(one(req.headers['content-type']) ?? '')) return false;
+  if (!isJsonContentType(headers['content-type'] ?? '')) return false;
   // Without the header the SDK assumes 2025-03-26; it answers that, and a version it does not speak.
-  const version = one(req.headers['mcp-protocol-version']) ?? '';
+  const version = headers['mcp-protocol-version'] ?? '';
   if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
   const route = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: version,
-    mcpMethodHeader: one(req.headers['mcp-method']),
-    mcpNameHeader: one(req.headers['mcp-name']),
+    mcpMethodHeader: headers['mcp-method'],
+    mcpNameHeader: headers['mcp-name'],
     body,
   });
   return route.kind === 'legacy' && route.reason === 'no-claim';
@@ -75,8 +77,4 @@ export async function answerPlainCall(server: Server, message: JSONRPCMessage, a
   // No Connection header of its own: while the service drains, Node's says close (the SDK's SSE answers name keep-alive).
   res.writeHead(200, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(answer));
-}
-
-function one(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -6,7 +6,7 @@ export default {
   // both send tools), sealed (text/), sign-in (the policy; PKCE, redirect URIs, consent and the grant
   // checks, each in its own file; access tokens; the consent and token flows in authorize.ts and
   // grants.ts), the HTTP front door and its limits (front-door.ts, limits.ts, the rate bucket and key
-  // scopes in key-scope.ts), HTML escaping of every page (page.ts), exact (the answer cache, freeze.ts).
+  // scopes in key-scope.ts), which calls skip the SDK's HTTP layer (plain-call.ts), HTML escaping of every page (page.ts), exact (the answer cache, freeze.ts).
   mutate: [
     'src/send/**/*.ts',
     'src/store/**/*.ts',
@@ -23,6 +23,7 @@ export default {
     'src/auth/authorize.ts',
     'src/auth/grants.ts',
     'src/transport/front-door.ts',
+    'src/transport/plain-call.ts',
     'src/transport/limits.ts',
     'src/page.ts',
     'src/transport/key-scope.ts',

@@ -249,9 +249,9 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       clearTimeout(deadline);
       void mcp?.close().catch(() => undefined);
     });
+    if (deadlineMs <= PLAIN_CALL_MAX_MS && isPlainToolCall(req, body)) return answerPlainCall(build(), body, res);
     // The key never travels in authInfo: only its fingerprint and the way to build this request's server.
     const perRequest: AuthInfo = { token: fingerprint, clientId: fingerprint, scopes: [], extra: { build } };
-    if (deadlineMs <= PLAIN_CALL_MAX_MS && isPlainToolCall(req, body)) return answerPlainCall(build(), body, perRequest, res);
     (req as IncomingMessage & { auth?: AuthInfo }).auth = perRequest;
     await serveMcp(req, res, body);
   }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import type { AuthInfo, JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
 
 /**
  * Team mode's common case, answered without the SDK's HTTP layer: a 2025-era stateless POST holding
@@ -26,9 +26,8 @@ import type { AuthInfo, JSONRPCMessage, Server, Transport } from '@modelcontextp
 export const PLAIN_CALL_MAX_MS = 60_000;
 
 export function isPlainToolCall(req: IncomingMessage, body: unknown): body is JSONRPCMessage {
-  if (typeof body !== 'object' || body === null) return false;
-  const message = body as { method?: unknown; params?: unknown };
-  if (message.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null || '_meta' in message.params) return false;
+  const message = body as { method?: unknown; params?: unknown } | null;
+  if (message?.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null || '_meta' in message.params) return false;
   // Node joins a repeated header into one string (only set-cookie comes as a list).
   const headers = req.headers as Record<string, string | undefined>;
   const accept = headers.accept ?? '';
@@ -37,13 +36,8 @@ export function isPlainToolCall(req: IncomingMessage, body: unknown): body is JS
   // Without the header the SDK assumes 2025-03-26; it answers that, and a version it does not speak.
   const version = headers['mcp-protocol-version'] ?? '';
   if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
-  const route = classifyInboundRequest({
-    httpMethod: 'POST',
-    protocolVersionHeader: version,
-    mcpMethodHeader: headers['mcp-method'],
-    mcpNameHeader: headers['mcp-name'],
-    body,
-  });
+  // The entry's classifier reads Mcp-Method and Mcp-Name only for a 2026 request, which the version excludes.
+  const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, body });
   return route.kind === 'legacy' && route.reason === 'no-claim';
 }
 
@@ -52,7 +46,7 @@ export function isPlainToolCall(req: IncomingMessage, body: unknown): body is JS
  * is written when the server is closed first: the client went away, or the request's deadline
  * answered 504 (both close the request's server, and so this transport, before anything else runs).
  */
-export async function answerPlainCall(server: Server, message: JSONRPCMessage, authInfo: AuthInfo, res: ServerResponse): Promise<void> {
+export async function answerPlainCall(server: Server, message: JSONRPCMessage, res: ServerResponse): Promise<void> {
   const answer = await new Promise<JSONRPCMessage | undefined>((resolve, reject) => {
     const transport: Transport = {
       start: () => Promise.resolve(),
@@ -70,7 +64,7 @@ export async function answerPlainCall(server: Server, message: JSONRPCMessage, a
     };
     server
       .connect(transport)
-      .then(() => transport.onmessage?.(message, { authInfo }))
+      .then(() => transport.onmessage?.(message))
       .catch(reject);
   });
   if (answer === undefined) return;

@@ -202,6 +202,31 @@ describe('everything else keeps the SDK’s answer', () => {
 });
 
 describe('a plain call cut short', () => {
+  it('a confirmed batch whose client goes away: no POST after it left (its server is closed, the batch stopped)', async () => {
+    const { svc } = await service();
+    const ids = sb.demoFirm.clients.filter((c) => c.status === 'active').slice(0, 10).map((c) => c.id);
+    const args = { clients: ids, title: `Plain batch ${Date.now()}`, items: [{ name: 'Bank statements' }] };
+    const preview = JSON.parse((await post(svc.url, call(args, undefined, 'create_request_batch'))).body) as { result: { structuredContent: { confirmation: { token: string } } } };
+    const token = preview.result.structuredContent.confirmation.token;
+    const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
+    const before = posts();
+    sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 250 });
+    try {
+      const u = new URL(svc.url);
+      const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: '/mcp', agent: false, headers: { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': V2025, Authorization: `Bearer ${sb.keys.demo}` } });
+      req.on('error', () => undefined);
+      req.end(JSON.stringify(call({ ...args, confirmationToken: token }, undefined, 'create_request_batch')));
+      while (posts() - before < 3) await new Promise((r) => setTimeout(r, 10));
+      req.destroy();
+      const atLeaving = posts();
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(posts()).toBe(atLeaving);
+      expect(atLeaving - before).toBeLessThan(ids.length);
+    } finally {
+      sb.clearFaults();
+    }
+  });
+
   it('in flight when the service starts draining: its answer says Connection: close', async () => {
     const { svc } = await service();
     const agent = new Agent({ keepAlive: true });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../src/tools/define.js';
 import { ALL_KEYS, connect, ERA, sandboxAndClient, structured } from './helpers.js';
@@ -37,6 +37,34 @@ describe('progress', () => {
     await mcp.callWith('list_requests', {}, { onprogress: (p) => seen.push(p) });
     expect(seen.map((p) => p.progress)).toEqual([0, 1]);
     expect(seen[1]!.message).toMatch(/^Filtering \d+ requests$/);
+  });
+});
+
+describe('the first call', () => {
+  // Nothing after initialize warms ICU's number format (src/mcp/server.ts): no answer may need it, or a
+  // script's first call would pay for making it.
+  it("answers every tool's common questions without ICU's number format", async () => {
+    const toLocaleString = vi.spyOn(Number.prototype, 'toLocaleString');
+    const numberFormat = vi.spyOn(Intl, 'NumberFormat');
+    try {
+      const calls: [string, Record<string, unknown>][] = [
+        ['list_clients', {}],
+        ['list_clients', { details: true, search: 'a' }],
+        ['list_requests', {}],
+        ['list_requests', { groupBy: 'client', sort: 'most_outstanding' }],
+        ['list_requests', { overdue: true, search: 'tax', limit: 3, offset: 2 }],
+        ['list_requests', { client: firm.clients[0]!.displayName.split(' ')[0]! }],
+        ['list_templates', {}],
+        ['create_request', { client: firm.clients[1]!.id, title: 'Preview only', items: [{ name: 'W-2' }] }],
+        ['create_request_batch', { clients: [firm.clients[1]!.id, firm.clients[3]!.id], title: 'Preview only', items: [{ name: 'W-2' }] }],
+      ];
+      for (const [tool, args] of calls) expect((await mcp.call(tool, args)).isError, tool).toBeFalsy();
+      expect(toLocaleString).not.toHaveBeenCalled();
+      expect(numberFormat).not.toHaveBeenCalled();
+    } finally {
+      toLocaleString.mockRestore();
+      numberFormat.mockRestore();
+    }
   });
 });
 

@@ -39,8 +39,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   // Load the HTTP client right after initialize, so the first tool call costs what a later one does;
   // in the next turn, the SDK's wire schemas (built lazily, else inside the first tools/call). ICU's
   // number format is not warmed: counts are grouped without it (tools/list-text.ts num), and making it
-  // took 30-40 ms of this thread just as a script's first call arrives (the first list_requests @ 10,000:
-  // median 323 → 280 ms over seven alternating runs of npm run bench's first-call part).
+  // took 17-29 ms of this thread (a fresh process) just as a script's first call arrives (the first
+  // list_requests @ 10,000: median 323 → 280 ms over seven alternating runs of npm run bench's first-call part).
   server.oninitialized = () => {
     api?.warm();
     setImmediate(preloadSchemas);

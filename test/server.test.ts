@@ -1,5 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { defineTool } from '../src/tools/define.js';
 import { ALL_KEYS, connect, ERA, sandboxAndClient, structured } from './helpers.js';
 
@@ -64,6 +68,29 @@ describe('the first call', () => {
     } finally {
       toLocaleString.mockRestore();
       numberFormat.mockRestore();
+    }
+  });
+
+  it("the built server (dist/index.js) warms nothing of ICU after initialize, and answers without it", async () => {
+    const lib = (await import(new URL('../dist/index.js', import.meta.url).href)) as typeof import('../src/index.js');
+    const toLocaleString = vi.spyOn(Number.prototype, 'toLocaleString');
+    const numberFormat = vi.spyOn(Intl, 'NumberFormat');
+    const server = lib.createServer(lib.loadConfig({}, { DOCREQ_API_KEY: SANDBOX_KEYS.demo, DOCREQ_BASE_URL: sb.url }));
+    const client = new Client({ name: 'built', version: '1.0.0' });
+    try {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+      // What the server does after initialize runs in the next turns (undici, the SDK's schemas).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const [tool, args] of [['list_requests', {}], ['list_clients', { details: true }], ['list_templates', {}]] as const) {
+        expect(((await client.callTool({ name: tool, arguments: args })) as CallToolResult).isError, tool).toBeFalsy();
+      }
+      expect(toLocaleString).not.toHaveBeenCalled();
+      expect(numberFormat).not.toHaveBeenCalled();
+    } finally {
+      toLocaleString.mockRestore();
+      numberFormat.mockRestore();
+      await client.close();
     }
   });
 });

@@ -2,7 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig } from '../src/config.js';
+import { createServer } from '../src/mcp/server.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { defineTool } from '../src/tools/define.js';
 import { ALL_KEYS, connect, ERA, sandboxAndClient, structured } from './helpers.js';
@@ -31,6 +33,84 @@ describe('modes and configuration', () => {
       expect(result.text).toContain('--sandbox');
     }
     await bare.close();
+  });
+});
+
+describe('what the server says of itself, and a session not yet initialised', () => {
+  const env = () => ({ DOCREQ_API_KEY: SANDBOX_KEYS.demo, DOCREQ_BASE_URL: sb.url });
+
+  it('names itself and the capabilities it has in its initialize answer', async () => {
+    const server = createServer(loadConfig({}, env()));
+    const client = new Client({ name: 'caps', version: '1.0.0' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: 'docreq-mcp', title: 'Document Requests' });
+      expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a tools/call on a 2025 session before initialize, calling nothing', async () => {
+    const server = createServer(loadConfig({}, env()));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const answers: JSONRPCMessage[] = [];
+    clientSide.onmessage = (message) => answers.push(message);
+    await server.connect(serverSide);
+    await clientSide.start();
+    const before = upstream();
+    await clientSide.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_clients', arguments: {} } });
+    for (let i = 0; i < 100 && answers.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await server.close();
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatchObject({ id: 7, error: { code: -32600 } });
+    expect((answers[0] as { error: { message: string } }).error.message).toContain('The session is not initialised: send initialize first. Nothing was called or sent.');
+    expect(upstream()).toBe(before);
+  });
+
+  it('tells onCall how long each call took, in ms', async () => {
+    const took: number[] = [];
+    const server = createServer(loadConfig({}, env()), { onCall: (_tool, _result, ms) => took.push(ms) });
+    const client = new Client({ name: 'timed', version: '1.0.0' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    let outside: number;
+    try {
+      const started = performance.now();
+      await client.callTool({ name: 'list_templates', arguments: {} });
+      outside = performance.now() - started;
+    } finally {
+      await client.close();
+    }
+    // A duration, not a clock reading: the server's span of the call lies inside the client's.
+    expect(took).toHaveLength(1);
+    expect(took[0]).toBeGreaterThanOrEqual(0);
+    expect(took[0]).toBeLessThanOrEqual(outside);
+  });
+
+  it('offers no prompt or page that sends in read-only mode', async () => {
+    const listed = async (readOnly: boolean) => {
+      const server = createServer(loadConfig({}, { ...env(), ...(readOnly ? { DOCREQ_READ_ONLY: 'true' } : {}) }));
+      const client = new Client({ name: 'ro', version: '1.0.0' });
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+      try {
+        return { prompts: (await client.listPrompts()).prompts.map((p) => p.name), resources: (await client.listResources()).resources.map((r) => r.uri) };
+      } finally {
+        await client.close();
+      }
+    };
+    const all = await listed(false);
+    const readOnly = await listed(true);
+    expect(all.prompts).toContain('send-checklist');
+    expect(readOnly.prompts).not.toContain('send-checklist');
+    expect(readOnly.prompts).toEqual(all.prompts.filter((p) => p !== 'send-checklist'));
+    // The send tools' pages go with them; what is left is a part of the full list.
+    const gone = all.resources.filter((uri) => !readOnly.resources.includes(uri));
+    expect(gone.length).toBeGreaterThan(0);
+    for (const uri of gone) expect(uri).toMatch(/^ui:\/\//);
+    for (const uri of readOnly.resources) expect(all.resources).toContain(uri);
   });
 });
 

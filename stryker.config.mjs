@@ -6,7 +6,8 @@ export default {
   // both send tools), sealed (text/), sign-in (the policy; PKCE, redirect URIs, consent and the grant
   // checks, each in its own file; access tokens; the consent and token flows in authorize.ts and
   // grants.ts), the HTTP front door and its limits (front-door.ts, limits.ts, the rate bucket and key
-  // scopes in key-scope.ts), which calls skip the SDK's HTTP layer (plain-call.ts), HTML escaping of every page (page.ts), exact (the answer cache, freeze.ts).
+  // scopes in key-scope.ts), which calls skip the SDK's HTTP layer (plain-call.ts), HTML escaping of every page (page.ts), exact (the answer cache, freeze.ts), and the server put
+  // together (mcp/server.ts: every result sealed as it leaves, read-only's prompts and pages, a call before initialize).
   mutate: [
     'src/send/**/*.ts',
     'src/store/**/*.ts',
@@ -28,6 +29,7 @@ export default {
     'src/page.ts',
     'src/transport/key-scope.ts',
     'src/freeze.ts',
+    'src/mcp/server.ts',
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.stryker.config.ts', pool: 'forks', related: true },

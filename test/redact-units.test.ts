@@ -113,6 +113,18 @@ describe('sealer', () => {
     expect(seal(loose).structuredContent).toEqual({ a: `now ${R}` });
   });
 
+  it('a clean unfrozen result goes on as the very object; one holding a secret is copied whole, in order, the original untouched', () => {
+    const loose = { ...text('nothing'), structuredContent: { a: 'b', list: ['x', 'y'], n: 1 } };
+    expect(seal(loose)).toBe(loose);
+    const mixed = { ...text('fine'), structuredContent: { first: 1, second: 'two', sk_live_SECRET1: 'k', hidden: 'sk_live_SECRET1', after: 'z', list: ['p', 'q sk_live_SECRET1', 'r', 's'] } };
+    const before = JSON.stringify(mixed);
+    const out = seal(mixed);
+    // Compared as JSON text: the order of keys and elements counts too.
+    expect(JSON.stringify(out)).toBe(JSON.stringify({ ...text('fine'), structuredContent: { first: 1, second: 'two', [R]: 'k', hidden: R, after: 'z', list: ['p', `q ${R}`, 'r', 's'] } }));
+    expect(JSON.stringify(mixed)).toBe(before);
+    expect(out.content).toBe(mixed.content);
+  });
+
   it('what one set of secrets found clean is not taken as clean for another set', () => {
     // Joined without a separator both sets would read "abcdefghi".
     const first = sealer(['abcde', 'fghi']);

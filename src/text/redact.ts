@@ -80,27 +80,33 @@ function redactDeep<T>(value: T, redact: Redact, mark?: string): T {
     if (depth > 64) return null;
     const shared = mark !== undefined && Object.isFrozen(v);
     if (shared && clean.get(v) === mark) return v;
-    let changed = false;
-    let out: unknown;
+    // A copy is made only once something changes: a clean value (the usual answer) goes on as it is.
+    let out: unknown[] | Record<string, unknown> | undefined;
     if (Array.isArray(v)) {
-      out = v.map((x) => {
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
         const y = walk(x, depth + 1);
-        if (y !== x) changed = true;
-        return y;
-      });
+        if (out === undefined && y !== x) out = v.slice(0, i);
+        if (out !== undefined) (out as unknown[]).push(y);
+      }
     } else {
-      const copy: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) {
+      const record = v as Record<string, unknown>;
+      const keys = Object.keys(record);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        const x = record[k];
         const key = redact(k);
         const y = walk(x, depth + 1);
-        if (key !== k || y !== x) changed = true;
-        copy[key] = y;
+        if (out === undefined && (key !== k || y !== x)) {
+          const copy: Record<string, unknown> = {};
+          for (let j = 0; j < i; j++) copy[keys[j]!] = record[keys[j]!];
+          out = copy;
+        }
+        if (out !== undefined) (out as Record<string, unknown>)[key] = y;
       }
-      out = copy;
     }
-    if (!shared) return out;
-    if (changed) return out;
-    clean.set(v, mark);
+    if (out !== undefined) return out;
+    if (shared) clean.set(v, mark);
     return v;
   };
   return walk(value, 0) as T;

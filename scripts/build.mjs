@@ -12,8 +12,6 @@ const root = new URL('..', import.meta.url).pathname;
 rmSync(`${root}dist`, { recursive: true, force: true });
 execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`], { stdio: 'inherit' });
 
-
-
 // The MCP Apps pages: dist/ui/*.html, and baked into the server bundle.
 const pages = await buildPages(`${root}dist/ui`);
 await build({

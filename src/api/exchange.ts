@@ -62,7 +62,6 @@ const CERTIFICATE_CODES = new Set([
 
 // undici is loaded after `initialize` (warm()) or on the first call, not at start-up; and only the
 // parts this client uses (its Agent, EnvHttpProxyAgent and request): undici's index loads fetch,
-
 // WebSocket, cookies, caches and mocks too, about three times the work before the first call.
 interface Undici {
   Agent: typeof import('undici').Agent;
@@ -222,7 +221,6 @@ export class ServiceExchange {
     return `${this.options.baseUrl}${path}`;
   }
 
-
   statusError(answer: RawAnswer<unknown>, method: 'GET' | 'POST', path: string): ApiError {
     const { status } = answer;
     if (status >= 300 && status <= 399) return this.redirected(answer, method);
@@ -248,7 +246,6 @@ export class ServiceExchange {
     return error;
   }
 
-
   /** A redirect is never followed; the message names its target by origin and path only. */
   private redirected(answer: RawAnswer<unknown>, method: 'GET' | 'POST'): RedirectedError {
     const location = header(answer.headers, 'location');
@@ -271,7 +268,6 @@ export class ServiceExchange {
       { status: answer.status, outcomeUnknown: unknown },
     );
   }
-
 
   /** One HTTP exchange, bounded by the deadline from connecting to the last byte; decompressed as it streams, capped. */
   async exchange<T = never>({ method, path, deadline, signal, body, headers: extra, listParser, onStatus }: Exchange<T>): Promise<RawAnswer<T>> {

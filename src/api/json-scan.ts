@@ -92,7 +92,6 @@ function pruned(value: unknown, levels: number): unknown {
   return deeperThan(value, levels) ? cut(value, levels) : value;
 }
 
-
 /**
  * An object element parsed whole, with read `fields`: a read field nested more than `max` levels
  * becomes null as a whole (its name pushed on `cut`), and what is too deep elsewhere becomes null where

@@ -78,7 +78,6 @@ export class ListReader {
     private readonly redact: Redact,
   ) {}
 
-
   /** `reuse`: a list fetched within `clientsCacheMs` (and since the last send) will do. */
   async clients(options: CallOptions & { reuse?: boolean } = {}): Promise<ListResult<Client>> {
     const state = this.state;
@@ -95,7 +94,6 @@ export class ListReader {
   async requests(options: CallOptions = {}): Promise<ListResult<RequestRecord>> {
     return this.sharedList(REQUESTS, 'requests', (raw) => toRequest(raw, this.redact), options);
   }
-
 
   /**
    * Identical concurrent calls share one upstream GET and its records (which nobody mutates), but

@@ -24,7 +24,6 @@ export function describeProxy(baseUrl: string, env: ProxyEnv = processEnvironmen
   return `through the proxy ${route.origin} (from ${route.variable})`;
 }
 
-
 type ProxyRoute =
   | { kind: 'direct'; why: string }
   | { kind: 'proxy'; origin: string; variable: string }

@@ -43,7 +43,6 @@ export function unreadableNotes(records: readonly { id: string | null }[], noun:
   ];
 }
 
-
 /** Records, by the very array a list parser answers, whose read fields could not be read. */
 export function markUnreadable(records: readonly unknown[], unreadable: readonly Unreadable[]): void {
   UNREADABLE.set(records, unreadable);

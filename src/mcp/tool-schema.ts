@@ -139,7 +139,6 @@ function listTool(tool: ToolDefinition): Tool {
   };
 }
 
-
 /** All of tools/list, in characters (JSON): it is read into every conversation. */
 const TOOLS_LIST_BUDGET = 12_000;
 

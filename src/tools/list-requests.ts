@@ -16,13 +16,11 @@ const DEFAULT_LIMIT = 25;
 const requestOut = requestRecord.extend({ overdue: z.boolean(), daysOverdue: z.number().int().nullable() });
 type RequestOut = z.output<typeof requestOut>;
 
-
 interface Row {
   record: RequestRecord;
   overdue: boolean;
   daysOverdue: number | null;
 }
-
 
 function requestLine(r: RequestOut): string {
   const items = r.totalItems === null ? 'items ?' : `${r.completedItems ?? '?'}/${count(r.totalItems, 'item')}`;
@@ -35,9 +33,7 @@ function groupLine(g: GroupOut): string {
   return `- ${quoted(g.clientName, 48)} · ${count(g.requests, 'request')}: ${g.open} open, ${overdue} · ${g.completedItems}/${count(g.totalItems, 'item')} complete, ${num(g.outstandingItems)} outstanding on open ones · ${g.nextDue ? `next due ${g.nextDue}` : 'nothing open with a due date'}`;
 }
 
-
 const CANNOT = CANNOT_DO;
-
 
 const MAX_NAMES = 6;
 const MAX_NAME_IDS = 3;

@@ -62,7 +62,6 @@ export interface HttpServiceOptions extends HttpSettings {
   idpProbe?: () => Promise<boolean>;
 }
 
-
 export interface HttpService {
   /** http://host:port, as bound. */
   url: string;

@@ -125,6 +125,40 @@ describe('sealer', () => {
     expect(out.content).toBe(mixed.content);
   });
 
+  it('several changes in one list or object: each is redacted, nothing else is added or lost', () => {
+    const out = seal({ ...text('fine'), structuredContent: { list: ['a sk_live_SECRET1', 'b', 'c sk_live_SECRET1', 'd'], x: 'sk_live_SECRET1', y: 1, z: 'sk_live_SECRET1' } });
+    expect(out.structuredContent).toStrictEqual({ list: [`a ${R}`, 'b', `c ${R}`, 'd'], x: R, y: 1, z: R });
+    expect(Object.keys(out.structuredContent)).toEqual(['list', 'x', 'y', 'z']);
+  });
+
+  it('what is walked, counted by a getter: nothing without secrets; a shared answer found clean, once for every sealer of the same secrets', () => {
+    let reads = 0;
+    const counted = () => {
+      const value: Record<string, unknown> = {};
+      Object.defineProperty(value, 'a', { enumerable: true, get: () => (reads++, 'plain') });
+      return value;
+    };
+    const loose = { ...text('x'), structuredContent: counted() };
+    expect(sealer([])(loose)).toBe(loose);
+    expect(reads).toBe(0);
+    const shared = frozen({ ...text('x'), structuredContent: counted() });
+    reads = 0; // freezing read it
+    expect(seal(shared)).toBe(shared);
+    expect(reads).toBe(1);
+    expect(seal(shared)).toBe(shared);
+    // Another sealer of the same secrets (team mode builds one per key) knows it clean too.
+    expect(sealer(['sk_live_SECRET1'])(shared)).toBe(shared);
+    expect(reads).toBe(1);
+  });
+
+  it('an object found clean before it was frozen is walked again once frozen: it may have changed in between', () => {
+    const later: { content: { type: 'text'; text: string }[]; structuredContent: { a: string } } = { ...text('x'), structuredContent: { a: 'clean' } };
+    expect(seal(later)).toBe(later);
+    later.structuredContent.a = 'sk_live_SECRET1';
+    frozen(later);
+    expect(seal(later).structuredContent).toEqual({ a: R });
+  });
+
   it('what one set of secrets found clean is not taken as clean for another set', () => {
     // Joined without a separator both sets would read "abcdefghi".
     const first = sealer(['abcde', 'fghi']);

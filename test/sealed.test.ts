@@ -332,13 +332,19 @@ describe('a key the caller gives is redacted at each sink itself (no API client 
     for (const line of mcp.logs) expect(leak(line), line).toBeUndefined();
   });
 
-  it('the logger in the built binary: no part of it on the child process\'s stderr', async () => {
+  it('the built binary: no part of it on the child process\'s stderr or in any result', async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--log-level', 'debug'], stderr: 'pipe', env: { ...childEnv(), DOCREQ_API_KEY: KEY, DOCREQ_BASE_URL: sb.url } });
     let stderr = '';
     transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const client = new Client({ name: 'sealed-test', version: '1' });
     await client.connect(transport);
-    for (const [tool, args] of calls) captured.push(JSON.stringify(await client.callTool({ name: tool, arguments: args })));
+    // The built seal too: every result names "[redacted]" where the key was, and no part of the key.
+    for (const [tool, args] of calls) {
+      const result = JSON.stringify(await client.callTool({ name: tool, arguments: args }));
+      captured.push(result);
+      expect(result, tool).toContain('[redacted]');
+      expect(leak(result), `${tool}: ${result.slice(0, 400)}`).toBeUndefined();
+    }
     await client.close();
     captured.push(stderr);
     expect(stderr).toContain('list_templates: No template is named "[redacted]"');

@@ -10,7 +10,7 @@ const suite = process.env.DOCREQ_TEST_SUITE_DIR;
 if (!suite) throw new Error('DOCREQ_TEST_SUITE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
 process.env.DOCREQ_STATE_DIR = mkdtempSync(join(suite, 'state-'));
 
-// As cli.ts does before it starts a server with a templates file (the YAML reader is loaded on demand).
+// As main.ts does before it starts a server with a templates file (the YAML reader is loaded on demand).
 await readyTemplates('templates.yaml');
 
 // Everything this test file captured (results, errors, logs, MCP log messages, child output) is

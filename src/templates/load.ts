@@ -53,7 +53,7 @@ type Path = readonly PropertyKey[];
 /**
  * The YAML reader (about 115 KB), loaded only for a templates file: a server without one never
  * evaluates it, which is most of them and every cold start's first second (docs/performance.md).
- * Everything that starts a server awaits readyTemplates(file) first (cli.ts; a library user calling
+ * Everything that starts a server awaits readyTemplates(file) first (main.ts; a library user calling
  * createServer with a templatesFile does too); the catalogue stays synchronous after that.
  */
 let yaml: typeof import('yaml') | undefined;

@@ -1,0 +1,281 @@
+import { parseArgs } from 'node:util';
+import { DocReqApi, describeProxy } from './api/client.js';
+import { loadConfig, readSettings, secretsOf, settingValue, startMode, KEY_MISSING, type Config, type SettingsReading } from './config.js';
+import { settingFlagOptions, settingsFromFlags } from './settings.js';
+import { settingsHelp } from './settings-docs.js';
+import { unknownFlag, unknownVariables } from './settings-names.js';
+import { SendLedger } from './send/ledger.js';
+import { Confirmations } from './send/token.js';
+import { openStore, RedisStore, storeReach } from './store/index.js';
+import { createLogger } from './log.js';
+import { redactor } from './text/redact.js';
+import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
+import { LineStdioTransport } from './transport/stdio.js';
+import type { Sandbox } from './sandbox/service.js';
+import { explain } from './mcp/results.js';
+import { createServer } from './mcp/server.js';
+import { loadTemplates, readyTemplates, templatesStatus } from './templates/load.js';
+import { VERSION } from './version.js';
+
+/** `docreq-mcp sandbox` listens here unless --port says otherwise; team mode's default is 8787 (DOCREQ_HTTP_PORT), so both run at once. */
+const SANDBOX_PORT = 8790;
+
+const HELP = `docreq-mcp ${VERSION}: an MCP server for a firm's Document Request Service.
+
+Usage:
+  docreq-mcp [options]              serve MCP over stdio (what an assistant host runs)
+  docreq-mcp --sandbox [options]    serve MCP against the embedded sandbox API (no account needed)
+  docreq-mcp sandbox [--port N] [--clients N] [--requests N]
+                                    run only the sandbox API (port ${SANDBOX_PORT} unless --port); prints its base URL and demo keys
+  docreq-mcp check                  check the configuration by calling the API once
+  docreq-mcp sessions list | end --email ADDRESS | end --all
+                                    team mode with sign-in: list or end sign-in sessions on the shared store
+  docreq-mcp --transport http [--port N] [--host H] [--sandbox]
+                                    team mode: MCP over Streamable HTTP at /mcp, the key per request
+
+Options (each has an environment twin; the flag wins):
+${settingsHelp()}
+  --help, --version
+
+The key is read from DOCREQ_API_KEY or DOCREQ_API_KEY_FILE only, never from the command line.
+Logs go to stderr; stdout carries only the MCP protocol.`;
+
+function fail(message: string): never {
+  process.stderr.write(`docreq-mcp: ${message}\nRun docreq-mcp --help for usage.\n`);
+  process.exit(2);
+}
+
+function parse(argv: string[]) {
+  if (argv.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
+    fail('the key is never taken from the command line (it would show in process lists); set DOCREQ_API_KEY or DOCREQ_API_KEY_FILE.');
+  }
+  const options = {
+    ...settingFlagOptions(),
+    port: { type: 'string' },
+    clients: { type: 'string' },
+    requests: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  } as const;
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options });
+  } catch (error) {
+    const e = error as Error & { code?: string };
+    // Node's own text for an unknown option is about positionals; name the closest option instead.
+    const flag = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec(e.message)?.[1] : undefined;
+    fail(flag ? unknownFlag(flag.split('=')[0]!, Object.keys(options)) : e.message);
+  }
+}
+
+function count(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) fail(`--${name} must be a whole number, got "${text}".`);
+  return n;
+}
+
+function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
+  const logger = createLogger(config.logLevel, secretsOf(config));
+  for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
+  if (config.problems.length) logger.warn('every tool call will answer with what to set; start with --sandbox to try without an account.');
+  // The send store: once-only across this user's processes (file), replicas (redis) or this process (memory).
+  const store = openStore(config.store, (message) => logger.error(message));
+  logger.debug(`send store: ${storeReach(store, false).note}`);
+  const sending = { ledger: new SendLedger(store), confirmations: new Confirmations(config.tokenSecret) };
+  // SDK v2's stdio entry decides the era from the opening message (initialize: 2025-11-25; a
+  // per-request envelope or server/discover: 2026-07-28) and pins one server per connection; our own
+  // transport underneath keeps the line cap, the answered junk and the backpressure.
+  const transport = new LineStdioTransport();
+  const mcp = serveStdioEntry(() => createServer(config, { logger, sending }), { transport, onerror: (error) => logger.debug(`stdio: ${error.message}`) });
+  let closing = false;
+  const shutdown = (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.debug(`shutting down: ${why}`);
+    // Never wait long on an in-flight call: a POST is not re-sent, and the host wants us gone.
+    setTimeout(() => process.exit(0), 1_500).unref();
+    void Promise.allSettled([mcp.close(), sandbox?.close(), store.close()]).then(() => process.exit(0));
+  };
+  process.stdin.on('end', () => shutdown('stdin ended'));
+  process.stdin.on('close', () => shutdown('stdin closed'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  logger.info(`docreq-mcp ${VERSION} serving on stdio${config.api ? ` for ${new URL(config.api.baseUrl).origin}` : ' (not configured)'}${config.readOnly ? ', read-only' : ''}`);
+  return Promise.resolve();
+}
+
+/** `check`: the send store can be written and read back, and what once-only holds across. */
+async function checkStore(config: Config, teamMode: boolean, out: (line: string) => void): Promise<boolean> {
+  const store = openStore(config.store);
+  try {
+    if (store instanceof RedisStore) await store.ready();
+    const key = `check:probe:${process.pid}`;
+    await store.set(key, 'ok', 10_000);
+    if ((await store.get(key)) !== 'ok') throw new Error('an entry written could not be read back');
+    await store.delete(key);
+    const reach = storeReach(store, teamMode);
+    out(`${teamMode && !reach.shared ? '!' : '✓'} send store: ${store.name}: ${reach.note}`);
+    return false;
+  } catch (error) {
+    out(`✗ ${(error as Error).message}`);
+    return true;
+  } finally {
+    await store.close();
+  }
+}
+
+/** How `check` runs: stdio or team mode, against the configured service or the embedded sandbox. */
+interface CheckMode {
+  team: boolean;
+  /** Team mode's sign-in is oauth (DOCREQ_AUTH, --auth). */
+  oauth: boolean;
+  /** The sandbox started for this check (--sandbox): its key and address stand in for the settings. */
+  sandbox?: Sandbox;
+}
+
+async function check(config: Config, mode: CheckMode, reading: SettingsReading): Promise<number> {
+  // Whatever the service echoes (a key in an error body), no secret reaches this output.
+  const redact = redactor(secretsOf(config));
+  const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
+  out(`docreq-mcp ${VERSION} check${mode.sandbox ? ' (the embedded sandbox: nothing reaches a real service)' : ''}`);
+  const { oauth } = mode;
+  // Team mode: how people are let in (the key per request, or sign-in with the firm's identity provider).
+  let signInProblem = false;
+  if (mode.team && mode.sandbox && oauth) out("✓ sign-in: oauth through the sandbox's demo identity provider (demo staff accounts; see the README)");
+  else if (mode.team && mode.sandbox) out(`✓ sign-in: none: each request brings a key (Authorization: Bearer <key>); the sandbox's demo key is used for this check`);
+  else if (mode.team) signInProblem = await (await import('./auth/check.js')).checkSignIn(reading.flags, reading.env, out);
+  // In team mode the key is not the service's own setting: it comes with each request (bearer), or
+  // from sign-in's DOCREQ_API_KEY_FILE, which the sign-in lines above already check.
+  const problems = mode.team ? config.problems.filter((p) => p !== KEY_MISSING) : config.problems;
+  for (const problem of problems) out(`✗ ${problem}`);
+  // Templates are reported whatever else is wrong: a bad file disables only templates, never sending.
+  const templates = loadTemplates(config.templatesFile);
+  out(`${templates.problems.length ? '✗' : '✓'} ${templatesStatus(templates)}`);
+  const storeProblem = () => checkStore(config, mode.team, out);
+  const failed = (more: boolean) => (problems.length || templates.problems.length || config.sendingDisabled || signInProblem || more ? 1 : 0);
+  if (!config.api) {
+    if (mode.team && !problems.length && !oauth) {
+      // Bearer team mode holds no key: nothing to call the service with, and nothing missing.
+      const stored = await storeProblem();
+      if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
+      out('✓ the service is called with each request\'s own key; set DOCREQ_API_KEY for this check only to try one');
+      return failed(stored);
+    }
+    out(mode.sandbox ? 'Fix the above.' : 'Fix the above, or try docreq-mcp check --sandbox to see a working set-up without an account.');
+    return 1;
+  }
+  out(`✓ base URL ${config.api.baseUrl}`);
+  out(`✓ key set (${config.api.apiKey.length} characters; not shown)`);
+  out(`✓ network: ${describeProxy(config.api.baseUrl)}`);
+  const api = new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024 });
+  try {
+    const clients = await api.listClients();
+    out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
+    if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
+    else out(config.readOnly ? '✓ read-only: no tool that sends is offered' : `✓ sending is offered; confirmation before sending: ${config.confirmSend}`);
+    return failed(await storeProblem());
+  } catch (error) {
+    out(`✗ ${explain(error) ?? (error as Error).message}`);
+    return 1;
+  } finally {
+    await api.close();
+  }
+}
+
+/** The settings with the sandbox's demo key and address in place of the service's. */
+function sandboxConfig(reading: SettingsReading, sandbox: Sandbox): Config {
+  return loadConfig(reading.flags, { ...reading.env, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
+}
+
+async function main(): Promise<void> {
+  // Sign-in sessions on the shared store (src/auth/sessions.ts): list, end one person's, end everyone's.
+  // A command of the CLI (not the MCP server): its list is the command's own output, as check's is.
+  if (process.argv[2] === 'sessions') {
+    const { sessionsCli } = await import('./auth/sessions.js');
+    return void (process.exitCode = await sessionsCli(process.argv.slice(3), readSettings().env, (line) => void process.stdout.write(`${line}\n`), (line) => void process.stderr.write(`${line}\n`)));
+  }
+  const { values, positionals } = parse(process.argv.slice(2));
+  if (values.help) return void process.stdout.write(`${HELP}\n`);
+  if (values.version) return void process.stdout.write(`${VERSION}\n`);
+  const command = positionals[0];
+  if (positionals.length > 1 || (command && command !== 'sandbox' && command !== 'check')) fail(`unknown command "${positionals.join(' ')}".`);
+
+  // A misspelled variable is named with the setting it resembles; one resembling a guard stops the start.
+  // The settings, read once: flags and environment (config.ts).
+  const reading = readSettings(settingsFromFlags(values));
+  const unknown = unknownVariables(reading.env);
+  // The YAML reader is loaded only when a templates file is named (templates/load.ts); the setting alone is read, no file.
+  await readyTemplates(settingValue(reading, 'templatesFile').value);
+  for (const line of unknown.warn) process.stderr.write(`docreq-mcp warning: ${line}\n`);
+  if (unknown.stop.length) fail(unknown.stop.join('\n'));
+  // --sandbox, or DOCREQ_SANDBOX (the MCP Bundle's "try the sandbox" choice); unreadable counts as off.
+  const mode = startMode(reading);
+  started = { command, transport: mode.transport };
+  const useSandbox = mode.sandbox;
+  const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
+
+  // The sandbox is loaded only when asked for.
+  const startSandbox = async (options: Parameters<typeof import('./sandbox/service.js').startSandbox>[0]) => (await import('./sandbox/service.js')).startSandbox(options);
+  if (command === 'sandbox') {
+    const sandbox = await startSandbox({ port: count(values.port, 'port') ?? SANDBOX_PORT, ...seed });
+    const firm = sandbox.demoFirm;
+    process.stdout.write(
+      `Sandbox Document Request Service on ${sandbox.url}\n` +
+        `  DOCREQ_BASE_URL=${sandbox.url}\n` +
+        `  DOCREQ_API_KEY=${sandbox.keys.demo}   (${firm.name}: ${firm.clients.length} clients, ${firm.requests.length} requests)\n` +
+        `  other keys: ${sandbox.keys.harbor} (active-request limit reached), ${sandbox.keys.northwind} (billing limit reached), ${sandbox.keys.revoked} (revoked)\n` +
+        'Ctrl-C stops it.\n',
+    );
+    const stop = () => void sandbox.close().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    return;
+  }
+  if (command === 'check') {
+    const { team, oauth } = mode;
+    if (!useSandbox) {
+      process.exitCode = await check(loadConfig(reading.flags, reading.env), { team, oauth }, reading);
+      return;
+    }
+    const sandbox = await startSandbox(seed);
+    try {
+      process.exitCode = await check(sandboxConfig(reading, sandbox), { team, oauth, sandbox }, reading);
+    } finally {
+      await sandbox.close();
+    }
+    return;
+  }
+  if (mode.transportProblem) fail(mode.transportProblem);
+  if (mode.team) {
+    // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.
+    await (await import('./transport/http.js')).serveHttp(reading, { sandbox: useSandbox ? seed : undefined });
+    return;
+  }
+  if (useSandbox) {
+    const sandbox = await startSandbox(seed);
+    const config = sandboxConfig(reading, sandbox);
+    process.stderr.write(`docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n`);
+    return serveStdio(config, sandbox);
+  }
+  return serveStdio(loadConfig(reading.flags, reading.env));
+}
+
+/** What went wrong at start, in plain words (never a stack trace): a port in use names the setting that moves it. */
+function startFailure(error: unknown, command: string | undefined, transport: string | undefined): string {
+  const e = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  const where = e.address !== undefined && e.port !== undefined ? `${e.address}:${e.port}` : 'the port';
+  const moveIt = command === 'sandbox' ? 'docreq-mcp sandbox --port N' : transport === 'http' ? '--port N (or DOCREQ_HTTP_PORT)' : '--port N';
+  if (e.code === 'EADDRINUSE') return `${where} is already in use (another docreq-mcp, or another program, listens there): choose another port with ${moveIt}.`;
+  if (e.code === 'EACCES') return `not allowed to listen on ${where}: choose a port above 1023 with ${moveIt}.`;
+  if (e.code === 'EADDRNOTAVAIL') return `${where} is not an address of this machine: check --host (DOCREQ_HTTP_HOST).`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `could not start: ${message.split('\n')[0]}`;
+}
+
+/** What main read before anything could fail to start: the command and the transport, for startFailure's words. */
+let started: { command: string | undefined; transport: string | undefined } = { command: undefined, transport: undefined };
+
+main().catch((error: unknown) => {
+  process.stderr.write(`docreq-mcp: ${startFailure(error, started.command === 'sandbox' ? started.command : undefined, started.transport)}\n`);
+  process.exit(1);
+});

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { plainIssue } from './issues.js';
-import { SETTINGS, type FlagValues, type LogLevel, type SettingName } from './settings.js';
+import { SETTINGS, settingSchema, type FlagValues, type LogLevel, type SettingName } from './settings.js';
 
 /** What a tool call needs to reach the service; absent while the configuration is incomplete. */
 interface ApiSettings {
@@ -102,7 +102,7 @@ function issueText(error: z.ZodError, schema: z.ZodType): string {
 function settingProblem(name: SettingName, error: z.ZodError, text: string): string {
   const setting = SETTINGS[name];
   const where = setting.flag ? `${setting.env} (or ${setting.flag})` : setting.env;
-  return `${where} ${issueText(error, setting.schema)}: got ${valueShape(text)}.`;
+  return `${where} ${issueText(error, settingSchema(name))}: got ${valueShape(text)}.`;
 }
 
 /** The problem loadConfig reports when no key is set (team mode's `check` leaves it out: there the key comes with each request, or from sign-in's own settings). */
@@ -137,20 +137,20 @@ export function readSettings(flags: FlagValues = {}, env: NodeJS.ProcessEnv = pr
   };
 }
 
-type SettingValue<N extends SettingName> = z.output<(typeof SETTINGS)[N]['schema']>;
+type SettingValue<N extends SettingName> = z.output<ReturnType<(typeof SETTINGS)[N]['schema']>>;
 
 /** A setting's value as its schema reads it; undefined when unset, with the problem when it cannot be read. */
 export function settingValue<N extends SettingName>(reading: SettingsReading, name: N): { value: SettingValue<N> | undefined; problem?: string } {
   const text = reading.text(name);
   if (text === undefined) return { value: undefined };
-  const parsed = SETTINGS[name].schema.safeParse(text);
+  const parsed = settingSchema(name).safeParse(text);
   if (parsed.success) return { value: parsed.data as SettingValue<N> };
   return { value: undefined, problem: settingProblem(name, parsed.error, text) };
 }
 
 /** A setting's default as its schema reads it (for a setting that has one): what stands while the value given cannot be read. */
 export function settingDefault<N extends SettingName>(name: N): SettingValue<N> {
-  return SETTINGS[name].schema.parse(SETTINGS[name].default) as SettingValue<N>;
+  return settingSchema(name).parse(SETTINGS[name].default) as SettingValue<N>;
 }
 
 /** How the process starts, from one reading: stdio or team mode (or why neither), sign-in, the sandbox (unreadable counts as off). */
@@ -160,8 +160,8 @@ export function startMode(reading: SettingsReading): { transport: 'stdio' | 'htt
     transport: transport.value,
     ...(transport.problem ? { transportProblem: transport.problem } : {}),
     team: transport.value === 'http',
-    oauth: SETTINGS.auth.schema.safeParse(reading.text('auth')).data === 'oauth',
-    sandbox: SETTINGS.sandbox.schema.safeParse(reading.text('sandbox')).data === true,
+    oauth: settingSchema('auth').safeParse(reading.text('auth')).data === 'oauth',
+    sandbox: settingSchema('sandbox').safeParse(reading.text('sandbox')).data === true,
   };
 }
 

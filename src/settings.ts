@@ -9,12 +9,18 @@ import { z } from 'zod';
 const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const booleanText = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', '']))
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+// Each setting's schema is built the first time it is read (settingSchema): a start reads a handful of
+// the table's settings, and building all of them took about 12 ms of every start (zod's first schemas).
+const booleanText = () =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', '']))
+    .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+/** Text that is not empty once trimmed. */
+const nonEmpty = () => z.string().trim().min(1, 'is empty');
 
 const commaList = (check: (item: string) => boolean, what: string) =>
   z
@@ -23,15 +29,17 @@ const commaList = (check: (item: string) => boolean, what: string) =>
     .refine((items) => items.every(check), `must be a comma-separated list of ${what}`);
 
 /** Host header values: a name or address, optionally with a port. */
-const hostList = commaList((h) => /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(h), 'host names (e.g. mcp.example.com,localhost)');
+const hostList = () =>
+  commaList((h) => /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(h), 'host names (e.g. mcp.example.com,localhost)');
 /** Browser origins: scheme://host[:port], nothing more. */
-const originList = commaList((o) => {
-  try {
-    return new URL(o).origin === o.replace(/\/$/, '').toLowerCase() && /^https?:$/.test(new URL(o).protocol);
-  } catch {
-    return false;
-  }
-}, 'origins (e.g. https://app.example.com)');
+const originList = () =>
+  commaList((o) => {
+    try {
+      return new URL(o).origin === o.replace(/\/$/, '').toLowerCase() && /^https?:$/.test(new URL(o).protocol);
+    } catch {
+      return false;
+    }
+  }, 'origins (e.g. https://app.example.com)');
 
 /**
  * Every setting, its environment twin and its flag. The README's configuration table is checked
@@ -42,21 +50,21 @@ export const SETTINGS = {
     env: 'DOCREQ_API_KEY',
     flag: undefined,
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: "the firm's bearer key (stdio; never on the command line)",
   },
   apiKeyFile: {
     env: 'DOCREQ_API_KEY_FILE',
     flag: undefined,
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: 'a file holding the key (used when `DOCREQ_API_KEY` is unset)',
   },
   baseUrl: {
     env: 'DOCREQ_BASE_URL',
     flag: '--base-url',
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: "the service's base URL; `/api/v1/...` is appended (a path prefix is kept). `https://` unless the host is loopback; no user-info, query or fragment",
   },
   sandbox: {
@@ -77,42 +85,42 @@ export const SETTINGS = {
     env: 'DOCREQ_CONFIRM_SEND',
     flag: '--confirm-send',
     default: 'auto',
-    schema: z.string().trim().toLowerCase().pipe(z.enum(['auto', 'always', 'never'])),
+    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['auto', 'always', 'never'])),
     help: '`auto`: ask through MCP elicitation when the host supports it, otherwise a send needs the preview\'s confirmation token; `always`: only through elicitation (a host without it cannot send); `never`: no confirmation (unattended scripts). A value that cannot be read disables sending',
   },
   timeoutMs: {
     env: 'DOCREQ_TIMEOUT_MS',
     flag: '--timeout-ms',
     default: '30000',
-    schema: z.coerce.number().int().min(100).max(600_000),
+    schema: () => z.coerce.number().int().min(100).max(600_000),
     help: 'bound on one tool call, end to end (every API call it makes, retries included)',
   },
   maxResponseMb: {
     env: 'DOCREQ_MAX_RESPONSE_MB',
     flag: '--max-response-mb',
     default: '256',
-    schema: z.coerce.number().min(1).max(4096),
+    schema: () => z.coerce.number().min(1).max(4096),
     help: 'cap on one answer from the service, after decompression, in MB',
   },
   logLevel: {
     env: 'DOCREQ_LOG_LEVEL',
     flag: '--log-level',
     default: 'info',
-    schema: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
+    schema: () => z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
     help: '`error`, `warn`, `info`, `debug`; logs go to stderr and MCP logging, never stdout',
   },
   templatesFile: {
     env: 'DOCREQ_TEMPLATES_FILE',
     flag: '--templates',
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: "the firm's own checklist templates, YAML or JSON, added to the built-ins (a regular file of at most 1 MB)",
   },
   tokenSecret: {
     env: 'DOCREQ_TOKEN_SECRET',
     flag: undefined,
     default: undefined,
-    schema: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)'),
+    schema: () => z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)'),
     help: 'signs confirmation tokens; replicas of one team service must share it (default: random per process)',
   },
   // The send store (contract §7); opened by src/store/index.ts.
@@ -120,24 +128,25 @@ export const SETTINGS = {
     env: 'DOCREQ_STORE',
     flag: '--store',
     default: undefined,
-    schema: z.string().trim().toLowerCase().pipe(z.enum(['file', 'redis', 'memory'])),
+    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['file', 'redis', 'memory'])),
     help: 'where once-only sending is kept: file (default; shared by this user\'s processes), redis (replicas; implied by DOCREQ_STORE_URL), memory (this process only)',
   },
   stateDir: {
     env: 'DOCREQ_STATE_DIR',
     flag: '--state-dir',
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: "the file store's folder (default: the OS's per-user state folder + docreq-mcp)",
   },
   storeUrl: {
     env: 'DOCREQ_STORE_URL',
     flag: undefined,
     default: undefined,
-    schema: z
-      .string()
-      .trim()
-      .refine((t) => /^rediss?:\/\/[^\s]+$/i.test(t), 'must be a redis:// or rediss:// URL'),
+    schema: () =>
+      z
+        .string()
+        .trim()
+        .refine((t) => /^rediss?:\/\/[^\s]+$/i.test(t), 'must be a redis:// or rediss:// URL'),
     help: 'redis:// or rediss:// URL of Redis >= 6.2 or Valkey (may hold a password: never shown); implies DOCREQ_STORE=redis',
   },
   // Team mode (contract §6); read by src/transport/http.ts.
@@ -145,21 +154,21 @@ export const SETTINGS = {
     env: 'DOCREQ_TRANSPORT',
     flag: '--transport',
     default: 'stdio',
-    schema: z.string().trim().toLowerCase().pipe(z.enum(['stdio', 'http'])),
+    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['stdio', 'http'])),
     help: '`stdio` (one person, spawned by a host) or `http` (team mode: Streamable HTTP at `/mcp`, the key per request)',
   },
   httpHost: {
     env: 'DOCREQ_HTTP_HOST',
     flag: '--host',
     default: '127.0.0.1',
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: 'team mode: the interface to listen on',
   },
   httpPort: {
     env: 'DOCREQ_HTTP_PORT',
     flag: '--port',
     default: '8787',
-    schema: z.coerce.number().int().min(0).max(65_535),
+    schema: () => z.coerce.number().int().min(0).max(65_535),
     help: 'team mode: the port to listen on',
   },
   allowedHosts: {
@@ -180,14 +189,14 @@ export const SETTINGS = {
     env: 'DOCREQ_RATE_LIMIT',
     flag: '--rate-limit',
     default: '120',
-    schema: z.coerce.number().int().min(1).max(1_000_000_000),
+    schema: () => z.coerce.number().int().min(1).max(1_000_000_000),
     help: 'team mode: tool calls per minute per key; beyond it `429` with `Retry-After`',
   },
   metricsPort: {
     env: 'DOCREQ_METRICS_PORT',
     flag: '--metrics-port',
     default: undefined,
-    schema: z.coerce.number().int().min(1).max(65_535),
+    schema: () => z.coerce.number().int().min(1).max(65_535),
     help: 'team mode: serve Prometheus metrics at `http://127.0.0.1:<port>/metrics`, on loopback only (off when unset)',
   },
   // Firm sign-in (contract §8); read by src/auth/settings.ts.
@@ -195,63 +204,63 @@ export const SETTINGS = {
     env: 'DOCREQ_AUTH',
     flag: '--auth',
     default: 'bearer',
-    schema: z.string().trim().toLowerCase().pipe(z.enum(['bearer', 'oauth'])),
+    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['bearer', 'oauth'])),
     help: "team mode: bearer (each request carries the firm's key) or oauth (staff sign in with the firm's identity provider; the key stays in the service)",
   },
   publicUrl: {
     env: 'DOCREQ_PUBLIC_URL',
     flag: '--public-url',
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: 'oauth: the address hosts reach this service at, e.g. https://mcp.example.com (default: the address it listens on)',
   },
   oidcIssuer: {
     env: 'DOCREQ_OIDC_ISSUER',
     flag: undefined,
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: "oauth: the firm's OpenID Connect issuer URL (Entra ID, Google Workspace, Okta…)",
   },
   oidcClientId: {
     env: 'DOCREQ_OIDC_CLIENT_ID',
     flag: undefined,
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: "oauth: this service's client id at the identity provider",
   },
   oidcClientSecretFile: {
     env: 'DOCREQ_OIDC_CLIENT_SECRET_FILE',
     flag: undefined,
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: "oauth: a file holding this service's client secret at the identity provider",
   },
   authSecretFile: {
     env: 'DOCREQ_AUTH_SECRET_FILE',
     flag: undefined,
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: 'oauth: a file holding the secret that signs access tokens (replicas share it; default: derived from DOCREQ_TOKEN_SECRET)',
   },
   authReaders: {
     env: 'DOCREQ_AUTH_READERS',
     flag: undefined,
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: 'oauth: who may read, comma-separated: @domain or e-mail addresses (counted only when the IdP marks them verified), user:ID (the IdP subject), group:ID (the IdP groups claim); see docs/sign-in.md',
   },
   authSenders: {
     env: 'DOCREQ_AUTH_SENDERS',
     flag: undefined,
     default: undefined,
-    schema: z.string().trim().min(1, 'is empty'),
+    schema: nonEmpty,
     help: 'oauth: who may also send, same form as DOCREQ_AUTH_READERS (nobody by default)',
   },
   authRedirectHosts: {
     env: 'DOCREQ_AUTH_REDIRECT_HOSTS',
     flag: undefined,
     default: 'claude.ai,claude.com,chatgpt.com,vscode.dev,insiders.vscode.dev',
-    schema: commaList((h) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(h), 'host names (e.g. claude.ai,chatgpt.com), no wildcard'),
+    schema: () => commaList((h) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(h), 'host names (e.g. claude.ai,chatgpt.com), no wildcard'),
     help: 'oauth: the hosts whose https redirect URIs apps may register (exact names; http on loopback and app schemes are always accepted)',
   },
   // Sessions a firm can end (contract §8.1); read by src/auth/settings.ts. At most 168 (src/auth/sessions.ts MAX_SESSION_HOURS).
@@ -259,12 +268,20 @@ export const SETTINGS = {
     env: 'DOCREQ_AUTH_SESSION_HOURS',
     flag: undefined,
     default: '12',
-    schema: z.coerce.number().int().min(1).max(168),
+    schema: () => z.coerce.number().int().min(1).max(168),
     help: 'oauth: hours a sign-in lasts, refreshes included, before the person signs in at the identity provider again (1 to 168); who may read or send is decided again at every refresh',
   },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
+type SchemaOf<N extends SettingName> = ReturnType<(typeof SETTINGS)[N]['schema']>;
+
+const built: Partial<Record<SettingName, z.ZodType>> = {};
+
+/** A setting's schema, built the first time it is asked for and kept. */
+export function settingSchema<N extends SettingName>(name: N): SchemaOf<N> {
+  return (built[name] ??= SETTINGS[name].schema()) as SchemaOf<N>;
+}
 export type FlagValues = Partial<Record<SettingName, string | boolean | undefined>>;
 
 type FlagOption = { type: 'string' } | { type: 'boolean' };

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../src/settings.js';
+import { SETTINGS, settingSchema } from '../src/settings.js';
 import { plainHelp, settingsHelp, settingsTable } from '../src/settings-docs.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { defaultStateDir } from '../src/store/index.js';
@@ -175,7 +175,7 @@ describe('manifest.json and server.json agree with SETTINGS', () => {
   });
 
   it('give the timeout, read-only and confirm-send the same meaning and defaults', () => {
-    const read = (name: keyof typeof SETTINGS, text: string) => SETTINGS[name].schema.safeParse(text).data as unknown;
+    const read = (name: keyof typeof SETTINGS, text: string) => settingSchema(name).safeParse(text).data as unknown;
     for (const name of ['timeoutMs', 'readOnly', 'confirmSend'] as const) {
       const setting = SETTINGS[name];
       expect(userConfig(setting.env).description, setting.env).toBe(plainHelp(setting.help));
@@ -183,10 +183,10 @@ describe('manifest.json and server.json agree with SETTINGS', () => {
       expect(read(name, String(userConfig(setting.env).default)), setting.env).toEqual(read(name, setting.default));
       expect(read(name, variable(setting.env).default!), setting.env).toEqual(read(name, setting.default));
     }
-    const timeout = SETTINGS.timeoutMs.schema;
+    const timeout = settingSchema('timeoutMs');
     expect(userConfig('DOCREQ_TIMEOUT_MS').min).toBe(timeout.minValue);
     expect(userConfig('DOCREQ_TIMEOUT_MS').max).toBe(timeout.maxValue);
-    expect(variable('DOCREQ_CONFIRM_SEND').choices).toEqual(SETTINGS.confirmSend.schema.out.options);
+    expect(variable('DOCREQ_CONFIRM_SEND').choices).toEqual(settingSchema('confirmSend').out.options);
   });
 });
 

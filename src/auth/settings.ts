@@ -1,6 +1,6 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { checkBaseUrl, readSettings, secretFromFile } from '../config.js';
-import { SETTINGS, type FlagValues, type SettingName } from '../settings.js';
+import { SETTINGS, settingSchema, type FlagValues, type SettingName } from '../settings.js';
 import * as oidc from 'openid-client';
 import { createAuth, type Auth, type AuthStore } from './index.js';
 import { parseRules, type Policy } from './policy.js';
@@ -56,7 +56,7 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     return value === undefined || value.trim() === '' ? SETTINGS[name].default : value.trim();
   };
   const modeText = text('auth') ?? 'bearer';
-  const mode = SETTINGS.auth.schema.safeParse(modeText);
+  const mode = settingSchema('auth').safeParse(modeText);
   if (!mode.success) return { mode: 'bearer', problems: [`DOCREQ_AUTH (or --auth) must be bearer or oauth.`], notes, close: () => Promise.resolve() };
   if (mode.data === 'bearer') return { mode: 'bearer', problems, notes, close: () => Promise.resolve() };
 
@@ -97,11 +97,11 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   for (const p of readers.problems) problems.push(`DOCREQ_AUTH_READERS: ${p}.`);
   for (const p of senders.problems) problems.push(`DOCREQ_AUTH_SENDERS: ${p}.`);
   let policy: Policy = { readers: readers.rules, senders: senders.rules };
-  const hosts = SETTINGS.authRedirectHosts.schema.safeParse(text('authRedirectHosts'));
+  const hosts = settingSchema('authRedirectHosts').safeParse(text('authRedirectHosts'));
   const redirectHosts = hosts.success ? hosts.data : [];
   if (!hosts.success) problems.push(`DOCREQ_AUTH_REDIRECT_HOSTS ${hosts.error.issues[0]?.message ?? 'cannot be read'}.`);
 
-  const hoursRead = SETTINGS.authSessionHours.schema.safeParse(text('authSessionHours'));
+  const hoursRead = settingSchema('authSessionHours').safeParse(text('authSessionHours'));
   const sessionHours = hoursRead.success ? hoursRead.data : Number(SETTINGS.authSessionHours.default);
   if (!hoursRead.success) problems.push('DOCREQ_AUTH_SESSION_HOURS must be a whole number of hours from 1 to 168.');
 

@@ -1,10 +1,9 @@
 // Answers v3 (contract §3.8, issue 21). Every expected figure is computed here from the sandbox's raw
 // seed (sb.demoFirm), with the contract's definitions written out again, never through the server's code.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { addDays, ALL_KEYS, connect, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { addDays, ALL_KEYS, connect, isOpen, sandboxAndClient, structured, TODAY, suiteFolder } from './helpers.js';
 
 const { sb, firm, mcp } = await sandboxAndClient();
 type Seeded = (typeof firm.requests)[number];
@@ -308,7 +307,7 @@ describe('the tool list', () => {
     expect(JSON.stringify(tools.map(({ _meta: _, ...t }) => t)).length).toBeLessThan(12_000); // without the MCP Apps links (_meta), which a model is not shown
   });
 
-  const dir = mkdtempSync(join(tmpdir(), 'docreq-answers-'));
+  const dir = mkdtempSync(join(suiteFolder(), 'answers-'));
   const file = join(dir, 'templates.yaml');
   const yaml = (names: string[]) => `templates:\n${names.map((n) => `  - { name: ${n}, title: ${n}, items: [{ name: A }] }\n`).join('')}`;
 

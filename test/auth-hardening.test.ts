@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forbiddenAddress } from '../src/auth/outbound.js';
 import { startDemoIdp } from '../src/sandbox/idp.js';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, childEnv, sandbox } from './helpers.js';
+import { captured, childEnv, sandbox, suiteFolder } from './helpers.js';
 import { authorizeUrl, codeFor, connectAs, form, REDIRECT, register, signInService } from './team.js';
 
 /**
@@ -192,7 +192,7 @@ describe('redirect URIs a client may register', () => {
 
 describe.skipIf(!existsSync(new URL('../dist/cli.js', import.meta.url).pathname))('docreq-mcp check: sign-in', () => {
   const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
-  const dir = mkdtempSync(join(tmpdir(), 'docreq-check-'));
+  const dir = mkdtempSync(join(suiteFolder(), 'check-'));
   const OIDC_SECRET = 'oidc-Secret-never-shown-7f3a9c2e51';
   writeFileSync(join(dir, 'key'), sb.keys.demo);
   writeFileSync(join(dir, 'oidc'), `${OIDC_SECRET}\n`);

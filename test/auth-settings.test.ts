@@ -1,16 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkSignIn } from '../src/auth/check.js';
 import { startDemoIdp } from '../src/sandbox/idp.js';
 import { loadAuthSetup } from '../src/auth/settings.js';
 import { decide, parseRules, personFrom } from '../src/auth/policy.js';
-import { captured, childEnv } from './helpers.js';
+import { captured, childEnv, suiteFolder } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
-const dir = mkdtempSync(join(tmpdir(), 'docreq-auth-'));
+const dir = mkdtempSync(join(suiteFolder(), 'auth-'));
 const KEY = 'drk_live_do_not_print_0123456789abcdef';
 const OIDC_SECRET = 'oidc-secret-never-shown-0123456789';
 writeFileSync(join(dir, 'key'), `${KEY}\n`);

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkBaseUrl, loadConfig, readSettings, startMode } from '../src/config.js';
 import { loadHttpSettings } from '../src/transport/front-door.js';
+import { suiteFolder } from './helpers.js';
 
 const KEY = 'drk_test_key_1234567890';
 const base = { DOCREQ_API_KEY: KEY, DOCREQ_BASE_URL: 'https://docs.example.com' };
@@ -23,7 +23,7 @@ describe('configuration', () => {
   });
 
   it('reads the key from DOCREQ_API_KEY_FILE', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'docreq-'));
+    const dir = mkdtempSync(join(suiteFolder(), 'config-'));
     writeFileSync(join(dir, 'key'), `${KEY}\n`);
     const c = loadConfig({}, { DOCREQ_API_KEY_FILE: join(dir, 'key'), DOCREQ_BASE_URL: base.DOCREQ_BASE_URL });
     expect(c.api?.apiKey).toBe(KEY);

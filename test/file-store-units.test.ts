@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../src/store/file.js';
+import { suiteFolder } from './helpers.js';
 
 /**
  * The file store's own rules (src/store/file.ts) on a clock it is given: a record not of its shape is
@@ -11,7 +11,7 @@ import { FileStore } from '../src/store/file.js';
  * soonest-expiring records, never its own lock or a claim of a send in flight.
  */
 function fileStore(max = 50_000) {
-  const dir = mkdtempSync(join(tmpdir(), 'docreq-file-units-'));
+  const dir = mkdtempSync(join(suiteFolder(), 'file-units-'));
   let offset = 0;
   const store = new FileStore(dir, max, () => Date.now() + offset);
   return { store, dir, later: (ms: number) => (offset = ms) };
@@ -117,7 +117,7 @@ describe('FileStore', () => {
   it('delete of what is not there is fine; a folder it cannot use makes it unavailable, naming the store', async () => {
     const { store } = fileStore();
     await expect(store.delete('f:none')).resolves.toBeUndefined();
-    const blocked = mkdtempSync(join(tmpdir(), 'docreq-file-blocked-'));
+    const blocked = mkdtempSync(join(suiteFolder(), 'file-blocked-'));
     writeFileSync(join(blocked, 'v1'), 'a file where the folder goes');
     const bad = new FileStore(blocked);
     await expect(bad.set('f:a', 'a', 1_000)).rejects.toThrow(`the send store (the file store at ${blocked}) cannot be used`);

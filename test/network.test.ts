@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { inspect, promisify } from 'node:util';
@@ -27,7 +26,7 @@ import {
 import type { CreatePayload } from '../src/api/records.js';
 import { checkBaseUrl } from '../src/config.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { captured, sandbox, apiFailure, childEnv } from './helpers.js';
+import { captured, sandbox, apiFailure, childEnv, suiteFolder } from './helpers.js';
 
 const run = promisify(execFile);
 interface LinkProxy {
@@ -260,7 +259,7 @@ describe('D. proxies', () => {
 /** A private CA and a server certificate for localhost, made with openssl in a temporary folder. */
 function privateCa(): { dir: string; ca: string; key: Buffer; cert: Buffer } | undefined {
   if (spawnSync('openssl', ['version']).status !== 0) return undefined;
-  const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), 'docreq-ca-'));
+  const dir = mkdtempSync(join(suiteFolder(), 'ca-'));
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=docreq test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');

@@ -1,6 +1,5 @@
 import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, unlinkSync } from 'node:fs';
 import { createServer as createNetServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryAuthStore, type Policy } from '../src/auth/index.js';
@@ -12,7 +11,7 @@ import { describeRedisUrl, RedisStore } from '../src/store/redis.js';
 import { StoreUnavailableError } from '../src/store/store.js';
 import { sealer } from '../src/text/redact.js';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox, startRedis } from './helpers.js';
+import { sandbox, startRedis, suiteFolder } from './helpers.js';
 import { authorizeUrl, codeFor, form, REDIRECT, register, signInService } from './team.js';
 
 /**
@@ -90,7 +89,7 @@ describe('FileStore', () => {
   });
 
   it('a claim leaves its file closed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'docreq-proof-file-'));
+    const dir = mkdtempSync(join(suiteFolder(), 'proof-file-'));
     const store = new FileStore(dir);
     expect(await store.claim('f:c', 'me', 60_000)).toBe(true);
     const [path] = entries(dir);
@@ -100,13 +99,13 @@ describe('FileStore', () => {
   it('a claim file it cannot finish is the store failing, never a claim held elsewhere', async () => {
     // A clock at the end of Date's range: the claim file is created, then setting its expiry (mtime)
     // fails (EINVAL), as a full disk fails the write after the create.
-    const dir = mkdtempSync(join(tmpdir(), 'docreq-proof-file-'));
+    const dir = mkdtempSync(join(suiteFolder(), 'proof-file-'));
     const store = new FileStore(dir, undefined, () => 8.64e15);
     await expect(store.claim('f:c', 'me', 60_000)).rejects.toThrow(/cannot be used \(EINVAL on futime\)/);
   });
 
   it('a record it cannot remove is the store failing, not a removal', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'docreq-proof-file-'));
+    const dir = mkdtempSync(join(suiteFolder(), 'proof-file-'));
     const store = new FileStore(dir);
     await store.set('f:r', 'v', 60_000);
     const [path] = entries(dir);
@@ -263,7 +262,7 @@ describe('refreshes', () => {
   });
 
   describe('roles decided again, on a file store `sessions list` reads', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'docreq-proof-sessions-'));
+    const dir = mkdtempSync(join(suiteFolder(), 'proof-sessions-'));
     const lines: string[] = [];
     const policy: Policy = { readers: ['@demo.example'], senders: ['sender@demo.example'] };
     let svc: HttpService;

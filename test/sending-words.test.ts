@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client, RequestRecord } from '../src/api/records.js';
 import { MAX_ITEMS } from '../src/domain/checklist.js';
 import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
 import { cannotAsk, draftFromInput, duplicateOpen, previewNext, tokenRefused } from '../src/tools/sending.js';
+import { suiteFolder } from './helpers.js';
 
 /**
  * What both send tools share before sending (src/tools/sending.ts), exactly: the preview's last line,
@@ -79,7 +79,7 @@ describe('a draft refused before any HTTP call', () => {
   it('an unknown template names every template; an unusable templates file says why it is not used', () => {
     const names = BUILTIN_TEMPLATES.map((t) => t.name).join(', ');
     expect(refused({ template: 'nope' })).toBe(`No template is named "nope"; nothing was sent. Templates: ${names}.`);
-    const dir = mkdtempSync(join(tmpdir(), 'docreq-sending-'));
+    const dir = mkdtempSync(join(suiteFolder(), 'sending-'));
     const bad = join(dir, 'templates.yaml');
     writeFileSync(bad, 'templates: [');
     expect(refused({ template: 'nope' }, bad)).toMatch(new RegExp(`^No template is named "nope"; nothing was sent\\. Templates: ${names.replace(/[-.]/g, '\\$&')}\\. \\(The firm's templates file is not used: ${bad.replace(/[/.-]/g, '\\$&')}, line \\d+: not valid YAML or JSON`));

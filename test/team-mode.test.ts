@@ -2,7 +2,6 @@ import { TOOLS } from '../src/tools/index.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { request as httpRequest } from 'node:http';
@@ -13,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
 import { bearerKey, loadHttpSettings, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { ALL_KEYS, captured, sandbox, childEnv, teamService } from './helpers.js';
+import { ALL_KEYS, captured, sandbox, childEnv, teamService, suiteFolder } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox();
@@ -162,7 +161,7 @@ describe('team mode over Streamable HTTP (in process)', () => {
 
 describe('team mode for a 2026-07-28 client that listens', () => {
   it('tells a listening client (subscriptions/listen) when the templates file changes, and its open stream does not hold a drain up', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'docreq-listen-'));
+    const dir = mkdtempSync(join(suiteFolder(), 'listen-'));
     const file = join(dir, 'templates.yaml');
     const yaml = (names: string[]) => `templates:\n${names.map((n) => `  - { name: ${n}, title: ${n}, items: [{ name: A }] }\n`).join('')}`;
     writeFileSync(file, yaml(['annual-audit']));

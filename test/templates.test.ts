@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,10 +10,10 @@ import { expandTemplate } from '../src/templates/expand.js';
 import { loadTemplates, parseTemplatesFile } from '../src/templates/load.js';
 import { ITEM_TYPES } from '../src/domain/checklist.js';
 import { fold } from '../src/text/render.js';
-import { addDays, captured, connect, sandbox, structured, TODAY, type Connected, childEnv } from './helpers.js';
+import { addDays, captured, connect, sandbox, structured, TODAY, type Connected, childEnv, suiteFolder } from './helpers.js';
 
 const sb = await sandbox();
-const dir = mkdtempSync(join(tmpdir(), 'docreq-templates-'));
+const dir = mkdtempSync(join(suiteFolder(), 'templates-'));
 // The templates page the README links (docs/templates.md) holds the sample file and the quoted error.
 const readme = readFileSync(new URL('../docs/templates.md', import.meta.url), 'utf8');
 const SAMPLE = readme.split('<!-- templates-sample')[1]!.split('```yaml\n')[1]!.split('```')[0]!;

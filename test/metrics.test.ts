@@ -221,7 +221,7 @@ describe('the built CLI', () => {
 });
 
 describe('prom-client stays out of the stdio start-up', () => {
-  it("is not in what dist/cli.js imports statically (it is a chunk of its own, loaded only with metrics on)", () => {
+  it("is not in what every start loads: dist/cli.js, the main chunk it loads, and what they import statically (it is a chunk of its own, loaded only with metrics on)", () => {
     const cli = new URL('../dist/cli.js', import.meta.url).pathname;
     if (!existsSync(cli)) throw new Error('dist/ is missing: npm run build');
     const seen = new Set<string>();
@@ -233,7 +233,12 @@ describe('prom-client stays out of the stdio start-up', () => {
       for (const m of text.matchAll(/(?:^|[;}\s])import\s*(?:[\w*${}\s,]+from\s*)?["'](\.{1,2}\/[^"']+)["']/g)) visit(join(dirname(file), m[1]!));
     };
     visit(cli);
-    expect(seen.size).toBeGreaterThan(1);
+    // The executable's first file imports the rest after turning on the compile cache (src/cli.ts): that
+    // import runs on every start.
+    const rest = [...readFileSync(cli, 'utf8').matchAll(/\bimport\(["'](\.\/chunks\/main-[^"']+)["']\)/g)].map((m) => join(dirname(cli), m[1]!));
+    expect(rest).toHaveLength(1);
+    visit(rest[0]!);
+    expect(seen.size).toBeGreaterThan(2);
     for (const file of seen) expect(readFileSync(file, 'utf8'), file).not.toContain('process_cpu_user_seconds_total');
   });
 });

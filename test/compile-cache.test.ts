@@ -1,19 +1,17 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
-import { childEnv } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { childEnv, suiteFolder } from './helpers.js';
 
 // The built executable turns on Node's compile cache (Node 22.1 and later) before it loads anything
 // else of ours: a start after the first then reads V8's compiled code of the chunks instead of
 // parsing and compiling them again (docs/performance.md, "Cold start").
 const CLI = new URL('../dist/cli.js', import.meta.url).pathname;
 const run = promisify(execFile);
-const dir = mkdtempSync(join(tmpdir(), 'docreq-compile-cache-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = mkdtempSync(join(suiteFolder(), 'compile-cache-'));
 
 describe('the compile cache', () => {
   it("the executable's first file imports only Node's own modules, and the rest only after the cache is on", () => {

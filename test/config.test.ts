@@ -47,6 +47,12 @@ describe('configuration', () => {
     expect(text).toContain('a 5-character value of letters (not shown)');
   });
 
+  it("words a number out of range with that setting's own bounds", () => {
+    const c = loadConfig({}, { DOCREQ_TIMEOUT_MS: '5', DOCREQ_MAX_RESPONSE_MB: '5000' });
+    expect(c.problems).toContain('DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 1-character value of digits (not shown).');
+    expect(c.problems).toContain('DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 4-character value of digits (not shown).');
+  });
+
   it.each([
     ['DOCREQ_READ_ONLY', 'maybe'],
     ['DOCREQ_READ_ONLY', 'ture'],

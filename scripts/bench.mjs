@@ -11,6 +11,8 @@ import { request } from 'undici';
 import { startSandbox } from '../dist/index.js';
 import { startLinkProxy } from './link-proxy.mjs';
 import { buildBundleServer } from './bundle-server.mjs';
+import { esbuildOptions } from './build-options.mjs';
+import { build } from 'esbuild';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const SIZES = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
@@ -73,11 +75,17 @@ writeFileSync(`${root}.bench/package.json`, '{"type":"module","version":"0.0.0-b
 // The MCP Bundle's server (index.js and its chunks), built now from this source (a bundle/ left from an older build would measure old code).
 const bundleEntry = await buildBundleServer(`${root}.bench/bundle-server`);
 writeFileSync(`${root}.bench/bundle-server/package.json`, '{"type":"module"}');
+// The SDK's own floor: a one-tool server on the official SDK (scripts/reference-stdio.mjs), bundled alike.
+const referenceEntry = `${root}.bench/reference-stdio/index.mjs`;
+await build({ ...esbuildOptions, entryPoints: [`${root}scripts/reference-stdio.mjs`], outfile: referenceEntry });
 
 const bare = await repeat(bareNode);
 row('cold start', 'bare `node -e 0`', ms(bare));
+const reference = await repeat(() => coldStart([referenceEntry]));
+row('cold start', 'one-tool server on the official SDK (bundled alike), → initialize → tools/list', ms(reference), ms(bare), `${(reference / bare).toFixed(2)}×`);
 const shipped = await repeat(() => coldStart([`${root}dist/cli.js`]));
 row('cold start', 'shipped CLI (esbuild, split), → initialize → tools/list', ms(shipped), ms(bare), `${(shipped / bare).toFixed(2)}×`, '≤ 2.0×');
+row('cold start', 'shipped CLI against the one-tool SDK server', ms(shipped), ms(reference), `${(shipped / reference).toFixed(2)}×`);
 const single = await repeat(() => coldStart([bundleEntry]));
 row('cold start', 'MCP Bundle server (esbuild, split like the CLI, no node_modules)', ms(single), ms(bare), `${(single / bare).toFixed(2)}×`, '≤ 2.0×');
 const plain = await repeat(() => coldStart([`${unbundled}/cli.js`]));

@@ -1,6 +1,4 @@
-import { rootCertificates } from 'node:tls';
 import { pipeline, type Readable, type Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { USER_AGENT } from '../version.js';
 import type { Redact } from '../text/redact.js';
@@ -63,11 +61,15 @@ const CERTIFICATE_CODES = new Set([
 // undici is loaded after `initialize` (warm()) or on the first call, not at start-up; and only the
 // parts this client uses (its Agent, EnvHttpProxyAgent and request): undici's index loads fetch,
 // WebSocket, cookies, caches and mocks too, about three times the work before the first call.
+// Node's tls (the root certificates, read only with a CA of the firm's) and zlib (the decoders) come
+// with it, after `initialize` and not before: no exchange happens before undici is here.
 interface Undici {
   Agent: typeof import('undici').Agent;
   EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
   /** undici's request with the dispatcher as `this` (what undici.request(url, { dispatcher }) calls). */
   request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+  tls: typeof import('node:tls');
+  zlib: typeof import('node:zlib');
 }
 let undici: Promise<Undici> | undefined;
 // CommonJS modules: their namespace's `default` is module.exports. The API methods go onto the
@@ -78,9 +80,11 @@ const loadUndici = () =>
     import('undici/lib/api/index.js'),
     import('undici/lib/dispatcher/agent.js'),
     import('undici/lib/dispatcher/env-http-proxy-agent.js'),
-  ]).then(([dispatcher, api, agent, proxy]) => {
+    import('node:tls'),
+    import('node:zlib'),
+  ]).then(([dispatcher, api, agent, proxy, tls, zlib]) => {
     Object.assign(dispatcher.default.prototype, api.default);
-    return { Agent: agent.default, EnvHttpProxyAgent: proxy.default, request: api.default.request };
+    return { Agent: agent.default, EnvHttpProxyAgent: proxy.default, request: api.default.request, tls, zlib };
   }));
 
 export interface RawAnswer<T = never> {
@@ -145,7 +149,7 @@ function parseRetryAfter(value: string | undefined, now = Date.now()): number | 
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Decoders for a Content-Encoding, outermost last; undefined when an encoding is not one we read. */
-function decoders(encoding: string | undefined): Transform[] | undefined {
+function decoders(encoding: string | undefined, { createBrotliDecompress, createGunzip, createInflate }: Undici['zlib']): Transform[] | undefined {
   const codings = (encoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
@@ -185,7 +189,7 @@ export class ServiceExchange {
   /** One keep-alive pool per API client, routed through the environment's proxy when one is set. */
   private pool(): Promise<Dispatcher> {
     if (this.options.sharedPool) return Promise.resolve(this.options.sharedPool);
-    return (this.dispatcher ??= loadUndici().then(({ Agent, EnvHttpProxyAgent }) => {
+    return (this.dispatcher ??= loadUndici().then(({ Agent, EnvHttpProxyAgent, tls: { rootCertificates } }) => {
       const ca = this.options.ca === undefined ? undefined : [...rootCertificates, ...(Array.isArray(this.options.ca) ? this.options.ca : [this.options.ca])];
       const tls = ca ? { ca } : {};
       const common = { keepAliveTimeout: 4_000, connections: 16, connect: tls };
@@ -297,7 +301,7 @@ export class ServiceExchange {
     let status = 0;
     let written = false;
     try {
-      const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);
+      const [{ request, zlib }, dispatcher] = await Promise.all([loadUndici(), this.pool()]);
       const url = target(this.url(path));
       if (signal?.aborted) throw new CancelledError(isPost ? 'The call was cancelled before sending. Nothing was sent.' : 'The call was cancelled.');
       written = true;
@@ -321,7 +325,7 @@ export class ServiceExchange {
         res.body.destroy();
         throw this.tooLarge(status, declared);
       }
-      const chain = decoders(header(res.headers, 'content-encoding'));
+      const chain = decoders(header(res.headers, 'content-encoding'), zlib);
       if (!chain) {
         res.body.destroy();
         throw new BadResponseError(`The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 40)}).`, { status });

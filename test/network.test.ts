@@ -9,6 +9,7 @@ import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { inspect, promisify } from 'node:util';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiState, DocReqApi, describeProxy, type ApiClientOptions } from '../src/api/client.js';
 import {
@@ -73,6 +74,48 @@ describe('A. compression', () => {
     expect(br).toMatchObject({ acceptEncoding: 'gzip, br', contentEncoding: 'br' });
     expect(records).toEqual(plain);
     expect(records).toHaveLength(listed());
+  });
+
+  it('decodes each Content-Encoding as named, in any case and spacing, stacked ones last first; identity is none; an unknown one is refused', async () => {
+    // The sandbox's list, uncompressed, served by a tiny server with each encoding the header names.
+    sb.setCompression(false);
+    let plain: Buffer;
+    try {
+      const got = await fetch(`${sb.url}/api/v1/requests`, { headers: { authorization: `Bearer ${SANDBOX_KEYS.demo}` } });
+      expect(got.headers.get('content-encoding')).toBeNull();
+      plain = Buffer.from(await got.arrayBuffer());
+    } finally {
+      sb.setCompression(true);
+    }
+    const count = (JSON.parse(plain.toString('utf8')) as { data: unknown[] }).data.length;
+    expect(count).toBe(listed());
+    const cases: [header: string, body: Buffer][] = [
+      ['gzip', gzipSync(plain)],
+      ['x-gzip', gzipSync(plain)],
+      ['br', brotliCompressSync(plain)],
+      ['deflate', deflateSync(plain)],
+      [' GZip ', gzipSync(plain)],
+      ['identity', plain],
+      ['identity, gzip', gzipSync(plain)],
+      // Applied in the order named: gzip first, then br; read br first.
+      ['gzip, br', brotliCompressSync(gzipSync(plain))],
+      ['Deflate,BR', brotliCompressSync(deflateSync(plain))],
+    ];
+    let current: [string, Buffer] = cases[0]!;
+    const { url } = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': current[0] });
+      res.end(current[1]);
+    });
+    for (const c of cases) {
+      current = c;
+      const records = await api({ baseUrl: url }).listRequests();
+      expect(records, c[0]).toHaveLength(count);
+      expect(records[0]!.id, c[0]).toBe(sb.demoFirm.requests[0]!.id);
+    }
+    current = ['compress', plain];
+    const error = await failure(api({ baseUrl: url }).listRequests());
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(error.message).toContain('Content-Encoding this client cannot read (compress)');
   });
 
   it('reads a gzip answer as it streams (a CDN-style link proxy gzips an uncompressed answer)', async () => {

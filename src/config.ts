@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { plainIssue } from './issues.js';
+import type { ServiceProfile } from './domain/service-profile.js';
+import { readServiceProfile } from './service-profile.js';
 import { SETTINGS, settingSchema, type FlagValues, type LogLevel, type SettingName } from './settings.js';
 
 /** What a tool call needs to reach the service; absent while the configuration is incomplete. */
@@ -22,6 +24,11 @@ export interface Config {
   templatesFile: string | undefined;
   /** Signs confirmation tokens (DOCREQ_TOKEN_SECRET); undefined: random per process. */
   tokenSecret: string | undefined;
+  /**
+   * How the firm's service differs where the API document is silent (DOCREQ_SERVICE_PROFILE, read once at start:
+   * src/service-profile.ts); absent: the defaults (src/domain/service-profile.ts DEFAULT_PROFILE).
+   */
+  serviceProfile?: ServiceProfile;
   /** The send store (contract §7): backend, the file store's folder, the redis URL (may hold a password: never echoed). */
   store: { backend: 'file' | 'redis' | 'memory'; stateDir: string | undefined; url: string | undefined };
   /**
@@ -39,7 +46,7 @@ export interface Config {
 }
 
 /** The settings that govern safety: when one cannot be read, nothing is sent until it is fixed. */
-const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret', 'store', 'stateDir', 'storeUrl']);
+const SAFETY_SETTINGS = new Set(['readOnly', 'confirmSend', 'tokenSecret', 'store', 'stateDir', 'storeUrl', 'serviceProfile']);
 
 /** Settings whose problems leave `api` unset, which already stops every call. */
 const CONNECTION_SETTINGS = new Set(['apiKey', 'apiKeyFile', 'baseUrl']);
@@ -192,6 +199,12 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   const maxResponseMb = read('maxResponseMb', settingDefault('maxResponseMb'));
   const logLevel = read('logLevel', settingDefault('logLevel'));
   const templatesFile = read('templatesFile', undefined);
+  // The profile decides the body a send POSTs: one that cannot be used disables sending (reads keep the defaults).
+  const profileRead = readServiceProfile(read('serviceProfile', undefined));
+  if (profileRead.problem) {
+    problems.push(profileRead.problem);
+    unreadableSafety.push(profileRead.problem);
+  }
   const storeUrl = read('storeUrl', undefined);
   const stateDir = read('stateDir', undefined);
   let backend = read('store', undefined) ?? (storeUrl ? 'redis' : 'file');
@@ -235,6 +248,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     logLevel,
     templatesFile,
     tokenSecret,
+    serviceProfile: profileRead.profile,
     store: { backend, stateDir, url: storeUrl },
     sendingDisabled: unreadableSafety.length ? unreadableSafety.join(' ') : undefined,
     problems,

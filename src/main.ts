@@ -15,6 +15,9 @@ import type { Sandbox } from './sandbox/service.js';
 import { explain } from './mcp/results.js';
 import { createServer } from './mcp/server.js';
 import { loadTemplates, readyTemplates, templatesStatus } from './templates/load.js';
+import { readyServiceProfile } from './service-profile.js';
+import { checkFit } from './check-fit.js';
+import { DEFAULT_PROFILE } from './domain/service-profile.js';
 import { VERSION } from './version.js';
 
 /** `docreq-mcp sandbox` listens here unless --port says otherwise; team mode's default is 8787 (DOCREQ_HTTP_PORT), so both run at once. */
@@ -167,10 +170,14 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
   out(`✓ base URL ${config.api.baseUrl}`);
   out(`✓ key set (${config.api.apiKey.length} characters; not shown)`);
   out(`✓ network: ${describeProxy(config.api.baseUrl)}`);
-  const api = new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024 });
+  const profile = config.serviceProfile ?? DEFAULT_PROFILE;
+  const api = new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024, profile });
   try {
-    const clients = await api.listClients();
-    out(`✓ the service answered: the key is accepted and the firm has ${clients.length} clients`);
+    // How the service fits the profile: one read of each list, never a POST (check-fit.ts).
+    const lines: string[] = [];
+    const fit = await checkFit(api, profile, (line) => lines.push(line));
+    out(`✓ the service answered: the key is accepted and the firm has ${fit.clients} clients`);
+    for (const line of lines) out(line);
     if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
     else out(config.readOnly ? '✓ read-only: no tool that sends is offered' : `✓ sending is offered; confirmation before sending: ${config.confirmSend}`);
     return failed(await storeProblem());
@@ -206,6 +213,7 @@ async function main(): Promise<void> {
   const unknown = unknownVariables(reading.env);
   // The YAML reader is loaded only when a templates file is named (templates/load.ts); the setting alone is read, no file.
   await readyTemplates(settingValue(reading, 'templatesFile').value);
+  await readyServiceProfile(settingValue(reading, 'serviceProfile').value);
   for (const line of unknown.warn) process.stderr.write(`docreq-mcp warning: ${line}\n`);
   if (unknown.stop.length) fail(unknown.stop.join('\n'));
   // --sandbox, or DOCREQ_SANDBOX (the MCP Bundle's "try the sandbox" choice); unreadable counts as off.

@@ -76,6 +76,13 @@ export const SETTINGS = {
     schema: booleanText,
     help: 'serve the embedded sandbox service instead of a real one: demo data, no account or key needed, nothing reaches a real service',
   },
+  sandboxService: {
+    env: 'DOCREQ_SANDBOX_SERVICE',
+    flag: '--sandbox-service',
+    default: 'ours',
+    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['ours', 'other', 'ignoring'])),
+    help: 'which service the sandbox plays: `ours` (as the API document and the defaults say), `other` (another service: its own field names, statuses, dates and answers; docs/service-profile.md), `ignoring` (one that drops fields it does not know)',
+  },
   readOnly: {
     env: 'DOCREQ_READ_ONLY',
     flag: '--read-only',
@@ -117,6 +124,13 @@ export const SETTINGS = {
     default: undefined,
     schema: nonEmpty,
     help: "the firm's own checklist templates, YAML or JSON, added to the built-ins (a regular file of at most 1 MB)",
+  },
+  serviceProfile: {
+    env: 'DOCREQ_SERVICE_PROFILE',
+    flag: '--service-profile',
+    default: undefined,
+    schema: nonEmpty,
+    help: "how the firm's service differs where the API document is silent (field names, statuses, dates), YAML or JSON; docs/service-profile.md. Unreadable: sending is disabled",
   },
   tokenSecret: {
     env: 'DOCREQ_TOKEN_SECRET',

@@ -115,7 +115,7 @@ describe('the dry run and the preview', () => {
 });
 
 describe('each reason a recipient is skipped', () => {
-  it('the same client twice, a client not active, and a batch sent again: already sent by this server, counted apart', async () => {
+  it('the same client twice, a client not active (sent with the go-ahead, warned), and a batch sent again: already sent by this server, counted apart', async () => {
     const mcp = await server();
     const [a, b] = [take(), take()];
     const inactive = firm.clients.find((c) => c.status === 'inactive' && byName.get(c.displayName)!.length === 1)!;
@@ -123,15 +123,16 @@ describe('each reason a recipient is skipped', () => {
     const args = { clients: [a.id, b.id, a.email, inactive.id], title: t, items: [{ name: 'W-2' }] };
     const { preview, sent } = await previewThenSend(mcp, 'create_request_batch', args);
     expect(lines(preview).slice(0, 5)).toEqual([
-      "PREVIEW — nothing was sent. 2 will send, 2 skipped (of 4). Sending needs the person's go-ahead, given as the confirmationToken below.",
+      "PREVIEW — nothing was sent. 3 will send, 1 skipped (of 4). Sending needs the person's go-ahead, given as the confirmationToken below.",
       `  1. ${label(a)}: will send`,
       `  2. ${label(b)}: will send`,
       `  3. ${label(a)}: skipped — the same client as recipient 1`,
-      `  4. ${label(inactive)}: skipped — not active (status "inactive")`,
+      `  4. ${label(inactive)}: will send`,
     ]);
-    expect(lines(sent)[0]).toBe('SENT: 2 sent, 0 may have been sent, 0 not sent, 2 skipped (of 4).');
+    expect(lines(preview)[5]).toBe(`Warnings: ${label(inactive)}: The client's status is "inactive", not active.`);
+    expect(lines(sent)[0]).toBe('SENT: 3 sent, 0 may have been sent, 0 not sent, 1 skipped (of 4).');
     const again = await mcp.call('create_request_batch', { ...args, dryRun: true });
-    expect(lines(again)[0]).toBe('NOTHING TO SEND — nothing was sent: 0 will send, 2 skipped, 2 already sent (of 4).');
+    expect(lines(again)[0]).toBe('NOTHING TO SEND — nothing was sent: 0 will send, 1 skipped, 3 already sent (of 4).');
     expect(lines(again)[1]).toMatch(new RegExp(`^ {2}1\\. ${label(a).replace(/[().]/g, '\\$&')}: already sent — this server sent "${t}" to this client at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(request id \\S+\\)$`));
   });
 

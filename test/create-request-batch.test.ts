@@ -54,7 +54,7 @@ describe('create_request_batch: a plan limit reached mid-batch', () => {
     expect(result.recipients[7]!.reason).toContain('active_request_limit_reached');
     for (const r of result.recipients.slice(8)) expect(r.reason).toBe("stopped by the firm's plan limit at recipient 8");
     expect(result.stoppedBy).toBe("the firm's plan limit (at recipient 8)");
-    expect(sent.text.split('\n')[0]).toContain("STOPPED by the firm's plan limit (at recipient 8): The firm's plan limit stops this (409).");
+    expect(sent.text.split('\n')[0]).toContain("STOPPED by the firm's plan limit (at recipient 8): The firm's active-request limit stops this (409).");
     expect(sent.text.split('\n')[0]).toContain('7 sent, 0 may have been sent, 13 not sent, 0 skipped (of 20)');
     // Every recipient has its line, with its id and outcome.
     for (const c of clients) expect(sent.text).toContain(`(id ${c.id}): `);
@@ -126,7 +126,7 @@ describe('create_request_batch: recipients that cannot be sent', () => {
     expect(posts()).toHaveLength(3);
   });
 
-  it('says why not for a client not found, the same client twice and a client that is not active; nothing sent on a dry run', async () => {
+  it('says why not for a client not found and the same client twice, and warns of a client that is not active; nothing sent on a dry run', async () => {
     const mcp = await server();
     const inactive = firm.clients.find((c) => c.status !== 'active')!;
     const [a, b] = take(2);
@@ -134,15 +134,16 @@ describe('create_request_batch: recipients that cannot be sent', () => {
     expect(result.isError).toBeFalsy();
     const r = out(result);
     expect(r.dryRun).toBe(true);
-    expect(outcomes(result)).toEqual(['will_send', 'skipped', 'skipped', 'skipped', 'will_send']);
+    // A client who is not active is previewed with a warning naming the status: sent only with the person's go-ahead.
+    expect(outcomes(result)).toEqual(['will_send', 'skipped', 'skipped', 'will_send', 'will_send']);
     expect(r.recipients[1]!.reason).toContain('no client has this id, e-mail or exact name');
     expect(r.recipients[2]!.reason).toBe('the same client as recipient 1');
-    expect(r.recipients[3]!.reason).toContain('not active');
+    expect(r.warnings.join(' ')).toContain(`(id ${inactive.id}): The client's status is "${inactive.status}", not active.`);
     expect(r.recipients.map((x) => x.client)).toEqual([a!.id, 'Nobody Atall', a!.email, inactive.id, b!.displayName]);
     // The exact body, once, without clientId.
     expect(r.payload).not.toHaveProperty('clientId');
     expect(result.text.split(JSON.stringify(r.payload)).length).toBe(2);
-    expect(result.text).toContain('DRY RUN — nothing was sent. 2 will send, 3 skipped (of 5).');
+    expect(result.text).toContain('DRY RUN — nothing was sent. 3 will send, 2 skipped (of 5).');
     expect(posts()).toHaveLength(0);
   });
 

@@ -14,7 +14,8 @@ import {
 } from './errors.js';
 import { REQUESTS, type CallOptions, type RawAnswer, type ServiceExchange } from './exchange.js';
 import type { ApiState } from './lists.js';
-import { createdRecord, toRequest, type CreatePayload, type RequestRecord } from './records.js';
+import { toRequest, type RequestRecord } from './records.js';
+import { DEFAULT_PROFILE, type Kept, type ServiceProfile } from '../domain/service-profile.js';
 
 /** Sending: the one POST, never retried, and what its outcome was (sent, refused, not sent, or not known). */
 
@@ -27,8 +28,14 @@ export interface CreateOutcome {
   /** The created request, reduced to the documented request fields, or null when none could be read. */
   record: RequestRecord | null;
   status: number;
+  /** 202: the service queued the request; it has not said the client was e-mailed. */
+  accepted: boolean;
+  /** What the answer's record says the service kept (texts redacted), for the as-previewed check; null without a record. */
+  kept: Kept | null;
   warnings: string[];
 }
+
+const MAX_KEPT = 2_000;
 
 // Errors where the connection never opened, so a POST cannot have reached the service.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -37,6 +44,8 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_E
 export interface SendSettings {
   timeoutMs: number;
   minPostBudgetMs: number;
+  /** Where the created record sits in an answer, and the body's field names (refusals name fields by the tool argument). */
+  profile?: ServiceProfile;
 }
 
 /** Creates requests through one key's exchange; every send forgets what the key kept, before and after. */
@@ -50,11 +59,11 @@ export class RequestSender {
   ) {}
 
   /**
-   * POSTs `JSON.stringify(payload)` once, with the caller's Idempotency-Key. Never retried. Once
-   * written it is not aborted by `signal`, only by the deadline; an unclear outcome is an error with
-   * `outcomeUnknown` set, a definite one (refused, not written) has it unset.
+   * POSTs `JSON.stringify(body)` once (the body exactly as previewed: src/domain/service-profile.ts builds it), with the
+   * caller's Idempotency-Key. Never retried. Once written it is not aborted by `signal`, only by the deadline; an unclear
+   * outcome is an error with `outcomeUnknown` set, a definite one (refused, not written) has it unset.
    */
-  async create(payload: CreatePayload, options: CreateOptions): Promise<CreateOutcome> {
+  async create(body: Record<string, unknown>, options: CreateOptions): Promise<CreateOutcome> {
     const { idempotencyKey, signal } = options;
     if (typeof idempotencyKey !== 'string' || !idempotencyKey) throw new TypeError('createRequest needs an idempotencyKey derived from the confirmation');
     const deadline = options.deadline ?? Date.now() + this.options.timeoutMs;
@@ -67,10 +76,10 @@ export class RequestSender {
     let answer: RawAnswer;
     this.state.forget();
     try {
-      answer = await this.http.exchange({ method: 'POST', path: REQUESTS, deadline, signal, body: JSON.stringify(payload), headers: { 'idempotency-key': idempotencyKey } });
+      answer = await this.http.exchange({ method: 'POST', path: REQUESTS, deadline, signal, body: JSON.stringify(body), headers: { 'idempotency-key': idempotencyKey } });
     } catch (error) {
       if (error instanceof BadResponseError && error.status !== undefined && error.status >= 200 && error.status <= 299) {
-        return { record: null, status: error.status, warnings: [`Sent, but the service's answer was unreadable (${error.message})`] };
+        return { record: null, status: error.status, accepted: error.status === 202, kept: null, warnings: [`Sent, but the service's answer was unreadable (${error.message})`] };
       }
       throw this.postFailure(error);
     } finally {
@@ -91,22 +100,36 @@ export class RequestSender {
       }
       throw error;
     }
+    const accepted = status === 202;
     if (answer.bytes.length === 0) {
-      return { record: null, status, warnings: [`The service answered ${status} with an empty body, so the new request's id is not known yet.`] };
+      return { record: null, status, accepted, kept: null, warnings: [`The service answered ${status} with an empty body, so the new request's id is not known yet.`] };
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(answer.bytes.toString('utf8'));
     } catch {
-      return { record: null, status, warnings: [`The service answered ${status} (sent) with a body that is not JSON.`] };
+      return { record: null, status, accepted, kept: null, warnings: [`The service answered ${status} (${accepted ? 'accepted' : 'sent'}) with a body that is not JSON.`] };
     }
     if (isErrorBody(parsed)) {
       const said = errorFromStatus(status, parsed, true, undefined, undefined, this.redact).message.replace(/^[^.]*\.\s*/, '');
       throw new BadResponseError(`The service answered ${status} (success) with an error body.${said ? ` ${said}` : ''}`, { status, outcomeUnknown: true });
     }
-    const raw = createdRecord(parsed);
+    const raw = (this.options.profile ?? DEFAULT_PROFILE).createdRecord(parsed);
     const record = raw ? toRequest(raw, this.redact) : null;
-    return { record, status, warnings: record ? [] : ['The service answered without a record of the created request.'] };
+    const kept = raw ? this.keptOf((this.options.profile ?? DEFAULT_PROFILE).kept(raw)) : null;
+    return { record, status, accepted, kept, warnings: record ? [] : ['The service answered without a record of the created request.'] };
+  }
+
+  /** What the record kept, its texts redacted before any cap (they are shown in the as-previewed words). */
+  private keptOf(kept: Kept): Kept {
+    const text = (v: unknown): unknown => {
+      if (v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean') return v;
+      const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+      return this.redact(s).slice(0, MAX_KEPT);
+    };
+    const out: Kept = {};
+    for (const [k, v] of Object.entries(kept)) (out as Record<string, unknown>)[k] = k === 'items' ? v : text(v);
+    return out;
   }
 
   /** Says whether a failed POST can have reached the service (`outcomeUnknown`). */

@@ -77,7 +77,15 @@ export function serverContext(config: Config, options: ServerOptions) {
   const keyed = perKey(secrets, apiKey, config.api?.baseUrl);
   const logger = options.logger ?? createLogger(config.logLevel, secrets);
   const api = config.api
-    ? new DocReqApi({ ...config.api, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseMb * 1024 * 1024, logger, redactKey: keyed.redactKey, ...options.api })
+    ? new DocReqApi({
+        ...config.api,
+        timeoutMs: config.timeoutMs,
+        maxResponseBytes: config.maxResponseMb * 1024 * 1024,
+        logger,
+        redactKey: keyed.redactKey,
+        ...(config.serviceProfile ? { profile: config.serviceProfile } : {}),
+        ...options.api,
+      })
     : undefined;
   const confirmations = options.sending?.confirmations ?? new Confirmations(config.tokenSecret);
   // Signed in: tokens and MRTR request states are the previewing person's too (their IdP subject).

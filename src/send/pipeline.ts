@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CreateOptions, CreateOutcome } from '../api/client.js';
 import { ApiError, CancelledError, KeyRejectedError, PlanLimitError, TimedOutError } from '../api/errors.js';
 import type { CreatePayload, RequestRecord } from '../api/records.js';
+import type { Kept } from '../domain/service-profile.js';
 import { UserInputError } from '../errors.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { titleKey } from '../text/invisible.js';
@@ -20,7 +21,7 @@ import { answeredTooLate, cancelledAfterWrite, inProgressReason, ledgerReason, m
 
 /** What the pipeline needs of a tool call's context (src/tools/define.ts ToolContext has it all). */
 export interface SendContext {
-  api: { createRequest(payload: CreatePayload, options: CreateOptions): Promise<CreateOutcome> };
+  api: { createRequest(body: Record<string, unknown>, options: CreateOptions): Promise<CreateOutcome> };
   sending: {
     firm: string;
     ledger: SendLedger;
@@ -43,7 +44,10 @@ export interface SendContext {
  */
 export interface Send {
   clientId: string;
+  /** The request in our own terms: its recipient and title key the claim and the 24-hour record. */
   payload: CreatePayload;
+  /** The exact body POSTed, as the preview showed it (the service profile's field names and spellings). */
+  body: Record<string, unknown>;
   /** Its place among the recipients as given (1-based), for "stopped … at recipient n". */
   position: number;
   /** Who it goes to, in the "already in progress" words. */
@@ -55,10 +59,14 @@ export interface Send {
   record?: LedgerEntry;
   /** What stopped or failed it, for a caller that answers with the failure itself (create_request). */
   error?: unknown;
+  /** Sent with 202: the service queued it and has not said the client was e-mailed. */
+  accepted?: boolean;
+  /** What the answer's record says the service kept (for the as-previewed check), null without one. */
+  kept?: Kept | null;
 }
 
-export function newSend(clientId: string, payload: CreatePayload, position: number, to = 'this client'): Send {
-  return { clientId, payload, position, to, outcome: 'ready', reason: null, request: null, warnings: [] };
+export function newSend(clientId: string, payload: CreatePayload, body: Record<string, unknown>, position: number, to = 'this client'): Send {
+  return { clientId, payload, body, position, to, outcome: 'ready', reason: null, request: null, warnings: [] };
 }
 
 export interface SendPlan {
@@ -253,12 +261,12 @@ async function postOnce(ctx: SendContext, send: Send, idempotencyKey: string): P
     return;
   }
   try {
-    const answer = await ctx.api.createRequest(payload, { idempotencyKey, signal: ctx.signal, deadline: ctx.deadline });
+    const answer = await ctx.api.createRequest(send.body, { idempotencyKey, signal: ctx.signal, deadline: ctx.deadline });
     const requestId = answer.record?.id ?? null;
     await settle(() => record('sent', requestId));
     finished('sent', requestId);
     const warnings = actor ? [`Sent in the name of ${actor.email} (signed in).`, ...answer.warnings] : answer.warnings;
-    Object.assign(send, { outcome: 'sent', request: answer.record, warnings, reason: null });
+    Object.assign(send, { outcome: 'sent', request: answer.record, warnings, reason: null, accepted: answer.accepted, kept: answer.kept });
   } catch (error) {
     if (error instanceof ApiError && !error.outcomeUnknown) {
       // Refused by an answer, or never written: nothing was sent, and nothing blocks sending it again.

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import type { Document, LineCounter } from 'yaml';
+import { readyYaml, yamlReader } from '../yaml.js';
 import { z } from 'zod';
 import { fold } from '../text/render.js';
 import { checklistItem, CORRECTNESS_MODES, itemIn, MAX_ITEMS, MAX_TITLE } from '../domain/checklist.js';
@@ -50,20 +51,9 @@ export interface TemplateCatalog {
 
 type Path = readonly PropertyKey[];
 
-/**
- * The YAML reader (about 115 KB), loaded only for a templates file: a server without one never
- * evaluates it, which is most of them and every cold start's first second (docs/performance.md).
- * Everything that starts a server awaits readyTemplates(file) first (main.ts; a library user calling
- * createServer with a templatesFile does too); the catalogue stays synchronous after that.
- */
-let yaml: typeof import('yaml') | undefined;
-
-/** Loads the YAML reader when `file` names a templates file; resolves at once otherwise. */
+/** Loads the YAML reader when `file` names a templates file; resolves at once otherwise (src/yaml.ts). */
 export async function readyTemplates(file: string | undefined): Promise<void> {
-  if (!file || yaml) return;
-  // The build bundles yaml's CommonJS entry: its names come as the namespace's default.
-  const loaded = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  yaml = typeof loaded.parseDocument === 'function' ? loaded : loaded.default;
+  if (file) await readyYaml();
 }
 
 function pathText(path: Path): string {
@@ -72,7 +62,7 @@ function pathText(path: Path): string {
 
 /** The 1-based line of the deepest node on `path` (or of `key` inside it) that the document has. */
 function lineOf(doc: Document, lines: LineCounter, path: Path, key?: string): number | undefined {
-  const { isMap, isNode, isPair, isScalar } = yaml!;
+  const { isMap, isNode, isPair, isScalar } = yamlReader()!;
   for (let depth = path.length; depth >= 0; depth--) {
     const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth) as unknown[], true);
     if (!isNode(node) || !node.range) continue;
@@ -125,6 +115,7 @@ function issueMessage(issue: z.core.$ZodIssue, data: unknown): string {
 
 /** Parses and checks a templates file's text; `file` names it in every problem. */
 export function parseTemplatesFile(text: string, file: string): { templates: Template[]; problems: string[] } {
+  const yaml = yamlReader();
   if (!yaml) return { templates: [], problems: [`${file} was not read: the YAML reader was not loaded (a bug in docreq-mcp: readyTemplates was not awaited before the server started)`] };
   const lines = new yaml.LineCounter();
   const doc = yaml.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });

@@ -6,6 +6,7 @@ import { defineTool, type ToolContext } from './define.js';
 import { clientResolver, closestClients } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import { isOpen } from './request-facts.js';
+import { checkSends, type PreviewCheck } from './as-previewed.js';
 import {
   assertSendingAllowed,
   cannotAsk,
@@ -17,8 +18,12 @@ import {
   draftFromInput,
   duplicateOpen,
   ownRecord,
+  notActive,
+  notActiveUnattended,
+  notActiveWarning,
   payloadFor,
   previewNext,
+  profileOf,
   requestFields,
   titleKey,
 } from './sending.js';
@@ -35,7 +40,7 @@ import {
 /** How many clients one batch sends to (contract §3.5). */
 const RECIPIENTS = { min: 2, max: 100 };
 
-const OUTCOMES = ['will_send', 'sent', 'may_have_been_sent', 'not_sent', 'skipped', 'already_sent', 'declined'] as const;
+const OUTCOMES = ['will_send', 'sent', 'accepted', 'may_have_been_sent', 'not_sent', 'skipped', 'already_sent', 'declined'] as const;
 type Outcome = (typeof OUTCOMES)[number];
 
 const recipientOut = z.object({
@@ -47,13 +52,16 @@ const recipientOut = z.object({
   outcome: z.enum(OUTCOMES),
   request: requestRecord.nullable(),
   reason: z.string().nullable(),
+  asPreviewed: z.boolean().nullable().describe("After a send: whether the service's record matches the preview (null: not checked)."),
+  differences: z.array(z.string()),
 });
 
 const output = z.object({
   sent: z.number().int().describe('How many requests were sent.'),
   dryRun: z.boolean(),
   confirmation: confirmationOut,
-  payload: createPayload.omit({ clientId: true }).describe('The body POSTed to each recipient, without clientId.'),
+  payload: z.record(z.string(), z.unknown()).describe("The body POSTed to each recipient (the service's field names), without its client field."),
+  previewed: createPayload.omit({ clientId: true }).describe("The same request in this server's terms (title, dueDate, items, correctnessMode)."),
   recipients: z.array(recipientOut),
   stoppedBy: z.string().nullable().describe('Why the batch stopped early, or null.'),
   warnings: z.array(z.string()),
@@ -68,6 +76,8 @@ interface Recipient {
   reason: string | null;
   /** In the token's binding: will send, or already sent (or may have been) by this server. */
   bound: boolean;
+  /** After a send: the service's record against the preview. */
+  check?: PreviewCheck;
 }
 
 const label = (r: Recipient) => (r.client ? clientLabel(r.client) : quoted(r.given, 60));
@@ -81,8 +91,9 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
   const key = titleKey(title);
   const seen = new Map<string, number>();
   const resolve = clientResolver(clients);
+  const profile = profileOf(ctx);
   // Only open requests can be duplicates, and only those with this title: found once, not per recipient.
-  const sameTitle = requests.filter((r) => titleKey(r.title) === key && isOpen(r));
+  const sameTitle = requests.filter((r) => titleKey(r.title) === key && isOpen(r, profile));
   // The send store's records for every recipient, read at once (one round trip each, in parallel).
   const ids = new Set(given.map((q) => resolve(q).client?.id).filter((id): id is string => Boolean(id)));
   const records = new Map(await Promise.all([...ids].map(async (id) => [id, await ownRecord(ctx, id, key)] as const)));
@@ -105,8 +116,11 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
       // batch sent again sends only to the clients not yet sent.
       return { ...at, outcome: record.recent.outcome === 'sent' ? 'already_sent' : 'skipped', reason: record.reason, bound: true };
     }
-    if (client.status && client.status.toLowerCase() !== 'active') return { ...at, outcome: 'skipped', reason: `not active (status ${quoted(client.status, 30)})` };
-    const duplicate = duplicateOpen(client, title, sameTitle);
+    // One rule with create_request: a client who is not active is sent to only with the person's go-ahead.
+    const inactive = notActive(client);
+    if (inactive && ctx.config.confirmSend === 'never') return { ...at, outcome: 'skipped', reason: `not sent: ${notActiveUnattended(inactive)}` };
+    if (inactive) warnings.push(`${clientLabel(client)}: ${notActiveWarning(inactive)}`);
+    const duplicate = duplicateOpen(client, title, sameTitle, profile);
     if (duplicate && !allowDuplicate) return { ...at, outcome: 'skipped', reason: `duplicate: ${duplicate} (allowDuplicate: true sends a NEW one)` };
     if (duplicate) warnings.push(`${clientLabel(client)}: sending although ${duplicate}.`);
     return { ...at, outcome: 'will_send', reason: null, bound: true };
@@ -124,7 +138,9 @@ const COUNTED: [Outcome, string][] = [
 function countsLine(recipients: Recipient[], preview = false): string {
   const count = (o: Outcome) => recipients.filter((r) => r.outcome === o).length;
   const shown: [Outcome, string][] = preview ? [['will_send', 'will send'], ['skipped', 'skipped']] : COUNTED;
-  const extra = (['already_sent', 'declined'] as const).filter((o) => count(o) > 0).map((o) => `${count(o)} ${o.replace('_', ' ')}`);
+  const extra = (['accepted', 'already_sent', 'declined'] as const)
+    .filter((o) => count(o) > 0)
+    .map((o) => (o === 'accepted' ? `${count(o)} accepted (queued by the service, not yet known to be e-mailed)` : `${count(o)} ${o.replace('_', ' ')}`));
   return [...shown.map(([o, words]) => `${count(o)} ${words}`), ...extra].join(', ') + ` (of ${recipients.length})`;
 }
 
@@ -132,7 +148,8 @@ function recipientLines(recipients: Recipient[]): string {
   return recipients
     .map((r, n) => {
       const id = r.request?.id ? `, request id ${oneLine(r.request.id, 40)}` : '';
-      return `  ${n + 1}. ${label(r)}: ${r.outcome.replace(/_/g, ' ')}${id}${r.reason ? ` — ${r.reason}` : ''}`;
+      const check = !r.check || r.check.asPreviewed === true ? '' : r.check.asPreviewed === false ? ` — NOT AS PREVIEWED: ${r.check.differences.join('; ')}` : ` — not checked against the preview: ${r.check.detail}`;
+      return `  ${n + 1}. ${label(r)}: ${r.outcome.replace(/_/g, ' ')}${id}${r.reason ? ` — ${r.reason}` : ''}${check}`;
     })
     .join('\n');
 }
@@ -157,7 +174,10 @@ export const createRequestBatch = defineTool({
     const allowDuplicate = input.allowDuplicate ?? false;
     const warnings = [...draft.warnings];
     const recipients = await resolveAll(ctx, input.clients, clients, requests, draft.title, allowDuplicate, warnings);
-    const { clientId: _, ...payload } = payloadFor('', draft);
+    // The body each recipient is sent, in the service's own field names; its client field is set per recipient.
+    const profile = profileOf(ctx);
+    const { [profile.spec.body.client]: _, ...payload } = profile.body(payloadFor('', draft));
+    const { clientId: _none, ...previewed } = payloadFor('', draft);
     const binding = {
       tool: 'create_request_batch',
       clientIds: recipients.filter((r) => r.bound).map((r) => r.client!.id),
@@ -175,7 +195,17 @@ export const createRequestBatch = defineTool({
         dryRun: input.dryRun ?? false,
         confirmation,
         payload,
-        recipients: recipients.map((r) => ({ client: r.given, clientId: r.client?.id ?? null, ...resolvedAs(r), outcome: r.outcome, request: r.request, reason: r.reason })),
+        previewed,
+        recipients: recipients.map((r) => ({
+          client: r.given,
+          clientId: r.client?.id ?? null,
+          ...resolvedAs(r),
+          outcome: r.outcome,
+          request: r.request,
+          reason: r.reason,
+          asPreviewed: r.check?.asPreviewed ?? null,
+          differences: r.check?.differences ?? [],
+        })),
         stoppedBy,
         warnings,
       };
@@ -183,7 +213,7 @@ export const createRequestBatch = defineTool({
       return { text, structured, isError };
     };
     const willSend = () => recipients.filter((r) => r.outcome === 'will_send');
-    const draftText = `${describeDraft(draft)}\nExact body for each (clientId set per recipient): ${JSON.stringify(payload)}`;
+    const draftText = `${describeDraft(draft)}\nExact body for each (${profile.spec.body.client} set per recipient): ${JSON.stringify(payload)}`;
 
     const nothingToSend = () => result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
     if (willSend().length === 0) return nothingToSend();
@@ -212,7 +242,9 @@ export const createRequestBatch = defineTool({
     const report = (stoppedBy: string | null, stopDetail: string) => {
       const sent = recipients.filter((r) => r.outcome === 'sent').length;
       const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
-      const head = `${sent ? 'SENT' : 'NOT SENT'}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
+      const differ = recipients.filter((r) => r.check?.asPreviewed === false).length;
+      const queued = recipients.some((r) => r.outcome === 'accepted');
+      const head = `${sent ? 'SENT' : queued ? 'ACCEPTED' : 'NOT SENT'}${differ ? `, BUT ${differ} NOT AS PREVIEWED` : ''}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
       const again = recipients.some((r) => r.outcome === 'not_sent')
         ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
           (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
@@ -225,11 +257,27 @@ export const createRequestBatch = defineTool({
 
     // The one send pipeline, per recipient: claim → read the record again → ask once for the batch → record → POST once → settle.
     // This server's own sends are never repeated by a batch, allowDuplicate or not.
-    const sends = new Map(willSend().map((r) => [newSend(r.client!.id!, payloadFor(r.client!.id!, draft), recipients.indexOf(r) + 1), r] as const));
+    const sends = new Map(
+      willSend().map((r) => {
+        const request = payloadFor(r.client!.id!, draft);
+        return [newSend(r.client!.id!, request, profile.body(request), recipients.indexOf(r) + 1), r] as const;
+      }),
+    );
     /** Each send's outcome, as the recipient's. */
     const copy = (send: Send) => {
       const r = sends.get(send)!;
-      const outcome: Outcome = send.outcome === 'held' ? 'skipped' : send.outcome === 'recorded' ? (send.record?.outcome === 'sent' ? 'already_sent' : 'skipped') : send.outcome === 'ready' ? 'will_send' : send.outcome;
+      const outcome: Outcome =
+        send.outcome === 'held'
+          ? 'skipped'
+          : send.outcome === 'recorded'
+            ? send.record?.outcome === 'sent'
+              ? 'already_sent'
+              : 'skipped'
+            : send.outcome === 'ready'
+              ? 'will_send'
+              : send.outcome === 'sent' && send.accepted
+                ? 'accepted'
+                : send.outcome;
       const reason = send.outcome === 'sent' ? (send.warnings.length ? send.warnings.join(' ') : null) : send.reason;
       Object.assign(r, { outcome, reason, request: send.request });
     };
@@ -260,6 +308,12 @@ export const createRequestBatch = defineTool({
       },
     });
     for (const send of sends.keys()) copy(send);
+    // As previewed, checked: every send against its preview, the service's list read at most once for all of them.
+    const done = [...sends].filter(([send]) => send.outcome === 'sent');
+    if (done.length) {
+      const checks = await checkSends(ctx, done.map(([send, r]) => ({ payload: send.payload, client: r.client!, request: send.request, kept: send.kept })));
+      done.forEach(([, r], i) => (r.check = checks[i]));
+    }
     stoppedBy = sent.stoppedBy;
     if (sent.declined) return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
     if (!stoppedBy && willSend().length === 0 && !recipients.some((r) => ['sent', 'may_have_been_sent', 'not_sent'].includes(r.outcome))) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clientRecord, createPayload, documentedClient, requestRecord, type Client, type CreatePayload } from '../api/records.js';
+import { clientRecord, createPayload, documentedClient, requestRecord, type Client } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
 import { findClient } from './resolve-client.js';
@@ -14,25 +14,35 @@ import {
   describeDraft,
   draftFromInput,
   duplicateOf,
+  notActive,
+  notActiveUnattended,
+  notActiveWarning,
   payloadFor,
   previewNext,
+  profileOf,
   requestFields,
   type Draft,
 } from './sending.js';
 import { ApiError } from '../api/errors.js';
 import { tokenJustUsed } from '../send/outcomes.js';
 import { newSend, sendOnce } from '../send/pipeline.js';
+import { checkSends, checkText, type PreviewCheck } from './as-previewed.js';
 
-const OUTCOMES = ['previewed', 'declined', 'sent', 'may_have_been_sent', 'already_sent'] as const;
+const OUTCOMES = ['previewed', 'declined', 'sent', 'accepted', 'may_have_been_sent', 'already_sent'] as const;
 
 const output = z.object({
   sent: z.boolean().describe('Whether the request was sent (the client e-mailed).'),
   dryRun: z.boolean(),
   confirmation: confirmationOut,
   client: clientRecord,
-  payload: createPayload.describe('The exact body that was, or would be, POSTed.'),
+  payload: z.record(z.string(), z.unknown()).describe("The exact body that was, or would be, POSTed (in the service's own field names)."),
+  previewed: createPayload.omit({ clientId: true }).describe("The same request in this server's terms (title, dueDate, items, correctnessMode)."),
   request: requestRecord.nullable().describe('The created request, or null.'),
-  outcome: z.enum(OUTCOMES).describe('previewed, declined, sent, may_have_been_sent (check list_requests), already_sent (this token was used before).'),
+  outcome: z
+    .enum(OUTCOMES)
+    .describe('previewed, declined, sent, accepted (queued by the service, not yet known to be e-mailed), may_have_been_sent (check list_requests), already_sent (this token was used before).'),
+  asPreviewed: z.boolean().nullable().describe("After a send: true when the service's record matches the preview, false when it differs (differences), null when not checked."),
+  differences: z.array(z.string()).describe("How the service's record differs from the preview, each with its likely cause."),
   warnings: z.array(z.string()),
 });
 type Output = z.output<typeof output>;
@@ -40,8 +50,8 @@ type Output = z.output<typeof output>;
 type Stored = Pick<Output, 'outcome' | 'request' | 'warnings'>;
 const stored = ({ outcome, request, warnings }: Output): Stored => ({ outcome, request, warnings });
 
-function summary(client: Client, payload: CreatePayload, draft: Draft): string {
-  return `To: ${clientLabel(client)}\n${describeDraft(draft)}\nExact body: ${JSON.stringify(payload)}`;
+function summary(client: Client, body: Record<string, unknown>, draft: Draft): string {
+  return `To: ${clientLabel(client)}\n${describeDraft(draft)}\nExact body: ${JSON.stringify(body)}`;
 }
 
 export const createRequest = defineTool({
@@ -68,12 +78,20 @@ export const createRequest = defineTool({
     const client = await findClient(ctx, input.client);
     if (!client.id) throw new UserInputError(`The client ${quoted(client.displayName, 60)} has no id in the service's answer, so no request can be created for it.`);
     const warnings = [...draft.warnings];
-    if (client.status && client.status.toLowerCase() !== 'active') warnings.push(`The client's status is ${quoted(client.status, 30)}, not active.`);
+    const inactive = notActive(client);
+    if (inactive) warnings.push(notActiveWarning(inactive));
     const payload = payloadFor(client.id, draft);
+    // The exact body the service gets, in its own field names: what the preview shows and the POST sends.
+    const body = profileOf(ctx).body(payload);
     const allowDuplicate = input.allowDuplicate ?? false;
     const binding = { tool: 'create_request', payload, allowDuplicate };
-    const base = { client: documentedClient(client), payload, dryRun: input.dryRun ?? false };
-    const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'dryRun'>, isError = false) => ({ text, structured: { ...base, ...structured }, isError });
+    const { clientId: _, ...previewed } = payload;
+    const base = { client: documentedClient(client), payload: body, previewed, dryRun: input.dryRun ?? false, asPreviewed: null, differences: [] as string[] };
+    const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'previewed' | 'dryRun' | 'asPreviewed' | 'differences'>, isError = false) => ({
+      text,
+      structured: { ...base, ...structured },
+      isError,
+    });
     const noToken = { needed: false, token: null, expiresAt: null };
 
     // A token already used answers with what its first use did.
@@ -110,22 +128,26 @@ export const createRequest = defineTool({
       const { token, expiresAt } = ctx.sending.tokens.issue(binding);
       const needed = mode === 'auto' && !ctx.canAsk;
       return result(
-        `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent.${why ? ` ${why}` : ''}\n${summary(client, payload, draft)}` +
+        `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent.${why ? ` ${why}` : ''}\n${summary(client, body, draft)}` +
           (warnings.length ? `\nWarnings: ${warnings.join(' ')}` : '') +
           `\n${previewNext(needed, token, expiresAt, 'create_request')}`,
         { sent: false, outcome: 'previewed', request: null, confirmation: { needed, token, expiresAt: new Date(expiresAt).toISOString() }, warnings },
       );
     };
     if (input.dryRun) return preview('');
+    if (inactive && mode === 'never') throw new UserInputError(`Not sent: ${notActiveUnattended(inactive)}. Nothing was sent.`);
     if (mode === 'always' && !ctx.canAsk) throw cannotAsk();
     if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview(GO_AHEAD);
 
     // The one send pipeline: claim → read the record again → ask → record → POST once → settle → what the token did.
-    const send = newSend(client.id, payload, 1, clientLabel(client));
-    const question = `Send this document request? The service will e-mail the client.\n${summary(client, payload, draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`;
+    const send = newSend(client.id, payload, body, 1, clientLabel(client));
+    const question = `Send this document request? The service will e-mail the client.\n${summary(client, body, draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`;
+    let check: PreviewCheck | undefined;
     const outcome = (): Output => {
       if (send.outcome === 'sent') {
-        return { ...base, sent: true, outcome: 'sent', request: send.request, confirmation: noToken, warnings: [...warnings, ...send.warnings] };
+        const checked = check ? { asPreviewed: check.asPreviewed, differences: check.differences } : {};
+        const sent = !send.accepted;
+        return { ...base, ...checked, sent, outcome: sent ? 'sent' : 'accepted', request: send.request, confirmation: noToken, warnings: [...warnings, ...send.warnings] };
       }
       return { ...base, sent: false, outcome: 'may_have_been_sent', request: null, confirmation: noToken, warnings: [...warnings, (send.error as Error).message] };
     };
@@ -153,10 +175,16 @@ export const createRequest = defineTool({
           warnings: [...warnings, 'The person declined; nothing was sent.'],
         });
       case 'sent': {
+        // As previewed, checked: the service's record (the answer's, else the list's, read once) against the preview.
+        [check] = await checkSends(ctx, [{ payload, client, request: send.request, kept: send.kept }]);
         const out = outcome();
+        const head = send.accepted
+          ? `ACCEPTED, NOT YET KNOWN TO BE E-MAILED: the service queued ${quoted(payload.title, 80)} for ${clientLabel(client)} (202 Accepted) and has not said the client was e-mailed; check with list_requests later. This server will not send it again for 24 hours`
+          : `SENT${check!.asPreviewed === false ? ', BUT NOT AS PREVIEWED' : ''}: ${quoted(payload.title, 80)} to ${clientLabel(client)}`;
         return result(
-          `SENT: ${quoted(payload.title, 80)} to ${clientLabel(client)}` +
+          head +
             (send.request ? `: request id ${oneLine(send.request.id, 40)}, status ${oneLine(send.request.status, 20)}.` : '.') +
+            checkText(check!) +
             (out.warnings.length ? `\nWarnings: ${out.warnings.join(' ')}` : ''),
           out,
         );

@@ -5,7 +5,9 @@ import { fieldsLine } from '../text/render.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
 import { fold, oneLine, quoted } from '../text/render.js';
-import { clientKeys, joinCounts, sharedClientNames } from './request-facts.js';
+import { clientKeys, joinCounts, listFacts, sharedClientNames, statusTable } from './request-facts.js';
+import { pagingNote, unknownStatusNote, unreadDatesNote } from './fit-notes.js';
+import { DEFAULT_PROFILE } from '../domain/service-profile.js';
 import { bump, CANNOT_DO, count, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, pageInput } from './list-text.js';
@@ -85,10 +87,14 @@ export const listClients = defineTool({
     const offset = input.offset ?? 0;
     await ctx.progress(0, 2, join ? 'Fetching clients and requests' : 'Fetching clients');
     const call = { signal: ctx.signal, deadline: ctx.deadline };
-    const [{ records: all, revalidated }, requests] = await Promise.all([
+    const [{ records: all, revalidated, paging }, joinedList] = await Promise.all([
       ctx.api.fetchClients(call),
-      join ? ctx.api.listRequests(call) : Promise.resolve([] as RequestRecord[]),
+      join ? ctx.api.fetchRequests(call) : Promise.resolve(undefined),
     ]);
+    const requests: readonly RequestRecord[] = joinedList?.records ?? [];
+    // The joined requests read by the firm's service profile (which statuses are open, how ambiguous dates read).
+    const profile = ctx.config.serviceProfile ?? DEFAULT_PROFILE;
+    if (join) listFacts(requests, profile);
     await ctx.progress(1, 2, `Filtering ${all.length} clients`);
     // The same question about the very same lists, on the same day, has the same answer (worked out once).
     const memo = answersFor(all, join ? requests : NO_REQUESTS);
@@ -136,7 +142,12 @@ export const listClients = defineTool({
     const sliceKeys = matchKeys.slice(offset, offset + slice.length);
 
     // Records not read in full (the joined list's too), then names several clients share.
-    const notes: string[] = [...unreadableNotes(all, 'client'), ...(join ? unreadableNotes(requests, 'request') : [])];
+    const fit = join ? [pagingNote('request', joinedList?.paging), unknownStatusNote(statusTable(requests).occurring, profile), unreadDatesNote(requests)] : [];
+    const notes: string[] = [
+      ...[pagingNote('client', paging), ...fit].filter((n): n is string => n !== undefined),
+      ...unreadableNotes(all, 'client'),
+      ...(join ? unreadableNotes(requests, 'request') : []),
+    ];
     let shared: ReadonlyMap<string, Client[]> = new Map<string, Client[]>();
     if (join) {
       shared = sharedClientNames(all);

@@ -5,6 +5,8 @@ import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, deepFreeze, remember } from '../freeze.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
+import { DEFAULT_PROFILE } from '../domain/service-profile.js';
+import { requestFitNotes } from './fit-notes.js';
 import { candidates, clientKeys, createdDays, dayFacts, daysBetween, itemCounts, listFacts, rememberPass, nameTable, sharedClientNames, statusTable, titleTable } from './request-facts.js';
 import { CANNOT_DO, count, num, nameKey, nameKeys, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { statusCounts } from './schemas.js';
@@ -101,7 +103,7 @@ export const listRequests = defineTool({
   title: 'List document requests',
   description:
     "The firm's requests: exact counts over all matches (open, closed, overdue and days late, no due date, due in 7 days, by status, items outstanding) and a page with ids. " +
-    'groupBy client: a row per client name (sort most_open, limit 3: top 3). Open: not completed/closed/done/cancelled/archived, items not all complete; overdue: open, due before asOf. ' +
+    'groupBy client: a row per client name (sort most_open, limit 3: top 3). Open: not in a status the service closes, items not all complete (notes name any status not known); overdue: open, due before asOf. ' +
     CANNOT,
   inputSchema: z.strictObject({
     state: z.enum(['open', 'closed']).optional().describe('open or closed.'),
@@ -146,7 +148,7 @@ export const listRequests = defineTool({
     const needClients = grouped || clientNeedle !== '';
     await ctx.progress(0, 2, needClients ? 'Fetching requests and clients' : 'Fetching requests');
     const call = { signal: ctx.signal, deadline: ctx.deadline };
-    const [{ records: all, revalidated }, clients] = await Promise.all([
+    const [{ records: all, revalidated, paging }, clients] = await Promise.all([
       ctx.api.fetchRequests(call),
       needClients ? ctx.api.listClients(call) : Promise.resolve([] as Client[]),
     ]);
@@ -158,6 +160,9 @@ export const listRequests = defineTool({
     if (known) return known;
 
     const asOf = ctx.today;
+    // The list read by the firm's service profile (which statuses are open, how ambiguous dates read), before any helper reads it.
+    const profile = ctx.config.serviceProfile ?? DEFAULT_PROFILE;
+    listFacts(all, profile);
     const statuses = input.status?.length ? new Set(input.status.map((s) => s.trim().toLowerCase())) : undefined;
     const titleNeedle = input.search ? fold(input.search.trim()) : '';
     const keyOf = nameKeys();
@@ -177,8 +182,10 @@ export const listRequests = defineTool({
 
     // What the list's index (request-facts.ts, built once per list and day) answers for every question:
     // each distinct status and title is judged once here, not once per record.
-    const facts0 = listFacts(all);
+    const facts0 = listFacts(all, profile);
     const due = facts0.due;
+    // Due dates there but not read: neither dated nor "no due date" (undefined when every one was read).
+    const unreadDue = facts0.unreadDue?.flags;
     const openOf = facts0.open;
     const day = dayFacts(all, asOf);
     const statusIndex = statusTable(all);
@@ -256,7 +263,7 @@ export const listRequests = defineTool({
         }
         if (titleOk && titleOk[titles!.ids[index]!] === 0) continue;
         const dueDay = due[index]!;
-        if (wantDue !== -1 && (dueDay !== null) !== (wantDue === 1)) continue;
+        if (wantDue !== -1 && (dueDay !== null || (unreadDue !== undefined && unreadDue[index] === 1)) !== (wantDue === 1)) continue;
         if (dueBefore || dueAfter) {
           if (dueDay === null) continue;
           if (dueBefore && dueDay > dueBefore) continue;
@@ -286,7 +293,7 @@ export const listRequests = defineTool({
           }
           if (oldestOverdue === null || dueDay < oldestOverdue) oldestOverdue = dueDay;
         }
-        if (dueDay === null) {
+        if (dueDay === null && (unreadDue === undefined || unreadDue[index] === 0)) {
           noDueDate++;
           if (open) openNoDueDate++;
         }
@@ -353,7 +360,7 @@ export const listRequests = defineTool({
     ].filter(Boolean);
 
     // Notes: records not read in full, names shared by several clients among what matched, and other names an exact client name is part of.
-    const notes: string[] = unreadableNotes(all, 'request');
+    const notes: string[] = [...requestFitNotes(all, byStatus, profile, paging), ...unreadableNotes(all, 'request')];
     if (shared.size) {
       const perName = new Map<string, number>();
       if (grouped) {

@@ -1,28 +1,58 @@
 import type { Client, RequestRecord } from '../api/records.js';
 import { addDays } from '../clock.js';
+import { readDay } from '../domain/dates.js';
+import { DEFAULT_PROFILE, type ServiceProfile } from '../domain/service-profile.js';
 import { fold } from '../text/render.js';
 import { bump, nameKey, newCounts, sharedNames } from './list-text.js';
 
-/** Statuses that end a request (case-insensitive); any other status is open. */
-const CLOSED_STATUSES = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
-
-/** Open: not in a closing status and not every checklist item complete. */
-export function isOpen(r: RequestRecord): boolean {
-  if (r.status && CLOSED_STATUSES.has(r.status.toLowerCase())) return false;
-  const allDone = r.totalItems !== null && r.completedItems !== null && r.totalItems > 0 && r.completedItems >= r.totalItems;
-  return !allDone;
+/** Open: the service profile's rule (src/domain/request-status.ts); the defaults when no profile is given. */
+export function isOpen(r: RequestRecord, profile: ServiceProfile = DEFAULT_PROFILE): boolean {
+  return profile.statuses.isOpen(r);
 }
 
-/** The due day as YYYY-MM-DD from a date or an ISO date-time; null when absent or unreadable. */
-function dueDay(r: RequestRecord): string | null {
-  const d = r.dueDate;
-  if (!d || !/^\d{4}-\d{2}-\d{2}/.test(d)) return null;
-  return d.slice(0, 10);
+/** Due dates of one list that could not be read as a day: how many, and the forms met (each with a count and its first text). */
+export interface UnreadDates {
+  /** Per record: 1 when its due date is there but could not be read (so it is neither dated nor "no due date"). */
+  flags: Uint8Array;
+  count: number;
+  /** How many of them could be read either way (day-first or month-first): the profile's dates.ambiguous decides. */
+  ambiguous: number;
+  examples: string[];
 }
+
+/** Each record's due day as YYYY-MM-DD (src/domain/dates.ts), null when absent or unread; the unread ones counted apart. */
+function dueDays(all: readonly RequestRecord[], profile: ServiceProfile): { due: (string | null)[]; unread: UnreadDates | undefined } {
+  const due = new Array<string | null>(all.length);
+  let unread: UnreadDates | undefined;
+  for (let i = 0; i < all.length; i++) {
+    const d = all[i]!.dueDate;
+    // The common case first, as the list has always read it: an ISO date or date-time.
+    if (d !== null && d.length >= 10 && ISO_DAY.test(d)) {
+      due[i] = d.length === 10 ? d : d.slice(0, 10);
+      continue;
+    }
+    const reading = readDay(d, profile.ambiguousDates);
+    due[i] = reading?.day ?? null;
+    if (reading && reading.day === null) {
+      unread ??= { flags: new Uint8Array(all.length), count: 0, ambiguous: 0, examples: [] };
+      unread.flags[i] = 1;
+      unread.count++;
+      if ('ambiguous' in reading && reading.ambiguous) unread.ambiguous++;
+      if (unread.examples.length < 3 && !unread.examples.includes(d!)) unread.examples.push(d!);
+    }
+  }
+  return { due, unread };
+}
+
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 
 /** Per record of one list: its due day and whether it is open (what every list_requests pass needs). */
 export interface ListFacts {
+  /** The profile the facts were read by (statuses, ambiguous dates). */
+  profile: ServiceProfile;
   due: (string | null)[];
+  /** Due dates there but not read (undefined when every one was read). */
+  unreadDue: UnreadDates | undefined;
   open: boolean[];
   /** Made on first need: each record's client name as an index into a table of the distinct names. */
   names?: NameTable;
@@ -87,10 +117,16 @@ export interface NameTable {
  */
 const FACTS = new WeakMap<readonly RequestRecord[], ListFacts>();
 
-export function listFacts(all: readonly RequestRecord[]): ListFacts {
+/**
+ * The facts of one list, read by `profile` (the server's service profile; given by every tool that starts a pass,
+ * left out by the helpers below, which read the facts already made). A list read by another profile is read again.
+ */
+export function listFacts(all: readonly RequestRecord[], profile?: ServiceProfile): ListFacts {
   let facts = FACTS.get(all);
-  if (!facts) {
-    facts = { due: all.map(dueDay), open: all.map(isOpen) };
+  if (!facts || (profile !== undefined && facts.profile !== profile)) {
+    const by = profile ?? DEFAULT_PROFILE;
+    const { due, unread } = dueDays(all, by);
+    facts = { profile: by, due, unreadDue: unread, open: all.map((r) => by.statuses.isOpen(r)) };
     FACTS.set(all, facts);
   }
   return facts;
@@ -147,7 +183,7 @@ export function titleTable(all: readonly RequestRecord[]): { ids: Int32Array; fo
 /** Each record's creation day, worked out once per list. */
 export function createdDays(all: readonly RequestRecord[]): (string | null)[] {
   const facts = listFacts(all);
-  facts.created ??= all.map((r) => (r.createdAt && /^\d{4}-\d{2}-\d{2}/.test(r.createdAt) ? r.createdAt.slice(0, 10) : null));
+  facts.created ??= all.map((r) => (r.createdAt && ISO_DAY.test(r.createdAt) ? r.createdAt.slice(0, 10) : (readDay(r.createdAt, facts.profile.ambiguousDates)?.day ?? null)));
   return facts.created;
 }
 

@@ -12,6 +12,7 @@ import { day } from './list-text.js';
 import type { LedgerEntry } from '../send/ledger.js';
 import { ledgerReason } from '../send/outcomes.js';
 import { isOpen } from './request-facts.js';
+import { DEFAULT_PROFILE, type ServiceProfile } from '../domain/service-profile.js';
 
 /**
  * What create_request and create_request_batch share before the send pipeline (src/send/pipeline.ts):
@@ -141,7 +142,30 @@ function draftRequest(input: DraftInput & { title: string; items: ItemInput[] },
   };
 }
 
-/** The exact POST body; its JSON text is what the preview shows and what is sent. */
+/** The service profile in force (the defaults without one). */
+export function profileOf(ctx: Pick<ToolContext, 'config'>): ServiceProfile {
+  return ctx.config.serviceProfile ?? DEFAULT_PROFILE;
+}
+
+/**
+ * A client who is not active, and its status, or undefined. One rule for both send tools: such a client is previewed
+ * with a warning naming the status and sent only with the person's go-ahead (never unattended).
+ */
+export function notActive(client: Client): string | undefined {
+  return client.status && client.status.trim().toLowerCase() !== 'active' ? client.status : undefined;
+}
+
+/** The warning a preview carries for a client who is not active. */
+export function notActiveWarning(status: string): string {
+  return `The client's status is ${quoted(status, 30)}, not active.`;
+}
+
+/** Why an unattended send (DOCREQ_CONFIRM_SEND=never) does not go to a client who is not active. */
+export function notActiveUnattended(status: string): string {
+  return `the client's status is ${quoted(status, 30)}, not active, and with DOCREQ_CONFIRM_SEND=never nobody confirms sending to such a client`;
+}
+
+/** The request in our own terms (its recipient and title key the once-only record); the body POSTed is profileOf(ctx).body(it). */
 export function payloadFor(clientId: string, draft: Draft): CreatePayload {
   return {
     clientId,
@@ -186,10 +210,10 @@ export async function ownRecord(ctx: ToolContext, clientId: string, key: string)
 }
 
 /** An open request with the same title for this client in the service's list, worded; or undefined. */
-export function duplicateOpen(client: Client, title: string, requests: RequestRecord[]): string | undefined {
+export function duplicateOpen(client: Client, title: string, requests: RequestRecord[], profile: ServiceProfile = DEFAULT_PROFILE): string | undefined {
   const key = titleKey(title);
   const name = fold(client.displayName?.trim().replace(/\s+/g, ' '));
-  const open = requests.find((r) => isOpen(r) && titleKey(r.title) === key && fold(r.clientName?.trim().replace(/\s+/g, ' ')) === name);
+  const open = requests.find((r) => isOpen(r, profile) && titleKey(r.title) === key && fold(r.clientName?.trim().replace(/\s+/g, ' ')) === name);
   if (open) {
     return `the client already has an open request ${quoted(open.title, 80)} (id ${oneLine(open.id, 40)}, status ${oneLine(open.status, 20)}, created ${dayText(open.createdAt)})`;
   }

@@ -14,9 +14,32 @@ interface Item { name: string; required: boolean; type: string }
 interface Payload { clientId?: string; title: string; dueDate?: string; items: Item[]; correctnessMode?: string }
 interface RequestRec { id?: string | null; status?: string | null }
 interface Confirmation { needed: boolean; token: string | null; expiresAt: string | null }
-interface Single { sent: boolean; dryRun: boolean; confirmation: Confirmation; client: { id: string | null; displayName: string | null; email: string | null }; payload: Payload; request: RequestRec | null; outcome: string; warnings: string[] }
-interface Recipient { client: string; clientId: string | null; displayName?: string | null; email?: string | null; outcome: string; request: RequestRec | null; reason: string | null }
-interface Batch { sent: number; dryRun: boolean; confirmation: Confirmation; payload: Payload; recipients: Recipient[]; stoppedBy: string | null; warnings: string[] }
+// `payload` is the exact body the service gets (its own field names); `previewed` the same request in the tools' terms.
+interface Single {
+  sent: boolean;
+  dryRun: boolean;
+  confirmation: Confirmation;
+  client: { id: string | null; displayName: string | null; email: string | null };
+  payload: Record<string, unknown>;
+  previewed: Payload;
+  request: RequestRec | null;
+  outcome: string;
+  warnings: string[];
+  asPreviewed?: boolean | null;
+  differences?: string[];
+}
+interface Recipient {
+  client: string;
+  clientId: string | null;
+  displayName?: string | null;
+  email?: string | null;
+  outcome: string;
+  request: RequestRec | null;
+  reason: string | null;
+  asPreviewed?: boolean | null;
+  differences?: string[];
+}
+interface Batch { sent: number; dryRun: boolean; confirmation: Confirmation; payload: Record<string, unknown>; previewed: Payload; recipients: Recipient[]; stoppedBy: string | null; warnings: string[] }
 
 const app = newApp('docreq-send-preview');
 let input: Record<string, unknown> = {};
@@ -26,6 +49,7 @@ let pressed = false;
 const OUTCOME_WORDS: Record<string, string> = {
   will_send: 'will send',
   sent: 'sent',
+  accepted: 'accepted, not yet known to be e-mailed',
   may_have_been_sent: 'may have been sent',
   not_sent: 'not sent',
   skipped: 'will not send',
@@ -57,6 +81,17 @@ function requestDetails(p: Payload): Node {
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, '#'), el('th', { scope: 'col' }, 'Item'), el('th', { scope: 'col' }, 'Type'), el('th', { scope: 'col' }, 'Required'))),
       el('tbody', {}, ...p.items.map((i, n) => el('tr', {}, el('td', {}, n + 1), el('td', {}, text(i.name)), el('td', {}, text(i.type)), el('td', {}, i.required ? 'required' : 'optional')))),
     ),
+  );
+}
+
+/** What the service kept that differs from the preview, said plainly (a send's result only). */
+function differencesBlock(asPreviewed: boolean | null | undefined, differences: string[] | undefined, who?: string): Child {
+  if (asPreviewed !== false || !differences?.length) return null;
+  return el(
+    'section',
+    { class: 'warn', 'data-testid': 'differences' },
+    el('h2', {}, who === undefined ? 'Not as previewed' : 'Not as previewed: ', who === undefined ? null : text(who)),
+    el('ul', {}, ...differences.map((d) => el('li', {}, text(d)))),
   );
 }
 
@@ -127,7 +162,7 @@ const isSingle = (s: Record<string, unknown>): s is Record<string, unknown> & Si
  * another client, nothing is sent), else by those ids.
  */
 function sendCall(s: Single | Batch, token: string): ToolCall {
-  const p = s.payload;
+  const p = s.previewed;
   const body = { title: p.title, items: p.items, ...(p.dueDate ? { dueDate: p.dueDate } : {}), ...(p.correctnessMode ? { correctnessMode: p.correctnessMode } : {}) };
   const allowDuplicate = input.allowDuplicate === true ? { allowDuplicate: true } : {};
   if ('recipients' in s) {
@@ -176,7 +211,7 @@ function renderPreview(s: Single | Batch): void {
     batch
       ? recipientsTable(s.recipients, `Recipients: ${grouped(willSend)} will send, ${grouped(s.recipients.length - willSend)} will not`)
       : el('section', { 'aria-labelledby': 'to-h' }, el('h2', { id: 'to-h' }, 'To'), el('p', { 'data-testid': 'client' }, who(s.client.displayName, s.client.email, s.client.id))),
-    requestDetails(s.payload),
+    requestDetails(s.previewed),
     warningsBlock(s.warnings),
     exactBody(s.payload, batch ? 'The same body goes to each recipient, with its client id.' : 'This is the JSON the service receives.'),
     el('div', { class: 'actions' }, sendButton, cancelButton),
@@ -226,13 +261,15 @@ function renderOutcome(s: Single | Batch, result: ToolResultLike, afterSend: boo
       el('h1', {}, head),
       status(line, result.isError || count('may_have_been_sent') ? 'bad' : ''),
       recipientsTable(s.recipients, 'Outcome per recipient'),
+      ...s.recipients.filter((r) => r.asPreviewed === false).map((r) => differencesBlock(false, r.differences, r.displayName ?? r.client)),
       count('may_have_been_sent') ? el('p', {}, `For “may have been sent”: ${CHECK}`) : null,
       warningsBlock(s.warnings),
     );
     return;
   }
   const view: Record<string, [string, string, string]> = {
-    sent: ['Sent', 'Sent. The service e-mails the client.', 'ok'],
+    sent: s.asPreviewed === false ? ['Sent, but not as previewed', 'Sent, but the service kept something other than the preview (below).', 'bad'] : ['Sent', 'Sent. The service e-mails the client.', 'ok'],
+    accepted: ['Accepted, not yet known to be e-mailed', 'The service queued the request and has not said the client was e-mailed.', ''],
     may_have_been_sent: ['May have been sent', `The outcome is unclear. ${CHECK}`, 'bad'],
     already_sent: ['Already sent', 'This preview was sent before; nothing more was sent.', ''],
     declined: ['Not sent', 'You declined: nothing was sent.', ''],
@@ -241,7 +278,7 @@ function renderOutcome(s: Single | Batch, result: ToolResultLike, afterSend: boo
   const [title, line, kind] = view[s.outcome] ?? ['Result', '', ''];
   const to = el('p', { 'data-testid': 'client' }, 'To ', who(s.client.displayName, s.client.email, s.client.id), s.request?.id ? el('span', {}, ' · request ', idText(s.request.id)) : null);
   // The server's warnings say it again in its own words: the page's line is enough for the outcome.
-  show(el('h1', {}, title), status(line, kind), to, requestDetails(s.payload), warningsBlock(s.warnings.filter((w) => !/nothing was sent/i.test(w))));
+  show(el('h1', {}, title), status(line, kind), to, differencesBlock(s.asPreviewed, s.differences), requestDetails(s.previewed), warningsBlock(s.warnings.filter((w) => !/nothing was sent/i.test(w))));
 }
 
 app.ontoolinput = (params) => {

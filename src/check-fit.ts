@@ -1,0 +1,93 @@
+import type { DocReqApi, ListResult } from './api/client.js';
+import type { Client, RequestRecord } from './api/records.js';
+import { addDays, localToday } from './clock.js';
+import { readDay, type DateForm } from './domain/dates.js';
+import type { ServiceProfile } from './domain/service-profile.js';
+import { oneLine } from './text/render.js';
+
+/**
+ * `check`'s account of how the firm's service fits the profile in force, from one read of each list and no POST:
+ * the statuses seen and how each is counted, the date forms seen, the fields beyond the documented ones, any paging
+ * signal, and the body a send would POST. What it finds that the profile does not account for is marked "!".
+ */
+
+const cap = (s: string) => oneLine(s, 60);
+
+function counted(counts: Record<string, number>, max = 12): string {
+  const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+  const shown = entries.slice(0, max).map(([k, n]) => `${cap(k)} ${n}`);
+  return shown.join(', ') + (entries.length > max ? `, …${entries.length - max} more` : '');
+}
+
+/** The lines of the fit; `problems` counts the lines marked "!" (the profile does not account for something seen). */
+export function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests: ListResult<RequestRecord>): { lines: string[]; problems: number } {
+  const lines: string[] = [];
+  let problems = 0;
+  const mark = (ok: boolean, line: string) => {
+    if (!ok) problems++;
+    lines.push(`${ok ? '✓' : '!'} ${line}`);
+  };
+  lines.push(`✓ service profile: ${profile.source ? profile.source : 'none set (DOCREQ_SERVICE_PROFILE): the defaults'}`);
+  for (const line of profile.describe()) lines.push(`    ${line}`);
+
+  // Statuses, each with how it is counted.
+  const byKind: Record<'open' | 'closed' | 'unknown', Record<string, number>> = { open: {}, closed: {}, unknown: {} };
+  for (const r of requests.records) {
+    const kind = profile.statuses.kind(r.status);
+    const key = r.status ?? '(no status)';
+    byKind[kind][key] = (byKind[kind][key] ?? 0) + 1;
+  }
+  lines.push(`✓ request statuses seen (${requests.records.length} requests): open ${counted(byKind.open) || 'none'}; closed ${counted(byKind.closed) || 'none'}`);
+  if (Object.keys(byKind.unknown).length) {
+    mark(false, `statuses the profile names neither open nor closed: ${counted(byKind.unknown)}; counted as open unless every item is complete, and named in answers: list them under statuses.open or statuses.closed`);
+  }
+
+  // Date forms, due dates and creation times alike.
+  const forms: Partial<Record<DateForm | 'unread', number>> = {};
+  const unread: string[] = [];
+  for (const r of requests.records) {
+    for (const value of [r.dueDate, r.createdAt]) {
+      const reading = readDay(value, profile.ambiguousDates);
+      if (!reading) continue;
+      const form = reading.day === null ? 'unread' : reading.form;
+      forms[form] = (forms[form] ?? 0) + 1;
+      if (reading.day === null && unread.length < 3) unread.push(value!);
+    }
+  }
+  const formText = counted(Object.fromEntries(Object.entries(forms).filter(([k]) => k !== 'unread')) as Record<string, number>);
+  lines.push(`✓ date forms seen: ${formText || 'none (no dates)'}`);
+  if (forms.unread) mark(false, `${forms.unread} dates not read (e.g. ${unread.map((u) => JSON.stringify(cap(u))).join(', ')}): for dates such as 03/04/2026 set dates.ambiguous`);
+
+  // Fields beyond the documented ones.
+  const extra = (result: ListResult<unknown>) => (result.survey ? counted(result.survey.fields) : '');
+  lines.push(`✓ fields beyond the documented ones: clients ${extra(clients) || 'none'}; requests ${extra(requests) || 'none'}`);
+
+  // Paging signals: the API document's lists are whole.
+  for (const [what, result] of [['clients', clients], ['requests', requests]] as const) {
+    if (result.paging) mark(false, `the ${what} list signals more pages (${result.paging}): counts over it are "at least", and a record on a later page is not seen`);
+  }
+  if (!clients.paging && !requests.paging) lines.push('✓ paging: none signalled (each list is whole, as the API document says)');
+
+  // The body a send would POST, never sent.
+  const client = clients.records.find((c) => c.status?.toLowerCase() === 'active' && c.id) ?? clients.records.find((c) => c.id);
+  const example = profile.body({
+    clientId: client?.id ?? '<client id>',
+    title: 'Example: documents for your 2026 return',
+    dueDate: addDays(localToday(), 14),
+    items: [
+      { name: 'W-2 forms', required: true, type: 'file' },
+      { name: 'Any new dependants?', required: false, type: 'text' },
+    ],
+    correctnessMode: 'soft',
+  });
+  lines.push(`✓ a send would POST (an example; nothing is sent by check): ${JSON.stringify(example)}`);
+  return { lines, problems };
+}
+
+/** Reads each list once, with the survey of their fields, and prints the fit. Never POSTs. */
+export async function checkFit(api: DocReqApi, profile: ServiceProfile, out: (line: string) => void): Promise<{ clients: number; problems: number }> {
+  const [clients, requests] = await Promise.all([api.fetchClients({ survey: true }), api.fetchRequests({ survey: true })]);
+  const { lines, problems } = fitLines(profile, clients, requests);
+  for (const line of lines) out(line);
+  return { clients: clients.records.length, problems };
+}

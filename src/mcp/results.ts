@@ -1,5 +1,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { ApiError, KeyRejectedError, NotFoundServiceError, PlanLimitError, RateLimitedError, RedirectedError, ServiceFailedError, TooLargeError } from '../api/errors.js';
+import {
+  ApiError,
+  KeyRejectedError,
+  NotFoundServiceError,
+  PlanLimitError,
+  RateLimitedError,
+  RedirectedError,
+  ServiceFailedError,
+  TooLargeError,
+  type PlanLimit,
+} from '../api/errors.js';
 import { ConfigurationError, UserInputError } from '../errors.js';
 
 /** Where failures become words for a person or a model: the API's plain errors plus what to do next. */
@@ -8,16 +18,24 @@ export function errorResult(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
+/** What the firm can do about each limit of its plan. */
+const PLAN_ADVICE: Record<PlanLimit, string> = {
+  'active-requests': 'complete or archive open requests, or upgrade the plan in the dashboard',
+  billing: 'wait for the next billing period, or upgrade the plan in the dashboard',
+  plan: 'complete or archive open requests, wait for the next billing period, or upgrade the plan in the dashboard',
+};
+
 /** What to do about an API failure; empty when the message says it all. */
 function guidance(error: ApiError, keyFrom: KeySource): string {
   if (error instanceof KeyRejectedError) {
     return keyFrom === 'header' ? " Check the key this request sent as Authorization: Bearer <key> (the firm's API key)." : ' Check DOCREQ_API_KEY.';
   }
-  if (error instanceof PlanLimitError) {
-    return ' What the firm can do: complete or archive open requests, wait for the next billing period, or upgrade the plan in the dashboard.';
-  }
+  // Only a plan limit gets the advice to archive or upgrade: a rate limit passes by waiting.
+  if (error instanceof PlanLimitError) return ` What the firm can do: ${PLAN_ADVICE[error.limit]}.`;
   if (error instanceof RateLimitedError) {
-    return error.retryAfterMs !== undefined ? ` Try again in ${Math.ceil(error.retryAfterMs / 1000)} s.` : ' Try again shortly.';
+    return error.retryAfterMs !== undefined
+      ? ` The service asked to wait (Retry-After). Try again in ${Math.ceil(error.retryAfterMs / 1000)} s.`
+      : ' Try again shortly.';
   }
   if (error instanceof ServiceFailedError) return ' Try again later.';
   if (error instanceof NotFoundServiceError || error instanceof RedirectedError) return ' Check DOCREQ_BASE_URL.';

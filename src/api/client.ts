@@ -2,9 +2,10 @@ import type { Dispatcher } from 'undici';
 import { silentLogger, type Logger } from '../log.js';
 import { redactor, type Redact } from '../text/redact.js';
 import { ServiceExchange, type CallOptions } from './exchange.js';
-import { ApiState, ListReader, type ListResult } from './lists.js';
+import { ApiState, ListReader, type ListOptions, type ListResult } from './lists.js';
 import type { ProxyEnv } from './proxy.js';
-import type { Client, CreatePayload, RequestRecord } from './records.js';
+import type { ServiceProfile } from '../domain/service-profile.js';
+import type { Client, RequestRecord } from './records.js';
 import { RequestSender, type CreateOptions, type CreateOutcome } from './sending.js';
 
 /**
@@ -45,6 +46,8 @@ export interface ApiClientOptions {
   sharedPool?: Dispatcher;
   /** The redaction of the key (redactor([apiKey])), when the caller keeps one per key; made here otherwise. */
   redactKey?: Redact;
+  /** The firm's service profile: where a create's answer holds the created record (default: the defaults). */
+  profile?: ServiceProfile;
 }
 
 const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
@@ -61,7 +64,7 @@ export class DocReqApi {
   readonly state: ApiState;
 
   constructor(options: ApiClientOptions) {
-    const { logger, state, proxyEnv, ca, minPostBudgetMs, sharedPool, redactKey, ...rest } = options;
+    const { logger, state, proxyEnv, ca, minPostBudgetMs, sharedPool, redactKey, profile, ...rest } = options;
     const settings = {
       maxResponseBytes: DEFAULT_MAX_BYTES,
       maxRetries: 2,
@@ -79,7 +82,7 @@ export class DocReqApi {
     this.lists = new ListReader(this.http, settings, this.state, log, redact);
     // max(1 s, 25%), but never more than half the timeout (a test's 800 ms timeout can still send).
     const postBudget = minPostBudgetMs ?? Math.min(Math.max(1_000, options.timeoutMs / 4), options.timeoutMs / 2);
-    this.sender = new RequestSender(this.http, { timeoutMs: options.timeoutMs, minPostBudgetMs: postBudget }, this.state, log, redact);
+    this.sender = new RequestSender(this.http, { timeoutMs: options.timeoutMs, minPostBudgetMs: postBudget, ...(profile ? { profile } : {}) }, this.state, log, redact);
   }
 
   /** Loads undici and makes the pool now (right after `initialize`), so the first call costs what a later one does. */
@@ -102,11 +105,11 @@ export class DocReqApi {
   }
 
   /** `reuse`: a list fetched within `clientsCacheMs` (and since the last send) will do. */
-  fetchClients(options: CallOptions & { reuse?: boolean } = {}): Promise<ListResult<Client>> {
+  fetchClients(options: CallOptions & ListOptions & { reuse?: boolean } = {}): Promise<ListResult<Client>> {
     return this.lists.clients(options);
   }
 
-  fetchRequests(options: CallOptions = {}): Promise<ListResult<RequestRecord>> {
+  fetchRequests(options: CallOptions & ListOptions = {}): Promise<ListResult<RequestRecord>> {
     return this.lists.requests(options);
   }
 
@@ -119,11 +122,11 @@ export class DocReqApi {
   }
 
   /**
-   * POSTs `JSON.stringify(payload)` once, with the caller's Idempotency-Key. Never retried. Once
-   * written it is not aborted by `signal`, only by the deadline; an unclear outcome is an error with
+   * POSTs `JSON.stringify(body)` once (the body exactly as previewed), with the caller's Idempotency-Key. Never
+   * retried. Once written it is not aborted by `signal`, only by the deadline; an unclear outcome is an error with
    * `outcomeUnknown` set, a definite one (refused, not written) has it unset.
    */
-  createRequest(payload: CreatePayload, options: CreateOptions): Promise<CreateOutcome> {
-    return this.sender.create(payload, options);
+  createRequest(body: Record<string, unknown>, options: CreateOptions): Promise<CreateOutcome> {
+    return this.sender.create(body, options);
   }
 }

@@ -1,9 +1,15 @@
 import { BadResponseError } from './errors.js';
 import { listData } from './records.js';
 import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, deeperThan, fieldNamed, isSpace, lastObjectBoundary, NULL, OPEN_ARRAY, OPEN_OBJECT, prunedElement, QUOTE, readsData, stringEnd, TextJoiner } from './json-scan.js';
-import { markUnreadable, MAX_ELEMENT_DEPTH, type Unreadable } from './unreadable.js';
+import { bodyPaging, markUnreadable, MAX_ELEMENT_DEPTH, type Unreadable } from './unreadable.js';
 
 export { MAX_ELEMENT_DEPTH, unreadableIn, unreadableNotes, type Unreadable } from './unreadable.js';
+
+/** A survey keeps at most this many distinct fields (the first met), and names each in at most SURVEY_NAME characters. */
+const SURVEY_FIELDS = 50;
+const SURVEY_NAME = 64;
+/** How much of a field's name the parser keeps for the survey: enough to redact a secret in it before it is cut to SURVEY_NAME. */
+const SURVEY_KEY_KEPT = 1024;
 
 /** In the fast path, how much may wait for an element boundary before the exact scanner takes over. */
 const PENDING_LIMIT = 1024 * 1024;
@@ -20,6 +26,16 @@ export interface ListStreamOptions {
    * way and stands as null as a whole, and its record is listed in {@link unreadableIn}.
    */
   fields?: readonly string[];
+  /**
+   * Also count, per element, its top-level keys other than `fields` (see {@link ListStreamParser.surveyed}).
+   * For a check of the service's answer only: it costs a pass over every element's keys.
+   */
+  survey?: boolean;
+}
+
+/** A survey of a list's records: each field beyond the read ones, with how many records carry it. */
+export interface ListSurvey {
+  fields: Record<string, number>;
 }
 
 /**
@@ -97,6 +113,10 @@ export class ListStreamParser<T> {
   private carriedIsFresh = false;
   /** Where the text to parse is put together. */
   private readonly joiner = new TextJoiner();
+  /** With `survey`: each unread top-level key of the elements (cut to SURVEY_KEY_KEPT), and how many elements carry it. */
+  private readonly surveyCounts: Map<string, number> | undefined;
+  /** Set when the body ends (see `paging`). */
+  private signal: string | undefined;
 
   constructor(
     private readonly what: string,
@@ -106,6 +126,21 @@ export class ListStreamParser<T> {
     this.maxDepth = options.maxDepth ?? MAX_ELEMENT_DEPTH;
     this.fields = options.fields ? new Set(options.fields) : undefined;
     this.longestField = Math.max(0, ...(options.fields ?? []).map((f) => f.length * 6 + 2));
+    this.surveyCounts = options.survey ? new Map() : undefined;
+  }
+
+  /**
+   * Once the body has ended: the answer's sign of more pages than it gave, as one sentence, or
+   * undefined when it gives none. Read from the skeleton (everything but the records), so it costs
+   * nothing per record.
+   */
+  get paging(): string | undefined {
+    return this.signal;
+  }
+
+  /** With `survey`, once the body has ended: the records' unread top-level keys, raw, and how many records carry each. */
+  get surveyed(): ReadonlyMap<string, number> | undefined {
+    return this.surveyCounts;
   }
 
   /** Bytes scanned, copied or parsed so far (every pass over a byte counts): for tests of linear work. */
@@ -158,7 +193,11 @@ export class ListStreamParser<T> {
     }
     // The skeleton holds "data": [] where the elements were streamed, so an array here is that one.
     const data = listData(shape, this.what);
-    if (data.length > 0) return data.map(this.toRecord);
+    this.signal = bodyPaging(shape, data.length > 0 ? data.length : this.records.length);
+    if (data.length > 0) {
+      if (this.surveyCounts) for (const value of data) this.survey(value);
+      return data.map(this.toRecord);
+    }
     if (this.unreadable.length > 0) markUnreadable(this.records, this.unreadable);
     return this.records;
   }
@@ -211,7 +250,23 @@ export class ListStreamParser<T> {
   /** Keeps an element as a record, noting the read fields `cut` for their depth. */
   private keep(value: unknown, cut?: readonly string[]): void {
     if (cut?.length) this.unreadable.push({ index: this.records.length, fields: [...new Set(cut)] });
+    // The survey's one branch per element: without it no element costs more.
+    if (this.surveyCounts) this.survey(value);
     this.records.push(this.toRecord(value));
+  }
+
+  /** Counts an element's top-level keys that are not read fields (an element that is not an object has none). */
+  private survey(value: unknown): void {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+    const counts = this.surveyCounts!;
+    const fields = this.fields;
+    for (const key in value) {
+      if (fields?.has(key) || key === '__proto__') continue;
+      const name = key.length > SURVEY_KEY_KEPT ? key.slice(0, SURVEY_KEY_KEPT) : key;
+      const n = counts.get(name);
+      if (n !== undefined) counts.set(name, n + 1);
+      else if (counts.size < SURVEY_FIELDS) counts.set(name, 1);
+    }
   }
 
   /**
@@ -395,6 +450,7 @@ export class ListStreamParser<T> {
           // A repeated "data" key: the last one wins, as in JSON.parse (the earlier one was parsed, so validated).
           this.records.length = 0;
           this.unreadable = [];
+          this.surveyCounts?.clear();
           this.afterComma = false;
           if (handOff && this.fastWait === 0 && n - i > HAND_OFF_BYTES) {
             rest = i + 1;
@@ -456,4 +512,20 @@ export class ListStreamParser<T> {
   private invalid(): BadResponseError {
     return new BadResponseError(`The service's ${this.what} list is not valid JSON.`);
   }
+}
+
+/**
+ * A parser's survey as a list answer gives it: each name redacted (by `redact`, the key's redaction)
+ * before it is cut to SURVEY_NAME characters, in an object with no prototype; names that meet once
+ * cut keep the larger count, so no count exceeds the records.
+ */
+export function surveyOf(counts: ReadonlyMap<string, number>, redact: (text: string) => string): ListSurvey {
+  const fields = Object.create(null) as Record<string, number>;
+  for (const [key, n] of counts) {
+    const clean = redact(key);
+    const name = clean.length > SURVEY_NAME ? `${clean.slice(0, SURVEY_NAME - 1)}…` : clean;
+    if (name === '__proto__') continue;
+    fields[name] = Math.max(fields[name] ?? 0, n);
+  }
+  return { fields };
 }

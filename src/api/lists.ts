@@ -3,8 +3,9 @@ import type { Logger } from '../log.js';
 import type { Redact } from '../text/redact.js';
 import { ApiError, BadResponseError, CancelledError, TimedOutError, UnreachableError } from './errors.js';
 import { CLIENTS, REQUESTS, header, type CallOptions, type ServiceExchange } from './exchange.js';
-import { ListStreamParser } from './list-stream.js';
+import { ListStreamParser, surveyOf, type ListSurvey } from './list-stream.js';
 import { CLIENT_FIELDS, REQUEST_FIELDS, toClient, toRequest, type Client, type RequestRecord } from './records.js';
+import { linkPaging } from './unreadable.js';
 
 /**
  * The lists: GETs with retries inside one deadline, revalidation (ETag / Last-Modified → 304 reuses
@@ -15,6 +16,23 @@ export interface ListResult<T> {
   records: T[];
   /** True when the service answered 304 and the records parsed last time were reused. */
   revalidated: boolean;
+  /**
+   * The answer's sign that the service holds more of the list than it gave (the documented lists have
+   * no pages), as one sentence naming it, e.g. `the answer's "has_more" is true`; undefined when it
+   * gives none. A reused list (304, or the clients kept for reuse) keeps the sign of the answer it came from.
+   */
+  paging: string | undefined;
+  /** Only when asked for (`survey`): the records' fields beyond the ones read, each with how many records carry it. */
+  survey?: ListSurvey;
+}
+
+/** What a list call may ask beyond the call's own options. */
+export interface ListOptions {
+  /**
+   * Also survey the records' fields beyond the ones read (for a check of the service's answer). Such a
+   * call neither shares a GET with nor reuses the copy of a call without it, and keeps no copy itself.
+   */
+  survey?: boolean;
 }
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
@@ -23,6 +41,7 @@ interface ListCopy {
   etag: string | undefined;
   lastModified: string | undefined;
   records: unknown[];
+  paging: string | undefined;
 }
 
 interface SharedGet {
@@ -39,7 +58,7 @@ interface SharedGet {
 export class ApiState {
   /** Bumped when a send starts and when it ends: no read begun before a send is used after it. */
   generation = 0;
-  clients: { at: number; generation: number; records: Client[] } | undefined;
+  clients: { at: number; generation: number; records: Client[]; paging: string | undefined } | undefined;
   /** The last answer of each list with its validators: at most one copy per list. */
   readonly copies = new Map<string, ListCopy>();
   /** GETs under way, shared by identical calls of the same generation. */
@@ -79,19 +98,20 @@ export class ListReader {
   ) {}
 
   /** `reuse`: a list fetched within `clientsCacheMs` (and since the last send) will do. */
-  async clients(options: CallOptions & { reuse?: boolean } = {}): Promise<ListResult<Client>> {
+  async clients(options: CallOptions & ListOptions & { reuse?: boolean } = {}): Promise<ListResult<Client>> {
     const state = this.state;
     const cached = state.clients;
-    if (cached && options.reuse && cached.generation === state.generation && Date.now() - cached.at <= this.options.clientsCacheMs) {
-      return { records: cached.records, revalidated: false };
+    // A survey is never answered from the list kept (it holds no survey); its own answer may be kept for later calls.
+    if (cached && options.reuse && !options.survey && cached.generation === state.generation && Date.now() - cached.at <= this.options.clientsCacheMs) {
+      return { records: cached.records, revalidated: false, paging: cached.paging };
     }
     const generation = state.generation;
     const result = await this.sharedList(CLIENTS, 'clients', (raw) => toClient(raw, this.redact), options);
-    if (generation === state.generation) state.clients = { at: Date.now(), generation, records: result.records };
+    if (generation === state.generation) state.clients = { at: Date.now(), generation, records: result.records, paging: result.paging };
     return result;
   }
 
-  async requests(options: CallOptions = {}): Promise<ListResult<RequestRecord>> {
+  async requests(options: CallOptions & ListOptions = {}): Promise<ListResult<RequestRecord>> {
     return this.sharedList(REQUESTS, 'requests', (raw) => toRequest(raw, this.redact), options);
   }
 
@@ -100,12 +120,14 @@ export class ListReader {
    * only within a generation. Each caller may leave (cancel, or its own deadline); the GET is aborted
    * when the last one leaves.
    */
-  private sharedList<T>(path: string, what: string, toRecord: (raw: unknown) => T, options: CallOptions): Promise<ListResult<T>> {
+  private sharedList<T>(path: string, what: string, toRecord: (raw: unknown) => T, options: CallOptions & ListOptions): Promise<ListResult<T>> {
     const { signal } = options;
+    const survey = options.survey === true;
     if (signal?.aborted) return Promise.reject(new CancelledError('The call was cancelled.'));
     const deadline = options.deadline ?? Date.now() + this.options.timeoutMs;
     const state = this.state;
-    const key = this.http.url(path);
+    // Surveys share GETs only with each other: a survey's key ends in " survey", any other in the list's path.
+    const key = survey ? `${this.http.url(path)} survey` : this.http.url(path);
     let shared = state.inflight.get(key);
     if (!shared || shared.generation !== state.generation) {
       const controller = new AbortController();
@@ -114,7 +136,7 @@ export class ListReader {
         if (state.inflight.get(key) === fresh) state.inflight.delete(key);
       };
       // Calls share an answer in progress, not a failure being retried: a call made meanwhile starts afresh.
-      fresh.promise = this.getList(path, what, toRecord, deadline, controller.signal, fresh.generation, settled);
+      fresh.promise = this.getList(path, what, toRecord, deadline, controller.signal, fresh.generation, survey, settled);
       fresh.promise.then(settled, settled);
       state.inflight.set(key, fresh);
       shared = fresh;
@@ -165,7 +187,10 @@ export class ListReader {
     });
   }
 
-  /** GET a list with retries inside one deadline; the body streams into records; a 304 reuses the last copy. */
+  /**
+   * GET a list with retries inside one deadline; the body streams into records; a 304 reuses the last copy.
+   * `survey`: the records' other fields are counted too, and the copy is left alone: not asked about, dropped nor replaced.
+   */
   private async getList<T>(
     path: string,
     what: string,
@@ -173,6 +198,7 @@ export class ListReader {
     deadline: number,
     signal: AbortSignal,
     generation: number,
+    survey: boolean,
     onRetry: () => void = () => undefined,
   ): Promise<ListResult<T>> {
     const { maxRetries, retryBaseDelayMs, maxRetryAfterMs } = this.options;
@@ -183,7 +209,7 @@ export class ListReader {
       let failure: ApiError;
       const conditional: Record<string, string> = {};
       // Only the validators are held while the GET runs, not the copy: a 200 drops it before the new body is parsed.
-      const held = state.generation === generation ? state.copies.get(key) : undefined;
+      const held = !survey && state.generation === generation ? state.copies.get(key) : undefined;
       const etag = held?.etag;
       if (held?.etag) conditional['if-none-match'] = held.etag;
       if (held?.lastModified) conditional['if-modified-since'] = held.lastModified;
@@ -193,22 +219,31 @@ export class ListReader {
         const dropSuperseded = (status: number) => {
           if (status >= 200 && status <= 299 && state.copies.get(key)?.etag === etag) state.copies.delete(key);
         };
-        const answer = await this.http.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser: () => new ListStreamParser(what, toRecord, { fields: what === 'clients' ? CLIENT_FIELDS : REQUEST_FIELDS }), onStatus: dropSuperseded });
+        // The parser made for this attempt, if its answer was a list: it knows the body's paging signs and the survey.
+        const made: { parser?: ListStreamParser<T> } = {};
+        const fields = what === 'clients' ? CLIENT_FIELDS : REQUEST_FIELDS;
+        const listParser = () => (made.parser = new ListStreamParser(what, toRecord, { fields, survey }));
+        const onStatus = survey ? undefined : dropSuperseded;
+        const answer = await this.http.exchange({ method: 'GET', path, deadline, signal, headers: conditional, listParser, onStatus });
         this.logger.debug(`GET ${path} → ${answer.status} in ${Date.now() - started} ms (attempt ${attempt + 1})`);
         const copy = asked && answer.status === 304 ? state.copies.get(key) : undefined;
-        if (copy && copy.etag === etag) return { records: copy.records as T[], revalidated: true };
+        if (copy && copy.etag === etag) return { records: copy.records as T[], revalidated: true, paging: copy.paging };
         if (answer.records) {
           const newTag = header(answer.headers, 'etag');
           const lastModified = header(answer.headers, 'last-modified');
-          if (state.generation === generation) {
-            if (newTag || lastModified) state.copies.set(key, { etag: newTag, lastModified, records: answer.records });
+          const paging = made.parser?.paging ?? linkPaging(answer.headers.link);
+          if (state.generation === generation && !survey) {
+            if (newTag || lastModified) state.copies.set(key, { etag: newTag, lastModified, records: answer.records, paging });
             else state.copies.delete(key);
           }
-          return { records: answer.records, revalidated: false };
+          const surveyed = made.parser?.surveyed;
+          const result: ListResult<T> = { records: answer.records, revalidated: false, paging };
+          if (surveyed) result.survey = surveyOf(surveyed, this.redact);
+          return result;
         }
         if (answer.status === 304) {
           // A 304 to a call without validators (or whose copy was dropped meanwhile): ask again, unconditionally.
-          state.copies.delete(key);
+          if (!survey) state.copies.delete(key);
           failure = new BadResponseError(`The service answered 304 (not modified) to ${path} without being asked.`, { status: 304 });
           if (attempt >= maxRetries) throw failure;
           continue;

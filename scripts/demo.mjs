@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -98,8 +98,32 @@ const harborBatch = { clients: harborClients.map((c) => c.email), template: 'leg
 const harborPreview = await call('create_request_batch', harborBatch, harbor);
 const stopped = await call('create_request_batch', { ...harborBatch, confirmationToken: harborPreview.structuredContent.confirmation.token }, harbor);
 await harbor.close();
+
+// Where the API document is silent, a firm's service may decide otherwise. The sandbox plays one that reads
+// "due_date" and "checklist" and silently drops the fields it does not know (--sandbox-service ignoring). Without a
+// service profile the send goes out without its due date and checklist, and the result says so; with a profile
+// naming those fields (docs/service-profile.md) it goes out as previewed.
+const profile = join(state, 'service-profile.json');
+writeFileSync(profile, JSON.stringify({ body: { dueDate: 'due_date', items: 'checklist' } }));
+const due = new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10);
+const fits = [];
+for (const [label, extra, title] of [
+  ['no service profile', {}, 'Demo: engagement letter'],
+  [`DOCREQ_SERVICE_PROFILE naming its fields: ${JSON.stringify({ body: { dueDate: 'due_date', items: 'checklist' } })}`, { DOCREQ_SERVICE_PROFILE: profile }, 'Demo: engagement letter, fitted'],
+]) {
+  const other = new Client({ name: 'docreq-demo-other', version: '1.0.0' });
+  await other.connect(new StdioClientTransport({ command: process.execPath, args: [bin, '--sandbox', '--sandbox-service', 'ignoring', '--log-level', 'warn'], env: { ...env, ...extra }, stderr: 'ignore' }));
+  rule(`Another service, which drops fields it does not know; ${label}`);
+  const someone = (await other.callTool({ name: 'list_clients', arguments: { status: 'active', offset: 30, limit: 1 } })).structuredContent.clients[0];
+  const args = { client: someone.id, title, dueDate: due, items: [{ name: 'Signed engagement letter' }, { name: 'Photo ID' }] };
+  const preview = await call('create_request', args, other);
+  const result = await call('create_request', { ...args, confirmationToken: preview.structuredContent.confirmation.token }, other);
+  fits.push(result.structuredContent?.asPreviewed);
+  await other.close();
+}
 await client.close();
 rule('Done');
 say(sent.structuredContent?.sent ? 'One request sent on the sandbox; the repeat was refused as a duplicate.' : 'The single send did not happen: see above.');
 say(`The batch sent ${batchSent.structuredContent?.sent ?? 0} and skipped the client who already had it; Harbor's batch stopped at its plan limit (${stopped.structuredContent?.stoppedBy ?? 'did not stop'}).`);
+say(`Another service: without a profile the send was ${fits[0] === false ? 'flagged as not as previewed' : 'not flagged'}; with one it was ${fits[1] === true ? 'checked as previewed' : 'not checked'}.`);
 say('Nothing left this machine.');

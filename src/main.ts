@@ -220,7 +220,11 @@ async function main(): Promise<void> {
   const mode = startMode(reading);
   started = { command, transport: mode.transport };
   const useSandbox = mode.sandbox;
-  const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests') };
+  // Which service the sandbox plays (--sandbox-service): ours, or another that differs where the API document is silent.
+  const playing = settingValue(reading, 'sandboxService');
+  if (playing.problem) fail(playing.problem);
+  const dialect = playing.value && playing.value !== 'ours' ? { dialect: playing.value } : {};
+  const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests'), ...dialect };
 
   // The sandbox is loaded only when asked for.
   const startSandbox = async (options: Parameters<typeof import('./sandbox/service.js').startSandbox>[0]) => (await import('./sandbox/service.js')).startSandbox(options);

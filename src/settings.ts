@@ -80,8 +80,8 @@ export const SETTINGS = {
     env: 'DOCREQ_SANDBOX_SERVICE',
     flag: '--sandbox-service',
     default: 'ours',
-    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['ours', 'other', 'ignoring'])),
-    help: 'which service the sandbox plays: `ours` (as the API document and the defaults say), `other` (another service: its own field names, statuses, dates and answers; docs/service-profile.md), `ignoring` (one that drops fields it does not know)',
+    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['ours', 'other', 'ignoring', 'strict'])),
+    help: 'which service the sandbox plays: `ours` (as the API document and the defaults say), `other` (another service: its own field names, statuses, dates and answers; docs/service-profile.md), `ignoring` (one that drops fields it does not know), `strict` (refuses them, wants date-times, answers 202, pages its lists)',
   },
   readOnly: {
     env: 'DOCREQ_READ_ONLY',

@@ -225,7 +225,8 @@ export class ServiceExchange {
     return `${this.options.baseUrl}${path}`;
   }
 
-  statusError(answer: RawAnswer<unknown>, method: 'GET' | 'POST', path: string): ApiError {
+  /** `nameField`: how a refused field of the body is named for a person (the POST: by the tool argument it came from). */
+  statusError(answer: RawAnswer<unknown>, method: 'GET' | 'POST', path: string, nameField?: (serviceField: string) => string): ApiError {
     const { status } = answer;
     if (status >= 300 && status <= 399) return this.redirected(answer, method);
     let parsed: unknown;
@@ -245,7 +246,8 @@ export class ServiceExchange {
         { status },
       );
     }
-    const error = errorFromStatus(status, parsed, isJson, header(answer.headers, 'content-type'), parseRetryAfter(header(answer.headers, 'retry-after')), this.options.redact);
+    const retryAfter = parseRetryAfter(header(answer.headers, 'retry-after'));
+    const error = errorFromStatus(status, parsed, isJson, header(answer.headers, 'content-type'), retryAfter, this.options.redact, nameField);
     if (error instanceof KeyRejectedError) this.options.onKeyRejected();
     return error;
   }

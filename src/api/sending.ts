@@ -88,7 +88,9 @@ export class RequestSender {
     this.logger.debug(`POST ${REQUESTS} → ${answer.status} in ${Date.now() - started} ms`);
     const { status } = answer;
     if (status < 200 || status > 299) {
-      const error = this.http.statusError(answer, 'POST', REQUESTS);
+      // A refused field is named by the tool argument it came from (and its service name, when the profile renames it).
+      const profile = this.options.profile ?? DEFAULT_PROFILE;
+      const error = this.http.statusError(answer, 'POST', REQUESTS, (field) => profile.nameField(field));
       if (status >= 500) {
         throw new ServiceFailedError(error.message, {
           status,

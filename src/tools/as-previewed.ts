@@ -21,6 +21,8 @@ export interface PreviewCheck {
   differences: string[];
   /** Why it could not be checked (asPreviewed null), or what was compared (true). */
   detail: string;
+  /** The created request as the service's list shows it, when the list was read to check it. */
+  listed?: RequestRecord;
 }
 
 const PROFILE = 'the service profile (DOCREQ_SERVICE_PROFILE)';
@@ -158,6 +160,6 @@ export async function checkSends(ctx: Pick<ToolContext, 'api' | 'config' | 'sign
     if (!found) return notChecked("the service's list does not show it yet, so what it kept could not be compared with the preview: check with list_requests later");
     // What the answer showed stands; the list fills in the rest.
     const fromAnswer = Object.fromEntries(Object.entries(s.kept ?? {}).filter(([, v]) => v !== undefined));
-    return compareWithPreview(s.payload, { ...keptFromList(found), ...fromAnswer }, s.client, profile);
+    return { ...compareWithPreview(s.payload, { ...keptFromList(found), ...fromAnswer }, s.client, profile), listed: found };
   });
 }

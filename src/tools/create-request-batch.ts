@@ -87,7 +87,16 @@ const idList = (cs: Client[]) => cs.slice(0, 5).map((c) => `${quoted(c.displayNa
 const resolvedAs = (r: Recipient) => ({ displayName: r.client?.displayName ?? null, email: r.client?.email ?? null });
 
 /** Each recipient as given, resolved and checked against one read of both lists. */
-async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], requests: RequestRecord[], title: string, allowDuplicate: boolean, warnings: string[]): Promise<Recipient[]> {
+async function resolveAll(
+  ctx: ToolContext,
+  given: string[],
+  clients: Client[],
+  requests: RequestRecord[],
+  title: string,
+  allowDuplicate: boolean,
+  warnings: string[],
+  paging?: string,
+): Promise<Recipient[]> {
   const key = titleKey(title);
   const seen = new Map<string, number>();
   const resolve = clientResolver(clients);
@@ -103,7 +112,8 @@ async function resolveAll(ctx: ToolContext, given: string[], clients: Client[], 
     if (!client) {
       if (candidates.length > 1) return { ...base, outcome: 'skipped', reason: `ambiguous: matches ${candidates.length} clients: ${idList(candidates)}; pass the id of the one meant` };
       const { shown } = closestClients(clients, query);
-      return { ...base, outcome: 'skipped', reason: `no client has this id, e-mail or exact name${shown.length ? `; closest: ${idList(shown)}` : ''}` };
+      const later = paging ? `; the service's client list signals more pages (${paging}), so it may be on a page it did not list` : '';
+      return { ...base, outcome: 'skipped', reason: `no client has this id, e-mail or exact name${shown.length ? `; closest: ${idList(shown)}` : ''}${later}` };
     }
     const at = { ...base, client };
     if (!client.id) return { ...at, outcome: 'skipped', reason: "the service's record of this client has no id" };
@@ -170,10 +180,11 @@ export const createRequestBatch = defineTool({
   async handler(input, ctx) {
     assertSendingAllowed(ctx);
     const draft = draftFromInput(input, ctx);
-    const [clients, requests] = await Promise.all([ctx.api.listClients({ signal: ctx.signal }), ctx.api.listRequests({ signal: ctx.signal })]);
+    const [listed, requests] = await Promise.all([ctx.api.fetchClients({ signal: ctx.signal }), ctx.api.listRequests({ signal: ctx.signal })]);
+    const clients = listed.records;
     const allowDuplicate = input.allowDuplicate ?? false;
     const warnings = [...draft.warnings];
-    const recipients = await resolveAll(ctx, input.clients, clients, requests, draft.title, allowDuplicate, warnings);
+    const recipients = await resolveAll(ctx, input.clients, clients, requests, draft.title, allowDuplicate, warnings, listed.paging);
     // The body each recipient is sent, in the service's own field names; its client field is set per recipient.
     const profile = profileOf(ctx);
     const { [profile.spec.body.client]: _, ...payload } = profile.body(payloadFor('', draft));
@@ -312,7 +323,11 @@ export const createRequestBatch = defineTool({
     const done = [...sends].filter(([send]) => send.outcome === 'sent');
     if (done.length) {
       const checks = await checkSends(ctx, done.map(([send, r]) => ({ payload: send.payload, client: r.client!, request: send.request, kept: send.kept })));
-      done.forEach(([, r], i) => (r.check = checks[i]));
+      done.forEach(([send, r], i) => {
+        r.check = checks[i];
+        // An answer that named only the request's id (or nothing): the request as the list shows it.
+        if (checks[i]!.listed && (!send.request || send.request.title === null)) r.request = checks[i]!.listed!;
+      });
     }
     stoppedBy = sent.stoppedBy;
     if (sent.declined) return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clientRecord, createPayload, documentedClient, requestRecord, type Client } from '../api/records.js';
+import { clientRecord, createPayload, documentedClient, requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
 import { findClient } from './resolve-client.js';
@@ -49,6 +49,12 @@ type Output = z.output<typeof output>;
 /** What a token's first use did, kept in the send store (no client details: they are read again). */
 type Stored = Pick<Output, 'outcome' | 'request' | 'warnings'>;
 const stored = ({ outcome, request, warnings }: Output): Stored => ({ outcome, request, warnings });
+
+/** The created request's id and status, as far as the service gave them (never an empty field shown). */
+function requestWords(request: RequestRecord | null): string {
+  const parts = [request?.id ? `request id ${oneLine(request.id, 40)}` : '', request?.status ? `status ${oneLine(request.status, 20)}` : ''].filter(Boolean);
+  return parts.length ? `: ${parts.join(', ')}.` : '.';
+}
 
 function summary(client: Client, body: Record<string, unknown>, draft: Draft): string {
   return `To: ${clientLabel(client)}\n${describeDraft(draft)}\nExact body: ${JSON.stringify(body)}`;
@@ -177,13 +183,15 @@ export const createRequest = defineTool({
       case 'sent': {
         // As previewed, checked: the service's record (the answer's, else the list's, read once) against the preview.
         [check] = await checkSends(ctx, [{ payload, client, request: send.request, kept: send.kept }]);
+        // An answer that named only the request's id (or nothing): the request as the list shows it.
+        if (check!.listed && (!send.request || send.request.title === null)) send.request = check!.listed;
         const out = outcome();
         const head = send.accepted
           ? `ACCEPTED, NOT YET KNOWN TO BE E-MAILED: the service queued ${quoted(payload.title, 80)} for ${clientLabel(client)} (202 Accepted) and has not said the client was e-mailed; check with list_requests later. This server will not send it again for 24 hours`
           : `SENT${check!.asPreviewed === false ? ', BUT NOT AS PREVIEWED' : ''}: ${quoted(payload.title, 80)} to ${clientLabel(client)}`;
         return result(
           head +
-            (send.request ? `: request id ${oneLine(send.request.id, 40)}, status ${oneLine(send.request.status, 20)}.` : '.') +
+            requestWords(send.request) +
             checkText(check!) +
             (out.warnings.length ? `\nWarnings: ${out.warnings.join(' ')}` : ''),
           out,

@@ -78,16 +78,21 @@ export function closestClients(clients: Client[], query: string, count = 3): { s
 }
 
 export async function findClient(ctx: ToolContext, query: string): Promise<Client> {
-  let clients = await ctx.api.listClients({ reuse: true, signal: ctx.signal, deadline: ctx.deadline });
-  let { client, candidates } = resolveClient(clients, query);
+  let listed = await ctx.api.fetchClients({ reuse: true, signal: ctx.signal, deadline: ctx.deadline });
+  let { client, candidates } = resolveClient(listed.records, query);
   if (!client && candidates.length === 0) {
     // The cached list may predate the client: look once more, fresh.
-    clients = await ctx.api.listClients({ signal: ctx.signal, deadline: ctx.deadline });
-    ({ client, candidates } = resolveClient(clients, query));
+    listed = await ctx.api.fetchClients({ signal: ctx.signal, deadline: ctx.deadline });
+    ({ client, candidates } = resolveClient(listed.records, query));
   }
   if (client) return client;
   if (candidates.length > 1) throw new UserInputError(ambiguity(query, candidates));
-  throw new UserInputError(notFound(clients, query));
+  throw new UserInputError(notFound(listed.records, query) + onLaterPage(listed.paging));
+}
+
+/** A list that signals more pages may hold the client on a page this server is not given: said, never "not found" alone. */
+export function onLaterPage(paging: string | undefined): string {
+  return paging ? `\nThe service's client list signals more pages (${paging}): the client may be on a page it did not list.` : '';
 }
 
 /** Why `query` names no single client, with the candidates listed (and counted when many). */

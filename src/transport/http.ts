@@ -10,8 +10,7 @@ import type { ApiClientOptions } from '../api/client.js';
 import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, startMode, type Config, type SettingsReading } from '../config.js';
 import { keptRedactor } from '../mcp/context.js';
 import { createLogger } from '../log.js';
-import type { Sandbox } from '../sandbox/service.js';
-import type { SeedOptions } from '../sandbox/seed.js';
+import type { Sandbox, SandboxOptions } from '../sandbox/service.js';
 import { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
@@ -311,7 +310,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
  * `docreq-mcp --transport http`: reads the team-mode settings, refuses what would be unsafe,
  * starts the sandbox when asked, serves, and drains on SIGTERM / SIGINT.
  */
-export async function serveHttp(reading: SettingsReading, options: { sandbox?: SeedOptions } = {}): Promise<HttpService> {
+export async function serveHttp(reading: SettingsReading, options: { sandbox?: SandboxOptions } = {}): Promise<HttpService> {
   const { flags, env } = reading;
   const fail = (message: string): never => {
     process.stderr.write(`docreq-mcp: ${message}\n`);

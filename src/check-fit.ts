@@ -42,6 +42,11 @@ export function fitLines(profile: ServiceProfile, clients: ListResult<Client>, r
     mark(false, `statuses the profile names neither open nor closed: ${counted(byKind.unknown)}; counted as open unless every item is complete, and named in answers: list them under statuses.open or statuses.closed`);
   }
 
+  // Client statuses: a client who is not active is sent to only with the person's go-ahead.
+  const clientStatuses: Record<string, number> = {};
+  for (const c of clients.records) clientStatuses[c.status ?? '(no status)'] = (clientStatuses[c.status ?? '(no status)'] ?? 0) + 1;
+  lines.push(`✓ client statuses seen (${clients.records.length} clients): ${counted(clientStatuses) || 'none'}; a client who is not active is sent to only with the person's go-ahead`);
+
   // Date forms, due dates and creation times alike.
   const forms: Partial<Record<DateForm | 'unread', number>> = {};
   const unread: string[] = [];

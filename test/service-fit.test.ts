@@ -1,9 +1,13 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { readyServiceProfile } from '../src/service-profile.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/service.js';
-import { AROUND_TODAY, connect, previewThenSend, suiteFolder, TODAY, type Connected, type ConnectOptions } from './helpers.js';
+import { AROUND_TODAY, childEnv, connect, previewThenSend, suiteFolder, TODAY, type Connected, type ConnectOptions } from './helpers.js';
+
+const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 
 /**
  * Services that differ from ours only where the API document is silent (the sandbox's dialects), and the service
@@ -332,5 +336,165 @@ describe('a client who is not active: one rule for both send tools', () => {
     const batch = await previewThenSend(mcp, 'create_request_batch', { clients: [blocked.id, c.id], title: 'Fit blocked batch, confirmed', items: ITEMS });
     expect(batch.preview.text).toContain(`: The client's status is "blocked", not active.`);
     expect((batch.sent.structuredContent as { sent: number }).sent).toBe(2);
+  });
+});
+
+describe('lists that signal more pages: every count "at least", the signal named', () => {
+  it.each([
+    ['next', /^AT LEAST: the answer's "next" is set, /],
+    ['has_more', /^AT LEAST: the answer's "has_more" is true, /],
+    ['link', /^AT LEAST: the answer has a Link header with rel="next", /],
+    ['total', /^AT LEAST: the answer's "total" is \d+ but it holds 10 records, /],
+  ] as const)('%s', async (signal, words) => {
+    const sb = await service({ dialect: { paging: { pageSize: 10, signal } } });
+    const mcp = await server(sb);
+    const requests = await mcp.call('list_requests', {});
+    const notes = (requests.structuredContent as { notes: string[]; total: number }).notes;
+    expect(notes[0]).toMatch(words);
+    expect(notes[0]).toContain('so the service may hold more requests than it listed. The API document says its lists are whole; this one signals more pages, so every count here is a lower bound and a request on a later page is not seen.');
+    expect(requests.text.split('\n')[1]).toBe(`Note: ${notes[0]}`);
+    const clients = await mcp.call('list_clients', {});
+    expect((clients.structuredContent as { notes: string[] }).notes[0]).toMatch(/^AT LEAST: .*a client on a later page is not seen\.$/);
+    // A client the service did not list (on its second page) is not simply "not found".
+    const later = sb.demoFirm.clients.filter((c) => c.status === 'active').at(-1)!;
+    const r = await mcp.call('create_request', { client: later.email, title: 'Fit paging', items: ITEMS });
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/\nThe service's client list signals more pages \(.+\): the client may be on a page it did not list\.$/);
+  });
+});
+
+describe('counts that cannot be', () => {
+  it('completed above total is flagged, not summed silently', async () => {
+    const sb = await service({});
+    const r = sb.demoFirm.requests[3]!;
+    const before = r.completedItems;
+    r.completedItems = r.totalItems + 2;
+    sb.invalidateLists();
+    try {
+      const out = await (await server(sb)).call('list_requests', {});
+      expect((out.structuredContent as { notes: string[] }).notes).toContain(
+        `1 request (of ${sb.demoFirm.requests.length}) has checklist counts that cannot be (completed above total, or below zero): summed as the service gave them, so the checklist totals are not exact.`,
+      );
+    } finally {
+      r.completedItems = before;
+      sb.invalidateLists();
+    }
+  });
+});
+
+describe('the profile file', () => {
+  it.each([
+    [{ body: { dueDate: '' } }, 'has problems: body.dueDate: must not be empty'],
+    [{ body: { dueDate: 'due_date', items: 'due_date' } }, 'has problems: body.items: names the same field as body.dueDate ("due_date")'],
+    [{ statuses: { open: ['expired'], closed: ['Expired'] } }, 'has problems: statuses.closed: "Expired" is listed as open too'],
+    [{ bodies: {} }, 'has problems: (the whole file): has a field it does not know: bodies'],
+    ['body: [unclosed\n', 'is not valid YAML'],
+  ])('that cannot be used disables sending, named; reads keep working (%o)', async (content, words) => {
+    const sb = await service({});
+    const file = profileFile(content);
+    const mcp = await server(sb, { DOCREQ_SERVICE_PROFILE: file });
+    const r = await mcp.call('create_request', { client: activeClient(sb).id, title: 'Fit bad profile', items: ITEMS });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain(`Nothing was sent: sending is disabled until this is fixed: DOCREQ_SERVICE_PROFILE (${file}) ${words}`);
+    expect((await mcp.call('list_requests', {})).isError).toBeFalsy();
+    expect(posted(sb)).toHaveLength(0);
+  });
+
+  it('a path that cannot be read disables sending too', async () => {
+    const sb = await service({});
+    const mcp = await server(sb, { DOCREQ_SERVICE_PROFILE: join(folder, 'no-such-profile.yaml') });
+    const r = await mcp.call('create_request', { client: activeClient(sb).id, title: 'Fit no profile', items: ITEMS });
+    expect(r.text).toContain('cannot be read (ENOENT); sending is disabled until it is fixed.');
+  });
+});
+
+/** A small deterministic generator (the suite never depends on chance). */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('the preview shows the exact body POSTed, under any profile', () => {
+  it('40 random profiles, each against a service reading those names and spellings: Exact body = the body POSTed, kept as previewed', async () => {
+    const rand = random(20261127);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const names = ['client_id', 'customerId', 'client', 'title', 'subject', 'name_of_request', 'due_date', 'dueOn', 'deadline', 'items', 'checklist', 'documents', 'mode', 'correctness', 'check_mode'];
+    const distinct = (n: number, pool: readonly string[]) => {
+      const out: string[] = [];
+      while (out.length < n) {
+        const x = pick(pool);
+        if (!out.includes(x)) out.push(x);
+      }
+      return out;
+    };
+    const sb = await service({});
+    for (let n = 0; n < 40; n++) {
+      const [client, title, dueDate, items, correctnessMode] = distinct(5, names);
+      const [name, required, type] = distinct(3, ['name', 'label', 'title', 'required', 'mandatory', 'type', 'kind', 'format']);
+      const itemType = rand() < 0.5 ? { file: pick(['document', 'upload', 'file']), number: pick(['numeric', 'number']) } : {};
+      const mode = rand() < 0.5 ? { hard: pick(['strict', 'hard']), soft: pick(['lenient', 'soft']) } : {};
+      const dueIn = pick(['date', 'date-time'] as const);
+      const body = { client: client!, title: title!, dueDate: dueDate!, items: items!, correctnessMode: correctnessMode!, item: { name: name!, required: required!, type: type! } };
+      const profile = { body, values: { itemType, correctnessMode: mode, dueDate: dueIn } };
+      const dialected = await service({ dialect: { body, itemTypes: itemType, correctnessModes: mode, dueDateIn: dueIn, unknownFields: 'refuse' } });
+      const mcp = await server(dialected, { DOCREQ_SERVICE_PROFILE: profileFile(profile) });
+      const c = activeClient(dialected, n % 10);
+      const args = {
+        client: c.id,
+        title: `Fit property ${n}`,
+        ...(rand() < 0.7 ? { dueDate: DUE } : {}),
+        items: [{ name: 'A', type: pick(['file', 'number', 'text'] as const), required: rand() < 0.5 }, { name: `B ${n}` }],
+        ...(rand() < 0.6 ? { correctnessMode: pick(['off', 'advisory', 'soft', 'hard'] as const) } : {}),
+      };
+      const { preview, sent } = await previewThenSend(mcp, 'create_request', args);
+      const exact = /\nExact body: (.*)\n/.exec(preview.text)![1]!;
+      const post = posted(dialected).at(-1)!.body!;
+      expect(post).toBe(exact);
+      expect(JSON.parse(post)).toEqual((preview.structuredContent as { payload: unknown }).payload);
+      expect(sent.structuredContent).toMatchObject({ sent: true, asPreviewed: true });
+      void sb;
+    }
+  });
+});
+
+describe('check shows the fit (the built CLI, the sandbox playing another service)', () => {
+  const page = readFileSync(new URL('../docs/service-profile.md', import.meta.url), 'utf8');
+  const run = (env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [BIN, 'check', '--sandbox', '--sandbox-service', 'other'], {
+      env: { ...childEnv(), DOCREQ_STATE_DIR: join(folder, 'check-state'), ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  /** Counts and dates move with the day the sandbox is seeded on: the words are compared. */
+  const words = (text: string) => text.replace(/\d{4}-\d\d-\d\d|\d\d\.\d\d\.\d{4}/g, 'D').replace(/\d+/g, 'N').trim();
+
+  it('without a profile: the statuses, dates and fields it does not account for, marked, and the body a send would POST; never a POST', () => {
+    const r = run();
+    expect(r.status).toBe(0);
+    const fit = /✓ service profile:[\s\S]*?✓ a send would POST[^\n]*\n/.exec(r.stdout)![0];
+    const documented = /<!-- check-other[^\n]*\n```\n([\s\S]*?)```/.exec(page)![1]!;
+    expect(words(fit)).toBe(words(documented));
+    expect(fit).toMatch(/^! statuses the profile names neither open nor closed: .*fulfilled \d+/m);
+    expect(fit).toMatch(/^! \d+ dates not read \(e\.g\. "\d\d\.\d\d\.\d{4}"/m);
+    expect(fit).toMatch(/^✓ client statuses seen \(\d+ clients\): .*blocked \d+/m);
+    expect(fit).toContain('"clientId":');
+  });
+
+  it("with the page's sample profile: the body in the service's names, nothing marked", () => {
+    const sample = /<!-- profile-sample[^\n]*\n```yaml\n([\s\S]*?)```/.exec(page)![1]!;
+    // The page's sample is this file's profile for the same service.
+    expect(parseYaml(sample)).toEqual(OTHER_PROFILE);
+    const file = profileFile(sample);
+    const r = run({ DOCREQ_SERVICE_PROFILE: file });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`✓ service profile: ${file}`);
+    expect(r.stdout).not.toMatch(/^!/m);
+    expect(r.stdout).toMatch(/✓ a send would POST .*: \{"client_id":"[^"]+","title":"Example: documents for your \d{4} return","due_date":"\d{4}-\d\d-\d\d","checklist":\[\{"label":"W-2 forms","mandatory":true,"kind":"document"\}/);
   });
 });

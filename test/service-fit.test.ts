@@ -498,3 +498,66 @@ describe('check shows the fit (the built CLI, the sandbox playing another servic
     expect(r.stdout).toMatch(/✓ a send would POST .*: \{"client_id":"[^"]+","title":"Example: documents for your \d{4} return","due_date":"\d{4}-\d\d-\d\d","checklist":\[\{"label":"W-2 forms","mandatory":true,"kind":"document"\}/);
   });
 });
+
+describe('a batch: checked against its preview with one read of the list, whatever the number of recipients', () => {
+  it('a service answering 204: three sends, one list read after them, each recipient checked', async () => {
+    const sb = await service({ dialect: { createAnswer: { status: 204 } } });
+    const mcp = await server(sb);
+    const clients = [activeClient(sb, 10), activeClient(sb, 11), activeClient(sb, 12)];
+    const preview = await mcp.call('create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch 204', dueDate: DUE, items: ITEMS });
+    const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
+    sb.calls.length = 0;
+    const sent = await mcp.call('create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch 204', dueDate: DUE, items: ITEMS, confirmationToken: token });
+    const after = sb.calls.slice(sb.calls.findLastIndex((c) => c.method === 'POST') + 1);
+    expect(posted(sb)).toHaveLength(3);
+    expect(after.filter((c) => c.method === 'GET' && c.path.startsWith('/api/v1/requests'))).toHaveLength(1);
+    const out = sent.structuredContent as { sent: number; recipients: { asPreviewed: boolean | null; request: { id: string | null } | null }[] };
+    expect(out.sent).toBe(3);
+    expect(out.recipients.map((r) => r.asPreviewed)).toEqual([true, true, true]);
+    for (const r of out.recipients) expect(r.request?.id).toBeTruthy();
+  });
+
+  it('a service that drops fields: each recipient NOT AS PREVIEWED, in the line and the head', async () => {
+    const sb = await service({ dialect: 'ignoring' });
+    const mcp = await server(sb);
+    const clients = [activeClient(sb, 13), activeClient(sb, 14)];
+    const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch ignoring', dueDate: DUE, items: ITEMS });
+    expect(sent.text.split('\n')[0]).toBe('SENT, BUT 2 NOT AS PREVIEWED: 2 sent, 0 may have been sent, 0 not sent, 0 skipped (of 2).');
+    expect(sent.text).toContain(': sent, request id ');
+    expect(sent.text).toContain(' — NOT AS PREVIEWED: it has no due date (previewed 2026-04-30): the service probably does not know the field "dueDate"');
+    const out = sent.structuredContent as { recipients: { asPreviewed: boolean | null; differences: string[] }[] };
+    expect(out.recipients.map((r) => r.asPreviewed)).toEqual([false, false]);
+    expect(out.recipients[0]!.differences).toHaveLength(2);
+  });
+
+  it('a service answering 202: each recipient accepted, not sent', async () => {
+    const sb = await service({ dialect: { createAnswer: { status: 202 } } });
+    const mcp = await server(sb);
+    const clients = [activeClient(sb, 15), activeClient(sb, 16)];
+    const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch 202', items: ITEMS });
+    expect(sent.text.split('\n')[0]).toBe('ACCEPTED: 0 sent, 0 may have been sent, 0 not sent, 0 skipped, 2 accepted (queued by the service, not yet known to be e-mailed) (of 2).');
+    expect((sent.structuredContent as { sent: number; recipients: { outcome: string }[] }).recipients.map((r) => r.outcome)).toEqual(['accepted', 'accepted']);
+  });
+});
+
+describe('the duplicate guard counts open requests by the profile', () => {
+  it('a withdrawn request of the same title blocks a send until the profile says withdrawn is closed', async () => {
+    const sb = await service({ dialect: 'other' });
+    const done = sb.demoFirm.requests.find(
+      (r) =>
+        r.status === 'withdrawn' &&
+        r.completedItems < r.totalItems &&
+        sb.demoFirm.clients.filter((c) => c.displayName === r.clientName && c.status === 'active').length === 1 &&
+        !sb.demoFirm.requests.some((o) => o !== r && o.clientName === r.clientName && o.title === r.title),
+    )!;
+    const c = sb.demoFirm.clients.find((x) => x.displayName === done.clientName)!;
+    const body = { body: OTHER_PROFILE.body, values: OTHER_PROFILE.values, created: OTHER_PROFILE.created };
+    const unknown = await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile(body) });
+    const refused = await unknown.call('create_request', { client: c.id, title: done.title, items: ITEMS, dryRun: true });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain(`the client already has an open request "${done.title}" (id ${done.id}, status withdrawn,`);
+    const fitted = await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile(OTHER_PROFILE) });
+    const ok = await fitted.call('create_request', { client: c.id, title: done.title, items: ITEMS, dryRun: true });
+    expect(ok.text).toMatch(/^DRY RUN/);
+  });
+});

@@ -331,7 +331,7 @@ export const createRequestBatch = defineTool({
     }
     stoppedBy = sent.stoppedBy;
     if (sent.declined) return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
-    if (!stoppedBy && willSend().length === 0 && !recipients.some((r) => ['sent', 'may_have_been_sent', 'not_sent'].includes(r.outcome))) {
+    if (!stoppedBy && willSend().length === 0 && !recipients.some((r) => ['sent', 'accepted', 'may_have_been_sent', 'not_sent'].includes(r.outcome))) {
       return nothingToSend();
     }
     if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);

@@ -195,7 +195,7 @@ export function clientLabel(c: Client): string {
  * the same title in the service's list, or a send (or possible send) by this server in the last 24 hours.
  */
 export async function duplicateOf(ctx: ToolContext, client: Client, title: string, requests: RequestRecord[]): Promise<string | undefined> {
-  return (await ownRecord(ctx, client.id ?? '', titleKey(title)))?.reason ?? duplicateOpen(client, title, requests);
+  return (await ownRecord(ctx, client.id ?? '', titleKey(title)))?.reason ?? duplicateOpen(client, title, requests, profileOf(ctx));
 }
 
 /**

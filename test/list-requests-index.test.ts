@@ -57,6 +57,8 @@ const question = fc
 
 // ── the straightforward recomputation ──────────────────────────────────────────────────────────────
 const dueOf = (r: Rec) => (r.dueDate && /^\d{4}-\d{2}-\d{2}/.test(r.dueDate) ? r.dueDate.slice(0, 10) : null);
+// A due date that is there but not read ("soon") is neither dated nor "no due date".
+const hasDue = (r: Rec) => dueOf(r) !== null || (r.dueDate !== null && r.dueDate !== '');
 const createdOf = (r: Rec) => (r.createdAt && /^\d{4}-\d{2}-\d{2}/.test(r.createdAt) ? r.createdAt.slice(0, 10) : null);
 const openOf = (r: Rec) =>
   !(r.status && CLOSING_STATUSES.includes(r.status.toLowerCase())) && !(r.totalItems !== null && r.completedItems !== null && r.totalItems > 0 && r.completedItems >= r.totalItems);
@@ -89,7 +91,7 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
       if (statuses && !statuses.includes((r.status ?? '').toLowerCase())) return false;
       if (needle && !(exact ? nameKey(r.clientName) === needle : nameKey(r.clientName).includes(needle))) return false;
       if (q.search && !fold(r.title).includes(fold(q.search.trim()))) return false;
-      if (q.hasDueDate !== undefined && (due !== null) !== q.hasDueDate) return false;
+      if (q.hasDueDate !== undefined && hasDue(r) !== q.hasDueDate) return false;
       if ((q.dueBefore || q.dueAfter) && (due === null || (q.dueBefore && due > q.dueBefore) || (q.dueAfter && due < q.dueAfter))) return false;
       if ((q.createdBefore || q.createdAfter) && (created === null || (q.createdBefore && created > q.createdBefore) || (q.createdAfter && created < q.createdAfter))) return false;
       if (q.state && openOf(r) !== (q.state === 'open')) return false;
@@ -120,8 +122,8 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
     dueWithin7Days: matched.filter(({ r }) => openOf(r) && dueOf(r) !== null && dueOf(r)! >= TODAY && dueOf(r)! <= weekEnd).length,
     averageDaysOverdue: lates.length ? Math.round((lates.reduce((a, b) => a + b, 0) / lates.length) * 10) / 10 : null,
     oldestOverdue: overdue.map(({ r }) => dueOf(r)!).sort()[0] ?? null,
-    noDueDate: matched.filter(({ r }) => dueOf(r) === null).length,
-    openNoDueDate: matched.filter(({ r }) => dueOf(r) === null && openOf(r)).length,
+    noDueDate: matched.filter(({ r }) => !hasDue(r)).length,
+    openNoDueDate: matched.filter(({ r }) => !hasDue(r) && openOf(r)).length,
     checklist: {
       totalItems: matched.reduce((n, { r }) => n + (r.totalItems ?? 0), 0),
       completedItems: matched.reduce((n, { r }) => n + (r.completedItems ?? 0), 0),

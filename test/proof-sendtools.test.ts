@@ -314,10 +314,11 @@ describe('create_request_batch: recipients and warnings', () => {
     const [a, b] = [take(), take()];
     sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: '' }, { times: 1, after: true });
     const r = await mcp.call('create_request_batch', { clients: [a.id, b.id], title: title(), items: [{ name: 'W-2' }] });
+    // The answer named no request: the one read of the list after the sends found it.
     expect(rows(r)[0]).toMatchObject({
       outcome: 'sent',
-      request: null,
-      reason: "Sent in the name of pat@firm.example (signed in). The service answered 201 with an empty body, so the new request's id is not known yet.",
+      request: { clientName: a.displayName, title: (r.structuredContent as { previewed: { title: string } }).previewed.title },
+      reason: 'Sent in the name of pat@firm.example (signed in). The service answered 201 with an empty body (no record of the new request).',
     });
     expect(rows(r)[1]).toMatchObject({ outcome: 'sent', reason: 'Sent in the name of pat@firm.example (signed in).' });
   });
@@ -333,15 +334,16 @@ describe('create_request', () => {
     });
   });
 
-  it('an answer without a record: SENT, without a request id, the warning saying why', async () => {
+  it('an answer without a record: SENT, the request as the list shows it, the warning saying why', async () => {
     const mcp = await server({ confirmSend: 'never' });
     const c = take();
     const t = title();
     sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: '' }, { times: 1, after: true });
     const r = await mcp.call('create_request', { client: c.id, title: t, items: [{ name: 'W-2' }] });
     expect(r.isError).toBeFalsy();
-    expect(r.lines).toEqual([`SENT: "${t}" to ${label(c)}.`, "Warnings: The service answered 201 with an empty body, so the new request's id is not known yet."]);
-    expect(r.structuredContent).toMatchObject({ sent: true, outcome: 'sent', request: null });
+    const request = (r.structuredContent as { request: { id: string } }).request;
+    expect(r.lines).toEqual([`SENT: "${t}" to ${label(c)}: request id ${request.id}, status sent.`, 'Warnings: The service answered 201 with an empty body (no record of the new request).']);
+    expect(r.structuredContent).toMatchObject({ sent: true, outcome: 'sent', asPreviewed: true, request: { title: t, clientName: c.displayName } });
   });
 
   it("the draft's warning and the client's status, joined by a space: in the dry run, the question and the result", async () => {

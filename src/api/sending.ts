@@ -104,7 +104,7 @@ export class RequestSender {
     }
     const accepted = status === 202;
     if (answer.bytes.length === 0) {
-      return { record: null, status, accepted, kept: null, warnings: [`The service answered ${status} with an empty body, so the new request's id is not known yet.`] };
+      return { record: null, status, accepted, kept: null, warnings: [`The service answered ${status} with an empty body (no record of the new request).`] };
     }
     let parsed: unknown;
     try {

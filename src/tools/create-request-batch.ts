@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createPayload, requestRecord, type Client, type RequestRecord } from '../api/records.js';
+import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { CHECK_FIRST } from '../send/outcomes.js';
 import { newSend, sendOnce, type Send } from '../send/pipeline.js';
 import { defineTool, type ToolContext } from './define.js';
@@ -61,7 +61,8 @@ const output = z.object({
   dryRun: z.boolean(),
   confirmation: confirmationOut,
   payload: z.record(z.string(), z.unknown()).describe("The body POSTed to each recipient (the service's field names), without its client field."),
-  previewed: createPayload.omit({ clientId: true }).describe("The same request in this server's terms (title, dueDate, items, correctnessMode)."),
+  // Listed loosely (its shape is the request's own fields): what the page sends again when the person presses Send.
+  previewed: z.record(z.string(), z.unknown()).describe("The same request in this server's terms: title, dueDate, items, correctnessMode."),
   recipients: z.array(recipientOut),
   stoppedBy: z.string().nullable().describe('Why the batch stopped early, or null.'),
   warnings: z.array(z.string()),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clientRecord, createPayload, documentedClient, requestRecord, type Client, type RequestRecord } from '../api/records.js';
+import { clientRecord, documentedClient, requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool } from './define.js';
 import { findClient } from './resolve-client.js';
@@ -36,7 +36,8 @@ const output = z.object({
   confirmation: confirmationOut,
   client: clientRecord,
   payload: z.record(z.string(), z.unknown()).describe("The exact body that was, or would be, POSTed (in the service's own field names)."),
-  previewed: createPayload.omit({ clientId: true }).describe("The same request in this server's terms (title, dueDate, items, correctnessMode)."),
+  // Listed loosely (its shape is the request's own fields): what the page sends again when the person presses Send.
+  previewed: z.record(z.string(), z.unknown()).describe("The same request in this server's terms: title, dueDate, items, correctnessMode."),
   request: requestRecord.nullable().describe('The created request, or null.'),
   outcome: z
     .enum(OUTCOMES)

@@ -19,6 +19,17 @@ export interface LoggedCall {
   ifModifiedSince?: string;
   /** The Content-Encoding of the answer, when it was compressed. */
   contentEncoding?: string;
+  /** The query string as received (without `?`), when there was one. */
+  query?: string;
+}
+
+/** One thing a refusal names: where (a body path, or a header) and what is wrong. */
+export interface Problem {
+  path: (string | number)[];
+  message: string;
+  /** For shapes that type their details (FastAPI): absent, not a known field, or a bad value (default). */
+  kind?: 'missing' | 'extra' | 'invalid';
+  in?: 'body' | 'header';
 }
 
 export interface Answer {
@@ -27,6 +38,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** A list answer: its cached representation, validators and compressed bodies. */
   list?: ListBody;
+  /** A refusal by the service: what it says, whatever its shape, so an answer that echoes can say it again. */
+  problem?: { code: string; message: string; details?: Problem[] };
 }
 
 export type ListName = 'clients' | 'requests';
@@ -45,6 +58,8 @@ export interface ListBody {
   hidden: string;
   /** Set by a create or reseed: rebuild (and keep the validators when the text is unchanged). */
   stale: boolean;
+  /** Headers of this body's answer (a paging Link). */
+  headers?: Record<string, string>;
   encoded: Partial<Record<Encoding, Promise<Buffer>>>;
 }
 

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { constants as zlibConstants, crc32, deflateRawSync } from 'node:zlib';
-import { drained, json, type Answer, type Encoding, type LoggedCall } from './answer.js';
+import { drained, type Answer, type Encoding, type LoggedCall, type Problem } from './answer.js';
 
 /** Faults the sandbox can inject, per route, to test how the server copes. */
 export type Fault =
@@ -61,10 +61,11 @@ interface Rule {
 const REPLACING = new Set<Fault['kind']>(['status', 'html', 'reset', 'raw', 'huge', 'bomb', 'redirect']);
 const DELIVERY = new Set<Fault['kind']>(['trickle', 'resetMidBody', 'truncated']);
 
-/** What fault injection needs of the faithful service: its real answer, and the way it writes one. */
+/** What fault injection needs of the faithful service: its real answer, the way it writes one, and its refusals' shape. */
 export interface FaithfulService {
   route(req: IncomingMessage, path: string, body: string | null): Answer;
   deliver(req: IncomingMessage, res: ServerResponse, answer: Answer, entry: LoggedCall, force?: Encoding): Promise<void>;
+  refuse(status: number, code: string, message: string, problems?: Problem[]): Answer;
 }
 
 /** The faults injected into a sandbox, taken per call, and how a call is answered under one. */
@@ -104,7 +105,7 @@ export class FaultInjector {
     if (fault?.kind === 'echo') {
       const authorization = req.headers.authorization ?? '';
       const real = fault.status === undefined || after ? this.service.route(req, path, body) : undefined;
-      const answer = fault.status !== undefined ? echoError(fault.status, authorization, body) : echoInto(real!, authorization, body);
+      const answer = fault.status !== undefined ? this.echoError(fault.status, authorization, body) : this.echoInto(real!, authorization, body);
       entry.status = answer.status;
       return this.service.deliver(req, res, answer, entry);
     }
@@ -120,6 +121,34 @@ export class FaultInjector {
     return this.service.deliver(req, res, answer, entry);
   }
 
+  /** An error answer that echoes the Authorization header and the body it was sent. */
+  private echoError(status: number, authorization: string, body: string | null): Answer {
+    const got = `got ${authorization || '(no Authorization header)'} and a body of ${Buffer.byteLength(body ?? '')} bytes`;
+    return this.service.refuse(status, 'echo', `Request refused: ${got}.`, echoed(authorization, body));
+  }
+
+  /** The real answer, echoing what was sent into its refusal, its created record or its listed records. */
+  private echoInto(answer: Answer, authorization: string, body: string | null): Answer {
+    const refused = answer.problem;
+    if (refused) {
+      const again = this.service.refuse(answer.status, refused.code, `${refused.message} (got ${authorization || 'no Authorization header'})`, [
+        ...(refused.details ?? []),
+        ...echoed(authorization, body),
+      ]);
+      return { ...again, headers: { ...answer.headers, ...again.headers } };
+    }
+    if (answer.body === '') return answer;
+    const value = JSON.parse(answer.body) as Record<string, unknown>;
+    const extra = { authorization, echo: body ?? '' };
+    // The record sits where the service puts it: listed under data, or created under data, request, result or bare.
+    const at = ['data', 'request', 'result'].find((k) => value[k] && typeof value[k] === 'object');
+    const inner = at === undefined ? undefined : value[at];
+    if (Array.isArray(inner)) value[at!] = inner.map((r: Record<string, unknown>) => ({ ...r, ...extra }));
+    else if (inner) value[at!] = { ...inner, ...extra };
+    else Object.assign(value, extra);
+    return { ...answer, body: JSON.stringify(value), list: undefined };
+  }
+
   /** The bomb's gzip body, built once per size from one compressed block repeated. */
   private bomb(bytes: number): { parts: Buffer[]; length: number } {
     const known = this.bombs.get(bytes);
@@ -132,13 +161,16 @@ export class FaultInjector {
   private async deliverFault(req: IncomingMessage, res: ServerResponse, fault: Exclude<Fault, { kind: 'latency' | 'echo' | 'gzipUnasked' }>, entry: LoggedCall, answer?: Answer): Promise<void> {
     const real = answer?.body ?? '{"data":[]}';
     switch (fault.kind) {
-      case 'status':
+      case 'status': {
         entry.status = fault.status;
+        // Without a body of its own, the service's refusal in its own shape.
+        const refused = fault.body === undefined ? this.service.refuse(fault.status, 'injected', `Injected ${fault.status}.`) : undefined;
         return this.service.deliver(req, res, {
           status: fault.status,
-          body: typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body ?? { error: { code: 'injected', message: `Injected ${fault.status}.` } }),
-          headers: fault.headers,
+          body: refused ? refused.body : typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body),
+          headers: { ...refused?.headers, ...fault.headers },
         }, entry);
+      }
       case 'html':
         entry.status = fault.status;
         return this.service.deliver(req, res, {
@@ -217,37 +249,12 @@ export class FaultInjector {
   }
 }
 
-interface ErrorBody {
-  error: { code: string; message: string; details?: { field: string; message: string }[] };
-}
-
-/** An error answer that echoes the Authorization header and the body it was sent. */
-function echoError(status: number, authorization: string, body: string | null): Answer {
-  return json(status, {
-    error: {
-      code: 'echo',
-      message: `Request refused: got ${authorization || '(no Authorization header)'} and a body of ${Buffer.byteLength(body ?? '')} bytes.`,
-      details: [
-        { field: 'authorization', message: authorization },
-        { field: 'body', message: body ?? '' },
-      ],
-    },
-  });
-}
-
-/** The real answer, echoing what was sent into its error, its created record or its listed records. */
-function echoInto(answer: Answer, authorization: string, body: string | null): Answer {
-  const value = JSON.parse(answer.body) as Partial<ErrorBody> & { data?: unknown };
-  const extra = { authorization, echo: body ?? '' };
-  if (value.error) {
-    value.error.message = `${value.error.message} (got ${authorization || 'no Authorization header'})`;
-    value.error.details = [...(value.error.details ?? []), { field: 'authorization', message: authorization }, { field: 'body', message: body ?? '' }];
-  } else if (Array.isArray(value.data)) {
-    value.data = value.data.map((r: Record<string, unknown>) => ({ ...r, ...extra }));
-  } else if (value.data && typeof value.data === 'object') {
-    value.data = { ...value.data, ...extra };
-  }
-  return json(answer.status, value, answer.headers);
+/** What an echoing refusal adds to its details: the Authorization header and the body, as received. */
+function echoed(authorization: string, body: string | null): Problem[] {
+  return [
+    { path: ['authorization'], message: authorization, in: 'header' },
+    { path: ['body'], message: body ?? '' },
+  ];
 }
 
 /**

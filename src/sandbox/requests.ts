@@ -1,9 +1,12 @@
-import { CORRECTNESS_MODES, ITEM_TYPES } from '../domain/checklist.js';
+import { CORRECTNESS_MODES, ITEM_TYPES, type CorrectnessMode, type ItemType } from '../domain/checklist.js';
+import type { Problem } from './answer.js';
+import type { Kept } from './dialect.js';
 import { isoDay, type SandboxFirm, type SandboxRequest } from './seed.js';
 
 /** What the sandbox says of a request: its list record, whether it is open, and a create's validation as the API document states it. */
 
-const CLOSED = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
+/** The statuses our service counts as closed. */
+export const CLOSED: ReadonlySet<string> = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
 
 export function listRecord(r: SandboxRequest) {
   // The list endpoint returns the documented fields only.
@@ -19,8 +22,30 @@ export function listRecord(r: SandboxRequest) {
   };
 }
 
-export function isOpen(r: SandboxRequest): boolean {
-  return !CLOSED.has(r.status.toLowerCase()) && r.completedItems < r.totalItems;
+export function isOpen(r: SandboxRequest, closed: ReadonlySet<string> = CLOSED): boolean {
+  return !closed.has(r.status.toLowerCase()) && r.completedItems < r.totalItems;
+}
+
+/** A create body read by our own names: what the service keeps, or what it refuses (unknown fields are not looked at). */
+export function readOurs(input: unknown, firm: SandboxFirm): { kept: Kept; problems: Problem[] } {
+  const problems = validateCreate(input, firm).map(({ field, message }) => ({ path: field ? [field] : [], message }));
+  if (problems.length) return { kept: { clientId: '', title: '', dueDate: null, items: [], correctnessMode: null }, problems };
+  type Valid = {
+    clientId: string;
+    title: string;
+    dueDate?: string | null;
+    items?: { name: unknown; required?: boolean; type?: ItemType }[];
+    correctnessMode?: CorrectnessMode;
+  };
+  const b = input as Valid;
+  const kept: Kept = {
+    clientId: b.clientId,
+    title: b.title.trim(),
+    dueDate: b.dueDate ?? null,
+    items: (b.items ?? []).map((i) => ({ name: String(i.name).trim(), required: i.required ?? true, type: i.type ?? 'file' })),
+    correctnessMode: b.correctnessMode ?? null,
+  };
+  return { kept, problems };
 }
 
 /** Validation as the API document states it, with field details. */

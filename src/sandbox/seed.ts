@@ -231,6 +231,8 @@ const OVERLAPPING: [name: string, email: string, index: number][] = [
   ['Tomasz Haddad B.', 'tomasz.haddad.b2@mail.example', 23],
 ];
 const SHARED_NAME_INDEXES = new Set([9, 10]);
+/** The demo firm's well-known clients, which the tests and the demo rely on: kept as they are by every dialect. */
+export const KNOWN_NAMES: readonly string[] = ['Sam Taylor', ...OVERLAPPING.map(([name]) => name)];
 
 /** Makes sure the overlapping names exist (the default seed has them already; other sizes get them here). No randomness used. */
 function overlappingNames(clients: SandboxClient[]): void {

@@ -4,9 +4,20 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
-import { drained, failure, json, type Answer, type Encoding, type ListBody, type ListName, type LoggedCall } from './answer.js';
+import { drained, type Answer, type Encoding, type ListBody, type ListName, type LoggedCall, type Problem } from './answer.js';
+import {
+  applyToSeed,
+  createdAnswer,
+  listedRecord,
+  readCreate,
+  refusal,
+  resolveDialect,
+  type DIALECTS,
+  type ResolvedDialect,
+  type SandboxDialect,
+} from './dialect.js';
 import { negotiate, notModified, readBody } from './http-rules.js';
-import { isOpen, listRecord, validateCreate } from './requests.js';
+import { isOpen, readOurs } from './requests.js';
 import { FaultInjector, type Fault, type InjectOptions, type Route } from './faults.js';
 import {
   SANDBOX_KEYS,
@@ -14,7 +25,6 @@ import {
   seedFirms,
   uuidFrom,
   type SandboxFirm,
-  type SandboxItem,
   type SandboxKeys,
   type SandboxRequest,
   type SeedOptions,
@@ -22,6 +32,8 @@ import {
 
 export type { Fault, InjectOptions, Route } from './faults.js';
 export type { LoggedCall } from './answer.js';
+export { DIALECTS } from './dialect.js';
+export type { DateForm, ErrorShape, PagingSignal, SandboxDialect } from './dialect.js';
 
 /** An emulated network link: added before every answer and to the pace its body is written at. */
 export interface SandboxLink {
@@ -46,12 +58,21 @@ export interface SandboxOptions extends SeedOptions {
   compress?: boolean;
   /** A service that ignores Idempotency-Key: every POST creates (and e-mails) anew (default false). */
   ignoreIdempotencyKey?: boolean;
+  /** Play another service (its field names, spellings, statuses, date forms, answers): a dialect or a preset's name (default: ours). */
+  dialect?: SandboxDialect | keyof typeof DIALECTS;
 }
 
+/** What a client was e-mailed: the request as the service kept it, which is not always what was sent. */
 export interface SentEmail {
   to: string;
   requestId: string;
   title: string;
+  /** The due date the service kept, as given; null: none given, or dropped. */
+  dueDate: string | null;
+  /** How many checklist items were e-mailed (0: an empty checklist). */
+  items: number;
+  /** The correctness mode the service took from the body, in our spelling; null: none given or dropped (its default applies). */
+  correctnessMode: string | null;
 }
 
 interface Remembered {
@@ -80,8 +101,12 @@ export class Sandbox {
   private readonly faults = new FaultInjector({
     route: (req, path, body) => this.route(req, path, body),
     deliver: (req, res, answer, entry, force) => this.deliver(req, res, answer, entry, force),
+    refuse: (status, code, message, problems) => this.fail(status, code, message, problems),
   });
-  private readonly bodies = new WeakMap<SandboxFirm, Partial<Record<ListName, ListBody>>>();
+  /** Serialized lists per firm, by list and page: `requests`, `requests 2`. */
+  private readonly bodies = new WeakMap<SandboxFirm, Map<string, ListBody>>();
+  /** Calls per Authorization value, for the dialect's rate limit. */
+  private readonly rateCounts = new Map<string, { count: number; since: number }>();
   /** Idempotency-Keys, scoped by firm: `${firm.id} ${key}`. */
   private readonly idempotent = new Map<string, Remembered>();
   /** When each request created through the API becomes visible in the list, by the sandbox's clock (list lag). */
@@ -95,9 +120,12 @@ export class Sandbox {
   private compress: boolean;
   /** Fault switch: Idempotency-Key is ignored, as some services do. */
   ignoreIdempotencyKey: boolean;
+  /** The service the sandbox plays, every default filled in (`reads: 'ours'`: no dialect was given). */
+  readonly dialect: ResolvedDialect;
 
   constructor(private readonly options: SandboxOptions = {}) {
-    this.firms = seedFirms(options);
+    this.dialect = resolveDialect(options.dialect);
+    this.firms = this.seed(options);
     this.listLagMs = options.listLagMs ?? 0;
     this.link = { latencyMs: options.latencyMs ?? 0, bytesPerSec: options.bandwidthBytesPerSec ?? 0 };
     this.compress = options.compress ?? true;
@@ -152,9 +180,14 @@ export class Sandbox {
 
   /** Replaces the demo firm's clients and requests with a fresh seed of the given sizes (benchmarks). */
   reseed(options: Pick<SeedOptions, 'clients' | 'requests'>): void {
-    const fresh = seedFirms({ ...this.options, ...options }).get(SANDBOX_KEYS.demo)!;
+    const fresh = this.seed({ ...this.options, ...options }).get(SANDBOX_KEYS.demo)!;
     Object.assign(this.demoFirm, { clients: fresh.clients, requests: fresh.requests });
     this.invalidateLists();
+  }
+
+  /** Forgets the calls counted towards the dialect's rate limit. */
+  resetRateLimits(): void {
+    this.rateCounts.clear();
   }
 
   /** Marks every cached list body stale, e.g. after a test changed a firm's records directly. */
@@ -193,7 +226,7 @@ export class Sandbox {
 
   /** The requests that count towards a firm's active-request limit (open ones). */
   activeRequests(key: string): number {
-    return this.firms.get(key)!.requests.filter(isOpen).length;
+    return this.firms.get(key)!.requests.filter((r) => isOpen(r, this.dialect.statuses.closed)).length;
   }
 
   /**
@@ -227,13 +260,37 @@ export class Sandbox {
     return this.calls.filter((c) => c.method === method && c.path === path);
   }
 
+  private seed(options: SeedOptions): Map<string, SandboxFirm> {
+    const firms = seedFirms(options);
+    applyToSeed(firms, this.dialect, (options.now ?? new Date()).getTime());
+    return firms;
+  }
+
   private markStale(firm: SandboxFirm, ...lists: ListName[]): void {
-    const cache = this.bodies.get(firm);
-    for (const what of lists) if (cache?.[what]) cache[what].stale = true;
+    for (const [key, list] of this.bodies.get(firm) ?? []) if (lists.includes(key.split(' ')[0] as ListName)) list.stale = true;
+  }
+
+  /** A refusal, in the shape of the service the sandbox plays. */
+  private fail(status: number, code: string, message: string, problems?: Problem[], headers?: Record<string, string>): Answer {
+    return refusal(this.dialect.errorShape, status, code, message, problems, headers);
+  }
+
+  /** The dialect's rate limit: a refusal once this Authorization value has made more calls than it allows. */
+  private rateLimited(authorization: string | undefined): Answer | undefined {
+    const limit = this.dialect.rateLimit;
+    if (!limit) return undefined;
+    const now = this.clock();
+    let counted = this.rateCounts.get(authorization ?? '');
+    if (!counted || (limit.windowMs !== undefined && now - counted.since >= limit.windowMs)) {
+      counted = { count: 0, since: now };
+      this.rateCounts.set(authorization ?? '', counted);
+    }
+    if (++counted.count <= limit.afterCalls) return undefined;
+    return this.fail(429, limit.code ?? 'rate_limited', limit.words, undefined, { 'retry-after': '1' });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const [path = '/', query] = (req.url ?? '/').split('?');
     const route = `${req.method} ${path}` as Route;
     const header = (name: string) => {
       const v = req.headers[name];
@@ -251,6 +308,7 @@ export class Sandbox {
       ifNoneMatch: header('if-none-match'),
       ifModifiedSince: header('if-modified-since'),
     };
+    if (query !== undefined) entry.query = query;
     this.calls.push(entry);
     const rule = this.faults.take(route);
     const body = req.method === 'POST' ? await readBody(req) : '';
@@ -260,14 +318,24 @@ export class Sandbox {
   }
 
   private route(req: IncomingMessage, path: string, body: string | null): Answer {
+    const limited = this.rateLimited(req.headers.authorization);
+    if (limited) return limited;
     const firm = this.authenticate(req.headers.authorization);
     const known = path === '/api/v1/clients' || path === '/api/v1/requests';
-    if (!known) return failure(404, 'not_found', `No route for ${req.method} ${path}.`);
-    if (!firm) return failure(401, 'unauthorized', 'The bearer key is missing, malformed, unknown or revoked.');
-    if (req.method === 'GET' && path === '/api/v1/clients') return this.listBody(firm, 'clients', this.clock());
-    if (req.method === 'GET' && path === '/api/v1/requests') return this.listBody(firm, 'requests', this.clock());
+    if (!known) return this.fail(404, 'not_found', `No route for ${req.method} ${path}.`);
+    if (!firm) return this.fail(401, 'unauthorized', 'The bearer key is missing, malformed, unknown or revoked.');
+    if (req.method === 'GET') {
+      // Only a paging service reads ?page=; ours takes no query parameters and ignores them.
+      const asked = this.dialect.paging ? new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('page') : null;
+      if (asked !== null && !/^[1-9]\d{0,8}$/.test(asked)) {
+        return this.fail(400, 'invalid_page', 'page must be a positive whole number.', [{ path: ['page'], message: 'must be a positive whole number' }]);
+      }
+      const page = asked === null ? 1 : Number(asked);
+      if (path === '/api/v1/clients') return this.listBody(firm, 'clients', this.clock(), page);
+      return this.listBody(firm, 'requests', this.clock(), page);
+    }
     if (req.method === 'POST' && path === '/api/v1/requests') return this.create(firm, body, req.headers['idempotency-key'] as string | undefined);
-    return failure(405, 'method_not_allowed', `${req.method} is not allowed on ${path}.`);
+    return this.fail(405, 'method_not_allowed', `${req.method} is not allowed on ${path}.`);
   }
 
   private authenticate(header: string | undefined): SandboxFirm | undefined {
@@ -291,27 +359,49 @@ export class Sandbox {
    * Lists are serialized once per change: large seeded firms answer at the speed of the socket. The
    * validators and the compressed bodies are computed once per serialized body too.
    */
-  private listBody(firm: SandboxFirm, what: ListName, now: number): Answer {
-    const cache = this.bodies.get(firm) ?? {};
+  private listBody(firm: SandboxFirm, what: ListName, now: number, page = 1): Answer {
+    const cache = this.bodies.get(firm) ?? new Map<string, ListBody>();
     this.bodies.set(firm, cache);
+    const key = page === 1 ? what : `${what} ${page}`;
     const indexes = what === 'requests' ? this.hiddenIndexes(firm, now) : [];
     const hidden = indexes.join(',');
-    let list = cache[what];
+    let list = cache.get(key);
     if (!list || list.stale || list.hidden !== hidden) {
       const skip = new Set(indexes);
       const shown = skip.size === 0 ? firm.requests : firm.requests.filter((_, i) => !skip.has(i));
-      const records = what === 'clients' ? firm.clients : shown.map(listRecord);
-      const text = JSON.stringify({ data: records });
+      const records = what === 'clients' ? firm.clients : shown.map((r) => listedRecord(r, this.dialect));
+      const { value, headers } = this.paged(records, what, page);
+      const text = JSON.stringify(value);
       const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
       if (list && list.etag === etag) {
         list = { ...list, hidden, stale: false };
       } else {
         const modifiedSec = Math.max(Math.floor(now / 1000), list ? list.modifiedSec + 1 : 0);
-        list = { text, etag, modifiedSec, hidden, stale: false, encoded: {} };
+        list = { text, etag, modifiedSec, hidden, stale: false, encoded: {}, headers };
       }
-      cache[what] = list;
+      cache.set(key, list);
     }
-    return { status: 200, body: list.text, list };
+    return { status: 200, body: list.text, list, headers: list.headers };
+  }
+
+  /** A list answer's body: every record (ours), or one page of them with the dialect's signal of the rest. */
+  private paged(records: unknown[], what: ListName, page: number): { value: Record<string, unknown>; headers?: Record<string, string> } {
+    const paging = this.dialect.paging;
+    if (!paging) return { value: { data: records } };
+    const start = (page - 1) * paging.pageSize;
+    const data = records.slice(start, start + paging.pageSize);
+    const more = start + paging.pageSize < records.length;
+    const next = `${this.baseUrl}/api/v1/${what}?page=${page + 1}`;
+    switch (paging.signal) {
+      case 'next':
+        return { value: { data, next: more ? next : null } };
+      case 'has_more':
+        return { value: { data, has_more: more } };
+      case 'link':
+        return { value: { data }, headers: more ? { link: `<${next}>; rel="next"` } : undefined };
+      case 'total':
+        return { value: { data, total: records.length } };
+    }
   }
 
   private encode(list: ListBody, encoding: Encoding): Promise<Buffer> {
@@ -338,48 +428,51 @@ export class Sandbox {
       for (const [k, v] of this.idempotent) if (now - v.at >= window) this.idempotent.delete(k);
       const first = this.idempotent.get(scope);
       if (first && first.fingerprint !== fingerprint) {
-        return failure(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', [{ field: 'Idempotency-Key', message: 'already used with a different body' }]);
+        return this.fail(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', [
+          { path: ['Idempotency-Key'], message: 'already used with a different body', in: 'header' },
+        ]);
       }
       if (first) return { ...first.answer, headers: { ...first.answer.headers, 'idempotent-replayed': 'true' } };
     }
-    if (text === null) return failure(413, 'body_too_large', 'The request body is larger than 1 MB.');
+    if (text === null) return this.fail(413, 'body_too_large', 'The request body is larger than 1 MB.');
     let input: unknown;
     try {
       input = JSON.parse(text);
     } catch {
-      return failure(400, 'malformed_json', 'The request body is not valid JSON.');
+      return this.fail(400, 'malformed_json', 'The request body is not valid JSON.');
     }
-    const details = validateCreate(input, firm);
-    if (details.length > 0) return failure(422, 'validation_failed', 'The request could not be created: some fields are invalid.', details);
-    const body = input as { clientId: string; title: string; dueDate?: string; items: Partial<SandboxItem>[]; correctnessMode?: string };
-    const active = firm.requests.filter(isOpen).length;
+    const { kept, problems } = this.dialect.reads === 'ours' ? readOurs(input, firm) : readCreate(input, firm, this.dialect);
+    if (problems.length > 0) return this.fail(422, 'validation_failed', 'The request could not be created: some fields are invalid.', problems);
+    const active = firm.requests.filter((r) => isOpen(r, this.dialect.statuses.closed)).length;
     if (active >= firm.activeRequestLimit) {
-      return failure(409, 'active_request_limit_reached', `The ${firm.plan} plan allows ${firm.activeRequestLimit} active requests and the firm has ${active}. Complete or archive requests, or upgrade the plan.`);
+      const words = `The ${firm.plan} plan allows ${firm.activeRequestLimit} active requests and the firm has ${active}.`;
+      return this.fail(409, 'active_request_limit_reached', `${words} Complete or archive requests, or upgrade the plan.`);
     }
     if (firm.createdThisMonth >= firm.monthlyRequestLimit) {
-      return failure(402, 'billing_limit_reached', `The ${firm.plan} plan's monthly billing limit of ${firm.monthlyRequestLimit} requests has been reached. Upgrade the plan or wait for the next billing period.`);
+      const words = `The ${firm.plan} plan's monthly billing limit of ${firm.monthlyRequestLimit} requests has been reached.`;
+      return this.fail(402, 'billing_limit_reached', `${words} Upgrade the plan or wait for the next billing period.`);
     }
-    const client = firm.clients.find((c) => c.id === body.clientId)!;
-    const items = body.items.map((i) => ({ name: String(i.name).trim(), required: i.required ?? true, type: i.type ?? 'file' }));
+    const client = firm.clients.find((c) => c.id === kept.clientId)!;
     const record: SandboxRequest = {
       id: uuidFrom(this.rand),
-      title: body.title.trim(),
-      status: 'sent',
-      dueDate: body.dueDate ?? null,
+      title: kept.title,
+      status: this.dialect.statuses.rename.sent ?? 'sent',
+      dueDate: kept.dueDate,
       createdAt: new Date(now).toISOString(),
       clientId: client.id,
       clientName: client.displayName,
-      totalItems: items.length,
+      totalItems: kept.items.length,
       completedItems: 0,
-      items,
-      correctnessMode: body.correctnessMode ?? 'advisory',
+      items: kept.items,
+      correctnessMode: kept.correctnessMode ?? 'advisory',
     };
     firm.requests.unshift(record);
     this.visibleAt.set(record, now + this.listLagMs);
     firm.createdThisMonth++;
     this.markStale(firm, 'requests');
-    this.emails.push({ to: client.email, requestId: record.id, title: record.title });
-    const answer = json(201, { data: record });
+    const { dueDate, items, correctnessMode } = kept;
+    this.emails.push({ to: client.email, requestId: record.id, title: record.title, dueDate, items: items.length, correctnessMode });
+    const answer = createdAnswer(record, this.dialect);
     if (scope) this.idempotent.set(scope, { at: now, fingerprint, answer });
     return answer;
   }
@@ -419,6 +512,13 @@ export class Sandbox {
       payload = list.bytes ??= Buffer.from(list.text);
     }
     if (res.destroyed) return;
+    if (status === 204 && Buffer.byteLength(payload) === 0) {
+      // No Content: neither a body nor the headers that describe one.
+      delete headers['content-type'];
+      res.writeHead(status, headers);
+      res.end();
+      return;
+    }
     headers['content-length'] = String(Buffer.byteLength(payload));
     res.writeHead(status, headers);
     await this.writeBody(res, payload);

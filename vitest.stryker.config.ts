@@ -17,6 +17,9 @@ export const NOT_MUTATION_TESTED = [
   'test/stdio.test.ts', // the built binary over stdio
   'test/shipped.test.ts', // the built CLI in Chromium, and the packed MCP Bundle
   'test/quiet-start.test.ts', // the built CLI's start-up lines
+  'test/hosts.test.ts', // npm run hosts: a script writing hosts' configuration files, and the built CLI it names
+  'test/team-stack.test.ts', // the local team stack: the built CLI's replicas, redis-server and nginx as child processes
+  'test/server-card.test.ts', // team mode's Server Card over HTTP: no send path
 ];
 
 export default defineConfig({

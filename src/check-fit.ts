@@ -14,7 +14,8 @@ import { oneLine } from './text/render.js';
 const cap = (s: string) => oneLine(s, 60);
 
 function counted(counts: Record<string, number>, max = 12): string {
-  const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+  // Most first, ties by name: the same service prints the same lines.
+  const entries = Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const shown = entries.slice(0, max).map(([k, n]) => `${cap(k)} ${n}`);
   return shown.join(', ') + (entries.length > max ? `, …${entries.length - max} more` : '');
 }

@@ -117,7 +117,8 @@ async function checkStore(config: Config, teamMode: boolean, out: (line: string)
     if ((await store.get(key)) !== 'ok') throw new Error('an entry written could not be read back');
     await store.delete(key);
     const reach = storeReach(store, teamMode);
-    out(`${teamMode && !reach.shared ? '!' : '✓'} send store: ${store.name}: ${reach.note}`);
+    // The store is named once, first (the note names it too, for the log's one line).
+    out(`${teamMode && !reach.shared ? '!' : '✓'} send store: ${store.name}: ${reach.note.replace(` (${store.name})`, '')}`);
     return false;
   } catch (error) {
     out(`✗ ${(error as Error).message}`);
@@ -154,7 +155,14 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
   // Templates are reported whatever else is wrong: a bad file disables only templates, never sending.
   const templates = loadTemplates(config.templatesFile);
   out(`${templates.problems.length ? '✗' : '✓'} ${templatesStatus(templates)}`);
-  const storeProblem = () => checkStore(config, mode.team, out);
+  const storeProblem = async () => {
+    const failed = await checkStore(config, mode.team, out);
+    // Replicas sharing a store, each with its own random secret: a preview on one cannot be sent from another.
+    if (mode.team && config.store.backend === 'redis' && !reading.text('tokenSecret')?.trim()) {
+      out('! DOCREQ_TOKEN_SECRET is not set while DOCREQ_STORE_URL is (a store replicas share): a confirmation token issued by another replica will be refused: set DOCREQ_TOKEN_SECRET, the same on every replica (openssl rand -hex 32)');
+    }
+    return failed;
+  };
   const failed = (more: boolean) => (problems.length || templates.problems.length || config.sendingDisabled || signInProblem || more ? 1 : 0);
   if (!config.api) {
     if (mode.team && !problems.length && !oauth) {

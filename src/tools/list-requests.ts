@@ -150,11 +150,13 @@ export const listRequests = defineTool({
     const call = { signal: ctx.signal, deadline: ctx.deadline };
     const [{ records: all, revalidated, paging }, clients] = await Promise.all([
       ctx.api.fetchRequests(call),
-      needClients ? ctx.api.listClients(call) : Promise.resolve([] as Client[]),
+      // Without a client question, the client list serves only to flag names several clients share on the page:
+      // a recent copy will do, and a list that cannot be read leaves that note out rather than failing the answer.
+      needClients ? ctx.api.listClients(call) : ctx.api.listClients({ ...call, reuse: true }).catch(() => NO_CLIENTS as Client[]),
     ]);
     await ctx.progress(1, 2, `Filtering ${all.length} requests`);
     // The same question about the very same list, on the same day, has the same answer (worked out once).
-    const memo = answersFor(all, needClients ? clients : NO_CLIENTS);
+    const memo = answersFor(all, clients);
     const memoKey = JSON.stringify([ctx.today, revalidated, Object.entries(input).sort(([a], [b]) => (a < b ? -1 : 1))]);
     const known = memo.get(memoKey);
     if (known) return known;
@@ -415,7 +417,7 @@ export const listRequests = defineTool({
         hint = `No request has status ${[...statuses].map((s) => quoted(s, 30)).join(' or ')}. Statuses that occur: ${statusText(occurring, 20)}.`;
       }
     }
-    const noteText = notes.map((n) => `Note: ${n}`);
+    const noteText = () => notes.map((n) => `Note: ${n}`);
     const base = {
       asOf,
       total: all.length,
@@ -447,7 +449,7 @@ export const listRequests = defineTool({
         rows: { noun: 'client name', count: groups.length }, order: GROUP_SORT_TEXT[sort],
       });
       return remember(memo, memoKey, {
-        text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), out.map((row) => remembered(groupLines, row, groupLine)), offset, groups.length, hint),
+        text: pageText([header, ...noteText(), ...revalidatedLine(revalidated)].join('\n'), out.map((row) => remembered(groupLines, row, groupLine)), offset, groups.length, hint),
         structured: { ...base, offset, returned: out.length, nextOffset, requests: [], groups: out, groupCount: groups.length },
       });
     }
@@ -466,9 +468,21 @@ export const listRequests = defineTool({
       return row;
     });
     const lines = page.map((index, k) => (shown.lines[index] ??= requestLine(requests[k]!)));
+    // A plain list names no client question, yet its rows may carry a name several clients share: say so for this page.
+    if (!clientNeedle && clients.length) {
+      const sharedAll = sharedClientNames(clients);
+      if (sharedAll.size) {
+        const onPage = new Map<string, number>();
+        for (const index of page) {
+          const key = keyOf(all[index]!.clientName);
+          if (sharedAll.has(key)) onPage.set(key, (onPage.get(key) ?? 0) + 1);
+        }
+        notes.push(...sharedNameNotes(sharedAll, onPage.keys(), (k) => `the ${count(onPage.get(k)!, 'request')} shown on this page`));
+      }
+    }
     const header = summarizeList({ prefix, total: all.length, noun: 'request', matched, filters, facts, offset, returned: requests.length, order: SORT_TEXT[sort] });
     return remember(memo, memoKey, {
-      text: pageText([header, ...noteText, ...revalidatedLine(revalidated)].join('\n'), lines, offset, picked.length, hint),
+      text: pageText([header, ...noteText(), ...revalidatedLine(revalidated)].join('\n'), lines, offset, picked.length, hint),
       structured: { ...base, offset, returned: requests.length, nextOffset, requests },
     });
   },

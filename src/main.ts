@@ -23,17 +23,26 @@ import { VERSION } from './version.js';
 /** `docreq-mcp sandbox` listens here unless --port says otherwise; team mode's default is 8787 (DOCREQ_HTTP_PORT), so both run at once. */
 const SANDBOX_PORT = 8790;
 
+/**
+ * How the person started this CLI, for every command line it shows them: `node dist/cli.js` from a clone (the file
+ * itself was run), `docreq-mcp` once installed (a bin shim or npx).
+ */
+const SELF = /(^|[\\/])cli\.js$/.test(process.argv[1] ?? '') ? 'node dist/cli.js' : 'docreq-mcp';
+
 const HELP = `docreq-mcp ${VERSION}: an MCP server for a firm's Document Request Service.
 
-Usage:
-  docreq-mcp [options]              serve MCP over stdio (what an assistant host runs)
-  docreq-mcp --sandbox [options]    serve MCP against the embedded sandbox API (no account needed)
-  docreq-mcp sandbox [--port N] [--clients N] [--requests N]
+Usage (from a clone; once published, npx -y docreq-mcp … runs the same):
+  ${SELF} [options]
+                                    serve MCP over stdio (what an assistant host runs)
+  ${SELF} --sandbox [options]
+                                    serve MCP against the embedded sandbox API (no account needed)
+  ${SELF} sandbox [--port N] [--clients N] [--requests N]
                                     run only the sandbox API (port ${SANDBOX_PORT} unless --port); prints its base URL and demo keys
-  docreq-mcp check                  check the configuration by calling the API once
-  docreq-mcp sessions list | end --email ADDRESS | end --all
+  ${SELF} check
+                                    check the configuration by calling the API once
+  ${SELF} sessions list | end --email ADDRESS | end --all
                                     team mode with sign-in: list or end sign-in sessions on the shared store
-  docreq-mcp --transport http [--port N] [--host H] [--sandbox]
+  ${SELF} --transport http [--port N] [--host H] [--sandbox]
                                     team mode: MCP over Streamable HTTP at /mcp, the key per request
 
 Options (each has an environment twin; the flag wins):
@@ -44,7 +53,7 @@ The key is read from DOCREQ_API_KEY or DOCREQ_API_KEY_FILE only, never from the 
 Logs go to stderr; stdout carries only the MCP protocol.`;
 
 function fail(message: string): never {
-  process.stderr.write(`docreq-mcp: ${message}\nRun docreq-mcp --help for usage.\n`);
+  process.stderr.write(`docreq-mcp: ${message}\nRun ${SELF} --help for usage.\n`);
   process.exit(2);
 }
 
@@ -80,7 +89,7 @@ function count(text: string | undefined, name: string): number | undefined {
 function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
   const logger = createLogger(config.logLevel, secretsOf(config));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
-  if (config.problems.length) logger.warn('every tool call will answer with what to set; start with --sandbox to try without an account.');
+  if (config.problems.length) logger.warn('every tool call will answer with what to set; to try it without an account, add --sandbox to the command (in the MCP Bundle: turn on the sandbox).');
   // The send store: once-only across this user's processes (file), replicas (redis) or this process (memory).
   const store = openStore(config.store, (message) => logger.error(message));
   logger.debug(`send store: ${storeReach(store, false).note}`);
@@ -172,7 +181,7 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
       out('✓ the service is called with each request\'s own key; set DOCREQ_API_KEY for this check only to try one');
       return failed(stored);
     }
-    out(mode.sandbox ? 'Fix the above.' : 'Fix the above, or try docreq-mcp check --sandbox to see a working set-up without an account.');
+    out(mode.sandbox ? 'Fix the above.' : `Fix the above, or try ${SELF} check --sandbox to see a working set-up without an account.`);
     return 1;
   }
   out(`✓ base URL ${config.api.baseUrl}`);
@@ -284,7 +293,7 @@ async function main(): Promise<void> {
 function startFailure(error: unknown, command: string | undefined, transport: string | undefined): string {
   const e = error as NodeJS.ErrnoException & { port?: number; address?: string };
   const where = e.address !== undefined && e.port !== undefined ? `${e.address}:${e.port}` : 'the port';
-  const moveIt = command === 'sandbox' ? 'docreq-mcp sandbox --port N' : transport === 'http' ? '--port N (or DOCREQ_HTTP_PORT)' : '--port N';
+  const moveIt = command === 'sandbox' ? `${SELF} sandbox --port N` : transport === 'http' ? '--port N (or DOCREQ_HTTP_PORT)' : '--port N';
   if (e.code === 'EADDRINUSE') return `${where} is already in use (another docreq-mcp, or another program, listens there): choose another port with ${moveIt}.`;
   if (e.code === 'EACCES') return `not allowed to listen on ${where}: choose a port above 1023 with ${moveIt}.`;
   if (e.code === 'EADDRNOTAVAIL') return `${where} is not an address of this machine: check --host (DOCREQ_HTTP_HOST).`;

@@ -275,7 +275,8 @@ describe('plain words', () => {
       const sandboxRun = await run(['sandbox', '--port', port], {});
       expect(sandboxRun.code).toBe(1);
       expect(sandboxRun.out).toContain(`127.0.0.1:${port} is already in use`);
-      expect(sandboxRun.out).toContain('docreq-mcp sandbox --port N');
+      // Run from a clone (dist/cli.js itself), the hint names the command as the person typed it.
+      expect(sandboxRun.out).toContain('node dist/cli.js sandbox --port N');
       expect(sandboxRun.out).not.toMatch(STACK);
       const team = await run(['--transport', 'http', '--port', port], { DOCREQ_BASE_URL: sb.url });
       expect(team.code).toBe(1);

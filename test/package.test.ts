@@ -124,6 +124,8 @@ describe('registry and bundle metadata', () => {
     title: z.string().min(1).max(100).optional(),
     description: z.string().min(1).max(100),
     version: z.string().max(255).refine((v) => !/^[~^><=]|\.x$|\*/.test(v), 'a range'),
+    websiteUrl: z.string().url().optional(),
+    repository: z.object({ url: z.string().url(), source: z.string(), id: z.string().optional(), subfolder: z.string().optional() }).strict().optional(),
     packages: z.array(
       z.object({
         registryType: z.string(),
@@ -148,13 +150,36 @@ describe('registry and bundle metadata', () => {
   });
 
   it('manifest.json has the package version, a sensitive key, and maps its settings to known variables', () => {
-    const manifest = JSON.parse(read('manifest.json')) as { version: string; tools: { name: string }[]; user_config: Record<string, { sensitive?: boolean }>; server: { mcp_config: { env: Record<string, string> } } };
+    const manifest = JSON.parse(read('manifest.json')) as { version: string; tools: { name: string }[]; user_config: Record<string, { sensitive?: boolean }>; server: { mcp_config: { env: Record<string, string> } }; compatibility: { runtimes: { node: string } } };
     expect(manifest.version).toBe(pkg.version);
+    expect(manifest.compatibility.runtimes.node).toBe((pkg.engines as { node: string }).node);
     expect(manifest.user_config.api_key!.sensitive).toBe(true);
     expect(manifest.tools.map((t) => t.name)).toEqual(['list_clients', 'list_requests', 'create_request', 'create_request_batch', 'list_templates']);
     for (const [env, value] of Object.entries(manifest.server.mcp_config.env)) {
       expect(ENV_NAMES.has(env)).toBe(true);
       expect(manifest.user_config[/\$\{user_config\.(\w+)\}/.exec(value)![1]!]).toBeDefined();
     }
+  });
+
+  it('the listings name one repository, its issues as the support address, and the privacy policy', () => {
+    const manifest = JSON.parse(read('manifest.json')) as { repository: { type: string; url: string }; homepage: string; documentation: string; support: string; privacy_policies: string[] };
+    const repo = server.repository!.url;
+    expect(server.repository).toEqual({ url: repo, source: 'github' });
+    expect(server.websiteUrl).toBe(`${repo}#readme`);
+    expect(manifest.repository).toEqual({ type: 'git', url: repo });
+    expect(manifest.homepage).toBe(`${repo}#readme`);
+    expect(manifest.documentation).toBe(`${repo}/tree/main/docs`);
+    expect(manifest.support).toBe(`${repo}/issues`);
+    expect(manifest.privacy_policies).toEqual([`${repo}/blob/main/docs/directory/privacy.md`]);
+    // The pages people read for help give the same address.
+    expect(read('docs/directory/support.md')).toContain(`<${repo}/issues>`);
+    expect(read('SECURITY.md')).toContain(`<${repo}/security/advisories/new>`);
+    // npm's listing names the same repository, homepage and issues.
+    const pkg = JSON.parse(read('package.json')) as { repository: unknown; homepage: string; bugs: unknown };
+    expect(pkg.repository).toEqual({ type: 'git', url: `git+${repo}.git` });
+    expect(pkg.homepage).toBe(`${repo}#readme`);
+    expect(pkg.bugs).toEqual({ url: `${repo}/issues` });
+    // The registry name is the GitHub repository's (io.github.<owner>/<name>).
+    expect(`https://github.com/${server.name.replace(/^io\.github\./, '')}`).toBe(repo);
   });
 });

@@ -178,7 +178,7 @@ describe('manifest.json and server.json agree with SETTINGS', () => {
     const read = (name: keyof typeof SETTINGS, text: string) => settingSchema(name).safeParse(text).data as unknown;
     for (const name of ['timeoutMs', 'readOnly', 'confirmSend'] as const) {
       const setting = SETTINGS[name];
-      expect(userConfig(setting.env).description, setting.env).toBe(plainHelp(setting.help));
+      // The registry's variables are for whoever sets environment variables: the words of SETTINGS.
       expect(variable(setting.env).description, setting.env).toBe(plainHelp(setting.help));
       expect(read(name, String(userConfig(setting.env).default)), setting.env).toEqual(read(name, setting.default));
       expect(read(name, variable(setting.env).default!), setting.env).toEqual(read(name, setting.default));
@@ -187,6 +187,16 @@ describe('manifest.json and server.json agree with SETTINGS', () => {
     expect(userConfig('DOCREQ_TIMEOUT_MS').min).toBe(timeout.minValue);
     expect(userConfig('DOCREQ_TIMEOUT_MS').max).toBe(timeout.maxValue);
     expect(variable('DOCREQ_CONFIRM_SEND').choices).toEqual(settingSchema('confirmSend').out.options);
+  });
+
+  it("the bundle's settings form speaks to the person at the firm: no developer words, every choice named", () => {
+    const form = Object.values(manifest.user_config).map((u) => u.description);
+    for (const text of form) expect(text).not.toMatch(/elicitation|\bMCP\b|token|cannot be read|\btools?\b|\bhost\b|script|end to end|\bAPI call/i);
+    expect(userConfig('DOCREQ_READ_ONLY').description).toMatch(/nothing can be e-mailed to a client/);
+    // A person types confirm-send's value: each value the setting accepts is named, and what anything else does.
+    for (const choice of settingSchema('confirmSend').out.options) expect(userConfig('DOCREQ_CONFIRM_SEND').description).toContain(choice);
+    expect(userConfig('DOCREQ_CONFIRM_SEND').description).toMatch(/Anything else turns sending off/);
+    expect(userConfig('DOCREQ_TIMEOUT_MS').description).toMatch(/30000 is 30 seconds/);
   });
 });
 

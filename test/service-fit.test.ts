@@ -165,6 +165,26 @@ describe('statuses the profile does not name', () => {
   });
 });
 
+describe('a third vocabulary: statuses in capitals and words, one the defaults do not know', () => {
+  it('"Open", "In Progress" and "Done" are counted by the defaults (case and spacing aside); "Void" is named', async () => {
+    const sb = await service({ dialect: { statuses: { rename: { sent: 'Open', in_progress: 'In Progress', completed: 'Done', cancelled: 'Void' } } } });
+    const plain = await (await server(await service({}))).call('list_requests', {});
+    const r = await (await server(sb)).call('list_requests', {});
+    const want = plain.structuredContent as { open: number; overdue: number };
+    const got = r.structuredContent as { open: number; overdue: number; notes: string[]; byStatus: Record<string, number> };
+    const voids = got.byStatus.Void!;
+    expect(voids).toBeGreaterThan(0);
+    const note = got.notes.find((n) => n.includes('names neither open nor closed'))!;
+    expect(note).toMatch(new RegExp(`^${voids} requests? ha(s a status|ve statuses) the service profile names neither open nor closed: "Void" \\(${voids}\\)\\.`));
+    // Void counted as open unless every item is complete: the open count is the plain service's plus those.
+    const voidOpen = sb.demoFirm.requests.filter((q) => q.status === 'Void' && q.completedItems < q.totalItems).length;
+    expect(got.open).toBe(want.open + voidOpen);
+    const fitted = await (await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile({ statuses: { closed: ['done', 'void', 'archived'] } }) })).call('list_requests', {});
+    expect((fitted.structuredContent as { open: number }).open).toBe(want.open);
+    expect((fitted.structuredContent as { notes: string[] }).notes.join(' ')).not.toContain('names neither open nor closed');
+  });
+});
+
 describe('dates in the forms services write', () => {
   /** What list_requests counts over the demo firm, which depends on reading every due date. */
   const counts = async (mcp: Connected) => {
@@ -240,6 +260,10 @@ describe('what a create is answered with: 200, 201, 202, 204, wrapped or bare', 
       expect(out.asPreviewed).toBe(true);
     }
     if (createAnswer.status !== 204) expect(out.request?.id).toBeTruthy();
+    // A record found in the answer (bare, or under result or request) is checked from it: the list is not read again.
+    const afterPost = sb.calls.slice(sb.calls.findLastIndex((c) => c.method === 'POST') + 1);
+    const readBack = afterPost.filter((c) => c.method === 'GET' && c.path.startsWith('/api/v1/requests')).length;
+    expect(readBack).toBe('fields' in createAnswer && createAnswer.fields !== 'id-only' ? 0 : 1);
   });
 
   it('a record that cannot be found in the list is said so, never shown as matching', async () => {

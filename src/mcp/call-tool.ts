@@ -132,7 +132,7 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       if (!api || config.callsDisabled?.length) {
         throw new ConfigurationError(
           `docreq-mcp is not configured, so nothing was called:\n${(api ? config.callsDisabled! : config.problems).map((p) => `- ${p}`).join('\n')}\n` +
-            'Set these in the host\'s "env" for this server and restart it. To try it without an account, start it with --sandbox.',
+            'Set these in the host\'s "env" for this server and restart it. To try it without an account, add --sandbox to the command (in the MCP Bundle: turn on the sandbox).',
         );
       }
       const progressToken = request.params._meta?.progressToken;

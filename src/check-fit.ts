@@ -21,7 +21,7 @@ function counted(counts: Record<string, number>, max = 12): string {
 }
 
 /** The lines of the fit; `problems` counts the lines marked "!" (the profile does not account for something seen). */
-export function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests: ListResult<RequestRecord>): { lines: string[]; problems: number } {
+function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests: ListResult<RequestRecord>): { lines: string[]; problems: number } {
   const lines: string[] = [];
   let problems = 0;
   const mark = (ok: boolean, line: string) => {
@@ -60,7 +60,7 @@ export function fitLines(profile: ServiceProfile, clients: ListResult<Client>, r
       if (reading.day === null && unread.length < 3) unread.push(value!);
     }
   }
-  const formText = counted(Object.fromEntries(Object.entries(forms).filter(([k]) => k !== 'unread')) as Record<string, number>);
+  const formText = counted(Object.fromEntries(Object.entries(forms).filter(([k]) => k !== 'unread')));
   lines.push(`✓ date forms seen: ${formText || 'none (no dates)'}`);
   if (forms.unread) mark(false, `${forms.unread} dates not read (e.g. ${unread.map((u) => JSON.stringify(cap(u))).join(', ')}): for dates such as 03/04/2026 set dates.ambiguous`);
 

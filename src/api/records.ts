@@ -36,15 +36,17 @@ export const requestRecord = z.object({
 });
 export type RequestRecord = z.infer<typeof requestRecord>;
 
-/** The create body, with the field names contract section 4 decides. */
-export const createPayload = z.object({
-  clientId: z.string(),
-  title: z.string(),
-  dueDate: z.string().optional(),
-  items: z.array(z.object({ name: z.string(), required: z.boolean(), type: z.string() })),
-  correctnessMode: z.string().optional(),
-});
-export type CreatePayload = z.infer<typeof createPayload>;
+/**
+ * A request to create, in this server's own terms (the tools' argument names). The body the service is given is built
+ * from it by the service profile (src/domain/service-profile.ts), which maps these names to the service's own.
+ */
+export type CreatePayload = {
+  clientId: string;
+  title: string;
+  dueDate?: string;
+  items: { name: string; required: boolean; type: string }[];
+  correctnessMode?: string;
+};
 
 const MAX_FIELD = 2_000;
 
@@ -186,12 +188,4 @@ export function listData(body: unknown, what: string): unknown[] {
     throw new BadResponseError(`The service's ${what} list has no "data" array (data is ${data === undefined ? 'missing' : typeof data}).`);
   }
   return data;
-}
-
-/** A creation answer: the record bare, as `{ data: record }`, or an empty body (undefined). */
-export function createdRecord(body: unknown): Record<string, unknown> | null {
-  if (body === undefined || body === null) return null;
-  const b = fields(body);
-  const inner = b.data && typeof b.data === 'object' && !Array.isArray(b.data) ? (b.data as Record<string, unknown>) : b;
-  return Object.keys(inner).length > 0 ? inner : null;
 }

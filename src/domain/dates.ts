@@ -55,7 +55,7 @@ function monthOf(name: string): number {
  * Reads `text` (as the record holds it: numbers arrive as their text) into a calendar day. ISO forms keep the day as
  * written in their own offset (2026-01-15T23:30:00-05:00 is the 15th), as the service's own calendar would.
  */
-export function readDate(text: string, order: AmbiguousOrder = 'unread'): DateReading {
+function readDate(text: string, order: AmbiguousOrder = 'unread'): DateReading {
   if (ISO.test(text)) {
     const day = calendarDay(Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10)));
     const form: DateForm = text.length === 10 ? 'YYYY-MM-DD' : 'ISO date-time';

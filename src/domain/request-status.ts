@@ -48,5 +48,3 @@ export class StatusRules {
     return { open: [...this.open], closed: [...this.closed] };
   }
 }
-
-export const DEFAULT_STATUS_RULES = new StatusRules();

@@ -220,9 +220,9 @@ export class ServiceProfile {
     const defaults = serviceProfileSchema.parse({});
     const lines: string[] = [];
     const { body, values, statuses, dates, created } = this.spec;
-    const renamed = Object.entries(body)
-      .filter(([k, v]) => k !== 'item' && v !== defaults.body[k as Argument])
-      .map(([k, v]) => `${k} → "${String(v)}"`);
+    const renamed = (['client', 'title', 'dueDate', 'items', 'correctnessMode'] as const)
+      .filter((k) => body[k] !== defaults.body[k])
+      .map((k) => `${k} → "${body[k]}"`);
     const itemRenamed = Object.entries(body.item)
       .filter(([k, v]) => v !== defaults.body.item[k as keyof typeof body.item])
       .map(([k, v]) => `item.${k} → "${v}"`);

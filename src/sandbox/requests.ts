@@ -49,7 +49,7 @@ export function readOurs(input: unknown, firm: SandboxFirm): { kept: Kept; probl
 }
 
 /** Validation as the API document states it, with field details. */
-export function validateCreate(input: unknown, firm: SandboxFirm): { field: string; message: string }[] {
+function validateCreate(input: unknown, firm: SandboxFirm): { field: string; message: string }[] {
   const details: { field: string; message: string }[] = [];
   if (!input || typeof input !== 'object' || Array.isArray(input)) return [{ field: '', message: 'the body must be a JSON object' }];
   const b = input as Record<string, unknown>;

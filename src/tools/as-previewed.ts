@@ -36,17 +36,17 @@ function unknownField(profile: ServiceProfile, argument: Argument): string {
 const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v));
 
 /** What a list record says the service kept (the list's documented fields). */
-export function keptFromList(r: RequestRecord): Kept {
+function keptFromList(r: RequestRecord): Kept {
   return { title: r.title, dueDate: r.dueDate, items: r.totalItems, clientName: r.clientName };
 }
 
 /** Whether a record shows what the check needs (title, due date, items); otherwise the list is read. */
-export function showsEnough(kept: Kept | null | undefined): kept is Kept {
+function showsEnough(kept: Kept | null | undefined): kept is Kept {
   return Boolean(kept) && kept!.title !== undefined && kept!.dueDate !== undefined && kept!.items !== undefined;
 }
 
 /** The created request in the service's list: by its id when the answer gave one, else the newest with this client and title. */
-export function findCreated(requests: readonly RequestRecord[], id: string | null | undefined, client: Client, title: string): RequestRecord | undefined {
+function findCreated(requests: readonly RequestRecord[], id: string | null | undefined, client: Client, title: string): RequestRecord | undefined {
   if (id) {
     const byId = requests.find((r) => r.id === id);
     if (byId) return byId;
@@ -58,7 +58,7 @@ export function findCreated(requests: readonly RequestRecord[], id: string | nul
 }
 
 /** Compares what the service kept with what was previewed; every difference worded for a person, with its likely cause. */
-export function compareWithPreview(previewed: CreatePayload, kept: Kept, client: Client, profile: ServiceProfile): PreviewCheck {
+function compareWithPreview(previewed: CreatePayload, kept: Kept, client: Client, profile: ServiceProfile): PreviewCheck {
   const differences: string[] = [];
   const compared: string[] = [];
   if (kept.clientId !== undefined && text(kept.clientId) !== null) {
@@ -115,7 +115,7 @@ export function compareWithPreview(previewed: CreatePayload, kept: Kept, client:
 }
 
 /** Not checked: the request could not be found or read back. */
-export function notChecked(detail: string): PreviewCheck {
+function notChecked(detail: string): PreviewCheck {
   return { asPreviewed: null, differences: [], detail };
 }
 

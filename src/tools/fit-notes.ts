@@ -44,7 +44,7 @@ export function unreadDatesNote(all: readonly RequestRecord[]): string | undefin
 const IMPOSSIBLE = new WeakMap<Float64Array, number>();
 
 /** Checklist counts that cannot be (completed above total, a negative count): flagged, never summed silently. */
-export function impossibleCountsNote(all: readonly RequestRecord[]): string | undefined {
+function impossibleCountsNote(all: readonly RequestRecord[]): string | undefined {
   const { totals, dones } = itemCounts(all);
   let n = IMPOSSIBLE.get(totals);
   if (n === undefined) {

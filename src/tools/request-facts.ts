@@ -11,7 +11,7 @@ export function isOpen(r: RequestRecord, profile: ServiceProfile = DEFAULT_PROFI
 }
 
 /** Due dates of one list that could not be read as a day: how many, and the forms met (each with a count and its first text). */
-export interface UnreadDates {
+interface UnreadDates {
   /** Per record: 1 when its due date is there but could not be read (so it is neither dated nor "no due date"). */
   flags: Uint8Array;
   count: number;

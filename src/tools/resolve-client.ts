@@ -91,7 +91,7 @@ export async function findClient(ctx: ToolContext, query: string): Promise<Clien
 }
 
 /** A list that signals more pages may hold the client on a page this server is not given: said, never "not found" alone. */
-export function onLaterPage(paging: string | undefined): string {
+function onLaterPage(paging: string | undefined): string {
   return paging ? `\nThe service's client list signals more pages (${paging}): the client may be on a page it did not list.` : '';
 }
 

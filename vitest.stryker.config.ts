@@ -20,6 +20,7 @@ export const NOT_MUTATION_TESTED = [
   'test/hosts.test.ts', // npm run hosts: a script writing hosts' configuration files, and the built CLI it names
   'test/team-stack.test.ts', // the local team stack: the built CLI's replicas, redis-server and nginx as child processes
   'test/server-card.test.ts', // team mode's Server Card over HTTP: no send path
+  'test/test-needs.test.ts', // npm test's first step, a script run as a child process
 ];
 
 export default defineConfig({

@@ -171,7 +171,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
     mkdirSync(SHOTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decodeArguments } from '../src/mcp/arguments.js';
 import { TOOLS } from '../src/tools/index.js';
@@ -12,6 +12,9 @@ const mcp = await connect(sb, { env: { DOCREQ_CONFIRM_SEND: 'never' }, today: TO
 afterAll(() => mcp.close());
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 700);
+// Hundreds of runs per property: a busy machine may take minutes. A test that timed out would leave its calls running
+// into the next test's record, so the bound is generous: it stops a hang, not a slow run.
+vi.setConfig({ testTimeout: 300_000 });
 const tool = (name: string) => TOOLS.find((t) => t.name === name)!;
 /** Judges the arguments as the server receives them: JSON on the wire, then the SDK's request parsing. */
 const received = (name: string, args: unknown) =>

@@ -21,6 +21,7 @@ import { boundConnections, CONNECTION_TIMEOUTS, Lifecycle, type ConnectionTimeou
 import { statelessEntry } from './mcp-entry.js';
 import { answerPlainCall, isPlainToolCall, PLAIN_CALL_MAX_MS } from './plain-call.js';
 import { accessLogger } from './access-log.js';
+import { serveDiscovery } from './server-card.js';
 
 export { bearerKey, frontDoor, loadHttpSettings, type HttpSettings } from './front-door.js';
 export { boundConnections, CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './lifecycle.js';
@@ -167,6 +168,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     const auth = signIn.auth;
     if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return homePage(req, res, { mcpPath: MCP_PATH, ...(auth ? { signInResource: auth.resource } : {}) });
     if (options.auth && !auth) return jsonError(res, 503, 'Starting: sign-in is not ready yet.', { 'Retry-After': '1' });
+    // The Server Card and the catalogue pointing at it: public, for any origin (before the Origin check).
+    if (serveDiscovery(req, res, path, { mcpPath: MCP_PATH, readOnly: options.config.readOnly, ...(auth ? { signIn: auth } : {}) })) return;
     if (auth && (await auth.handle(req, res))) return; // sign-in's own routes and pages
     const origin = req.headers.origin;
     const originOk = origin !== undefined && (allowedOrigins.has(origin.toLowerCase()) || (loopbackBound && isLoopbackOrigin(origin)));
@@ -350,6 +353,10 @@ export async function serveHttp(reading: SettingsReading, options: { sandbox?: S
   config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
   const logger = createLogger(config.logLevel, secretsOf(config));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
+  // Replicas that share a store are behind one address: a preview on one and its send on another need the same secret.
+  if (config.store.backend === 'redis' && !reading.text('tokenSecret')?.trim()) {
+    logger.warn('DOCREQ_STORE_URL is set (a store replicas share) but DOCREQ_TOKEN_SECRET is not: a confirmation token issued by another replica will be refused: set DOCREQ_TOKEN_SECRET, the same on every replica (openssl rand -hex 32).');
+  }
   if (!isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) && settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))) {
     logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
   }

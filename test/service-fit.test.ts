@@ -55,7 +55,10 @@ async function server(sb: Sandbox, env: Record<string, string | undefined> = {},
 }
 
 const posted = (sb: Sandbox) => sb.calls.filter((c) => c.method === 'POST');
-const activeClient = (sb: Sandbox, n = 0) => sb.demoFirm.clients.filter((c) => c.status === 'active' && !/Sam Taylor/.test(c.displayName))[n + 5]!;
+const activeClient = (sb: Sandbox, n = 0) => {
+  const active = sb.demoFirm.clients.filter((c) => c.status === 'active' && !/Sam Taylor/.test(c.displayName));
+  return active[(n + 5) % active.length]!;
+};
 const DUE = '2026-04-30';
 const ITEMS = [{ name: 'W-2 forms' }, { name: 'Any new dependants?', type: 'boolean', required: false }];
 
@@ -583,5 +586,100 @@ describe('the duplicate guard counts open requests by the profile', () => {
     const fitted = await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile(OTHER_PROFILE) });
     const ok = await fitted.call('create_request', { client: c.id, title: done.title, items: ITEMS, dryRun: true });
     expect(ok.text).toMatch(/^DRY RUN/);
+  });
+});
+
+describe('the words of a send, each part of them', () => {
+  const label = (c: { displayName: string; email: string; id: string }) => `"${c.displayName}" <${c.email}> (id ${c.id})`;
+
+  it('a batch to a client on a page the service did not list: skipped, saying the list signals more pages; nothing checked yet', async () => {
+    const sb = await service({ dialect: { paging: { pageSize: 10, signal: 'has_more' } } });
+    const mcp = await server(sb);
+    const later = sb.demoFirm.clients.filter((c) => c.status === 'active').at(-1)!;
+    const r = await mcp.call('create_request_batch', { clients: [later.email, activeClient(sb, 0).id], title: 'Fit batch paging', items: ITEMS, dryRun: true });
+    const out = r.structuredContent as { recipients: { outcome: string; reason: string | null; asPreviewed: boolean | null; differences: string[] }[] };
+    expect(out.recipients[0]!.reason).toMatch(/^no client has this id, e-mail or exact name(; closest: .*)?; the service's client list signals more pages \(the answer's "has_more" is true\), so it may be on a page it did not list$/);
+    // Nothing was sent, so nothing was checked against a preview.
+    expect(out.recipients.map((x) => [x.asPreviewed, x.differences])).toEqual([
+      [null, []],
+      [null, []],
+    ]);
+  });
+
+  it('a batch whose new requests the list does not show yet: sent, each "not checked", never "not as previewed"', async () => {
+    const sb = await service({ dialect: { createAnswer: { status: 204 } }, listLagMs: 60_000 });
+    const mcp = await server(sb);
+    const clients = [activeClient(sb, 17), activeClient(sb, 18)];
+    const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch lagging', items: ITEMS });
+    const lines = sent.text.split('\n');
+    expect(lines[0]).toBe('SENT: 2 sent, 0 may have been sent, 0 not sent, 0 skipped (of 2).');
+    expect(lines[1]).toBe(
+      `  1. ${label(clients[0]!)}: sent — The service answered 204 with an empty body (no record of the new request). — not checked against the preview: the service's list does not show it yet, so what it kept could not be compared with the preview: check with list_requests later`,
+    );
+    expect((sent.structuredContent as { recipients: { asPreviewed: boolean | null }[] }).recipients.map((x) => x.asPreviewed)).toEqual([null, null]);
+  });
+
+  it('a batch to a service that drops fields: each recipient line lists its differences, joined by "; "', async () => {
+    const sb = await service({ dialect: 'ignoring' });
+    const mcp = await server(sb);
+    const c = activeClient(sb, 19);
+    const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: [c.id, activeClient(sb, 20).id], title: 'Fit batch joined', dueDate: DUE, items: ITEMS });
+    const out = sent.structuredContent as { recipients: { request: { id: string }; differences: string[] }[] };
+    const first = out.recipients[0]!;
+    expect(sent.text.split('\n')[1]).toBe(`  1. ${label(c)}: sent, request id ${first.request.id} — NOT AS PREVIEWED: ${first.differences.join('; ')}`);
+  });
+
+  it('a 202 batch with a recipient skipped: ACCEPTED, the skipped one counted', async () => {
+    const sb = await service({ dialect: { createAnswer: { status: 202 } } });
+    const mcp = await server(sb);
+    const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: [activeClient(sb, 21).id, 'Nobody Atall', activeClient(sb, 22).id], title: 'Fit batch 202 mixed', items: ITEMS });
+    expect(sent.text.split('\n')[0]).toBe('ACCEPTED: 0 sent, 0 may have been sent, 0 not sent, 1 skipped, 2 accepted (queued by the service, not yet known to be e-mailed) (of 3).');
+  });
+
+  it('an answer that names only the id: the request shown as the list shows it (title and all), single and batch', async () => {
+    const sb = await service({ dialect: { createAnswer: { status: 201, wrap: 'bare', fields: 'id-only' } } });
+    const mcp = await server(sb);
+    const c = activeClient(sb, 23);
+    const single = (await previewThenSend(mcp, 'create_request', { client: c.id, title: 'Fit id only', items: ITEMS })).sent;
+    expect(single.structuredContent).toMatchObject({ request: { title: 'Fit id only', clientName: c.displayName, status: 'sent' }, asPreviewed: true });
+    const batch = (await previewThenSend(mcp, 'create_request_batch', { clients: [activeClient(sb, 24).id, activeClient(sb, 25).id], title: 'Fit id only batch', items: ITEMS })).sent;
+    const rows = (batch.structuredContent as { recipients: { request: { title: string } | null }[] }).recipients;
+    expect(rows.map((x) => x.request?.title)).toEqual(['Fit id only batch', 'Fit id only batch']);
+  });
+
+  it("an answer whose record names the request stands as the service's answer; the list only completes the check", async () => {
+    const sb = await service({});
+    const mcp = await server(sb);
+    const c = activeClient(sb, 26);
+    const args = { client: c.id, title: 'Fit answered record', items: ITEMS };
+    const preview = await mcp.call('create_request', args);
+    sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: JSON.stringify({ id: 'answered-1', title: 'Fit answered record', status: 'sent' }) }, { times: 1, after: true });
+    const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
+    const sent = await mcp.call('create_request', { ...args, confirmationToken: token });
+    expect(sent.structuredContent).toMatchObject({ request: { id: 'answered-1', title: 'Fit answered record' }, asPreviewed: true });
+    const b = [activeClient(sb, 27), activeClient(sb, 28)];
+    const bargs = { clients: b.map((x) => x.id), title: 'Fit answered batch', items: ITEMS };
+    const bpreview = await mcp.call('create_request_batch', bargs);
+    sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: JSON.stringify({ id: 'answered-2', title: 'Fit answered batch', status: 'sent' }) }, { times: 1, after: true });
+    const btoken = (bpreview.structuredContent as { confirmation: { token: string } }).confirmation.token;
+    const bsent = await mcp.call('create_request_batch', { ...bargs, confirmationToken: btoken });
+    expect((bsent.structuredContent as { recipients: { request: { id: string } }[] }).recipients[0]!.request.id).toBe('answered-2');
+  });
+
+  it('a send whose new request the list does not show yet: its first line names no empty id or status', async () => {
+    const sb = await service({ dialect: { createAnswer: { status: 204 } }, listLagMs: 60_000 });
+    const mcp = await server(sb);
+    const c = activeClient(sb, 29);
+    const { sent } = await previewThenSend(mcp, 'create_request', { client: c.id, title: 'Fit lagging words', items: ITEMS });
+    expect(sent.text.split('\n')[0]).toBe(`SENT: "Fit lagging words" to ${label(c)}.`);
+  });
+
+  it('a status of "Active" with spaces or capitals is active: no warning', async () => {
+    const sb = await service({});
+    const c = activeClient(sb, 30);
+    c.status = '  Active ';
+    sb.invalidateLists();
+    const r = await (await server(sb)).call('create_request', { client: c.id, title: 'Fit spaced status', items: ITEMS, dryRun: true });
+    expect((r.structuredContent as { warnings: string[] }).warnings).toEqual([]);
   });
 });

@@ -14,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createServer } from '../src/mcp/server.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
+import { startSandbox } from '../src/sandbox/service.js';
 import { INVISIBLE } from '../src/text/invisible.js';
 import { TOOLS } from '../src/tools/index.js';
 import { APP_CSP, APP_PAGES } from '../src/ui/apps.js';
-import { AROUND_TODAY, captured, connect, sandbox, sandboxAndClient, structured, TODAY, type Connected } from './helpers.js';
+import { AROUND_TODAY, captured, connect, sandbox, sandboxAndClient, structured, suiteFolder, TODAY, type Connected } from './helpers.js';
 
 /**
  * MCP Apps (contract §3.7): the pages' resources checked against ext-apps's own schemas, and each page
@@ -149,8 +150,9 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   let http: HttpServer;
   let origin = '';
   let view = '';
-  /** Tool calls the page made through the bridge. */
+  /** Tool calls the page made through the bridge, and what each answered. */
   let pageCalls = 0;
+  const pageResults: { isError?: boolean; content: { type: string; text?: string }[] }[] = [];
   const requested: string[] = [];
 
   beforeAll(async () => {
@@ -189,6 +191,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await page.exposeFunction('mcpCallTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {
       pageCalls++;
       const result = await via.client.callTool(params);
+      pageResults.push(result as (typeof pageResults)[number]);
       captured.push(JSON.stringify(result));
       return result;
     });
@@ -250,6 +253,8 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await Promise.all([frame.locator('[data-testid=send]').dblclick(), mcp.call('create_request', { ...args, confirmationToken: token })]);
     await frame.locator('h1', { hasNotText: 'Send this' }).waitFor();
     expect(pageCalls - calls).toBe(1);
+    // The page's own call was a valid send (it or the model's sent; the other was told it was already being sent).
+    expect(pageResults.at(-1)!.content[0]!.text).not.toMatch(/^Invalid arguments/);
     const posts = POSTS().slice(before);
     expect(posts).toHaveLength(1);
     // Byte for byte: the POST body is the preview's body.
@@ -279,6 +284,49 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     expect(pageCalls).toBe(calls);
     expect(POSTS().length).toBe(before);
     await page.close();
+  });
+
+  it('a service that drops fields it does not know: after Send the page says "Sent, but not as previewed" and lists each difference; with a profile naming its fields, the page sends the body in its names, as previewed', async () => {
+    const other = await startSandbox({ ...AROUND_TODAY, dialect: 'ignoring' });
+    const plain = await connect(other, { today: TODAY });
+    const profile = join(suiteFolder(), 'apps-profile.json');
+    writeFileSync(profile, JSON.stringify({ body: { dueDate: 'due_date', items: 'checklist' } }));
+    const fitted = await connect(other, { today: TODAY, env: { DOCREQ_SERVICE_PROFILE: profile } });
+    try {
+      const people = other.demoFirm.clients.filter((c) => c.status === 'active');
+      const sent = async (via: Connected, title: string, client: (typeof people)[number]) => {
+        const args = { client: client.id, title, dueDate: '2026-04-15', items: [{ name: 'W-2 forms' }, { name: 'Photo ID' }] };
+        const preview = await via.call('create_request', args);
+        const page = await open('ui://docreq/send-preview.html', via);
+        const frame = await mount(page, 'create_request', args, preview, 'light');
+        const shown = (await frame.locator('[data-testid=body]').textContent())!;
+        await frame.locator('[data-testid=send]').click();
+        await frame.locator('h1', { hasNotText: 'Send this' }).waitFor();
+        return { page, frame, shown, preview };
+      };
+      const flagged = await sent(plain, 'Apps: dropped fields', people[3]!);
+      expect(await flagged.frame.locator('h1').textContent()).toBe('Sent, but not as previewed');
+      const listed = await flagged.frame.locator('[data-testid=differences] li').allTextContents();
+      expect(listed).toHaveLength(2);
+      expect(listed[0]).toContain('it has no due date (previewed 2026-04-15)');
+      expect(listed[1]).toContain('it has no checklist items (previewed 2)');
+      expect(await axe(flagged.page)).toEqual([]);
+      await shoot(flagged.page, 'send-not-as-previewed');
+      await flagged.page.close();
+
+      const fine = await sent(fitted, 'Apps: fitted fields', people[4]!);
+      expect(await fine.frame.locator('h1').textContent()).toBe('Sent');
+      expect(await fine.frame.locator('[data-testid=differences]').count()).toBe(0);
+      // What the page sent is the body the preview showed, in the service's own names.
+      const post = other.calls.filter((c) => c.method === 'POST').at(-1)!;
+      expect(JSON.parse(post.body!)).toEqual(JSON.parse(fine.shown));
+      expect(JSON.parse(fine.shown)).toMatchObject({ due_date: '2026-04-15', checklist: [{ name: 'W-2 forms' }, { name: 'Photo ID' }] });
+      await fine.page.close();
+    } finally {
+      await plain.close();
+      await fitted.close();
+      await other.close();
+    }
   });
 
   it('batch preview: each recipient will send or why not; after Send, the outcome per recipient', async () => {

@@ -170,7 +170,8 @@ function sendCall(s: Single | Batch, token: string): ToolCall {
     const given = Array.isArray(input.clients) && input.clients.length === s.recipients.length && input.clients.every((c) => typeof c === 'string') ? (input.clients) : s.recipients.map((r) => r.clientId ?? r.client);
     return { name: 'create_request_batch', arguments: { clients: given, ...body, ...allowDuplicate, confirmationToken: token } };
   }
-  return { name: 'create_request', arguments: { client: p.clientId, ...body, ...allowDuplicate, confirmationToken: token } };
+  // The client as resolved for the preview (its id): the token is bound to it.
+  return { name: 'create_request', arguments: { client: s.client.id ?? p.clientId, ...body, ...allowDuplicate, confirmationToken: token } };
 }
 
 function status(line: string, kind = ''): HTMLElement {

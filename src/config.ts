@@ -29,7 +29,7 @@ export interface Config {
    * src/service-profile.ts); absent: the defaults (src/domain/service-profile.ts DEFAULT_PROFILE).
    */
   serviceProfile?: ServiceProfile;
-  /** The send store (contract §7): backend, the file store's folder, the redis URL (may hold a password: never echoed). */
+  /** The send store (docs/sending.md, "The send store"): backend, the file store's folder, the redis URL (may hold a password: never echoed). */
   store: { backend: 'file' | 'redis' | 'memory'; stateDir: string | undefined; url: string | undefined };
   /**
    * Why nothing may be sent, when a setting that governs safety cannot be read (fail closed:
@@ -39,7 +39,7 @@ export interface Config {
   /** Each one names the variable to set and how; empty when the configuration is usable. */
   problems: string[];
   /**
-   * The problems that stop every tool call (contract §2): a setting other than the key, the base URL
+   * The problems that stop every tool call (docs/settings.md): a setting other than the key, the base URL
    * (absent `api` says those) and the safety settings (which disable only sending) that cannot be read.
    */
   callsDisabled?: string[];

@@ -139,7 +139,7 @@ export const SETTINGS = {
     schema: () => z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)'),
     help: 'signs confirmation tokens; replicas of one team service must share it (default: random per process)',
   },
-  // The send store (contract §7); opened by src/store/index.ts.
+  // The send store (docs/sending.md, "The send store"); opened by src/store/index.ts.
   store: {
     env: 'DOCREQ_STORE',
     flag: '--store',
@@ -165,7 +165,7 @@ export const SETTINGS = {
         .refine((t) => /^rediss?:\/\/[^\s]+$/i.test(t), 'must be a redis:// or rediss:// URL'),
     help: 'redis:// or rediss:// URL of Redis >= 6.2 or Valkey (may hold a password: never shown); implies DOCREQ_STORE=redis',
   },
-  // Team mode (contract §6); read by src/transport/http.ts.
+  // Team mode (docs/team-mode.md); read by src/transport/http.ts.
   transport: {
     env: 'DOCREQ_TRANSPORT',
     flag: '--transport',
@@ -215,7 +215,7 @@ export const SETTINGS = {
     schema: () => z.coerce.number().int().min(1).max(65_535),
     help: 'team mode: serve Prometheus metrics at `http://127.0.0.1:<port>/metrics`, on loopback only (off when unset)',
   },
-  // Firm sign-in (contract §8); read by src/auth/settings.ts.
+  // Firm sign-in (docs/sign-in-setup.md); read by src/auth/settings.ts.
   auth: {
     env: 'DOCREQ_AUTH',
     flag: '--auth',
@@ -279,7 +279,7 @@ export const SETTINGS = {
     schema: () => commaList((h) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(h), 'host names (e.g. claude.ai,chatgpt.com), no wildcard'),
     help: 'oauth: the hosts whose https redirect URIs apps may register (exact names; http on loopback and app schemes are always accepted)',
   },
-  // Sessions a firm can end (contract §8.1); read by src/auth/settings.ts. At most 168 (src/auth/sessions.ts MAX_SESSION_HOURS).
+  // Sessions a firm can end (docs/sign-in.md, "Sessions"); read by src/auth/settings.ts. At most 168 (src/auth/sessions.ts MAX_SESSION_HOURS).
   authSessionHours: {
     env: 'DOCREQ_AUTH_SESSION_HOURS',
     flag: undefined,

@@ -120,7 +120,7 @@ export function federation(ctx: AuthContext) {
     },
 
     /**
-     * At a refresh (contract §8.1): the identity provider asked again where it gave a refresh token (a person
+     * At a refresh (docs/sign-in.md, "Sessions"): the identity provider asked again where it gave a refresh token (a person
      * disabled there is refused now); the person as it now describes them, and its next refresh token, sealed.
      */
     async renew(grant: Session, key: string): Promise<{ person: Person; idpRefresh: string | undefined }> {

@@ -9,7 +9,7 @@ import { OAuthError, json } from './oauth-http.js';
 import { SCOPE, type Auth, type AuthOptions } from './types.js';
 
 /**
- * Firm sign-in (contract §8): this service is an OAuth 2.1 protected resource (RFC 9728) and its own
+ * Firm sign-in (docs/sign-in-setup.md): this service is an OAuth 2.1 protected resource (RFC 9728) and its own
  * authorization server (RFC 8414), which federates the sign-in itself to the firm's OpenID Connect
  * provider through openid-client. Access tokens are short-lived JWTs (jose, HS256 under a secret the
  * replicas share) whose audience is this service's /mcp; refresh tokens, codes, sign-ins in progress,

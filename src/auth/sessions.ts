@@ -9,7 +9,7 @@ import type { Role } from './policy.js';
 import { authStoreOf, type AuthStore } from './store.js';
 
 /**
- * Sign-in sessions (contract §8.1): each one from a sign-in at the identity provider to at most
+ * Sign-in sessions (docs/sign-in.md, "Sessions"): each one from a sign-in at the identity provider to at most
  * DOCREQ_AUTH_SESSION_HOURS later, whatever its refreshes. Each is listed in the shared store under
  * the day it began (a counter per day and one entry per session, both expiring with it), so that
  * `docreq-mcp sessions list | end --email X | end --all` reaches every replica's sessions through the

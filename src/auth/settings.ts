@@ -16,7 +16,7 @@ export interface AuthSetup {
   mode: AuthMode;
   problems: string[];
   /** With oauth: builds sign-in once the service knows the address it listens on. */
-  /** Builds sign-in once the address is known; `shared` is the send store (contract §7), so every replica sharing it shares sign-in state. */
+  /** Builds sign-in once the address is known; `shared` is the send store (docs/sending.md, "The send store"), so every replica sharing it shares sign-in state. */
   create?: (listeningUrl: string, shared?: AuthStore) => Promise<Auth>;
   /** With oauth: the firm's key, for the start-up check; never printed. */
   apiKey?: string;

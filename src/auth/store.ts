@@ -16,7 +16,7 @@ export interface AuthStore {
 export { MemoryStore as MemoryAuthStore } from '../store/memory.js';
 
 /**
- * Sign-in's part of the send store (contract §7): its keys under `auth:`, so that every replica, and
+ * Sign-in's part of the send store (docs/sending.md, "The send store"): its keys under `auth:`, so that every replica, and
  * `docreq-mcp sessions`, sharing that store shares sign-in state.
  */
 export function authStoreOf(store: AuthStore): AuthStore {

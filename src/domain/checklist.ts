@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The checklist's facts, in one place: what an item is (its types and shape), the correctness modes,
- * and the limits a request keeps (contract §3.4; the item types and modes are the API document's).
+ * and the limits a request keeps (the item types and modes are the API document's).
  * Imported by the tools, the templates and the sandbox's validation; it imports nothing of ours.
  */
 

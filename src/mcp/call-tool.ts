@@ -18,7 +18,7 @@ import { errorResult, explain } from './results.js';
  */
 
 /**
- * Single use of an MRTR request state (contract §9): true the first time a state id is claimed for a
+ * Single use of an MRTR request state (both protocol revisions, 2025-11-25 and 2026-07-28): true the first time a state id is claimed for a
  * firm, false ever after (within the ledger's memory). The one place to rewire onto the send store's
  * `claim(key, value, ttlMs)`.
  */
@@ -128,7 +128,7 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
     }
     const started = Date.now();
     try {
-      // Every setting speaks (contract §2): one that cannot be read stops every call, naming it.
+      // Every setting speaks (docs/settings.md): one that cannot be read stops every call, naming it.
       if (!api || config.callsDisabled?.length) {
         throw new ConfigurationError(
           `docreq-mcp is not configured, so nothing was called:\n${(api ? config.callsDisabled! : config.problems).map((p) => `- ${p}`).join('\n')}\n` +

@@ -13,7 +13,7 @@ const passes = (level: LoggingLevel, threshold: LoggingLevel | undefined) => {
 const callLog = new AsyncLocalStorage<{ server: Server; threshold(): LoggingLevel | undefined; send(params: LoggingMessageNotificationParams): Promise<void> }>();
 
 /**
- * MCP log notifications go only to a client that asked (contract §11): a 2025-11-25 session with
+ * MCP log notifications go only to a client that asked (docs/operating.md): a 2025-11-25 session with
  * logging/setLevel, a 2026-07-28 request with the log level in its envelope; stderr keeps every line.
  * Some clients fail on a notification they did not ask for (the AI SDK's: "Unsupported message type").
  * Over stateless HTTP a 2025 client's setLevel reaches only the server of that one request.

@@ -87,7 +87,7 @@ const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 /**
- * The Document Request Service, in memory, on loopback: the API document plus contract section 4,
+ * The Document Request Service, in memory, on loopback: the API document plus the decisions docs/service-profile.md lists as the defaults,
  * with the plan limits a dashboard enforces, fault injection and a log of every call for tests.
  */
 export class Sandbox {

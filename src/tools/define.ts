@@ -22,7 +22,7 @@ export interface SendingContext {
   tokens: TokenIssuer;
   /** Why nothing may be sent (a safety setting cannot be read, the send store cannot be used), or undefined. */
   disabled: string | undefined;
-  /** Team mode with sign-in: the person sending, recorded with every send (contract §8). */
+  /** Team mode with sign-in: the person sending, recorded with every send (docs/sign-in-setup.md). */
   actor?: { email: string; sub: string } | undefined;
   /** Where the one JSON audit line of each send goes (stderr); only with an actor. */
   audit?: ((line: string) => void) | undefined;

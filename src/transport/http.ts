@@ -30,7 +30,7 @@ import type { Auth, AuthStore, Identity } from '../auth/index.js';
 import { authStoreOf } from '../auth/store.js';
 
 /**
- * Team mode (contract §6): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
+ * Team mode (docs/team-mode.md): MCP over Streamable HTTP at /mcp, stateless. Every HTTP request carries
  * the firm's key as a bearer token and gets a fresh MCP server and SDK transport built with that
  * key, so any replica answers any request and nothing of the key outlives the request. What is
  * kept between requests (rate-limit buckets; later the API client's caches) lives in a bounded
@@ -102,7 +102,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const sharedPool = proxies.httpProxy || proxies.httpsProxy ? new EnvHttpProxyAgent({ ...poolOptions, ...proxies }) : new Agent(poolOptions);
   // Once-only sending for every firm this process serves: the ledger is keyed by key fingerprint,
   // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
-  // The ledger lives in the send store: with redis, shared by every replica (contract §7).
+  // The ledger lives in the send store: with redis, shared by every replica (docs/sending.md, "The send store").
   const sendStore = options.sendStore ?? openStore(options.config.store, (message) => write(`docreq-mcp error: ${message}\n`));
   const reach = storeReach(sendStore, true);
   const sending = { ledger: new SendLedger(sendStore), confirmations: new Confirmations(options.config.tokenSecret) };
@@ -137,7 +137,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     return store.scope(`${fingerprint}${who}`).ensure('rate', () => new RateBucket(options.rateLimit)).take(calls);
   }
 
-  // One SDK v2 entry for the whole process (contract §9): it answers 2026-07-28 requests (envelope,
+  // One SDK v2 entry for the whole process (both protocol revisions, 2025-11-25 and 2026-07-28): it answers 2026-07-28 requests (envelope,
   // Mcp-Method / Mcp-Name headers checked against the body) and 2025-11-25 requests (stateless) alike,
   // each with the server this request built with its own key (handed over as the request's authInfo).
   const mcpEntry = statelessEntry((ctx) => {

@@ -7,7 +7,7 @@ import { Bridge } from './bridge.js';
  * host's theme, and the one way text reaches the page: DOM nodes whose text is set as text. Nothing
  * here parses HTML, and nothing is fetched: the page talks only to the host bridge.
  *
- * Service text (contract §3.7.1): the result's strings are shown by the renderer's invisible-character
+ * Service text (docs/pages.md): the result's strings are shown by the renderer's invisible-character
  * rule (text/visible.ts: removed, or a visible mark where removing would make two strings alike), and
  * each one in its own <bdi>, so a right-to-left override inside a name cannot reorder what is beside it.
  */

@@ -109,8 +109,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typ
 export class ServiceProfile {
   readonly statuses: StatusRules;
   readonly ambiguousDates: AmbiguousOrder;
-  /** True when the profile changes nothing (no file, or one that only restates the defaults of the body and answer). */
-  readonly isDefault: boolean;
 
   constructor(
     readonly spec: ServiceProfileSpec = serviceProfileSchema.parse({}),
@@ -119,7 +117,6 @@ export class ServiceProfile {
   ) {
     this.statuses = new StatusRules(spec.statuses.open ?? DEFAULT_OPEN_STATUSES, spec.statuses.closed ?? DEFAULT_CLOSED_STATUSES);
     this.ambiguousDates = spec.dates.ambiguous;
-    this.isDefault = JSON.stringify(spec) === JSON.stringify(serviceProfileSchema.parse({}));
   }
 
   /** The exact body the service is given for this request: what the preview shows and the POST sends. */

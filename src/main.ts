@@ -7,6 +7,7 @@ import { unknownFlag, unknownVariables } from './settings-names.js';
 import { SendLedger } from './send/ledger.js';
 import { Confirmations } from './send/token.js';
 import { openStore, RedisStore, storeReach } from './store/index.js';
+import { sandboxStateDir } from './sandbox-state.js';
 import { createLogger } from './log.js';
 import { redactor } from './text/redact.js';
 import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
@@ -206,9 +207,13 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
   }
 }
 
-/** The settings with the sandbox's demo key and address in place of the service's. */
+/**
+ * The settings with the sandbox's demo key and address in place of the service's. Its sends are kept apart from the
+ * person's own (a `sandbox` folder inside the state folder) unless a state folder is named.
+ */
 function sandboxConfig(reading: SettingsReading, sandbox: Sandbox): Config {
-  return loadConfig(reading.flags, { ...reading.env, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
+  const apart = reading.text('stateDir') === undefined ? { DOCREQ_STATE_DIR: sandboxStateDir(reading.env) } : {};
+  return loadConfig(reading.flags, { ...reading.env, ...apart, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
 }
 
 async function main(): Promise<void> {

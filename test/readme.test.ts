@@ -271,6 +271,9 @@ describe('README facts, each checked against its source', () => {
     expect(files.length).toBeGreaterThan(0);
     const folder = join(fresh, named.linux.slice(2));
     for (const file of files) expect(relative(folder, file), file).not.toMatch(/^\.\./);
+    // On the sandbox, apart from the person's real sends: in the state folder's own sandbox folder.
+    expect(stores).toContain('On the embedded sandbox (`--sandbox`) the records go to a `sandbox` folder inside it');
+    for (const file of files) expect(relative(join(folder, 'sandbox'), file), file).not.toMatch(/^\.\./);
     // What the records hold: the fields the sentence lists, for 24 hours; never the key, never the client's e-mail.
     const listed = new Set(['outcome', 'at', 'requestId', 'title', 'by', 'email', 'sub', 'request', 'id', 'status', 'dueDate', 'createdAt', 'clientName', 'totalItems', 'completedItems', 'warnings']);
     const fields = (value: unknown): string[] => (value && typeof value === 'object' ? Object.entries(value).flatMap(([k, v]) => (Array.isArray(value) ? fields(v) : [k, ...fields(v)])) : []);

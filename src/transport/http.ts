@@ -3,6 +3,7 @@ import { ApiState, proxySettings } from '../api/client.js';
 import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
 import { openStore, storeFingerprint, storeReach, type SendStore } from '../store/index.js';
+import { sandboxStateDir } from '../sandbox-state.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
@@ -349,7 +350,9 @@ export async function serveHttp(reading: SettingsReading, options: { sandbox?: S
   const signIn = await (await import('../auth/settings.js')).loadAuthSetup(flags, env, { sandboxApiKey: sandbox?.keys.demo });
   if (signIn.problems.length) fail(`sign-in (--auth oauth) cannot start:\n${signIn.problems.map((p) => `- ${p}`).join('\n')}`);
   for (const note of signIn.notes) process.stderr.write(`docreq-mcp info: ${note}\n`);
-  const config = loadConfig(flags, { ...env, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
+  // The sandbox's sends are kept apart from the person's own, unless a state folder is named.
+  const apart = sandbox && reading.text('stateDir') === undefined ? { DOCREQ_STATE_DIR: sandboxStateDir(env) } : {};
+  const config = loadConfig(flags, { ...env, ...apart, DOCREQ_API_KEY: undefined, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: baseUrl });
   config.problems = config.problems.filter((p) => !p.startsWith('DOCREQ_API_KEY is not set'));
   const logger = createLogger(config.logLevel, secretsOf(config));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);

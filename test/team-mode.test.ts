@@ -159,6 +159,20 @@ describe('team mode over Streamable HTTP (in process)', () => {
   });
 });
 
+describe("a firm's key fingerprint across replicas", () => {
+  it('is the same on every replica sharing DOCREQ_TOKEN_SECRET, and differs under another secret or none', async () => {
+    const secret = (s: string) => loadConfig({}, { DOCREQ_BASE_URL: sb.url, DOCREQ_TOKEN_SECRET: s.repeat(32) });
+    const [a, b, c] = await Promise.all([teamService(sb, { config: secret('a') }), teamService(sb, { config: secret('a') }), teamService(sb, { config: secret('b') })]);
+    const [d, e] = await Promise.all([teamService(sb), teamService(sb)]);
+    const key = sb.keys.demo;
+    expect(a.fingerprint(key)).toBe(b.fingerprint(key));
+    expect(a.fingerprint(key)).toMatch(/^[0-9a-f]{12}$/);
+    expect(a.fingerprint(key)).not.toBe(c.fingerprint(key));
+    expect(a.fingerprint(key)).not.toBe(a.fingerprint(sb.keys.harbor));
+    expect(d.fingerprint(key)).not.toBe(e.fingerprint(key));
+  });
+});
+
 describe('team mode for a 2026-07-28 client that listens', () => {
   it('tells a listening client (subscriptions/listen) when the templates file changes, and its open stream does not hold a drain up', async () => {
     const dir = mkdtempSync(join(suiteFolder(), 'listen-'));

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { ApiState, proxySettings } from '../api/client.js';
 import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
@@ -88,7 +88,10 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const deadlineMs = options.deadlineMs ?? options.config.timeoutMs + 5_000;
-  const fingerprinter = new KeyFingerprinter();
+  // Replicas that share DOCREQ_TOKEN_SECRET fingerprint a key alike, so one firm's access-log lines can be followed across
+  // them; the fingerprint's own secret is derived from it (never the token secret itself). Without one: random per process.
+  const tokenSecret = options.config.tokenSecret;
+  const fingerprinter = new KeyFingerprinter(tokenSecret ? createHmac('sha256', tokenSecret).update('docreq-mcp key fingerprints').digest() : undefined);
   const store = new KeyScopeStore(options.maxKeyScopes ?? 1_000);
   const allowedOrigins = new Set(options.allowedOrigins);
   // Bound to loopback, only this machine reaches the port: a page it serves on a loopback origin may too

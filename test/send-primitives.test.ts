@@ -24,8 +24,13 @@ describe('confirmation tokens', () => {
     expect(c.verify(token, 'key-2', request)).toEqual({ ok: false, reason: 'mismatch' });
     expect(c.verify(token, 'key-1', { ...request, title: 'Tax documents!' })).toEqual({ ok: false, reason: 'mismatch' });
     expect(c.verify(token, 'key-1', { ...request, allowDuplicate: true })).toEqual({ ok: false, reason: 'mismatch' });
-    expect(new Confirmations('t'.repeat(32)).verify(token, 'key-1', request)).toEqual({ ok: false, reason: 'mismatch' });
-    expect(new Confirmations(undefined).verify(token, 'key-1', request)).toEqual({ ok: false, reason: 'mismatch' });
+    // Another secret is told apart: the token's nonce carries a tag of the secret that issued it.
+    expect(new Confirmations('t'.repeat(32)).verify(token, 'key-1', request)).toEqual({ ok: false, reason: 'other-secret' });
+    expect(new Confirmations(undefined).verify(token, 'key-1', request)).toEqual({ ok: false, reason: 'other-secret' });
+    // Under the same secret, a nonce whose tag was altered is not taken for another secret's: still refused.
+    const [p0, p1, p2, p3] = token.split('.') as [string, string, string, string];
+    const retagged = `${p2.slice(0, 8)}${p2.slice(8) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
+    expect(c.verify([p0, p1, retagged, p3].join('.'), 'key-1', request).ok).toBe(false);
     const parts = token.split('.');
     const later = (Number.parseInt(parts[1]!, 36) + 3600).toString(36);
     expect(c.verify([parts[0], later, parts[2], parts[3]].join('.'), 'key-1', request)).toEqual({ ok: false, reason: 'mismatch' });

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
 import { bearerKey, loadHttpSettings, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { ALL_KEYS, captured, sandbox, childEnv, teamService, suiteFolder } from './helpers.js';
+import { ALL_KEYS, captured, sandbox, childEnv, connect, teamService, suiteFolder } from './helpers.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox();
@@ -170,6 +170,29 @@ describe("a firm's key fingerprint across replicas", () => {
     expect(a.fingerprint(key)).not.toBe(c.fingerprint(key));
     expect(a.fingerprint(key)).not.toBe(a.fingerprint(sb.keys.harbor));
     expect(d.fingerprint(key)).not.toBe(e.fingerprint(key));
+  });
+});
+
+describe('a token from a replica with another DOCREQ_TOKEN_SECRET', () => {
+  it('is refused saying exactly that (not "another request"); nothing is sent, and a new preview is offered', async () => {
+    const a = await connect(sb, { env: { DOCREQ_TOKEN_SECRET: 'a'.repeat(32) } });
+    const b = await connect(sb, { env: { DOCREQ_TOKEN_SECRET: 'b'.repeat(32) } });
+    try {
+      const c = sb.demoFirm.clients.filter((x) => x.status === 'active')[7]!;
+      const args = { client: c.id, title: 'Replica secrets', items: [{ name: 'W-2' }] };
+      const preview = await a.call('create_request', args);
+      const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
+      const posts = sb.calls.filter((x) => x.method === 'POST').length;
+      const other = await b.call('create_request', { ...args, confirmationToken: token });
+      expect(other.text).toMatch(
+        /^The confirmationToken given was signed by a server with another DOCREQ_TOKEN_SECRET \(a replica that does not share this one's\); nothing was sent\. Every replica behind one address needs the same DOCREQ_TOKEN_SECRET\. PREVIEW — nothing was sent\./,
+      );
+      expect(other.structuredContent).toMatchObject({ sent: false, outcome: 'previewed' });
+      expect(sb.calls.filter((x) => x.method === 'POST').length).toBe(posts);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
 

@@ -11,7 +11,11 @@ export const TOKEN_TTL_MS = 15 * 60_000;
 const PREFIX = 'dr1';
 const MAC_BYTES = 18;
 
-export type TokenCheck = { ok: true; id: string; expiresAt: number } | { ok: false; reason: 'malformed' | 'expired' | 'mismatch' };
+/** `other-secret`: the token was issued under another DOCREQ_TOKEN_SECRET (a replica that does not share this one's). */
+export type TokenCheck = { ok: true; id: string; expiresAt: number } | { ok: false; reason: 'malformed' | 'expired' | 'mismatch' | 'other-secret' };
+
+/** A nonce is 6 random bytes and a 3-byte tag of the secret that issued it (12 base64url characters in all). */
+const NONCE_RANDOM = 6;
 
 /** JSON with object keys sorted, so equal requests always hash the same. */
 export function canonicalJson(value: unknown): string {
@@ -29,6 +33,8 @@ const b64 = (buf: Buffer) => buf.toString('base64url');
 
 export class Confirmations {
   private readonly secret: Buffer;
+  /** A tag of the secret (3 bytes of an HMAC under it: nothing of the secret), carried in every nonce it issues. */
+  private readonly tag: Buffer;
 
   constructor(
     secret: string | undefined,
@@ -36,6 +42,7 @@ export class Confirmations {
   ) {
     // Unset: random per process (tokens then work within this process only).
     this.secret = secret ? Buffer.from(secret, 'utf8') : randomBytes(32);
+    this.tag = this.hmac('secret tag').subarray(0, 3);
   }
 
   private hmac(text: string): Buffer {
@@ -61,7 +68,7 @@ export class Confirmations {
   issue(apiKey: string, binding: unknown, person?: string): { token: string; expiresAt: number } {
     const expiresAt = this.now() + TOKEN_TTL_MS;
     const exp = Math.ceil(expiresAt / 1000).toString(36);
-    const nonce = b64(randomBytes(9));
+    const nonce = b64(Buffer.concat([randomBytes(NONCE_RANDOM), this.tag]));
     return { token: `${PREFIX}.${exp}.${nonce}.${b64(this.mac(exp, nonce, apiKey, binding, person))}`, expiresAt: Number.parseInt(exp, 36) * 1000 };
   }
 
@@ -73,7 +80,11 @@ export class Confirmations {
     const [, exp, nonce, given] = parts as [string, string, string, string];
     const expected = this.mac(exp, nonce, apiKey, binding, person);
     const got = Buffer.from(given, 'base64url');
-    if (got.length !== expected.length || !timingSafeEqual(got, expected)) return { ok: false, reason: 'mismatch' };
+    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+      // Issued under another secret (its nonce carries another tag): said so, for replicas that do not share one.
+      const issuedBy = Buffer.from(nonce, 'base64url').subarray(NONCE_RANDOM);
+      return { ok: false, reason: issuedBy.equals(this.tag) ? 'mismatch' : 'other-secret' };
+    }
     const expiresAt = Number.parseInt(exp, 36) * 1000;
     if (this.now() > expiresAt) return { ok: false, reason: 'expired' };
     return { ok: true, id: given, expiresAt };

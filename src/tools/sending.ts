@@ -92,10 +92,15 @@ export function draftFromInput(input: DraftInput & { title?: string | undefined;
 }
 
 /** Why a confirmationToken given was not taken: it expired, or it belongs to another request (`boundTo` names what it binds). */
-export function tokenRefused(reason: 'expired' | 'mismatch' | 'malformed', boundTo: string): string {
-  return reason === 'expired'
-    ? 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. '
-    : `The confirmationToken given does not belong to this exact ${boundTo} and key (and person, when signed in); nothing was sent. `;
+export function tokenRefused(reason: 'expired' | 'mismatch' | 'malformed' | 'other-secret', boundTo: string): string {
+  if (reason === 'expired') return 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. ';
+  if (reason === 'other-secret') {
+    return (
+      'The confirmationToken given was signed by a server with another DOCREQ_TOKEN_SECRET (a replica that does not share this one\'s); nothing was sent. ' +
+      'Every replica behind one address needs the same DOCREQ_TOKEN_SECRET. '
+    );
+  }
+  return `The confirmationToken given does not belong to this exact ${boundTo} and key (and person, when signed in); nothing was sent. `;
 }
 
 /** Why a call without a token previews instead of sending. */

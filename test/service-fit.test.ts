@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { readyServiceProfile } from '../src/service-profile.js';
+import { prng } from '../src/sandbox/seed.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/service.js';
 import { AROUND_TODAY, childEnv, connect, previewThenSend, suiteFolder, TODAY, type Connected, type ConnectOptions } from './helpers.js';
 
@@ -435,21 +436,10 @@ describe('the profile file', () => {
   });
 });
 
-/** A small deterministic generator (the suite never depends on chance). */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('the preview shows the exact body POSTed, under any profile', () => {
   it('40 random profiles, each against a service reading those names and spellings: Exact body = the body POSTed, kept as previewed', async () => {
-    const rand = random(20261127);
+    // The sandbox seed's own deterministic generator: the suite never depends on chance.
+    const rand = prng(20261127);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const names = ['client_id', 'customerId', 'client', 'title', 'subject', 'name_of_request', 'due_date', 'dueOn', 'deadline', 'items', 'checklist', 'documents', 'mode', 'correctness', 'check_mode'];
     const distinct = (n: number, pool: readonly string[]) => {

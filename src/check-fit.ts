@@ -21,7 +21,7 @@ function counted(counts: Record<string, number>, max = 12): string {
 }
 
 /** The lines of the fit; `problems` counts the lines marked "!" (the profile does not account for something seen). */
-function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests: ListResult<RequestRecord>): { lines: string[]; problems: number } {
+function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests: ListResult<RequestRecord>): { lines: string[]; problems: number; open: number } {
   const lines: string[] = [];
   let problems = 0;
   const mark = (ok: boolean, line: string) => {
@@ -87,13 +87,17 @@ function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests
     correctnessMode: 'soft',
   });
   lines.push(`✓ a send would POST (an example; nothing is sent by check): ${JSON.stringify(example)}`);
-  return { lines, problems };
+  const open = Object.values(byKind.open).reduce((a, b) => a + b, 0);
+  return { lines, problems, open };
 }
 
-/** Reads each list once, with the survey of their fields, and prints the fit. Never POSTs. */
-export async function checkFit(api: DocReqApi, profile: ServiceProfile, out: (line: string) => void): Promise<{ clients: number; problems: number }> {
+/**
+ * Reads each list once, with the survey of their fields, and prints the fit. Never POSTs. `open` counts the requests
+ * the profile calls open: the nearest `check` can come to the firm's active-request limit, which the service does not publish.
+ */
+export async function checkFit(api: DocReqApi, profile: ServiceProfile, out: (line: string) => void): Promise<{ clients: number; problems: number; open: number }> {
   const [clients, requests] = await Promise.all([api.fetchClients({ survey: true }), api.fetchRequests({ survey: true })]);
-  const { lines, problems } = fitLines(profile, clients, requests);
+  const { lines, problems, open } = fitLines(profile, clients, requests);
   for (const line of lines) out(line);
-  return { clients: clients.records.length, problems };
+  return { clients: clients.records.length, problems, open };
 }

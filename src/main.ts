@@ -138,6 +138,13 @@ async function checkStore(config: Config, teamMode: boolean, out: (line: string)
   }
 }
 
+/** What `check` says each DOCREQ_CONFIRM_SEND value does, in the words of the person who set it. */
+const CONFIRM_WORDS: Record<Config['confirmSend'], string> = {
+  auto: 'the person confirms it (the host asks them, or the preview gives a one-time confirmation to pass back)',
+  always: "the person confirms it in the host's own form; a host that cannot show one cannot send",
+  never: 'no confirmation (DOCREQ_CONFIRM_SEND=never, for unattended scripts)',
+};
+
 /** How `check` runs: stdio or team mode, against the configured service or the embedded sandbox. */
 interface CheckMode {
   team: boolean;
@@ -197,7 +204,15 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
     out(`✓ the service answered: the key is accepted and the firm has ${fit.clients} clients`);
     for (const line of lines) out(line);
     if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
-    else out(config.readOnly ? '✓ read-only: no tool that sends is offered' : `✓ sending is offered; confirmation before sending: ${config.confirmSend}`);
+    else if (config.readOnly) out('✓ read-only: no tool that sends is offered');
+    else {
+      out(`✓ sending is offered; before each send: ${CONFIRM_WORDS[config.confirmSend]}`);
+      // The plan's limits are published nowhere a read can see; only a refused send names one. Say so, not "✓".
+      out(
+        `  plan limits: not checked (the service publishes them only when it refuses a send); the firm has ${fit.open} open ${fit.open === 1 ? 'request' : 'requests'} now. ` +
+          'A send the plan stops is refused and nothing is e-mailed; the answer says what the firm can do (complete or archive requests, or upgrade the plan).',
+      );
+    }
     return failed(await storeProblem());
   } catch (error) {
     out(`✗ ${explain(error) ?? (error as Error).message}`);

@@ -673,3 +673,24 @@ describe('the words of a send, each part of them', () => {
     expect((r.structuredContent as { warnings: string[] }).warnings).toEqual([]);
   });
 });
+
+describe("check on a firm at its plan's limit (the built CLI): the limit is named as not checked, never passed over", () => {
+  it('the active-request limit reached: "sending is offered" comes with the open count and what a refused send does', async () => {
+    const { execFile } = await import('node:child_process');
+    const { SANDBOX_KEYS } = await import('../src/sandbox/seed.js');
+    const sb = await service({});
+    try {
+      const stdout = await new Promise<string>((resolve, reject) => {
+        const env = { ...childEnv(), DOCREQ_STATE_DIR: join(folder, 'check-limit'), DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: SANDBOX_KEYS.harbor };
+        execFile(process.execPath, [BIN, 'check'], { env, encoding: 'utf8', timeout: 60_000 }, (error, out) => (error && !out ? reject(error) : resolve(out)));
+      });
+      const open = sb.firms.get(SANDBOX_KEYS.harbor)!.requests.filter((r) => r.status === 'sent' || r.status === 'in_progress').length;
+      expect(stdout).toContain('✓ sending is offered; before each send: the person confirms it');
+      expect(stdout).toContain(`  plan limits: not checked (the service publishes them only when it refuses a send); the firm has ${open} open requests now.`);
+      expect(stdout).toContain('nothing is e-mailed');
+      expect(stdout).not.toContain(SANDBOX_KEYS.harbor);
+    } finally {
+      await sb.close();
+    }
+  });
+});

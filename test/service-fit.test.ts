@@ -682,7 +682,7 @@ describe("check on a firm at its plan's limit (the built CLI): the limit is name
     try {
       const stdout = await new Promise<string>((resolve, reject) => {
         const env = { ...childEnv(), DOCREQ_STATE_DIR: join(folder, 'check-limit'), DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: SANDBOX_KEYS.harbor };
-        execFile(process.execPath, [BIN, 'check'], { env, encoding: 'utf8', timeout: 60_000 }, (error, out) => (error && !out ? reject(error) : resolve(out)));
+        execFile(process.execPath, [BIN, 'check'], { env, encoding: 'utf8', timeout: 60_000 }, (error, out) => (error && !out ? reject(new Error(error.message)) : resolve(out)));
       });
       const open = sb.firms.get(SANDBOX_KEYS.harbor)!.requests.filter((r) => r.status === 'sent' || r.status === 'in_progress').length;
       expect(stdout).toContain('✓ sending is offered; before each send: the person confirms it');

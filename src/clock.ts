@@ -1,4 +1,4 @@
-/** Calendar days as YYYY-MM-DD text, the form the contract judges "overdue" and "today or later" in. */
+/** Calendar days as YYYY-MM-DD text, the form "overdue" and "today or later" in. */
 
 /** Today on this machine's calendar, YYYY-MM-DD. */
 export function localToday(now = new Date()): string {

@@ -66,7 +66,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return isIP(host) === 4 && host.startsWith('127.');
 }
 
-/** Checks a base URL against the contract; returns the URL without a trailing slash, or a reason. */
+/** Checks a base URL (https, or http on loopback only); returns the URL without a trailing slash, or a reason. */
 export function checkBaseUrl(text: string): { ok: true; url: string } | { ok: false; reason: string } {
   let url: URL;
   try {

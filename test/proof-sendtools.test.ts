@@ -309,7 +309,7 @@ describe('create_request_batch: recipients and warnings', () => {
     expect((r.structuredContent as { warnings: string[] }).warnings).toEqual([FAR_WARNING, duplicate]);
   });
 
-  it("a signed-in send whose answer has no record: the recipient's two warnings joined by a space", async () => {
+  it('a signed-in batch: who it was sent as said once (sentBy, its own line), never as a warning on each recipient', async () => {
     const mcp = await server({ confirmSend: 'never', actor: { email: 'pat@firm.example', sub: 'sub-pat', role: 'sender' } });
     const [a, b] = [take(), take()];
     sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: '' }, { times: 1, after: true });
@@ -318,9 +318,12 @@ describe('create_request_batch: recipients and warnings', () => {
     expect(rows(r)[0]).toMatchObject({
       outcome: 'sent',
       request: { clientName: a.displayName, title: (r.structuredContent as { previewed: { title: string } }).previewed.title },
-      reason: 'Sent in the name of pat@firm.example (signed in). The service answered 201 with an empty body (no record of the new request).',
+      reason: 'The service answered 201 with an empty body (no record of the new request).',
     });
-    expect(rows(r)[1]).toMatchObject({ outcome: 'sent', reason: 'Sent in the name of pat@firm.example (signed in).' });
+    expect(rows(r)[1]).toMatchObject({ outcome: 'sent', reason: null });
+    expect(r.structuredContent).toMatchObject({ sentBy: 'pat@firm.example' });
+    expect(r.text.split('\n')[1]).toBe('Sent in the name of pat@firm.example (signed in).');
+    expect(r.text).not.toMatch(/Warnings:.*Sent in the name/);
   });
 });
 

@@ -459,7 +459,10 @@ describe('what a send leaves for the people running it', () => {
     const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never' }, actor: { email: 'sender@demo.example', sub: 'sub-1' }, audit: (l) => lines.push(l) });
     const [a, b] = [take(), take()];
     const sent = await mcp.call('create_request', { client: a.id, title: title('audited'), items: [{ name: 'W-2' }] });
-    expect(sent.text).toContain('Sent in the name of sender@demo.example (signed in).');
+    expect(sent.text).toContain('\nSent in the name of sender@demo.example (signed in).');
+    // A fact of the send, in its own line and field: not under "Warnings:".
+    expect(sent.text).not.toMatch(/Warnings:.*Sent in the name/);
+    expect(sent.structuredContent).toMatchObject({ sentBy: 'sender@demo.example', warnings: [] });
     sb.inject(POST, { kind: 'status', status: 502 }, { times: 1, after: true });
     const unclear = await mcp.call('create_request', { client: b.id, title: title('audited, unclear'), items: [{ name: 'W-2' }] });
     expect((unclear.structuredContent as Single).outcome).toBe('may_have_been_sent');

@@ -1,4 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { checkSessionTime } from '../src/auth/grant-checks.js';
+import { redirectMatches } from '../src/auth/redirect-uris.js';
+import type { Session } from '../src/auth/types.js';
 import type { HttpService } from '../src/transport/http.js';
 import { sandbox } from './helpers.js';
 import { authorizeUrl, codeFor, form, REDIRECT, register, s256, signInService } from './team.js';
@@ -149,5 +152,31 @@ describe('redirect URIs an app may register', () => {
     expect(await at('https://127.0.0.1:8443/callback', 'https://127.0.0.1:9999/callback')).toBe(400);
     expect(await at('https://claude.ai/cb', 'https://claude.ai:444/cb')).toBe(400);
     expect(await at('http://127.0.0.1:9/callback', 'not a url')).toBe(400);
+  });
+});
+
+describe('the two rules on their own: a redirect URI asked for, and a session at its time limit', () => {
+  it('a redirect URI matches exactly, or on another port only for http on loopback', () => {
+    expect(redirectMatches('https://app.example/cb', 'https://app.example/cb')).toBe(true);
+    // Another port of the same https host is another redirect URI.
+    expect(redirectMatches('https://app.example/cb', 'https://app.example:8443/cb')).toBe(false);
+    expect(redirectMatches('http://app.example/cb', 'http://app.example:8080/cb')).toBe(false);
+    expect(redirectMatches('http://127.0.0.1:3000/cb', 'http://127.0.0.1:49152/cb')).toBe(true);
+    expect(redirectMatches('http://127.0.0.1:3000/cb', 'http://127.0.0.1:49152/other')).toBe(false);
+    expect(redirectMatches('http://127.0.0.1:3000/cb', 'https://127.0.0.1:49152/cb')).toBe(false);
+    expect(redirectMatches('http://127.0.0.1:3000/cb', 'not a url')).toBe(false);
+  });
+
+  it('a session refreshes until its time limit, and not from that instant on', () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_800_000_000_000 });
+    try {
+      const at = (expires: number) => () => checkSessionTime({ expires } as Session);
+      expect(at(Date.now() + 1)).not.toThrow();
+      const limit = { code: 'invalid_grant', message: "This sign-in session has reached its time limit: sign in again at the firm's identity provider." };
+      expect(at(Date.now())).toThrow(expect.objectContaining(limit));
+      expect(at(Date.now() - 60_000)).toThrow(expect.objectContaining(limit));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

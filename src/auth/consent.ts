@@ -5,7 +5,7 @@ import { errorPage } from './pages.js';
 import { TX_MS } from './types.js';
 
 /**
- * The browser's binding to a sign-in (contract §8.1): a cookie set with the consent page, checked at the
+ * The browser's binding to a sign-in (docs/sign-in.md): a cookie set with the consent page, checked at the
  * decision and at the identity provider's callback; and the decision taken on our own page only.
  */
 export function consentBinding(base: string) {

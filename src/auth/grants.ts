@@ -24,7 +24,7 @@ export function grants(ctx: AuthContext, idp: Federation) {
     return { access_token: accessToken, token_type: 'Bearer', expires_in: seconds, refresh_token: refreshToken, scope: grant.scope };
   }
 
-  /** A refresh (contract §8.1): the identity provider asked again, and the role decided again against the current settings. */
+  /** A refresh (docs/sign-in.md): the identity provider asked again, and the role decided again against the current settings. */
   async function refresh(grant: Session, key: string): Promise<Record<string, unknown>> {
     const { person, idpRefresh } = await idp.renew(grant, key);
     const verdict = decide(options.policy, person);

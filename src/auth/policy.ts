@@ -4,7 +4,7 @@
  * or `group:ID` (a value of the identity provider's groups claim: Entra ID sends group object ids).
  * A sender may also read. Nobody is let in by default.
  *
- * Only what the person cannot change counts (contract §8.1): an e-mail only when the identity provider
+ * Only what the person cannot change counts (docs/sign-in.md): an e-mail only when the identity provider
  * marks it verified (`email_verified: true`, or Entra ID's verified-domain claim `xms_edov: true`; Entra
  * ID sends no `email_verified`, and its `email` claim can be edited), ids as the provider assigns them.
  * docs/sign-in.md shows which claims Entra ID, Google Workspace and Okta send.

@@ -49,7 +49,7 @@ export type KeySource = 'env' | 'header';
 
 export function explain(error: unknown, keyFrom: KeySource = 'env'): string | undefined {
   if (error instanceof ApiError) {
-    // "…may have been sent." reads on as the contract words it: "may have been sent: check with list_requests".
+    // "…may have been sent." reads on as the words of every other outcome: "may have been sent: check with list_requests".
     if (error.outcomeUnknown) return `${error.message.replace(/\.$/, '')}: check with list_requests before sending again.`;
     return `${error.message}${guidance(error, keyFrom)}`;
   }

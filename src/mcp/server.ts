@@ -54,14 +54,14 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   registerTemplatesAndPrompts(server, { templates: () => templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact: parts.redact, today: parts.clock, readOnly: config.readOnly, logger });
   server.setRequestHandler('tools/list', () => ({ tools: listed() }));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
-    // 2025 clients only: a 2026 client has no initialize (contract §9).
+    // 2025 clients only: a 2026 client has no initialize.
     if (!options.stateless && !modern() && !server.getClientVersion()) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The session is not initialised: send initialize first. Nothing was called or sent.');
     }
     const started = performance.now();
     let result: CallToolResult | InputRequiredResult | undefined;
     try {
-      // Sealed, then its structuredContent shown by the renderer's invisible-character rule (contract §3.7.1).
+      // Sealed, then its structuredContent shown by the renderer's invisible-character rule (src/text/render.ts).
       result = visibleResult(seal(await logging.during(ctx, () => callTool(request, ctx))));
       return result;
     } finally {

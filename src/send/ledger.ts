@@ -3,7 +3,7 @@ import { MemoryStore } from '../store/memory.js';
 import type { SendStore } from '../store/store.js';
 
 /**
- * Once-only sending (contract §3.4, §7), kept in the send store so that it holds across restarts
+ * Once-only sending (docs/sending.md), kept in the send store so that it holds across restarts
  * (file) and replicas (redis): claims for sends in flight or awaiting confirmation, the 24-hour
  * record of what was sent or may have been sent (written BEFORE the POST as "pending", settled
  * after), and what each confirmation token did. Keys are the firm's fingerprint and hashes, never
@@ -27,7 +27,7 @@ export interface LedgerEntry {
   at: number;
   requestId: string | null;
   title: string;
-  /** With sign-in (contract §8): the person who sent it. */
+  /** With sign-in (docs/sign-in.md): the person who sent it. */
   by?: { email: string; sub: string } | undefined;
 }
 
@@ -97,7 +97,7 @@ export class SendLedger {
     }
   }
 
-  /** Single use anywhere the store reaches: true for the first caller only (an MRTR request state, contract §9). */
+  /** Single use anywhere the store reaches: true for the first caller only (an MRTR request state). */
   async claimOnce(firm: string, id: string, ttlMs: number): Promise<boolean> {
     return this.store.claim(`${firm}:once:${digest(id)}`, this.owner, ttlMs);
   }

@@ -2,7 +2,7 @@ import { oneLine, quoted } from '../text/render.js';
 import type { LedgerEntry } from './ledger.js';
 
 /**
- * The words for each outcome of a send (contract §3.4, §3.5, §7), in one place for create_request and
+ * The words for each outcome of a send (docs/sending.md), in one place for create_request and
  * create_request_batch: a send in progress elsewhere, this server's own record of a send, a send
  * that may have been sent, an answer that came too late, a token just used, a failure nobody knows.
  */
@@ -13,7 +13,7 @@ export const CHECK_FIRST = 'check with list_requests before sending again';
 const minute = (at: number) => new Date(at).toISOString().slice(0, 16).replace('T', ' ');
 
 /**
- * Another call holds the claim for this recipient and title (contract §7): what that means and when
+ * Another call holds the claim for this recipient and title: what that means and when
  * it clears. A claim is a lease its owner renews; one whose server stopped clears within about a
  * minute (CLAIM_TTL_MS), and the send's pre-POST record answers from then on.
  */

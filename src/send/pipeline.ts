@@ -10,7 +10,7 @@ import type { LedgerEntry, SendLedger } from './ledger.js';
 import { answeredTooLate, cancelledAfterWrite, inProgressReason, ledgerReason, mayHaveBeenSent, outcomeNotRecorded, unexpectedFailure } from './outcomes.js';
 
 /**
- * The one send pipeline (contract §3.4, §3.5, §7), for create_request and create_request_batch alike:
+ * The one send pipeline (docs/sending.md), for create_request and create_request_batch alike:
  * claim each recipient and title (an identical call anywhere sharing the store is refused while this
  * one is confirmed and sent) → read the send store's record again under the claim → ask the person
  * once, within the call's time limit → for each recipient, in order: record "may have been sent"
@@ -265,8 +265,7 @@ async function postOnce(ctx: SendContext, send: Send, idempotencyKey: string): P
     const requestId = answer.record?.id ?? null;
     await settle(() => record('sent', requestId));
     finished('sent', requestId);
-    const warnings = actor ? [`Sent in the name of ${actor.email} (signed in).`, ...answer.warnings] : answer.warnings;
-    Object.assign(send, { outcome: 'sent', request: answer.record, warnings, reason: null, accepted: answer.accepted, kept: answer.kept });
+    Object.assign(send, { outcome: 'sent', request: answer.record, warnings: answer.warnings, reason: null, accepted: answer.accepted, kept: answer.kept });
   } catch (error) {
     if (error instanceof ApiError && !error.outcomeUnknown) {
       // Refused by an answer, or never written: nothing was sent, and nothing blocks sending it again.

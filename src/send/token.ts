@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Confirmation tokens (contract §3.4): a preview hands out a token bound to the firm's key, to the
+ * Confirmation tokens (docs/sending.md): a preview hands out a token bound to the firm's key, to the
  * signed-in person (with --auth oauth) and to the exact request; a send needs it back. Verifying needs no server state, only the secret, so any
  * replica that shares DOCREQ_TOKEN_SECRET accepts a token another one issued. Single use is kept by
  * the send ledger (in a process) and, across processes, by the service honouring the

@@ -1,7 +1,7 @@
 import { UserInputError } from '../errors.js';
 
 /**
- * The send store (contract §7): everything "once" depends on, behind one small interface, so that
+ * The send store (docs/sending.md, "The send store"): everything "once" depends on, behind one small interface, so that
  * it holds across restarts (file) and replicas (redis), not only inside one process (memory).
  * Keys are `<namespace>:<kind>:<hash>`: the namespace is a firm's key fingerprint (or a feature's
  * name, e.g. `oauth`), never a key or client text. Each namespace is bounded on its own, so one

@@ -29,7 +29,7 @@ import {
 } from './sending.js';
 
 /**
- * create_request_batch (contract §3.5): one request for several clients (RECIPIENTS). Every recipient
+ * create_request_batch (docs/sending.md, "Batches"): one request for several clients (RECIPIENTS). Every recipient
  * is resolved and checked up front from one read of each list; one preview; then the one send
  * pipeline (src/send/pipeline.ts) as create_request uses it, per recipient: every claim taken before
  * the one confirmation for the batch, then one POST at a time, each with an Idempotency-Key derived
@@ -37,7 +37,7 @@ import {
  * at a cancel, or when too little of the time limit is left.
  */
 
-/** How many clients one batch sends to (contract §3.5). */
+/** How many clients one batch sends to. */
 const RECIPIENTS = { min: 2, max: 100 };
 
 const OUTCOMES = ['will_send', 'sent', 'accepted', 'may_have_been_sent', 'not_sent', 'skipped', 'already_sent', 'declined'] as const;
@@ -46,7 +46,7 @@ type Outcome = (typeof OUTCOMES)[number];
 const recipientOut = z.object({
   client: z.string().describe('As given.'),
   clientId: z.string().nullable(),
-  // Who it resolved to (contract §3.7.1), beside what was given; null when it did not resolve.
+  // Who it resolved to, beside what was given; null when it did not resolve.
   displayName: z.string().nullable().describe('The resolved client.'),
   email: z.string().nullable(),
   outcome: z.enum(OUTCOMES),
@@ -65,6 +65,7 @@ const output = z.object({
   previewed: z.record(z.string(), z.unknown()).describe("The same request in this server's terms: title, dueDate, items, correctnessMode."),
   recipients: z.array(recipientOut),
   stoppedBy: z.string().nullable().describe('Why the batch stopped early, or null.'),
+  sentBy: z.string().nullable().describe('After a send with sign-in: the e-mail of the person the requests were sent in the name of; otherwise null.'),
   warnings: z.array(z.string()),
 });
 type Output = z.output<typeof output>;
@@ -202,6 +203,9 @@ export const createRequestBatch = defineTool({
     const noToken = { needed: false, token: null, expiresAt: null };
     let stoppedBy = null as string | null;
     const result = (head: string, confirmation: Output['confirmation'], tail = '', isError = false) => {
+      const sent = recipients.filter((r) => r.outcome === 'sent' || r.outcome === 'accepted').length;
+      // Who it was sent as is a fact of the sends, said once, not a warning on each recipient.
+      const sentBy = sent && ctx.sending.actor ? ctx.sending.actor.email : null;
       const structured: Output = {
         sent: recipients.filter((r) => r.outcome === 'sent').length,
         dryRun: input.dryRun ?? false,
@@ -219,9 +223,11 @@ export const createRequestBatch = defineTool({
           differences: r.check?.differences ?? [],
         })),
         stoppedBy,
+        sentBy,
         warnings,
       };
-      const text = `${head}\n${recipientLines(recipients)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}${tail ? `\n${tail}` : ''}`;
+      const by = sentBy ? `\nSent in the name of ${sentBy} (signed in).` : '';
+      const text = `${head}${by}\n${recipientLines(recipients)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}${tail ? `\n${tail}` : ''}`;
       return { text, structured, isError };
     };
     const willSend = () => recipients.filter((r) => r.outcome === 'will_send');

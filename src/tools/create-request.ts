@@ -44,6 +44,7 @@ const output = z.object({
     .describe('previewed, declined, sent, accepted (queued by the service, not yet known to be e-mailed), may_have_been_sent (check list_requests), already_sent (this token was used before).'),
   asPreviewed: z.boolean().nullable().describe("After a send: true when the service's record matches the preview, false when it differs (differences), null when not checked."),
   differences: z.array(z.string()).describe("How the service's record differs from the preview, each with its likely cause."),
+  sentBy: z.string().nullable().describe('After a send with sign-in: the e-mail of the person it was sent in the name of; otherwise null.'),
   warnings: z.array(z.string()),
 });
 type Output = z.output<typeof output>;
@@ -77,6 +78,7 @@ export const createRequest = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
     assertSendingAllowed(ctx);
+    const { actor } = ctx.sending;
     const draft = draftFromInput(input, ctx);
     await ctx.progress(0, 3, 'Resolving the client');
     // The duplicate guard's GET runs while the client is resolved (both are reads).
@@ -93,8 +95,8 @@ export const createRequest = defineTool({
     const allowDuplicate = input.allowDuplicate ?? false;
     const binding = { tool: 'create_request', payload, allowDuplicate };
     const { clientId: _, ...previewed } = payload;
-    const base = { client: documentedClient(client), payload: body, previewed, dryRun: input.dryRun ?? false, asPreviewed: null, differences: [] as string[] };
-    const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'previewed' | 'dryRun' | 'asPreviewed' | 'differences'>, isError = false) => ({
+    const base = { client: documentedClient(client), payload: body, previewed, dryRun: input.dryRun ?? false, asPreviewed: null, differences: [] as string[], sentBy: null };
+    const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'previewed' | 'dryRun' | 'asPreviewed' | 'differences' | 'sentBy'> & Partial<Pick<Output, 'sentBy'>>, isError = false) => ({
       text,
       structured: { ...base, ...structured },
       isError,
@@ -154,7 +156,7 @@ export const createRequest = defineTool({
       if (send.outcome === 'sent') {
         const checked = check ? { asPreviewed: check.asPreviewed, differences: check.differences } : {};
         const sent = !send.accepted;
-        return { ...base, ...checked, sent, outcome: sent ? 'sent' : 'accepted', request: send.request, confirmation: noToken, warnings: [...warnings, ...send.warnings] };
+        return { ...base, ...checked, sent, outcome: sent ? 'sent' : 'accepted', request: send.request, confirmation: noToken, sentBy: actor?.email ?? null, warnings: [...warnings, ...send.warnings] };
       }
       return { ...base, sent: false, outcome: 'may_have_been_sent', request: null, confirmation: noToken, warnings: [...warnings, (send.error as Error).message] };
     };
@@ -194,6 +196,8 @@ export const createRequest = defineTool({
           head +
             requestWords(send.request) +
             checkText(check!) +
+            // Who it was sent as is a fact of the send, not a warning.
+            (out.sentBy ? `\nSent in the name of ${out.sentBy} (signed in).` : '') +
             (out.warnings.length ? `\nWarnings: ${out.warnings.join(' ')}` : ''),
           out,
         );

@@ -6,7 +6,7 @@ import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/se
  * Team mode's common case, answered without the SDK's HTTP layer: a 2025-era stateless POST holding
  * one `tools/call` that can receive nothing before its answer. Such a call asked for no progress (it
  * has no `_meta`, so no progress token and no 2026 envelope), and in stateless mode no log level can
- * have been asked of its server (contract §11) nor can the server ask the client anything (no
+ * have been asked of its server (docs/team-mode.md) nor can the server ask the client anything (no
  * initialize, so no elicitation). Its one message back is therefore the JSON-RPC answer, which is
  * written as one `application/json` body, the Streamable HTTP transport's other answer form and the
  * one the SDK's own JSON response mode writes. The SDK's server still reads, checks and dispatches

@@ -4,8 +4,8 @@ import { connect, el, failureView, newApp, grouped, readable, show, text, type T
  * The firm's dashboard for list_requests: with groupBy "client", open and overdue requests per client
  * as bars, in the order the result was asked for; otherwise the firm-wide status. Every number is the
  * result's own (structuredContent), shown as it came: the page counts and sorts nothing itself, and
- * its caption says which order it was given and how many of how many clients it shows (contract
- * §3.7.1). More, or the most overdue first, is asked of the server through the host bridge.
+ * its caption says which order it was given and how many of how many clients it shows.
+ * More, or the most overdue first, is asked of the server through the host bridge.
  */
 
 interface Group { clientName: string | null; requests: number; open: number; overdue: number; nextDue: string | null; oldestOverdue: string | null }

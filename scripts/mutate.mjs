@@ -17,12 +17,16 @@
 //   --check            no Stryker run: check the last report (reports/mutation/mutation.json) again
 //   --report <file>    with --check: check that report instead (e.g. mutation/stryker-incremental.json,
 //                      which a run stopped with Ctrl-C leaves with what it had tested)
+//   --sample N         after the check: re-run N recorded kills (seeded by the commit), each mutant applied
+//                      again to a copy of the project and its killing test run; exit 1 if one survives
+//                      (scripts/mutation-sample.mjs). CI runs it with the check.
 //   --write-baseline   add new survivors to mutation/survivors.json with reason "TODO" (the check
 //                      fails until each has a real reason) and drop entries now killed
 // Every other option goes to Stryker as it is: --mutate <globs, comma-separated>, --concurrency N,
 // --logLevel debug, --timeoutMS N, …
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -31,9 +35,11 @@ const MIN_SCORE = 90; // contract §10
 const config = (await import(pathToFileURL(resolve(ROOT, 'stryker.config.mjs')).href)).default;
 const REPORT = resolve(ROOT, config.jsonReporter.fileName);
 const INCREMENTAL = resolve(ROOT, config.incrementalFile);
+const DIGEST_NAME = 'mutation/record.sha256';
+const DIGEST = resolve(ROOT, DIGEST_NAME);
 
 // ---- arguments ------------------------------------------------------------------------------------
-const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined };
+const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined, sample: 0 };
 const strykerOptions = {};
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i++) {
@@ -43,6 +49,7 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--check') own.check = true;
   else if (arg === '--write-baseline') own.writeBaseline = true;
   else if (arg === '--report') own.report = resolve(args[++i] ?? '');
+  else if (arg === '--sample') own.sample = Number(args[++i]);
   else if (arg === '--incremental') strykerOptions.incremental = true; // the default; accepted
   else if (arg.startsWith('--')) {
     const [name, inline] = arg.slice(2).split(/=(.*)/s);
@@ -89,6 +96,7 @@ if (!own.check) {
   console.log(`\nmutate: Stryker took ${formatDuration(Date.now() - started)}`);
   // A run over part of the modules (--mutate, --ci) keeps the others' results in the record.
   if (before) mergeIncremental(before, readJson(INCREMENTAL));
+  if (existsSync(INCREMENTAL)) writeDigest();
 }
 
 // ---- the check ------------------------------------------------------------------------------------
@@ -98,6 +106,14 @@ if (!report) {
   process.exit(1);
 }
 const failures = check(report);
+if (own.sample > 0 && !failures.length) {
+  const { sampleKills, commitOf } = await import('./mutation-sample.mjs');
+  const seed = process.env.DOCREQ_SAMPLE_SEED ?? commitOf(ROOT);
+  const started = Date.now();
+  console.log(`\nre-running ${own.sample} recorded kills (seed ${seed.slice(0, 12)}):`);
+  failures.push(...sampleKills(ROOT, report, own.sample, seed));
+  console.log(`the sample took ${formatDuration(Date.now() - started)}`);
+}
 if (failures.length) {
   console.log(`\nmutate FAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
   process.exit(1);
@@ -115,6 +131,29 @@ async function loadStryker() {
   return (await import(pathToFileURL(resolve(ROOT, 'node_modules/@stryker-mutator/core/dist/src/stryker.js')).href)).Stryker;
 }
 
+/** A reason that settles a survivor: not empty, not a note to someone ("TODO…", "FIXME", "to be checked", "for the lead"). */
+function isFinal(reason) {
+  const text = (reason ?? '').trim();
+  return text.length > 0 && !/\b(TODO|FIXME|XXX|TBD)\b|to be (checked|verified|confirmed)|for the lead/i.test(text);
+}
+
+/** Every TypeScript file under src/, as the record names them. */
+function sourceFiles() {
+  return readdirSync(resolve(ROOT, 'src'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => relative(ROOT, join(e.parentPath ?? e.path, e.name)).split(sep).join('/'));
+}
+
+/** The record's digest now and as this script last wrote it (undefined before the first digest). */
+function recordDigest() {
+  if (!existsSync(DIGEST) || !existsSync(INCREMENTAL)) return undefined;
+  return { kept: readFileSync(DIGEST, 'utf8').trim(), now: sha256(readFileSync(INCREMENTAL)) };
+}
+
+function writeDigest() {
+  writeFileSync(DIGEST, `${sha256(readFileSync(INCREMENTAL))}\n`);
+}
+
 /** Enough of glob matching for the patterns of stryker.config.mjs (`**`, `*`). */
 function matchesGlob(file, glob) {
   const re = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(?:.*/)?').replace(/\*\*/g, '.*').replace(/\*/g, '[^/]*');
@@ -126,6 +165,10 @@ function mergeIncremental(before, after) {
   for (const [file, value] of Object.entries(before.files ?? {})) if (!(file in after.files) && existsSync(resolve(ROOT, file))) after.files[file] = value;
   for (const [file, value] of Object.entries(before.testFiles ?? {})) if (!(file in (after.testFiles ??= {})) && existsSync(resolve(ROOT, file))) after.testFiles[file] = value;
   writeFileSync(INCREMENTAL, JSON.stringify(after, null, 2));
+}
+
+function sha256(bytes) {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 function formatDuration(ms) {
@@ -195,6 +238,12 @@ function check(report) {
   // Under --ci the record must be the run of the code as it is: a module changed since its run has
   // mutants nobody tested (its record names another source). Run `npm run mutate` and commit the record.
   if (own.ci) {
+    // Every file of the configured set has its run in the record: a new file in a mutated folder included.
+    const unrun = sourceFiles().filter((file) => config.mutate.some((glob) => matchesGlob(file, glob)) && !(file in report.files));
+    if (unrun.length) failures.push(`in the mutated set but never run (no result in the record): ${unrun.join(', ')}; run \`npm run mutate -- --mutate ${unrun.join(',')}\` and commit mutation/`);
+    // The record as the last run wrote it: its digest is written beside it by this script only.
+    const digest = recordDigest();
+    if (digest && digest.kept !== digest.now) failures.push(`${config.incrementalFile} differs from the one the last run wrote (its digest in ${DIGEST_NAME}): a record is written by \`npm run mutate\`, never by hand`);
     const stale = Object.entries(report.files)
       .filter(([file, { source }]) => !existsSync(resolve(ROOT, file)) || readFileSync(resolve(ROOT, file), 'utf8') !== source)
       .map(([file]) => file);
@@ -225,7 +274,7 @@ function check(report) {
     console.log(`\nnow killed (listed in ${'mutation/survivors.json'}, no longer surviving${own.writeBaseline ? ': dropped' : ''}):`);
     for (const e of nowKilled) console.log(`  ${e.file}  ${e.mutator}  ${JSON.stringify(e.replacement)}  in: ${e.line}`);
   }
-  const todo = kept.filter((e) => !e.reason || e.reason.trim() === '' || e.reason.trim() === 'TODO');
+  const todo = kept.filter((e) => !isFinal(e.reason));
   if (fresh.length) {
     console.log(`\n${own.writeBaseline ? 'added to mutation/survivors.json with reason "TODO"' : 'survivors not in mutation/survivors.json'} (${fresh.length}):`);
     for (const u of fresh) console.log(`  ${u.file}:${u.at}  ${u.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${u.mutator}  ${JSON.stringify(u.original)} -> ${JSON.stringify(u.replacement)}\n      ${u.line}`);
@@ -237,11 +286,14 @@ function check(report) {
       ...kept.map(({ at: _at, status: _status, ...e }) => e),
       ...fresh.map(({ at: _at, status, ...u }) => ({ ...u, status, reason: 'TODO' })),
     ].sort((a, b) => a.file.localeCompare(b.file) || keyOf(a).localeCompare(keyOf(b)));
+    // The first digest of a record made before digests were kept; afterwards only a run writes it.
+    if (!existsSync(DIGEST) && existsSync(INCREMENTAL)) writeDigest();
     writeFileSync(BASELINE, `${JSON.stringify({ ...baseline, survivors: next.map(({ file, mutator, replacement, original, line, status, reason }) => ({ file, mutator, replacement, original, line, status, reason })) }, null, 2)}\n`);
     console.log(`\nwrote mutation/survivors.json: ${next.length} entries`);
     for (const e of fresh) todo.push(e);
   }
-  if (todo.length) target(`${todo.length} entr${todo.length === 1 ? 'y' : 'ies'} of mutation/survivors.json without a reason ("TODO")`);
+  // A reason is final or it is no reason: "TODO", "TODO for the lead", "to be checked" fail under --ci too.
+  if (todo.length) failures.push(`${todo.length} entr${todo.length === 1 ? 'y' : 'ies'} of mutation/survivors.json without a final reason: ${todo.map((e) => `${e.file} "${(e.reason ?? '').slice(0, 40)}"`).join('; ')}`);
   console.log(`\nsurvivors: ${undetected.length} (${kept.length} listed in mutation/survivors.json${todo.length ? `, ${todo.length} of them TODO` : ''}, ${fresh.length} new)`);
   return failures;
 }

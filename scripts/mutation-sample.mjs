@@ -1,0 +1,104 @@
+// The recorded kills, re-run: a sample of the mutants the mutation record says were killed is applied
+// again, one at a time, to a copy of the project, and the test that killed each is run against it. A
+// kill that no longer happens (a record written by hand, a test weakened since, a module it imports
+// changed) fails the gate. Called by scripts/mutate.mjs (--sample N); docs/proof.md says when.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** What a copy needs to run the suite: everything but the installed modules (linked), git and reports. */
+const LEFT_OUT = new Set(['node_modules', '.git', 'reports', '.stryker-tmp', 'coverage', '.bench', 'bundle']);
+
+/** A small seeded generator (mulberry32): the same commit picks the same sample. */
+function generator(seedText) {
+  let seed = 0;
+  for (const ch of seedText) seed = (Math.imul(seed, 31) + ch.charCodeAt(0)) | 0;
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The source with the mutant's replacement in its place (locations are 1-based lines and columns, end exclusive). */
+export function applyMutant(source, { location: { start, end }, replacement }) {
+  const lines = source.split('\n');
+  const offset = (p) => lines.slice(0, p.line - 1).reduce((n, l) => n + l.length + 1, 0) + p.column - 1;
+  return source.slice(0, offset(start)) + replacement + source.slice(offset(end));
+}
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Picks `count` killed mutants (seeded by `seed`, the commit) from the record and re-runs each against the test that
+ * killed it. Returns the failures, each in words; an empty list when every sampled kill holds.
+ */
+export function sampleKills(root, record, count, seed, log = console.log) {
+  const names = new Map();
+  for (const [file, { tests }] of Object.entries(record.testFiles ?? {})) for (const t of tests) names.set(t.id, { file, name: t.name });
+  const killed = [];
+  for (const [file, { mutants }] of Object.entries(record.files))
+    for (const m of mutants) if (m.status === 'Killed' && m.killedBy?.length && names.has(m.killedBy[0]) && m.replacement !== undefined) killed.push({ file, mutant: m, test: names.get(m.killedBy[0]) });
+  if (killed.length < count) return [`the record holds ${killed.length} killed mutants with their test, fewer than the ${count} to re-run`];
+  const random = generator(seed);
+  const picked = [];
+  while (picked.length < count) {
+    const [one] = killed.splice(Math.floor(random() * killed.length), 1);
+    picked.push(one);
+  }
+
+  const copy = mkdtempSync(join(tmpdir(), 'docreq-kills-'));
+  const failures = [];
+  try {
+    cpSync(root, copy, { recursive: true, filter: (from) => !LEFT_OUT.has(from.slice(root.length + 1).split('/')[0]) });
+    symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
+    const vitest = join(root, 'node_modules/vitest/vitest.mjs');
+    for (const [i, { file, mutant, test }] of picked.entries()) {
+      const path = join(copy, file);
+      const source = readFileSync(path, 'utf8');
+      if (source !== record.files[file].source) {
+        failures.push(`${file}: the source differs from the one the record was run on`);
+        continue;
+      }
+      const report = join(copy, `kill-${i}.json`);
+      writeFileSync(path, applyMutant(source, mutant));
+      const where = `${file}:${mutant.location.start.line} ${mutant.mutatorName} → ${JSON.stringify(mutant.replacement.slice(0, 60))}`;
+      try {
+        spawnSync(process.execPath, [vitest, 'run', '--config', 'vitest.stryker.config.ts', test.file, '-t', `^${escape(test.name)}$`, '--reporter=json', `--outputFile=${report}`], {
+          cwd: copy,
+          env: { ...process.env, CI: '1' },
+          encoding: 'utf8',
+          timeout: 180_000,
+        });
+        let outcome;
+        try {
+          const results = JSON.parse(readFileSync(report, 'utf8')).testResults.flatMap((r) => (r.assertionResults.length ? r.assertionResults : [{ status: r.status === 'failed' ? 'failed' : 'not run' }]));
+          const ran = results.filter((r) => r.status === 'passed' || r.status === 'failed');
+          // A file that cannot even load with the mutant in place is a kill too (it fails as a whole).
+          outcome = results.some((r) => r.status === 'failed') ? 'killed' : ran.length ? 'survived' : 'not run';
+        } catch {
+          outcome = 'not run';
+        }
+        log(`  ${i + 1}/${count} ${outcome}: ${where} by "${test.file} › ${test.name.slice(0, 80)}"`);
+        if (outcome === 'survived') failures.push(`a recorded kill no longer holds: ${where} survives "${test.name}" (${test.file})`);
+        if (outcome === 'not run') failures.push(`a recorded kill could not be re-run: the test "${test.name}" (${test.file}) was not found`);
+      } finally {
+        writeFileSync(path, source);
+      }
+    }
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+  return failures;
+}
+
+/** The commit the sample is seeded by (CI: the commit under test), or a fixed word outside git. */
+export function commitOf(root) {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: resolve(root), encoding: 'utf8' }).trim();
+  } catch {
+    return 'no-commit';
+  }
+}

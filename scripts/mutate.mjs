@@ -160,10 +160,44 @@ function matchesGlob(file, glob) {
   return new RegExp(`^${re}$`).test(file);
 }
 
+/**
+ * Puts back the results of the modules this run did not mutate. Test ids are the run's own (Stryker numbers them
+ * afresh each run), so the kept mutants' coveredBy and killedBy are renamed to this run's ids for the same test
+ * (file and name); a test this run does not know is added under a new id, so that nothing points at another test.
+ */
 function mergeIncremental(before, after) {
   if (!after) return;
-  for (const [file, value] of Object.entries(before.files ?? {})) if (!(file in after.files) && existsSync(resolve(ROOT, file))) after.files[file] = value;
-  for (const [file, value] of Object.entries(before.testFiles ?? {})) if (!(file in (after.testFiles ??= {})) && existsSync(resolve(ROOT, file))) after.testFiles[file] = value;
+  after.testFiles ??= {};
+  const oldTests = new Map();
+  for (const [file, { tests }] of Object.entries(before.testFiles ?? {})) for (const t of tests) oldTests.set(t.id, { file, test: t });
+  const newIds = new Map();
+  let next = 0;
+  for (const [file, { tests }] of Object.entries(after.testFiles)) {
+    for (const t of tests) {
+      newIds.set(JSON.stringify([file, t.name]), t.id);
+      if (/^\d+$/.test(t.id)) next = Math.max(next, Number(t.id) + 1);
+    }
+  }
+  const idFor = (oldId) => {
+    const old = oldTests.get(oldId);
+    if (!old) return undefined;
+    const key = JSON.stringify([old.file, old.test.name]);
+    if (!newIds.has(key)) {
+      const id = String(next++);
+      newIds.set(key, id);
+      const entry = (after.testFiles[old.file] ??= { ...before.testFiles[old.file], tests: [] });
+      entry.tests.push({ ...old.test, id });
+    }
+    return newIds.get(key);
+  };
+  for (const [file, value] of Object.entries(before.files ?? {})) {
+    if (file in after.files || !existsSync(resolve(ROOT, file))) continue;
+    for (const m of value.mutants) {
+      if (m.coveredBy) m.coveredBy = m.coveredBy.map(idFor).filter((id) => id !== undefined);
+      if (m.killedBy) m.killedBy = m.killedBy.map(idFor).filter((id) => id !== undefined);
+    }
+    after.files[file] = value;
+  }
   writeFileSync(INCREMENTAL, JSON.stringify(after, null, 2));
 }
 

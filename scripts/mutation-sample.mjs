@@ -29,6 +29,23 @@ export function applyMutant(source, { location: { start, end }, replacement }) {
   return source.slice(0, offset(start)) + replacement + source.slice(offset(end));
 }
 
+/** Runs vitest in the copy over these arguments; 'killed' when a test (or a file, at load) fails. */
+function run(copy, vitest, args, report) {
+  spawnSync(process.execPath, [vitest, 'run', '--config', 'vitest.stryker.config.ts', ...args, '--reporter=json', `--outputFile=${report}`], {
+    cwd: copy,
+    env: { ...process.env, CI: '1' },
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  try {
+    const results = JSON.parse(readFileSync(report, 'utf8')).testResults.flatMap((r) => (r.assertionResults.length ? r.assertionResults : [{ status: r.status === 'failed' ? 'failed' : 'not run' }]));
+    if (results.some((r) => r.status === 'failed')) return 'killed';
+    return results.some((r) => r.status === 'passed') ? 'survived' : 'not run';
+  } catch {
+    return 'not run';
+  }
+}
+
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -62,28 +79,20 @@ export function sampleKills(root, record, count, seed, log = console.log) {
         failures.push(`${file}: the source differs from the one the record was run on`);
         continue;
       }
-      const report = join(copy, `kill-${i}.json`);
       writeFileSync(path, applyMutant(source, mutant));
       const where = `${file}:${mutant.location.start.line} ${mutant.mutatorName} → ${JSON.stringify(mutant.replacement.slice(0, 60))}`;
       try {
-        spawnSync(process.execPath, [vitest, 'run', '--config', 'vitest.stryker.config.ts', test.file, '-t', `^${escape(test.name)}$`, '--reporter=json', `--outputFile=${report}`], {
-          cwd: copy,
-          env: { ...process.env, CI: '1' },
-          encoding: 'utf8',
-          timeout: 180_000,
-        });
-        let outcome;
-        try {
-          const results = JSON.parse(readFileSync(report, 'utf8')).testResults.flatMap((r) => (r.assertionResults.length ? r.assertionResults : [{ status: r.status === 'failed' ? 'failed' : 'not run' }]));
-          const ran = results.filter((r) => r.status === 'passed' || r.status === 'failed');
-          // A file that cannot even load with the mutant in place is a kill too (it fails as a whole).
-          outcome = results.some((r) => r.status === 'failed') ? 'killed' : ran.length ? 'survived' : 'not run';
-        } catch {
-          outcome = 'not run';
+        // First the test the record names; then, as Stryker runs them, every file of the tests that cover the mutant.
+        let outcome = run(copy, vitest, [test.file, '-t', `^${escape(test.name)}$`], join(copy, `kill-${i}.json`));
+        let by = `"${test.file} › ${test.name.slice(0, 80)}"`;
+        if (outcome !== 'killed') {
+          const covering = [...new Set([...(mutant.killedBy ?? []), ...(mutant.coveredBy ?? [])].map((id) => names.get(id)?.file).filter(Boolean))];
+          const wider = run(copy, vitest, covering, join(copy, `kill-${i}-files.json`));
+          if (wider !== 'not run') [outcome, by] = [wider, `the ${covering.length} file(s) covering it (${covering.join(', ')})`];
         }
-        log(`  ${i + 1}/${count} ${outcome}: ${where} by "${test.file} › ${test.name.slice(0, 80)}"`);
-        if (outcome === 'survived') failures.push(`a recorded kill no longer holds: ${where} survives "${test.name}" (${test.file})`);
-        if (outcome === 'not run') failures.push(`a recorded kill could not be re-run: the test "${test.name}" (${test.file}) was not found`);
+        log(`  ${i + 1}/${count} ${outcome}: ${where} by ${by}`);
+        if (outcome === 'survived') failures.push(`a recorded kill no longer holds: ${where} survives ${by}`);
+        if (outcome === 'not run') failures.push(`a recorded kill could not be re-run: ${where}: its test "${test.name}" (${test.file}) was not found`);
       } finally {
         writeFileSync(path, source);
       }

@@ -7,7 +7,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'stryker.config.mjs', 'scripts/*.mjs'], maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 40 }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'stryker.config.mjs', 'scripts/*.mjs', 'scripts/bench/*.mjs', 'test/fixtures/*.mjs'], maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 40 }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       'no-console': ['error', { allow: ['error', 'warn'] }],
@@ -19,7 +19,7 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['scripts/**/*.mjs', '*.js', 'stryker.config.mjs'],
+    files: ['scripts/**/*.mjs', 'test/fixtures/*.mjs', '*.js', 'stryker.config.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', performance: 'readonly', Buffer: 'readonly', fetch: 'readonly' } },
   },

@@ -1,4 +1,5 @@
-// What the measuring scripts (scale, throughput, bench-store) share to run real processes on loopback.
+// What the measuring scripts (scripts/bench/: scale, throughput, bench-store, revalidate-bench), the team
+// stack and the conformance run share to run real processes on loopback.
 import { createServer } from 'node:net';
 
 const issued = new Set();

@@ -2,7 +2,7 @@
 // - docs/settings.md, settings table (between the settings-table markers): from SETTINGS in src/settings.ts (via dist/);
 // - docs/performance.md, figures: from what `npm run bench` last printed (.bench/figures.md);
 //   scale: from what `npm run scale` last printed (.bench/scale.md);
-//   throughput: from what `node scripts/throughput.mjs` last wrote (.bench/throughput.md);
+//   throughput: from what `node scripts/bench/throughput.mjs` last wrote (.bench/throughput.md);
 //   targets: each of those figures that has a target, beside it, met or missed (scripts/targets.mjs);
 // - docs/development.md, what-runs and package-size: from esbuild's metafile and `npm pack --dry-run`
 //   (scripts/readme-facts.mjs).
@@ -43,7 +43,7 @@ rewrite('docs/development.md', (page) => replaceBlock(replaceBlock(page, 'what-r
 const BLOCKS = [
   ['figures', process.argv[2] ?? `${root}.bench/figures.md`, 'npm run bench'],
   ['scale', `${root}.bench/scale.md`, 'npm run scale'],
-  ['throughput', `${root}.bench/throughput.md`, 'node scripts/throughput.mjs'],
+  ['throughput', `${root}.bench/throughput.md`, 'node scripts/bench/throughput.mjs'],
 ];
 const { targetsBlock } = await import('./targets.mjs');
 rewrite('docs/performance.md', (page) => {

@@ -35,7 +35,7 @@ interface LinkProxy {
   close(): Promise<void>;
   stats: { bytesIn: number; bytesOut: number; gzipped: number };
 }
-const { startLinkProxy } = (await import(new URL('../scripts/link-proxy.mjs', import.meta.url).href)) as {
+const { startLinkProxy } = (await import(new URL('./fixtures/link-proxy.mjs', import.meta.url).href)) as {
   startLinkProxy: (options: { upstream: string; rttMs?: number; mbit?: number }) => Promise<LinkProxy>;
 };
 const sb = await sandbox();

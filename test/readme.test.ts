@@ -113,9 +113,9 @@ describe('README', () => {
 
   it('quotes team-mode throughput only from the block scripts/throughput.mjs writes (docs/performance.md)', () => {
     const opened = performance.split('<!-- throughput')[1]!;
-    expect(opened.slice(0, opened.indexOf('-->'))).toMatch(/written by node scripts\/readme\.mjs from what node scripts\/throughput\.mjs last wrote .*do not edit by hand/);
+    expect(opened.slice(0, opened.indexOf('-->'))).toMatch(/written by node scripts\/readme\.mjs from what node scripts\/bench\/throughput\.mjs last wrote .*do not edit by hand/);
     const block = opened.slice(opened.indexOf('-->') + 3).split('<!-- /throughput -->')[0]!.trim().split('\n');
-    // The shape table() in scripts/throughput.mjs writes: its header, per workload the reference's row and this build's (its ratio and target), its footer.
+    // The shape table() in scripts/bench/throughput.mjs writes: its header, per workload the reference's row and this build's (its ratio and target), its footer.
     expect(block.slice(0, 2)).toEqual(['| workload: server | figure | target |', '|---|---|---|']);
     for (const workload of ['list_templates, repeated', 'list_requests @ 10,000, repeated', 'list_requests @ 10,000, varied']) {
       expect(block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': reference (') && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)), workload).toBe(true);
@@ -127,7 +127,7 @@ describe('README', () => {
       const target = /≥ ([\d.]+)× the reference/.exec(line)?.[1];
       if (ratio && target && Number(ratio) < Number(target)) expect(line).toMatch(/missed/);
     }
-    expect(block.at(-1)).toMatch(/^Written by `node scripts\/throughput\.mjs` on \d{4}-\d{2}-\d{2}: /);
+    expect(block.at(-1)).toMatch(/^Written by `node scripts\/bench\/throughput\.mjs` on \d{4}-\d{2}-\d{2}: /);
     // No throughput row outside the block, on any page (the targets block repeats the ratio rows beside their targets).
     expect(everything.replace(performance.split('<!-- targets')[1]!.split('<!-- /targets -->')[0]!, '').split('| list_requests @ 10,000, varied (a different question each call): this build |').length).toBe(2);
   });

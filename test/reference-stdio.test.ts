@@ -14,7 +14,7 @@ const { esbuildOptions } = (await import(new URL('../scripts/build-options.mjs',
 describe('the cold-start reference (scripts/reference-stdio.mjs)', () => {
   it('bundled as the benchmark bundles it, answers initialize, tools/list and its one tool', async () => {
     const outfile = join(mkdtempSync(join(suiteFolder(), 'reference-stdio-')), 'index.mjs');
-    await build({ ...esbuildOptions, entryPoints: [new URL('../scripts/reference-stdio.mjs', import.meta.url).pathname], outfile, logLevel: 'error' });
+    await build({ ...esbuildOptions, entryPoints: [new URL('./fixtures/reference-stdio.mjs', import.meta.url).pathname], outfile, logLevel: 'error' });
     const client = new Client({ name: 'reference-test', version: '1' });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [outfile], env: childEnv(), stderr: 'pipe' }));
     try {

@@ -475,7 +475,7 @@ interface LinkProxy {
   stats: { requests: number; bytesIn: number; bytesOut: number; bytesUp: number; gzipped: number; notModified: number };
 }
 type LinkProxyModule = { startLinkProxy: (options: { upstream: string; rttMs?: number; mbit?: number; gzip?: boolean }) => Promise<LinkProxy> };
-const linkProxy = async () => (await import(pathToFileURL(`${process.cwd()}/scripts/link-proxy.mjs`).href)) as LinkProxyModule;
+const linkProxy = async () => (await import(pathToFileURL(`${process.cwd()}/test/fixtures/link-proxy.mjs`).href)) as LinkProxyModule;
 
 describe('scripts/link-proxy.mjs', () => {
   it('adds the round trip, counts bytes, gzips when asked and the upstream did not, passes validators and 304 through', async () => {

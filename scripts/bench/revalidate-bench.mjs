@@ -3,13 +3,13 @@
 // time; prints this process's CPU time per call (user + system) and the wall time. One client per call,
 // as team mode makes one per HTTP request, over one shared keep-alive pool as team mode does.
 //
-//   npm run build && node scripts/revalidate-bench.mjs            # 3,000 calls per row
-//   REVALIDATE_CALLS=5000 REVALIDATE_BUILD=/path/to/a/built/copy node scripts/revalidate-bench.mjs
+//   npm run build && node scripts/bench/revalidate-bench.mjs            # 3,000 calls per row
+//   REVALIDATE_CALLS=5000 REVALIDATE_BUILD=/path/to/a/built/copy node scripts/bench/revalidate-bench.mjs
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, sandboxKey } from './processes.mjs';
+import { freePort, sandboxKey } from '../processes.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = new URL('../..', import.meta.url).pathname;
 const build = process.env.REVALIDATE_BUILD ?? root;
 const CALLS = Number(process.env.REVALIDATE_CALLS ?? 3000);
 const { DocReqApi, ApiState } = await import(join(build, 'dist/index.js'));

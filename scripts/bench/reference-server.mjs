@@ -1,10 +1,10 @@
-// The throughput reference (scripts/throughput.mjs): a minimal stateless MCP server on the official SDK
+// The throughput reference (scripts/bench/throughput.mjs): a minimal stateless MCP server on the official SDK
 // with one trivial tool, so our team-mode figures read as a share of what the SDK alone does on this
 // machine in the same run. REFERENCE_SDK=v1 (default): @modelcontextprotocol/sdk's McpServer with a
 // StreamableHTTPServerTransport per request (its documented stateless example); v2: the SDK this server
 // is built on (@modelcontextprotocol/server, createMcpHandler, a server per request).
 //
-//   node scripts/reference-server.mjs <port>     # prints "listening" on stdout once ready
+//   node scripts/bench/reference-server.mjs <port>     # prints "listening" on stdout once ready
 import { createServer } from 'node:http';
 import { z } from 'zod';
 

@@ -8,19 +8,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { startSandbox } from '../dist/index.js';
-import { startLinkProxy } from './link-proxy.mjs';
-import { buildBundleServer } from './bundle-server.mjs';
-import { esbuildOptions } from './build-options.mjs';
+import { startSandbox } from '../../dist/index.js';
+import { startLinkProxy } from '../../test/fixtures/link-proxy.mjs';
+import { buildBundleServer } from '../bundle-server.mjs';
+import { esbuildOptions } from '../build-options.mjs';
 import { build } from 'esbuild';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const SIZES = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
-// Sections to run (default all): cold, lists, link, growth, and any scripts/bench-<topic>.mjs by its topic.
+// Sections to run (default all): cold, lists, link, growth, and any scripts/bench/bench-<topic>.mjs by its topic.
 // Parts of a section, to iterate faster: coldstart and first (of cold), grouped and batch (of lists).
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'cold,lists,link,growth').split(','));
 const part = (name, section) => SECTIONS.has(name) || SECTIONS.has(section);
-const root = new URL('..', import.meta.url).pathname;
+const root = new URL('../..', import.meta.url).pathname;
 const rows = [];
 const row = (group, measure, value, reference = '', ratio = '', target = '') => {
   rows.push([group, measure, value, reference, ratio, target]);
@@ -75,9 +75,9 @@ writeFileSync(`${root}.bench/package.json`, '{"type":"module","version":"0.0.0-b
 // The MCP Bundle's server (index.js and its chunks), built now from this source (a bundle/ left from an older build would measure old code).
 const bundleEntry = await buildBundleServer(`${root}.bench/bundle-server`);
 writeFileSync(`${root}.bench/bundle-server/package.json`, '{"type":"module"}');
-// The SDK's own floor: a one-tool server on the official SDK (scripts/reference-stdio.mjs), bundled alike.
+// The SDK's own floor: a one-tool server on the official SDK (test/fixtures/reference-stdio.mjs), bundled alike.
 const referenceEntry = `${root}.bench/reference-stdio/index.mjs`;
-await build({ ...esbuildOptions, entryPoints: [`${root}scripts/reference-stdio.mjs`], outfile: referenceEntry });
+await build({ ...esbuildOptions, entryPoints: [`${root}test/fixtures/reference-stdio.mjs`], outfile: referenceEntry });
 
 const bare = await repeat(bareNode);
 row('cold start', 'bare `node -e 0`', ms(bare));
@@ -223,7 +223,7 @@ if (part('first', 'cold')) {
   await sb.close();
 }
 
-// ── link: an emulated remote link (scripts/link-proxy.mjs: RTT, throughput cap, gzip when asked) ──
+// ── link: an emulated remote link (test/fixtures/link-proxy.mjs: RTT, throughput cap, gzip when asked) ──
 if (SECTIONS.has('link')) {
   const LINK = Number(process.env.BENCH_LINK_SIZE ?? 100_000);
   const group = 'link 40 ms · 50 Mbit/s';
@@ -330,12 +330,12 @@ if (SECTIONS.has('growth')) {
 if (part('grouped', 'lists')) await groupedAndJoinedCost();
 if (part('batch', 'lists')) await batchBench();
 
-// Other benchmarks: every scripts/bench-<topic>.mjs exporting run() → [{ row, figure, note? }] (COMMON.md),
+// Other benchmarks: every scripts/bench/bench-<topic>.mjs exporting run() → [{ row, figure, note? }] (docs/development.md, Scripts),
 // each its own section (BENCH_SECTIONS=<topic> runs only it).
-for (const file of readdirSync(`${root}scripts`).filter((f) => /^bench-[\w-]+\.mjs$/.test(f)).sort()) {
+for (const file of readdirSync(`${root}scripts/bench`).filter((f) => /^bench-[\w-]+\.mjs$/.test(f)).sort()) {
   const topic = file.slice('bench-'.length, -'.mjs'.length);
   if (process.env.BENCH_SECTIONS && !SECTIONS.has(topic)) continue;
-  const mod = await import(`${root}scripts/${file}`);
+  const mod = await import(`${root}scripts/bench/${file}`);
   if (typeof mod.run !== 'function') continue;
   try {
     for (const r of await mod.run()) row(topic, r.row, r.figure, r.note ?? '');

@@ -1,5 +1,5 @@
 // Team-mode throughput against a same-run reference: this build's server and a minimal stateless server
-// on the official SDK with one trivial tool (scripts/reference-server.mjs), side by side, driven by
+// on the official SDK with one trivial tool (scripts/bench/reference-server.mjs), side by side, driven by
 // autocannon over HTTP on loopback with 2025-11-25 stateless tools/call POSTs; this build's server talks
 // to one sandbox of 10,000 requests (list_requests is revalidated: each call's conditional GET gets a 304).
 // Workloads: list_templates repeated, list_requests repeated (the same question: mostly the answer
@@ -10,18 +10,18 @@
 // server process's CPU time per call, and the ratio to the reference; writes the same rows to
 // .bench/throughput.md, which scripts/readme.mjs puts in docs/performance.md's throughput block.
 //
-//   npm run build && node scripts/throughput.mjs
-//   THROUGHPUT_BEFORE=/path/to/a/built/copy node scripts/throughput.mjs   # adds that build's rows (and checks its answers match)
-//   THROUGHPUT_CALLS=6000 THROUGHPUT_ROUNDS=4 THROUGHPUT_CONNECTIONS=20 THROUGHPUT_SEED=31 node scripts/throughput.mjs
-//   THROUGHPUT_ONLY=varied node scripts/throughput.mjs                   # one workload: templates, repeated or varied
+//   npm run build && node scripts/bench/throughput.mjs
+//   THROUGHPUT_BEFORE=/path/to/a/built/copy node scripts/bench/throughput.mjs   # adds that build's rows (and checks its answers match)
+//   THROUGHPUT_CALLS=6000 THROUGHPUT_ROUNDS=4 THROUGHPUT_CONNECTIONS=20 THROUGHPUT_SEED=31 node scripts/bench/throughput.mjs
+//   THROUGHPUT_ONLY=varied node scripts/bench/throughput.mjs                   # one workload: templates, repeated or varied
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { freePort, sandboxKey } from './processes.mjs';
+import { freePort, sandboxKey } from '../processes.mjs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = new URL('../..', import.meta.url).pathname;
 /** Calls measured per workload and server, split over the rounds. */
 const CALLS = Number(process.env.THROUGHPUT_CALLS ?? 6000);
 const ROUNDS = Math.max(2, Number(process.env.THROUGHPUT_ROUNDS ?? 4));
@@ -149,7 +149,7 @@ async function startService(bin, baseUrl) {
 
 async function startReference() {
   const port = await freePort();
-  const child = start(join(root, 'scripts/reference-server.mjs'), [String(port)], { REFERENCE_SDK: process.env.REFERENCE_SDK ?? 'v1' });
+  const child = start(join(root, 'scripts/bench/reference-server.mjs'), [String(port)], { REFERENCE_SDK: process.env.REFERENCE_SDK ?? 'v1' });
   return { ...(await ready(`http://127.0.0.1:${port}`, child, 'the reference server')), reference: true };
 }
 
@@ -307,7 +307,7 @@ export function table(rows, load, when = new Date()) {
     '|---|---|---|',
     ...rows.map((r) => `| ${r.row} | ${r.figure} | ${r.note ?? ''} |`),
     '',
-    `Written by \`node scripts/throughput.mjs\` on ${when.toISOString().slice(0, 10)}: one process each, ${CALLS.toLocaleString('en')} calls per row ` +
+    `Written by \`node scripts/bench/throughput.mjs\` on ${when.toISOString().slice(0, 10)}: one process each, ${CALLS.toLocaleString('en')} calls per row ` +
       `in ${ROUNDS} alternating rounds over ${CONNECTIONS} connections, sandbox of 10,000 requests, varied questions seeded ${SEED}, ` +
       `reference on SDK ${process.env.REFERENCE_SDK ?? 'v1'}, node ${process.version}, ` +
       `${cpus().length} CPUs, load average ${load.map((l) => l.toFixed(2)).join(' → ')} (start → end). A ratio below its target is marked missed.`,

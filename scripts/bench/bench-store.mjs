@@ -1,4 +1,4 @@
-// npm run bench (or node scripts/bench-store.mjs): what the send store adds to one send. The same
+// npm run bench (or node scripts/bench/bench-store.mjs): what the send store adds to one send. The same
 // create_request (DOCREQ_CONFIRM_SEND=never, a fresh title each time) through an in-process server
 // against the sandbox, with the memory, file and redis stores, interleaved in one run; the figure is
 // each store's median minus memory's. Redis is a real redis-server started here on its own port.
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { freePort, sandboxKey } from './processes.mjs';
-import { Confirmations, createServer, FileStore, loadConfig, MemoryStore, RedisStore, SendLedger } from '../dist/index.js';
+import { freePort, sandboxKey } from '../processes.mjs';
+import { Confirmations, createServer, FileStore, loadConfig, MemoryStore, RedisStore, SendLedger } from '../../dist/index.js';
 
 const SENDS = Number(process.env.BENCH_STORE_SENDS ?? 100);
 
@@ -18,7 +18,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export async function run() {
   // The service in a process of its own, as a real one would be: its work does not share this one's threads.
   const sbPort = await freePort();
-  const sandbox = spawn(process.execPath, [new URL('../dist/cli.js', import.meta.url).pathname, 'sandbox', '--port', String(sbPort), '--clients', '400'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const sandbox = spawn(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, 'sandbox', '--port', String(sbPort), '--clients', '400'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const key = await sandboxKey(sandbox);
   const sb = { url: `http://127.0.0.1:${sbPort}`, keys: { demo: key } };
   const dir = mkdtempSync(join(tmpdir(), 'docreq-bench-store-'));

@@ -10,7 +10,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from './processes.mjs';
+import { freePort } from '../processes.mjs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = new URL('../..', import.meta.url).pathname;
 const REPLICAS = Number(process.env.SCALE_REPLICAS ?? 3);
 const CLIENTS = Number(process.env.SCALE_CLIENTS ?? 50);
 const CALLS = Number(process.env.SCALE_CALLS ?? 5000);
@@ -214,7 +214,7 @@ async function startRedis() {
  * is previewed on one replica and confirmed twice (a retry, routed wherever nginx sends it).
  */
 async function sendPhase() {
-  const { startSandbox } = await import('../dist/index.js');
+  const { startSandbox } = await import('../../dist/index.js');
   const sb = await startSandbox({ listLagMs: 5_000, ignoreIdempotencyKey: true, clients: 1_500 });
   sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 150 });
   const redis = await startRedis();

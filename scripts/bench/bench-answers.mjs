@@ -1,4 +1,4 @@
-// node scripts/bench-answers.mjs (after npm run build) — what answers v3 costs, measured in one run.
+// node scripts/bench/bench-answers.mjs (after npm run build) — what answers v3 costs, measured in one run.
 //
 // At 100,000 requests and 10,000 clients (loopback sandbox, no compression), over stdio:
 //   1. this build's plain list_requests (which now computes days overdue, the average and oldest, the
@@ -19,9 +19,9 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { build } from 'esbuild';
-import { esbuildOptions } from './build-options.mjs';
+import { esbuildOptions } from '../build-options.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = new URL('../..', import.meta.url).pathname;
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const SIZE = Number(process.env.BENCH_ANSWERS_SIZE ?? 100_000);
 const REF = process.env.BENCH_ANSWERS_REF ?? 'main';

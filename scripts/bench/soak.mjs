@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startSandbox } from '../dist/index.js';
+import { startSandbox } from '../../dist/index.js';
 
 const TOTAL = Number(process.env.SOAK_CALLS ?? 10_000);
 const CONCURRENCY = 8;
@@ -16,7 +16,7 @@ const state = mkdtempSync(join(tmpdir(), 'docreq-soak-state-'));
 process.on('exit', () => rmSync(state, { recursive: true, force: true }));
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [new URL('../dist/cli.js', import.meta.url).pathname, '--confirm-send', 'never', '--log-level', 'error'],
+  args: [new URL('../../dist/cli.js', import.meta.url).pathname, '--confirm-send', 'never', '--log-level', 'error'],
   env: { PATH: process.env.PATH ?? '', DOCREQ_STATE_DIR: state, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
   stderr: 'inherit',
 });

@@ -20,7 +20,7 @@ export interface Config {
   /** Cap on one answer from the service, after decompression, in MB. */
   maxResponseMb: number;
   logLevel: LogLevel;
-  /** The firm's templates file (DOCREQ_TEMPLATES_FILE); read once at start by templates/load.ts. */
+  /** The firm's templates file (DOCREQ_TEMPLATES_FILE); read at start and again whenever it changes (templates/catalogue.ts). */
   templatesFile: string | undefined;
   /** Signs confirmation tokens (DOCREQ_TOKEN_SECRET); undefined: random per process. */
   tokenSecret: string | undefined;

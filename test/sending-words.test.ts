@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Client, RequestRecord } from '../src/api/records.js';
 import { MAX_ITEMS } from '../src/domain/checklist.js';
 import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
+import { templateCatalogue } from '../src/templates/catalogue.js';
 import { cannotAsk, draftFromInput, duplicateOpen, previewNext, tokenRefused } from '../src/tools/sending.js';
 import { suiteFolder } from './helpers.js';
 
@@ -53,7 +54,7 @@ describe('duplicateOpen: an open request of the same title to a client of the sa
 });
 
 describe('a draft refused before any HTTP call', () => {
-  const ctx = (templatesFile?: string) => ({ today: '2026-03-16', config: { templatesFile } }) as never;
+  const ctx = (templatesFile?: string) => ({ today: '2026-03-16', config: { templatesFile }, templates: templateCatalogue(templatesFile) }) as never;
   const refused = (input: Parameters<typeof draftFromInput>[0], templatesFile?: string) => {
     try {
       draftFromInput(input, ctx(templatesFile));
@@ -82,7 +83,9 @@ describe('a draft refused before any HTTP call', () => {
     const dir = mkdtempSync(join(suiteFolder(), 'sending-'));
     const bad = join(dir, 'templates.yaml');
     writeFileSync(bad, 'templates: [');
-    expect(refused({ template: 'nope' }, bad)).toMatch(new RegExp(`^No template is named "nope"; nothing was sent\\. Templates: ${names.replace(/[-.]/g, '\\$&')}\\. \\(The firm's templates file is not used: ${bad.replace(/[/.-]/g, '\\$&')}, line \\d+: not valid YAML or JSON`));
+    expect(refused({ template: 'nope' }, bad)).toMatch(
+      new RegExp(`^No template is named "nope"; nothing was sent\\. Templates: ${names.replace(/[-.]/g, '\\$&')}\\.\\nThe firm's templates file is not used until it is fixed \\(only the built-ins are available\\):\\n- ${bad.replace(/[/.-]/g, '\\$&')}, line \\d+: not valid YAML or JSON`),
+    );
   });
 
   it('a template gives its title, due date and mode unless the call gives its own', () => {

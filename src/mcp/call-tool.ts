@@ -140,6 +140,7 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       const ctx: ToolContext = {
         api,
         config,
+        templates: parts.templates,
         signal: extra.mcpReq.signal,
         deadline,
         canAsk: Boolean(clientCapabilities(extra)?.elicitation),

@@ -4,8 +4,9 @@ import type { Client } from '../api/records.js';
 import type { Logger } from '../log.js';
 import type { Template } from '../templates/builtin.js';
 import { expandTemplate } from '../templates/expand.js';
-import { findTemplate, templatesStatus, type TemplateCatalog } from '../templates/load.js';
-import { templateJson, templateSummary } from '../tools/list-templates.js';
+import { UnknownTemplateError, type Templates } from '../templates/catalogue.js';
+import { templatesStatus, type TemplateCatalog } from '../templates/load.js';
+import { templateJson, templateSummary } from '../templates/render.js';
 import { fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 import { TOOLS } from '../tools/index.js';
@@ -18,8 +19,8 @@ import { appResources, readAppPage } from '../ui/apps.js';
  */
 
 export interface ExtrasDeps {
-  /** The catalogue, or how to get the current one (it is read again when the firm's file changes). */
-  templates: TemplateCatalog | (() => TemplateCatalog);
+  /** The server's catalogue (read again when the firm's file changes). */
+  templates: Templates;
   /** The firm's clients, for completing client names; absent while the server is not configured. */
   listClients?: (signal: AbortSignal) => Promise<Client[]>;
   /** The day due offsets count from, YYYY-MM-DD. */
@@ -64,11 +65,24 @@ function invalid(message: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 
-function needTemplate(catalog: TemplateCatalog, name: string | undefined): Template {
-  const found = name ? findTemplate(catalog, name) : undefined;
-  if (found) return found;
-  const names = catalog.templates.map((t) => t.name).join(', ');
-  throw invalid(name ? `No template is named ${quoted(name, 60)}. Templates: ${names}.` : `Give a template: ${names}.`);
+/** `find` in `catalog`, or undefined for a name no template has. */
+function named(templates: Templates, name: string, catalog: TemplateCatalog): Template | undefined {
+  try {
+    return templates.find(name, { catalog });
+  } catch (error) {
+    if (error instanceof UnknownTemplateError) return undefined;
+    throw error;
+  }
+}
+
+/** The template a prompt names; a missing or unknown one is the prompt's invalid argument, worded as `find` words it. */
+function needTemplate(templates: Templates, name: string | undefined): Template {
+  if (!name) throw invalid(`Give a template: ${templates.current().templates.map((t) => t.name).join(', ')}.`);
+  try {
+    return templates.find(name);
+  } catch (error) {
+    throw error instanceof UnknownTemplateError ? invalid(error.message) : error;
+  }
 }
 
 /** Prefix matches first, then substring matches; case- and accent-insensitive; at most 100. */
@@ -139,7 +153,7 @@ function message(text: string, description: string): GetPromptResult {
 
 /** Registers resources, prompts and completion on the SDK's low-level Server (capabilities declared by its constructor). */
 export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): void {
-  const current = () => (typeof deps.templates === 'function' ? deps.templates() : deps.templates);
+  const current = () => deps.templates.current();
   const catalog = current();
   const prompts = PROMPTS.filter((p) => !(deps.readOnly && p.sends)).map(({ sends: _sends, ...p }) => p);
   if (catalog.problems.length) deps.logger?.warn(templatesStatus(catalog));
@@ -170,7 +184,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     const catalog = current();
     if (uri === INDEX_URI) return json(uri, { templates: catalog.templates.map(templateSummary), problems: catalog.problems });
     const name = uri.startsWith(`${INDEX_URI}/`) ? decodeURIComponent(uri.slice(INDEX_URI.length + 1)) : undefined;
-    const found = name ? findTemplate(catalog, name) : undefined;
+    const found = name ? named(deps.templates, name, catalog) : undefined;
     // SDK v2 answers it with the current specification's code (-32602, data.uri) in both eras.
     if (!found) throw new ResourceNotFoundError(oneLine(uri, 200));
     return json(uri, templateJson(found));
@@ -187,7 +201,7 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     // (one line, invisible characters removed, quoted where they appear), never as our own words.
     switch (name) {
       case 'send-checklist': {
-        const template = needTemplate(current(), args.template);
+        const template = needTemplate(deps.templates, args.template);
         return message(sendChecklist(template, args.client!.trim(), today), `Send ${oneLine(template.name, 100)} to ${quoted(args.client, 100)}`);
       }
       case 'chase-overdue':

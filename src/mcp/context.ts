@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../log.js';
 import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
 import { storeFingerprint } from '../store/index.js';
+import { templateCatalogue } from '../templates/catalogue.js';
 import { redactor, sealer } from '../text/redact.js';
 import type { SendingContext, ToolDefinition } from '../tools/define.js';
 import { TOOLS } from '../tools/index.js';
@@ -69,7 +70,8 @@ function perKey(secrets: readonly string[], apiKey: string, baseUrl: string | un
 
 /**
  * What one server works with, built once from the configuration and its options: the secrets and
- * the one redaction of them, the logger, the API client, once-only sending, and the catalogue offered.
+ * the one redaction of them, the logger, the API client, once-only sending, the templates, and the
+ * catalogue offered.
  */
 export function serverContext(config: Config, options: ServerOptions) {
   const secrets = secretsOf(config);
@@ -114,6 +116,8 @@ export function serverContext(config: Config, options: ServerOptions) {
     // setting. Service text was already redacted as the API client read it, before any cap.
     seal: keyed.seal,
     redact: keyed.redact,
+    // The one catalogue of the firm's file: tools, tools/list, resources and prompts all read it.
+    templates: templateCatalogue(config.templatesFile),
     catalogue,
     offered: catalogue.filter((t) => !(config.readOnly && !t.annotations.readOnlyHint)),
   };

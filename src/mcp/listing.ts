@@ -1,5 +1,5 @@
 import type { CacheHint, Server, Tool } from '@modelcontextprotocol/server';
-import { templateCatalog, watchTemplateNames } from '../templates/load.js';
+import { templateNames, type Templates } from '../templates/catalogue.js';
 import type { ToolDefinition } from '../tools/define.js';
 import { listedTool, withTemplateNames } from './tool-schema.js';
 
@@ -34,13 +34,13 @@ export function cacheHintsFor(templatesFile: string | undefined, perPerson: bool
 }
 
 /** The tools as tools/list shows them: the `template` parameters name the templates, listed again when the firm's file changes. */
-export function toolListing(offered: ToolDefinition[], templatesFile: string | undefined): () => Tool[] {
+export function toolListing(offered: ToolDefinition[], templates: Templates): () => Tool[] {
   const baseListed = offered.map(listedTool);
   let listedNames: string | undefined;
   let listed = baseListed;
   return () => {
-    const catalog = templateCatalog(templatesFile);
-    const names = catalog.templates.map((t) => t.name).join(',');
+    const catalog = templates.current();
+    const names = templateNames(catalog);
     if (names !== listedNames) {
       listedNames = names;
       listed = withTemplateNames(baseListed, catalog);
@@ -49,16 +49,37 @@ export function toolListing(offered: ToolDefinition[], templatesFile: string | u
   };
 }
 
+/** Where the tools and resources lists' list_changed go: a server's session, or the stateless entry's listeners. */
+export interface ListChanged {
+  toolsChanged(): void;
+  resourcesChanged(): void;
+}
+
+/**
+ * Tells `lists` each time the template names change: tools/list (the `template` parameters) and
+ * resources/list (one resource per template) both name them. Returns the stop; undefined when there
+ * is no file to watch.
+ */
+export function tellTemplateChanges(templates: Templates, lists: ListChanged): (() => void) | undefined {
+  return templates.watchNames(() => {
+    lists.toolsChanged();
+    lists.resourcesChanged();
+  });
+}
+
 /**
  * A session that lasts (not stateless HTTP) is told when the list changes (on stdio a 2026 client hears it
- * on its subscriptions/listen stream); stateless HTTP is told by its entry (transport/http.ts, mcpEntry).
+ * on its subscriptions/listen stream); stateless HTTP is told by its entry (transport/mcp-entry.ts).
  */
-export function watchListChanges(server: Server, templatesFile: string | undefined): (() => void) | undefined {
-  return templatesFile
-    ? watchTemplateNames(templatesFile, () => {
-        if (!server.transport) return;
-        void server.sendToolListChanged().catch(() => undefined);
-        void server.sendResourceListChanged().catch(() => undefined);
-      })
-    : undefined;
+export function watchListChanges(server: Server, templates: Templates | undefined): (() => void) | undefined {
+  if (!templates) return undefined;
+  // Nothing is told to a server no client is connected to.
+  return tellTemplateChanges(templates, {
+    toolsChanged: () => {
+      if (server.transport) void server.sendToolListChanged().catch(() => undefined);
+    },
+    resourcesChanged: () => {
+      if (server.transport) void server.sendResourceListChanged().catch(() => undefined);
+    },
+  });
 }

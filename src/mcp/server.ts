@@ -3,7 +3,6 @@ import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/
 import type { Config } from '../config.js';
 import { visibleResult } from '../text/visible.js';
 import { INSTRUCTIONS } from '../tools/index.js';
-import { templateCatalog } from '../templates/load.js';
 import { VERSION } from '../version.js';
 import { toolCaller } from './call-tool.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
@@ -32,15 +31,14 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   /** A 2026-07-28 connection or request: no initialize, identity and capabilities come with each request. */
   const modern = () => (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
   const logging = mcpLogging(server, logger, modern);
-  const listed = toolListing(parts.offered, config.templatesFile);
-  const stopWatching = watchListChanges(server, options.stateless ? undefined : config.templatesFile);
+  const listed = toolListing(parts.offered, parts.templates);
+  const stopWatching = watchListChanges(server, options.stateless ? undefined : parts.templates);
   const callTool = toolCaller(server, parts, modern);
 
   // Load the HTTP client right after initialize, so the first tool call costs what a later one does;
   // in the next turn, the SDK's wire schemas (built lazily, else inside the first tools/call). ICU's
-  // number format is not warmed: counts are grouped without it (tools/list-text.ts num), and making it
-  // took 17-29 ms of this thread (a fresh process) just as a script's first call arrives (the first
-  // list_requests @ 10,000: median 323 → 280 ms over seven alternating runs of npm run bench's first-call part).
+  // number format is deliberately not warmed: counts are grouped without it (tools/list-text.ts num),
+  // and warming it would take this thread just as a script's first call arrives (docs/performance.md).
   server.oninitialized = () => {
     api?.warm();
     setImmediate(preloadSchemas);
@@ -51,7 +49,7 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     void api?.close();
   };
 
-  registerTemplatesAndPrompts(server, { templates: () => templateCatalog(config.templatesFile), listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact: parts.redact, today: parts.clock, readOnly: config.readOnly, logger });
+  registerTemplatesAndPrompts(server, { templates: parts.templates, listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact: parts.redact, today: parts.clock, readOnly: config.readOnly, logger });
   server.setRequestHandler('tools/list', () => ({ tools: listed() }));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     // 2025 clients only: a 2026 client has no initialize.

@@ -2,8 +2,8 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolDefinition } from '../tools/define.js';
 import { deepFreeze } from '../freeze.js';
-import { templateParamDescription } from '../tools/list-templates.js';
 import type { TemplateCatalog } from '../templates/load.js';
+import { templateParamDescription } from '../templates/render.js';
 import { withAppPage } from '../ui/apps.js';
 
 /** How a tool is listed by tools/list: schemas every major function-calling API accepts as they are. */

@@ -1,8 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import type { Document, LineCounter } from 'yaml';
 import { readyYaml, yamlReader } from '../yaml.js';
 import { z } from 'zod';
-import { fold } from '../text/render.js';
 import { checklistItem, CORRECTNESS_MODES, itemIn, MAX_ITEMS, MAX_TITLE } from '../domain/checklist.js';
 import { BUILTIN_TEMPLATES, type Template } from './builtin.js';
 
@@ -225,42 +224,6 @@ export function loadTemplates(file: string | undefined): TemplateCatalog {
   };
 }
 
-const loaded = new Map<string, { catalog: TemplateCatalog; stamp: string }>();
-
-/** What tells a changed file: its modification time and size (or why it cannot be read). */
-function stampOf(file: string | undefined): string {
-  if (!file) return '';
-  try {
-    const s = statSync(file);
-    return `${s.mtimeMs}:${s.size}:${s.ino}`;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? 'unreadable';
-  }
-}
-
-/**
- * loadTemplates, once per version of the file per process: the file is read when the server starts
- * and again only after it changed (a stat per call tells), so an edited file is used without a restart.
- * An edit that leaves the file unusable (half written, a typo) keeps the last good templates: a running
- * server never loses the firm's templates to it; `check` and a restart report the problem.
- */
-export function templateCatalog(file: string | undefined): TemplateCatalog {
-  const key = file ?? '';
-  const stamp = stampOf(file);
-  const entry = loaded.get(key);
-  if (entry && entry.stamp === stamp) return entry.catalog;
-  const fresh = loadTemplates(file);
-  const keep = entry && fresh.problems.length > 0 && entry.catalog.problems.length === 0;
-  const catalog = keep ? entry.catalog : fresh;
-  loaded.set(key, { catalog, stamp });
-  return catalog;
-}
-
-export function findTemplate(catalog: TemplateCatalog, name: string): Template | undefined {
-  const wanted = fold(name.trim());
-  return catalog.templates.find((t) => t.name === wanted);
-}
-
 /** One line for `check` and the logs: what is loaded, or why the firm's file is not used. */
 export function templatesStatus(catalog: TemplateCatalog): string {
   const builtIn = `${catalog.builtIn} built-in`;
@@ -270,21 +233,4 @@ export function templatesStatus(catalog: TemplateCatalog): string {
   }
   const overrides = catalog.overridden.length ? `, replacing ${catalog.overridden.join(', ')}` : '';
   return `templates: ${builtIn}, ${catalog.fromFile} from ${catalog.file}${overrides}`;
-}
-
-/**
- * Calls `onChange` each time the names a templates file gives change (what tools/list and the template
- * resources show): the file is polled every second, not held open. Returns the stop.
- */
-export function watchTemplateNames(file: string, onChange: () => void): () => void {
-  const namesOf = () => templateCatalog(file).templates.map((t) => t.name).join(',');
-  let names = namesOf();
-  const check = () => {
-    const now = namesOf();
-    if (now === names) return;
-    names = now;
-    onChange();
-  };
-  watchFile(file, { interval: 1000, persistent: false }, check);
-  return () => unwatchFile(file, check);
 }

@@ -2,6 +2,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { DocReqApi } from '../api/client.js';
 import type { Config } from '../config.js';
+import type { Templates } from '../templates/catalogue.js';
 import type { SendLedger } from '../send/ledger.js';
 import type { TokenCheck } from '../send/token.js';
 
@@ -28,10 +29,12 @@ export interface SendingContext {
   audit?: ((line: string) => void) | undefined;
 }
 
-/** What a handler may use; built per call by src/mcp/server.ts. */
+/** What a handler may use; built per call by src/mcp/call-tool.ts. */
 export interface ToolContext {
   api: DocReqApi;
   config: Config;
+  /** The server's checklist templates (the built-ins and the firm's file). */
+  templates: Templates;
   /** The host's cancellation of this call. A POST already written is not aborted by it. */
   signal: AbortSignal;
   /** When the whole call must be answered by (epoch ms): DOCREQ_TIMEOUT_MS from its start. */

@@ -5,7 +5,6 @@ import { UserInputError } from '../errors.js';
 import { checkEmailText, titleKey } from '../text/invisible.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { expandTemplate } from '../templates/expand.js';
-import { findTemplate, templateCatalog } from '../templates/load.js';
 import { CORRECTNESS_MODES, itemIn, MAX_ITEM_NAME, MAX_ITEMS, MAX_TITLE, type CorrectnessMode } from '../domain/checklist.js';
 import type { ToolContext } from './define.js';
 import { day } from './list-text.js';
@@ -71,14 +70,7 @@ export function assertSendingAllowed(ctx: ToolContext): void {
 export function draftFromInput(input: DraftInput & { title?: string | undefined; items?: ItemInput[] | undefined; template?: string | undefined }, ctx: ToolContext): Draft {
   let { title, items, dueDate, correctnessMode } = input;
   if (input.template !== undefined) {
-    const catalog = templateCatalog(ctx.config.templatesFile);
-    const template = findTemplate(catalog, input.template);
-    if (!template) {
-      throw new UserInputError(
-        `No template is named ${quoted(input.template, 60)}; nothing was sent. Templates: ${catalog.templates.map((t) => t.name).join(', ') || 'none'}.` +
-          (catalog.problems.length ? ` (The firm's templates file is not used: ${catalog.problems[0]})` : ''),
-      );
-    }
+    const template = ctx.templates.find(input.template, { so: 'nothing was sent' });
     const expanded = expandTemplate(template, items as Parameters<typeof expandTemplate>[1], {
       today: ctx.today,
       ...(title !== undefined ? { title } : {}),

@@ -1,5 +1,6 @@
 import { createMcpHandler, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
-import { watchTemplateNames } from '../templates/load.js';
+import { tellTemplateChanges } from '../mcp/listing.js';
+import { templateCatalogue } from '../templates/catalogue.js';
 
 /**
  * The SDK v2 entry for stateless HTTP: a server per request from `factory`. Each request is its own
@@ -10,11 +11,6 @@ import { watchTemplateNames } from '../templates/load.js';
  */
 export function statelessEntry(factory: McpServerFactory, templatesFile: string | undefined): { handler: McpHttpHandler; stop(): void } {
   const handler = createMcpHandler(factory, { onerror: () => undefined });
-  const stopWatching = templatesFile
-    ? watchTemplateNames(templatesFile, () => {
-        handler.notify.toolsChanged();
-        handler.notify.resourcesChanged();
-      })
-    : undefined;
+  const stopWatching = tellTemplateChanges(templateCatalogue(templatesFile), handler.notify);
   return { handler, stop: () => stopWatching?.() };
 }

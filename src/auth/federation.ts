@@ -146,7 +146,11 @@ export function federation(ctx: AuthContext) {
         }
         const claims = tokens.claims();
         if (claims) {
-          if (String(claims.sub) !== grant.identity.sub) throw new OAuthError('invalid_grant', 'The identity provider answered for another person: sign in again.');
+          if (String(claims.sub) !== grant.identity.sub) {
+            // Ended, as every other refusal here: the session's last access token must not outlive it.
+            await ctx.endSession(grant, 'identity provider answered for another person');
+            throw new OAuthError('invalid_grant', 'The identity provider answered for another person: sign in again.');
+          }
           person = personFrom({ ...claims });
         }
         if (tokens.refresh_token) idpRefresh = keys.seal(tokens.refresh_token);

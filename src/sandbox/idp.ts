@@ -48,6 +48,13 @@ export interface DemoIdpOptions {
   claims?: (user: DemoUser) => Record<string, unknown>;
   /** Whether it gives refresh tokens, as Entra ID and Okta do for offline_access (default: yes). */
   refreshTokens?: boolean;
+  /**
+   * Whom it answers for when it looks up a person it signed in, e.g. at a refresh (default: that
+   * person): another person's e-mail address makes its tokens (the ID token's sub and claims) name
+   * that person instead, as a misbehaving provider would. Asked at each look-up, so a test can change
+   * its answer after sign-in.
+   */
+  answerAs?: (email: string) => string | undefined;
 }
 
 /** Every claim a provider shape may send, by scope; a person's claims() decides which are present. */
@@ -199,7 +206,12 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 14 * 86400, Session: 14 * 86400, RefreshToken: 14 * 86400 },
     findAccount: (_ctx, id) => {
       const user = users.find((u) => subOf(u) === id && !disabled.has(u.email));
-      return user ? { accountId: id, claims: () => ({ ...claimsOf(user), sub: id }) } : undefined;
+      if (!user) return undefined;
+      // oidc-provider takes the ID token's sub from the accountId found, not the one asked for.
+      const other = options.answerAs?.(user.email);
+      const answer = other === undefined ? undefined : users.find((u) => u.email === other);
+      if (answer) return { accountId: subOf(answer), claims: () => ({ ...claimsOf(answer), sub: subOf(answer) }) };
+      return { accountId: id, claims: () => ({ ...claimsOf(user), sub: id }) };
     },
   });
   provider.on('server_error', () => undefined);

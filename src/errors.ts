@@ -1,5 +1,5 @@
 /**
- * Failures a tool raises itself. Handlers throw; src/mcp/server.ts is the one place any throw
+ * Failures a tool raises itself. Handlers throw; src/mcp/call-tool.ts is the one place any throw
  * becomes a result. The service's own failures are the typed errors of src/api/errors.ts.
  */
 

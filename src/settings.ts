@@ -10,9 +10,7 @@ const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 // Each setting's schema is built the first time it is read (settingSchema): a start reads a handful of
-// the table's 35. Building them all at load was the most of the ~12 ms the settings' chunk took to
-// evaluate, but much of that is zod's first-use cost, which moves to the next schemas built: a start is
-// 1-4% quicker (three paired runs).
+// the table's 35, and builds only those (docs/performance.md, "Cold start").
 const booleanText = () =>
   z
     .string()

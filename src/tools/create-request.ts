@@ -203,7 +203,7 @@ export const createRequest = defineTool({
         );
       }
       case 'may_have_been_sent':
-        // A failure the API client does not know is answered as one (src/mcp/server.ts), after it was recorded as "may have been sent".
+        // A failure the API client does not know is answered as one (src/mcp/call-tool.ts), after it was recorded as "may have been sent".
         if (!(send.error instanceof ApiError)) throw send.error as Error;
         return result(`MAY HAVE BEEN SENT — ${send.reason}; this server refuses to send it again for 24 hours unless allowDuplicate is given.`, outcome(), true);
       default:

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CLOSING_STATUSES, sandboxAndClient, structured, TODAY } from './helpers.js';
 import { fold } from '../src/text/render.js';
-import { nameKey, num } from '../src/tools/list-text.js';
+import { num } from '../src/tools/list-text.js';
+import { nameKey } from '../src/domain/names.js';
 import type { SandboxRequest } from '../src/sandbox/seed.js';
 
-// list_requests answers from an index built once per list (request-facts.ts: statuses, titles, days, sort
+// list_requests answers from an index built once per list (src/requests/facts.ts: statuses, titles, days, sort
 // orders). Here the real server answers random questions about random lists served by the real sandbox,
 // and each answer is compared with a straightforward recomputation: filter, then Array.sort, then count.
 const { sb, firm, mcp } = await sandboxAndClient();

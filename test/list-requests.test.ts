@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, CLOSING_STATUSES, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
 import fc from 'fast-check';
-import { firstSorted } from '../src/tools/list-orders.js';
+import { firstSorted } from '../src/requests/orders.js';
 
 const { sb, firm, mcp, upstream } = await sandboxAndClient();
 interface RequestsOut {

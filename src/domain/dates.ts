@@ -105,3 +105,11 @@ export function readDay(value: string | null | undefined, order: AmbiguousOrder 
   if (value === null || value === undefined || value.trim() === '') return null;
   return readDate(value, order);
 }
+
+const DAY_MS = 86_400_000;
+
+/** Whole days from `due` to `asOf` (both YYYY-MM-DD, UTC calendar days); null for a due day no calendar reads (month 13). */
+export function daysBetween(due: string, asOf: string): number | null {
+  const start = Date.parse(`${due}T00:00:00Z`);
+  return Number.isNaN(start) ? null : Math.round((Date.parse(`${asOf}T00:00:00Z`) - start) / DAY_MS);
+}

@@ -8,8 +8,8 @@
 import { STATUS_CODES } from 'node:http';
 import { CORRECTNESS_MODES, ITEM_TYPES, type CorrectnessMode, type ItemType } from '../domain/checklist.js';
 import { failure, json, type Answer, type Problem } from './answer.js';
-import { CLOSED, listRecord } from './requests.js';
-import { KNOWN_NAMES, SANDBOX_KEYS, isoDay, type SandboxFirm, type SandboxItem, type SandboxRequest } from './seed.js';
+import { CLOSED, listRecord, type Kept } from './requests.js';
+import { KNOWN_NAMES, SANDBOX_KEYS, isoDay, type SandboxFirm, type SandboxRequest } from './seed.js';
 
 export type DateForm = 'iso' | 'iso-offset' | 'slash-ymd' | 'dot-dmy' | 'slash-mdy' | 'slash-dmy' | 'epoch-s' | 'epoch-ms' | 'mixed';
 export type ErrorShape = 'ours' | 'rfc7807' | 'jsonapi' | 'fastapi' | 'rails';
@@ -183,15 +183,6 @@ export function applyToSeed(firms: Map<string, SandboxFirm>, d: ResolvedDialect,
       if (i % 8 === 1) c.status = d.clientStatuses[Math.floor(i / 8) % d.clientStatuses.length]!;
     });
   }
-}
-
-/** What the service kept of a create body, in our terms; null: none given, or dropped. */
-export interface Kept {
-  clientId: string;
-  title: string;
-  dueDate: string | null;
-  items: SandboxItem[];
-  correctnessMode: CorrectnessMode | null;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);

@@ -1,12 +1,20 @@
 import { CORRECTNESS_MODES, ITEM_TYPES, type CorrectnessMode, type ItemType } from '../domain/checklist.js';
 import type { Problem } from './answer.js';
-import type { Kept } from './dialect.js';
-import { isoDay, type SandboxFirm, type SandboxRequest } from './seed.js';
+import { isoDay, type SandboxFirm, type SandboxItem, type SandboxRequest } from './seed.js';
 
 /** What the sandbox says of a request: its list record, whether it is open, and a create's validation as the API document states it. */
 
 /** The statuses our service counts as closed. */
 export const CLOSED: ReadonlySet<string> = new Set(['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived']);
+
+/** What the service kept of a create body, in our terms; null: none given, or dropped. */
+export interface Kept {
+  clientId: string;
+  title: string;
+  dueDate: string | null;
+  items: SandboxItem[];
+  correctnessMode: CorrectnessMode | null;
+}
 
 export function listRecord(r: SandboxRequest) {
   // The list endpoint returns the documented fields only.

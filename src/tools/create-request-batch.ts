@@ -5,7 +5,7 @@ import { newSend, sendOnce, type Send } from '../send/pipeline.js';
 import { defineTool, type ToolContext } from './define.js';
 import { clientResolver, closestClients } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
-import { isOpen } from './request-facts.js';
+import { isOpen } from '../requests/facts.js';
 import { checkSends, type PreviewCheck } from './as-previewed.js';
 import {
   assertSendingAllowed,

@@ -2,7 +2,7 @@ import type { RequestRecord } from '../api/records.js';
 import type { ServiceProfile } from '../domain/service-profile.js';
 import { quoted } from '../text/render.js';
 import { count } from './list-text.js';
-import { itemCounts, listFacts } from './request-facts.js';
+import { itemCounts, listFacts } from '../requests/facts.js';
 
 /**
  * "Exact, or says why not": the notes an answer carries when the firm's service did something the profile does not

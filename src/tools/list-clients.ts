@@ -5,15 +5,18 @@ import { fieldsLine } from '../text/render.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
 import { fold, oneLine, quoted } from '../text/render.js';
-import { clientKeys, joinCounts, listFacts, sharedClientNames, statusTable } from './request-facts.js';
+import { clientKeys, joinCounts, listFacts, sharedClientNames, statusTable } from '../requests/facts.js';
+import type { JoinCount } from '../requests/tables.js';
 import { pagingNote, unknownStatusNote, unreadDatesNote } from './fit-notes.js';
 import { DEFAULT_PROFILE } from '../domain/service-profile.js';
-import { bump, CANNOT_DO, count, newCounts, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
+import { CANNOT_DO, count, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
+import { bump, newCounts } from '../domain/names.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, pageInput } from './list-text.js';
 
 const DEFAULT_LIMIT = 50;
 const JOINS = ['open', 'none_open', 'overdue'] as const;
+type Join = (typeof JOINS)[number];
 
 const clientOut = clientRecord.extend({
   openRequests: z.number().int().optional(),
@@ -43,6 +46,36 @@ function tagValues(c: Client): string[] {
 
 const NONE = { open: 0, overdue: 0 } as const;
 
+/**
+ * The clients that match, with the status counts over all of them; with a join, beside each match its
+ * name's open and overdue requests and its name key.
+ */
+function matchClients(all: readonly Client[], search: string | undefined, wanted: string | undefined, join: Join | undefined, perName: ReadonlyMap<string, JoinCount>) {
+  const keysOf = join ? clientKeys(all) : [];
+  const needle = search ? fold(search.trim()) : '';
+  const byStatus = newCounts();
+  const matches: Client[] = [];
+  const joined: JoinCount[] = [];
+  const matchKeys: string[] = [];
+  for (let i = 0; i < all.length; i++) {
+    const c = all[i]!;
+    bump(byStatus, c.status ?? '(none)');
+    if (wanted !== undefined && (c.status ?? '').toLowerCase() !== wanted) continue;
+    if (needle && !fold(c.displayName).includes(needle) && !fold(c.email).includes(needle) && !tagValues(c).some((t) => fold(t).includes(needle))) continue;
+    if (!join) {
+      matches.push(c);
+      continue;
+    }
+    const key = keysOf[i]!;
+    const n = perName.get(key) ?? NONE;
+    if (join === 'open' ? n.open === 0 : join === 'none_open' ? n.open > 0 : n.overdue === 0) continue;
+    matches.push(c);
+    joined.push(n);
+    matchKeys.push(key);
+  }
+  return { byStatus, matches, joined, matchKeys };
+}
+
 const outputSchema = z.object({
   ...compactPage,
   byStatus: statusCounts.describe('Over all clients.'),
@@ -56,7 +89,7 @@ const NO_REQUESTS: readonly RequestRecord[] = Object.freeze([]);
 /** Answers already worked out, per clients list and the requests list a join read (src/freeze.ts). */
 const answersFor = answerTable<readonly Client[], readonly RequestRecord[], ListClientsResult>();
 
-const JOIN_TEXT: Record<(typeof JOINS)[number], string> = {
+const JOIN_TEXT: Record<Join, string> = {
   open: 'with an open request',
   none_open: 'with no open request',
   overdue: 'with an overdue request',
@@ -103,32 +136,9 @@ export const listClients = defineTool({
     if (known) return known;
 
     // Requests name their client only by name: open and overdue counts per name (worked out once per list and day).
-    const perName = join ? joinCounts(requests, ctx.today) : new Map<string, { open: number; overdue: number }>();
-    const keysOf = join ? clientKeys(all) : [];
-
-    const needle = search ? fold(search.trim()) : '';
+    const perName = join ? joinCounts(requests, ctx.today) : new Map<string, JoinCount>();
     const wanted = status?.trim().toLowerCase();
-    const byStatus = newCounts();
-    const matches: Client[] = [];
-    // With a join, beside each match: its name's open and overdue counts, and its name key.
-    const joined: { readonly open: number; readonly overdue: number }[] = [];
-    const matchKeys: string[] = [];
-    for (let i = 0; i < all.length; i++) {
-      const c = all[i]!;
-      bump(byStatus, c.status ?? '(none)');
-      if (wanted !== undefined && (c.status ?? '').toLowerCase() !== wanted) continue;
-      if (needle && !fold(c.displayName).includes(needle) && !fold(c.email).includes(needle) && !tagValues(c).some((t) => fold(t).includes(needle))) continue;
-      if (!join) {
-        matches.push(c);
-        continue;
-      }
-      const key = keysOf[i]!;
-      const n = perName.get(key) ?? NONE;
-      if (join === 'open' ? n.open === 0 : join === 'none_open' ? n.open > 0 : n.overdue === 0) continue;
-      matches.push(c);
-      joined.push(n);
-      matchKeys.push(key);
-    }
+    const { byStatus, matches, joined, matchKeys } = matchClients(all, search, wanted, join, perName);
     // A client's other fields, as data: when one client matched, or when asked for.
     const showFields = details === true || matches.length === 1;
     const shown = page(matches, offset, limit);

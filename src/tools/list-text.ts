@@ -1,7 +1,7 @@
 /** Shared by list_clients and list_requests: name matching, shared-name notes, plurals and the list header. */
 import { z } from 'zod';
 import type { Client } from '../api/records.js';
-import { fold, oneLine, quoted } from '../text/render.js';
+import { oneLine, quoted } from '../text/render.js';
 
 /** What no tool of this server can do, said in the tools' own descriptions (a host may drop the server's instructions). */
 export const CANNOT_DO = 'This server cannot remind clients, change, re-date, cancel or delete requests, change client details, or see answers and files.';
@@ -19,44 +19,6 @@ export function num(n: number): string {
 /** "1 item", "2 items", "1 company", "3 companies". */
 export function count(n: number, noun: string, many = /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
   return `${num(n)} ${n === 1 ? noun : many}`;
-}
-
-/** The form names are compared in: case- and accent-insensitive, white space collapsed. */
-export function nameKey(value: string | null | undefined): string {
-  if (!value) return '';
-  // Most names are plain ASCII: no accents to strip, so skip Unicode normalisation.
-  const folded = PLAIN.test(value) ? value.toLowerCase() : fold(value);
-  return SPACED.test(folded) ? folded.replace(/\s+/g, ' ').trim() : folded;
-}
-const PLAIN = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
-const SPACED = /^\s|\s$|\s\s|[^\S ]/;
-
-/** nameKey, remembered per raw name (names repeat across many requests). */
-export function nameKeys(): (value: string | null | undefined) => string {
-  const memo = new Map<string, string>();
-  return (value) => {
-    if (!value) return '';
-    let key = memo.get(value);
-    if (key === undefined) {
-      key = nameKey(value);
-      memo.set(value, key);
-    }
-    return key;
-  };
-}
-
-/** Clients per name key, kept only for names two or more clients share. */
-export function sharedNames(clients: readonly Client[], keyOf: (value: string | null) => string = nameKey): Map<string, Client[]> {
-  const byKey = new Map<string, Client[]>();
-  for (const c of clients) {
-    const key = keyOf(c.displayName);
-    if (!key) continue;
-    const list = byKey.get(key);
-    if (list) list.push(c);
-    else byKey.set(key, [c]);
-  }
-  for (const [key, list] of byKey) if (list.length < 2) byKey.delete(key);
-  return byKey;
 }
 
 const MAX_NOTES = 5;
@@ -147,15 +109,6 @@ export const compactPage = {
 /** Said when the service answered 304: the records are the copy read last time, confirmed current. */
 export function revalidatedLine(revalidated: boolean): string[] {
   return revalidated ? ['(Revalidated: the service confirmed the list is unchanged since the last call.)'] : [];
-}
-
-/** Adds `key` to a count object without touching the prototype (keys come from the API). */
-export function bump(counts: Record<string, number>, key: string): void {
-  counts[key] = (Object.hasOwn(counts, key) ? counts[key]! : 0) + 1;
-}
-
-export function newCounts(): Record<string, number> {
-  return Object.create(null) as Record<string, number>;
 }
 
 const TEXT_BUDGET = 7_600;

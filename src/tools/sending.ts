@@ -10,7 +10,7 @@ import type { ToolContext } from './define.js';
 import { day } from './list-text.js';
 import type { LedgerEntry } from '../send/ledger.js';
 import { ledgerReason } from '../send/outcomes.js';
-import { isOpen } from './request-facts.js';
+import { isOpen } from '../requests/facts.js';
 import { DEFAULT_PROFILE, type ServiceProfile } from '../domain/service-profile.js';
 
 /**

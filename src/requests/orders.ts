@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { RequestRecord } from '../api/records.js';
-import { itemCounts, listFacts, sortedOrder } from './request-facts.js';
+import { itemCounts, listFacts, sortedOrder } from './facts.js';
 
 /**
  * The orders of list_requests (tools/list-requests.ts): requests over list positions, sorted once per
- * list and shared by every filter (request-facts.ts), and client groups; the words that name each
+ * list and shared by every filter (facts.ts), and client groups; the words that name each
  * order; and the arithmetic they lean on. Every order is total, as a stable sort leaves it.
  */
 
@@ -58,7 +58,7 @@ const MASKS = new WeakMap<readonly number[], Uint8Array>();
 
 /**
  * The positions on the page, in `sort` order: newest and oldest read the matches as they are; the other
- * orders filter the list's own order (sorted once per list, request-facts.ts sortedOrder), or sort the
+ * orders filter the list's own order (sorted once per list, facts.ts sortedOrder), or sort the
  * matches when they are few, exactly as a stable sort of the matches would put them.
  */
 export function pageRows(all: readonly RequestRecord[], picked: readonly number[], sort: RequestSort, offset: number, limit: number): number[] {

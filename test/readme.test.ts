@@ -382,3 +382,15 @@ describe('status codes quoted in SETTINGS help are what team mode answers', () =
     expect(await c.answer(Number(new URL(svc.url).port))).toBe(quoted);
   });
 });
+
+describe('docs/development.md: the tests as a table of contents', () => {
+  it('names every test file once, so a newcomer finds each by the behaviour it proves', () => {
+    const page = readFileSync(new URL('../docs/development.md', import.meta.url), 'utf8');
+    const toc = page.slice(page.indexOf('## The tests, as a table of contents'), page.indexOf('## Scripts'));
+    const files = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.ts')).map((f) => f.slice(0, -'.test.ts'.length));
+    const named = [...toc.matchAll(/`([a-z0-9][a-z0-9-]*)`/g)].map((m) => m[1]!);
+    expect(files.filter((f) => !named.includes(f))).toEqual([]);
+    expect(named.filter((n) => !files.includes(n))).toEqual([]);
+    expect(new Set(named).size).toBe(named.length);
+  });
+});

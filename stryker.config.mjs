@@ -1,8 +1,8 @@
-// Mutation testing (contract §10, docs/proof.md). Run it with `npm run mutate` (scripts/mutate.mjs),
+// Mutation testing (docs/proof.md). Run it with `npm run mutate` (scripts/mutate.mjs),
 // which checks the survivors against mutation/survivors.json; `npx stryker run` alone only reports.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  // The modules that hold the promises (§1): once and as previewed (send/, store/, the send steps and
+  // The modules that hold the promises (README, "The promises in brief"): once and as previewed (send/, store/, the send steps and
   // both send tools), sealed (text/), sign-in (the policy; PKCE, redirect URIs, consent and the grant
   // checks, each in its own file; access tokens; the consent and token flows in authorize.ts and
   // grants.ts), the HTTP front door and its limits (front-door.ts, limits.ts, the rate bucket and key
@@ -30,6 +30,11 @@ export default {
     'src/transport/key-scope.ts',
     'src/freeze.ts',
     'src/mcp/server.ts',
+    // The one POST and what its outcome means (never retried; a 5xx or a lost answer "may have been sent").
+    'src/api/sending.ts',
+    // Every log line redacted before it leaves (stderr, MCP logging) and team mode's access log.
+    'src/log.ts',
+    'src/transport/access-log.ts',
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.stryker.config.ts', pool: 'forks', related: true },

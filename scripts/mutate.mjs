@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run mutate [-- options]: the mutation run of contract §10 (docs/proof.md).
+// npm run mutate [-- options]: the mutation run (docs/proof.md).
 // Runs Stryker (stryker.config.mjs) over the modules that hold the promises, prints the score per
 // module, and checks every surviving or uncovered mutant against mutation/survivors.json: each one
 // there carries the reason it cannot matter. Exit 1 on a survivor not listed, a reason still "TODO",
@@ -13,7 +13,7 @@
 //                      (a module never run in full is left to --full, which takes hours). The gate
 //                      against regressions: exit 1 on a survivor not in the baseline, or on a module
 //                      whose source differs from the one its record was run on; the score and the
-//                      entries still "TODO" are printed as what is left of contract §10, not failed
+//                      score is printed as what is left to reach, not failed (a reason that is not final fails)
 //   --check            no Stryker run: check the last report (reports/mutation/mutation.json) again
 //   --report <file>    with --check: check that report instead (e.g. mutation/stryker-incremental.json,
 //                      which a run stopped with Ctrl-C leaves with what it had tested)
@@ -31,7 +31,7 @@ import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const BASELINE = resolve(ROOT, 'mutation/survivors.json');
-const MIN_SCORE = 90; // contract §10
+const MIN_SCORE = 90; // docs/proof.md
 const config = (await import(pathToFileURL(resolve(ROOT, 'stryker.config.mjs')).href)).default;
 const REPORT = resolve(ROOT, config.jsonReporter.fileName);
 const INCREMENTAL = resolve(ROOT, config.incrementalFile);
@@ -229,7 +229,7 @@ function keyOf(e) {
 
 function check(report) {
   const failures = [];
-  // What contract §10 asks beyond "no new survivor": a failure, except under --ci (see the top).
+  // What docs/proof.md asks beyond "no new survivor": a failure, except under --ci (see the top).
   const target = (text) => (own.ci ? console.log(`\nnot yet met: ${text}`) : failures.push(text));
   const UNDETECTED = new Set(['Survived', 'NoCoverage']);
   const rows = [];
@@ -268,7 +268,7 @@ function check(report) {
   console.log(`${'module'.padEnd(36)} ${pad('score', 7)} ${pad('killed', 7)} ${pad('survived', 9)} ${pad('no cov', 7)} ${pad('timeout', 8)} ${pad('static', 7)} ${pad('errors', 7)}`);
   for (const r of [...rows, { ...total, file: 'all' }])
     console.log(`${r.file.padEnd(36)} ${pad(score(r).toFixed(1) + '%', 7)} ${pad(r.killed, 7)} ${pad(r.survived, 9)} ${pad(r.noCoverage, 7)} ${pad(r.timeout, 8)} ${pad(r.ignored, 7)} ${pad(r.errors, 7)}`);
-  if (score(total) < MIN_SCORE) target(`the mutation score is ${score(total).toFixed(1)}%, under ${MIN_SCORE}% (contract §10)`);
+  if (score(total) < MIN_SCORE) target(`the mutation score is ${score(total).toFixed(1)}%, under ${MIN_SCORE}% (docs/proof.md)`);
   // Under --ci the record must be the run of the code as it is: a module changed since its run has
   // mutants nobody tested (its record names another source). Run `npm run mutate` and commit the record.
   if (own.ci) {

@@ -309,6 +309,19 @@ describe('create_request_batch: recipients and warnings', () => {
     expect((r.structuredContent as { warnings: string[] }).warnings).toEqual([FAR_WARNING, duplicate]);
   });
 
+  it('a signed-in batch that sends nothing (a dry run): no sentBy, no "Sent in the name of"; one only queued (202): sentBy is said', async () => {
+    const actor = { email: 'pat@firm.example', sub: 'sub-pat', role: 'sender' as const };
+    const dry = await (await server({ confirmSend: 'never', actor })).call('create_request_batch', { clients: [take().id, take().id], title: title(), items: [{ name: 'W-2' }], dryRun: true });
+    expect(dry.structuredContent).toMatchObject({ sent: 0, sentBy: null });
+    expect(dry.text).not.toContain('Sent in the name of');
+    const mcp = await server({ confirmSend: 'never', actor });
+    sb.inject('POST /api/v1/requests', { kind: 'raw', status: 202, body: '' }, { times: 2, after: true });
+    const queued = await mcp.call('create_request_batch', { clients: [take().id, take().id], title: title(), items: [{ name: 'W-2' }] });
+    expect(rows(queued).map((r) => r.outcome)).toEqual(['accepted', 'accepted']);
+    expect(queued.structuredContent).toMatchObject({ sent: 0, sentBy: 'pat@firm.example' });
+    expect(queued.text).toContain('\nSent in the name of pat@firm.example (signed in).');
+  });
+
   it('a signed-in batch: who it was sent as said once (sentBy, its own line), never as a warning on each recipient', async () => {
     const mcp = await server({ confirmSend: 'never', actor: { email: 'pat@firm.example', sub: 'sub-pat', role: 'sender' } });
     const [a, b] = [take(), take()];

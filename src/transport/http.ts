@@ -1,33 +1,30 @@
 import { createHash, createHmac } from 'node:crypto';
-import { ApiState, proxySettings } from '../api/client.js';
+import { proxySettings } from '../api/client.js';
 import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
 import { openStore, storeFingerprint, storeReach, type SendStore } from '../store/index.js';
 import { sandboxStateDir } from '../sandbox-state.js';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import type { Dispatcher } from 'undici';
 import type { ApiClientOptions } from '../api/client.js';
 import { checkBaseUrl, isLoopbackHost, loadConfig, secretsOf, startMode, type Config, type SettingsReading } from '../config.js';
-import { keptRedactor } from '../mcp/context.js';
 import { createLogger } from '../log.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/service.js';
-import { createServer } from '../mcp/server.js';
+import type { createServer } from '../mcp/server.js';
 import { VERSION } from '../version.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
-import { homePage } from './home.js';
-import { nestsDeeper, requestId, TOO_DEEP } from './limits.js';
-import { bearerKey, CORS_HEADERS, frontDoor, hostAllowed, isLoopbackOrigin, jsonError, loadHttpSettings, readBody, summarise, type HttpSettings } from './front-door.js';
+import { loadHttpSettings, type HttpSettings } from './front-door.js';
 import { boundConnections, CONNECTION_TIMEOUTS, Lifecycle, type ConnectionTimeouts } from './lifecycle.js';
 import { statelessEntry } from './mcp-entry.js';
-import { answerPlainCall, isPlainToolCall, PLAIN_CALL_MAX_MS } from './plain-call.js';
 import { accessLogger } from './access-log.js';
-import { serveDiscovery } from './server-card.js';
+import { answerRequest, MCP_PATH, type RateWait, type Service } from './routes.js';
 
 export { bearerKey, frontDoor, loadHttpSettings, type HttpSettings } from './front-door.js';
 export { boundConnections, CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './lifecycle.js';
 export { statelessEntry } from './mcp-entry.js';
-import type { Auth, AuthStore, Identity } from '../auth/index.js';
+import type { Auth, AuthStore } from '../auth/index.js';
 import { authStoreOf } from '../auth/store.js';
 
 /**
@@ -35,7 +32,7 @@ import { authStoreOf } from '../auth/store.js';
  * the firm's key as a bearer token and gets a fresh MCP server and SDK transport built with that
  * key, so any replica answers any request and nothing of the key outlives the request. What is
  * kept between requests (rate-limit buckets; later the API client's caches) lives in a bounded
- * store keyed by the key's fingerprint.
+ * store keyed by the key's fingerprint. The routes, in their order, are in ./routes.ts.
  */
 
 export interface HttpServiceOptions extends HttpSettings {
@@ -80,219 +77,64 @@ export interface HttpService {
   close(drainMs?: number): Promise<boolean>;
 }
 
-const MCP_PATH = '/mcp';
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
 /** Starts the team-mode HTTP service. */
 export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const deadlineMs = options.deadlineMs ?? options.config.timeoutMs + 5_000;
-  // Replicas that share DOCREQ_TOKEN_SECRET fingerprint a key alike, so one firm's access-log lines can be followed across
-  // them; the fingerprint's own secret is derived from it (never the token secret itself). Without one: random per process.
-  const tokenSecret = options.config.tokenSecret;
-  const fingerprinter = new KeyFingerprinter(tokenSecret ? createHmac('sha256', tokenSecret).update('docreq-mcp key fingerprints').digest() : undefined);
+  const fingerprinter = keyFingerprinter(options.config.tokenSecret);
   const store = new KeyScopeStore(options.maxKeyScopes ?? 1_000);
-  const allowedOrigins = new Set(options.allowedOrigins);
-  // Bound to loopback, only this machine reaches the port: a page it serves on a loopback origin may too
-  // (what the MCP conformance suite expects); a rebinding attacker's page has its own, foreign origin.
-  const loopbackBound = isLoopbackHost(options.host.replace(/^\[|\]$/g, ''));
-  // One connection pool to the service for the whole process, whatever the key: connections carry
-  // no credentials (the key is a header of each API call), and warm connections answer faster.
-  const undici = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
-  const { Agent, EnvHttpProxyAgent } = undici.default ?? undici;
-  const proxies = proxySettings();
-  const poolOptions = { keepAliveTimeout: 4_000, connections: 64 };
-  const sharedPool = proxies.httpProxy || proxies.httpsProxy ? new EnvHttpProxyAgent({ ...poolOptions, ...proxies }) : new Agent(poolOptions);
+  const sharedPool = await sharedApiPool();
   // Once-only sending for every firm this process serves: the ledger is keyed by key fingerprint,
   // and tokens verify under DOCREQ_TOKEN_SECRET, which replicas must share.
   // The ledger lives in the send store: with redis, shared by every replica (docs/sending.md, "The send store").
   const sendStore = options.sendStore ?? openStore(options.config.store, (message) => write(`docreq-mcp error: ${message}\n`));
   const reach = storeReach(sendStore, true);
   const sending = { ledger: new SendLedger(sendStore), confirmations: new Confirmations(options.config.tokenSecret) };
-  let storeRateWarned = false;
   // Metrics only when asked for (DOCREQ_METRICS_PORT): prom-client is loaded then, and only then.
   const metrics = options.metricsPort === undefined ? undefined : await (await import('./metrics.js')).createMetrics({ store: () => sendStore.get('health:probe').then(() => true), storeBackend: sendStore.backend, idp: options.idpProbe });
-
-  /**
-   * The rate limit: with a shared store, a fixed one-minute window per key fingerprint counted in
-   * the store (INCRBY), so it holds across replicas; otherwise, or while the store cannot be
-   * reached (reads must keep working), this process's bucket. The wait in ms, 0 when allowed.
-   */
-  // Per key; with sign-in, per person (the IdP subject, hashed like everything the store keeps).
-  async function rateWait(key: string, fingerprint: string, calls: number, person?: string): Promise<number> {
-    const who = person === undefined ? '' : `:${createHash('sha256').update(person).digest('hex').slice(0, 24)}`;
-    if (sendStore.scope === 'replicas') {
-      // A sliding window over two fixed ones: this minute's count plus the last minute's, weighted by how much of it is still in the window.
-      const now = Date.now();
-      const window = Math.floor(now / 60_000);
-      const firm = `${storeFingerprint(key, options.baseUrl)}:rate${who}`;
-      try {
-        const [count, previous] = await Promise.all([sendStore.incr(`${firm}:${window}`, 121_000, calls), sendStore.get(`${firm}:${window - 1}`)]);
-        const estimate = count + Number(previous ?? 0) * (1 - (now - window * 60_000) / 60_000);
-        if (estimate <= options.rateLimit) return 0;
-        await sendStore.incr(`${firm}:${window}`, 121_000, -calls); // refused calls do not count
-        return Math.max(1_000, (window + 1) * 60_000 - now);
-      } catch (error) {
-        if (!storeRateWarned) write(`docreq-mcp warn: rate limit: ${(error as Error).message.replace(/^Nothing was sent: /, '')}; counting per process until it is back\n`);
-        storeRateWarned = true;
-      }
-    }
-    return store.scope(`${fingerprint}${who}`).ensure('rate', () => new RateBucket(options.rateLimit)).take(calls);
-  }
-
-  // One SDK v2 entry for the whole process (both protocol revisions, 2025-11-25 and 2026-07-28): it answers 2026-07-28 requests (envelope,
-  // Mcp-Method / Mcp-Name headers checked against the body) and 2025-11-25 requests (stateless) alike,
-  // each with the server this request built with its own key (handed over as the request's authInfo).
-  const mcpEntry = statelessEntry((ctx) => {
-    const build = ctx.authInfo?.extra?.build as (() => ReturnType<typeof createServer>) | undefined;
-    if (!build) throw new Error('no per-request server');
-    return build();
-  }, options.config.templatesFile);
-  // While draining, the SDK's answers (SSE ones name Connection: keep-alive) say Connection: close.
-  const serveMcp = toNodeHandler({ fetch: async (request: Request, extra?: Parameters<McpHttpHandler['fetch']>[1]) => lifecycle.closing(await mcpEntry.handler.fetch(request, extra)) });
-
-  // Sign-in, once the address it serves at is known (after listen).
-  const signIn: { auth?: Auth | undefined } = {};
-  const accessLog = accessLogger(write);
-
-  async function handle(req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, secrets: string[]): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
-    // Whatever the Authorization header holds (a key, well-formed or not) is kept out of the access log.
-    secrets.push(...(req.headers.authorization ?? '').split(/\s+/).filter((part) => part.length >= 8));
-    entry.path = path;
-    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(lifecycle.draining ? 503 : 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      const storeInfo = { backend: sendStore.backend, shared: reach.shared, onceOnly: reach.note };
-      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: lifecycle.draining ? 'draining' : 'ok', version: VERSION, store: storeInfo }));
-    }
-    if (!hostAllowed(req.headers.host, options.allowedHosts)) {
-      return jsonError(res, 403, 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).');
-    }
-    const auth = signIn.auth;
-    if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return homePage(req, res, { mcpPath: MCP_PATH, ...(auth ? { signInResource: auth.resource } : {}) });
-    if (options.auth && !auth) return jsonError(res, 503, 'Starting: sign-in is not ready yet.', { 'Retry-After': '1' });
-    // The Server Card and the catalogue pointing at it: public, for any origin (before the Origin check).
-    if (serveDiscovery(req, res, path, { mcpPath: MCP_PATH, readOnly: options.config.readOnly, ...(auth ? { signIn: auth } : {}) })) return;
-    if (auth && (await auth.handle(req, res))) return; // sign-in's own routes and pages
-    const origin = req.headers.origin;
-    const originOk = origin !== undefined && (allowedOrigins.has(origin.toLowerCase()) || (loopbackBound && isLoopbackOrigin(origin)));
-    if (origin !== undefined && !originOk) return jsonError(res, 403, 'Forbidden: this Origin is not allowed (DOCREQ_ALLOWED_ORIGINS).');
-    if (originOk) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Vary', 'Origin');
-      res.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, WWW-Authenticate, Retry-After');
-    }
-    if (path !== MCP_PATH) return jsonError(res, 404, `Not found: MCP is served at ${MCP_PATH}.`);
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, { 'Access-Control-Allow-Methods': 'POST, GET, DELETE', 'Access-Control-Allow-Headers': CORS_HEADERS, 'Access-Control-Max-Age': '600' });
-      return void res.end();
-    }
-
-    let actor: Identity | undefined;
-    const who = auth && (await auth.authenticate(req));
-    if (who && !who.ok) return jsonError(res, who.status, who.message, { 'WWW-Authenticate': who.wwwAuthenticate });
-    if (who?.ok) actor = who.identity;
-    const bearer = who?.ok ? { key: who.apiKey } : bearerKey(req.headers.authorization);
-    if ('missing' in bearer) {
-      const challenge = bearer.missing === 'absent' ? 'Bearer realm="docreq-mcp"' : 'Bearer realm="docreq-mcp", error="invalid_request", error_description="malformed bearer token"';
-      return jsonError(res, 401, "Unauthorized: send the firm's API key as Authorization: Bearer <key>.", { 'WWW-Authenticate': challenge });
-    }
-    const key = bearer.key;
-    const fingerprint = fingerprinter.fingerprint(key);
-    entry.key = fingerprint;
-    if (actor) entry.user = actor.sub.slice(0, 100);
-    if (req.method !== 'POST') {
-      // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
-      return jsonError(res, 405, 'Method not allowed: this stateless server takes POST only.', { Allow: 'POST' });
-    }
-
-    const text = await readBody(req, maxBody);
-    if (text === undefined) return jsonError(res, 413, `Request body larger than ${maxBody} bytes.`, { Connection: 'close' });
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return jsonError(res, 400, 'Parse error: invalid JSON.', {}, -32700);
-    }
-    // JSON.parse reads any depth; the recursive readers after it (the SDK's schemas, validation) would overflow.
-    if (nestsDeeper(text)) return jsonError(res, 400, TOO_DEEP, {}, -32600, requestId(body));
-    const summary = summarise(body);
-    if (summary.rpc.length) entry.rpc = summary.rpc.join(',');
-    // A 2026 client's subscriptions/listen stream stays open while it listens: it does not hold a drain
-    // up (it ends with the connections, and the client listens again elsewhere).
-    if (summary.rpc.length === 1 && summary.rpc[0] === 'subscriptions/listen') lifecycle.release(res);
-    if (summary.tools.length) entry.tool = summary.tools.join(',');
-
-    if (summary.toolCalls > options.rateLimit) {
-      // Waiting would never help: no minute holds this many calls. No Retry-After, so no client waits for nothing.
-      metrics?.rateLimited('batch');
-      return jsonError(res, 429, `Rate limited: this batch holds ${summary.toolCalls} tool calls, more than the ${options.rateLimit} a minute allowed per key (DOCREQ_RATE_LIMIT); send them in smaller batches.`);
-    }
-    if (summary.toolCalls > 0) {
-      const waitMs = await rateWait(key, fingerprint, summary.toolCalls, actor?.sub);
-      if (waitMs > 0) {
-        metrics?.rateLimited('limit');
-        const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-        return jsonError(res, 429, `Rate limited: at most ${options.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
-      }
-    }
-    // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
-    const config: Config = { ...options.config, api: { apiKey: key, baseUrl: options.baseUrl }, readOnly: options.config.readOnly || actor?.role === 'reader' };
-    const logger = createLogger(config.logLevel, [key, ...secretsOf(config)], write);
-    // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
-    const state = store.scope(fingerprint).ensure('api', () => new ApiState());
-    let mcp: ReturnType<typeof createServer> | undefined;
-    const build = () =>
-      (mcp = createServer(config, { logger, api: { ...options.api, sharedPool, state }, sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`), onCall: metrics && ((tool, result, ms) => metrics.call(tool, result, ms)) }));
-    const deadline = setTimeout(() => {
-      entry.deadline = true;
-      jsonError(res, 504, `The request took longer than ${deadlineMs} ms and was stopped; if it was a send, check list_requests before trying again.`);
-      void mcp?.close();
-    }, deadlineMs);
-    res.on('close', () => {
-      clearTimeout(deadline);
-      void mcp?.close().catch(() => undefined);
-    });
-    if (deadlineMs <= PLAIN_CALL_MAX_MS && isPlainToolCall(req, body)) return answerPlainCall(build(), body, res);
-    // The key never travels in authInfo: only its fingerprint and the way to build this request's server.
-    const perRequest: AuthInfo = { token: fingerprint, clientId: fingerprint, scopes: [], extra: { build } };
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = perRequest;
-    await serveMcp(req, res, body);
-  }
-
+  const mcpEntry = perRequestEntry(options.config.templatesFile);
   const timeouts = { ...CONNECTION_TIMEOUTS, ...options.timeouts };
-  const server: Server = createHttpServer({ connectionsCheckingInterval: timeouts.checkMs }, (req, res) => {
-    const started = performance.now();
-    const entry: Record<string, unknown> = { method: req.method, path: undefined };
-    const secrets: string[] = options.config.tokenSecret ? [options.config.tokenSecret] : [];
-    lifecycle.track(res);
-    res.on('close', () => {
-      accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, keptRedactor(secrets));
-    });
-    const refused = frontDoor(req);
-    if (refused) {
-      entry.refused = refused.why;
-      return jsonError(res, refused.status, refused.message, { Connection: 'close' });
-    }
-    handle(req, res, entry, secrets).catch((error: unknown) => {
-      entry.error = error instanceof Error ? error.message : 'failed';
-      jsonError(res, 500, 'Internal error while handling the request.', {}, -32603);
-    });
-  });
+  const server: Server = createHttpServer({ connectionsCheckingInterval: timeouts.checkMs }, (req, res) => answerRequest(service, req, res));
   boundConnections(server, timeouts);
   const lifecycle = new Lifecycle(server);
+  const service: Service = {
+    config: options.config,
+    baseUrl: options.baseUrl,
+    api: options.api,
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: new Set(options.allowedOrigins),
+    // Bound to loopback, only this machine reaches the port: a page it serves on a loopback origin may too
+    // (what the MCP conformance suite expects); a rebinding attacker's page has its own, foreign origin.
+    loopbackBound: isLoopbackHost(options.host.replace(/^\[|\]$/g, '')),
+    rateLimit: options.rateLimit,
+    rateWait: rateLimiter(sendStore, store, options, write),
+    maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    deadlineMs: options.deadlineMs ?? options.config.timeoutMs + 5_000,
+    signIn: { asked: Boolean(options.auth) },
+    lifecycle, sendStore, reach, fingerprinter, store, metrics, sharedPool, sending, write,
+    accessLog: accessLogger(write),
+    // While draining, the SDK's answers (SSE ones name Connection: keep-alive) say Connection: close.
+    mcpEntry: toNodeHandler({ fetch: async (request: Request, extra?: Parameters<McpHttpHandler['fetch']>[1]) => lifecycle.closing(await mcpEntry.handler.fetch(request, extra)) }),
+  };
 
   const { port } = await lifecycle.listen(options.port, options.host);
-  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
   // Sign-in state (codes, refresh tokens, revocations) lives in the send store, under its own namespace:
   // shared by every replica when the store is redis, by this user's processes when it is a file.
-  signIn.auth = await options.auth?.(`http://${hostForUrl}:${port}`, authStoreOf(sendStore));
+  const { signIn } = service;
+  signIn.auth = await options.auth?.(url, authStoreOf(sendStore));
   const metricsServer = metrics && (await (await import('./metrics.js')).serveMetrics(metrics, options.metricsPort!));
   if (metrics && signIn.auth) signIn.auth.onSignIn = (await import('./metrics.js')).countSignIn;
 
+  return handleOf(service, url, port, mcpEntry, metricsServer);
+}
+
+/** What the caller holds: the address, the per-key state, and the way to stop (drain, then close everything opened at start). */
+function handleOf(service: Service, url: string, port: number, mcpEntry: { stop(): void }, metricsServer: { url: string; close(): Promise<void> } | undefined): HttpService {
+  const { lifecycle, store, sendStore, reach, fingerprinter, sharedPool } = service;
   return {
-    url: `http://${hostForUrl}:${port}`,
+    url,
     port,
     store,
     sendStore: { store: sendStore, reach },
@@ -311,6 +153,75 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       return finished;
     },
   };
+}
+
+/**
+ * Replicas that share DOCREQ_TOKEN_SECRET fingerprint a key alike, so one firm's access-log lines can be followed across
+ * them; the fingerprint's own secret is derived from it (never the token secret itself). Without one: random per process.
+ */
+function keyFingerprinter(tokenSecret: string | undefined): KeyFingerprinter {
+  return new KeyFingerprinter(tokenSecret ? createHmac('sha256', tokenSecret).update('docreq-mcp key fingerprints').digest() : undefined);
+}
+
+type Undici = typeof import('undici');
+// undici is CommonJS: bundled, its namespace has only `default` (module.exports); Node's own import has both.
+const loadUndici = async () => {
+  const m = await import('undici');
+  return (m as Undici & { default?: Undici }).default ?? m;
+};
+
+/**
+ * One connection pool to the service for the whole process, whatever the key: connections carry
+ * no credentials (the key is a header of each API call), and warm connections answer faster.
+ */
+async function sharedApiPool(): Promise<Dispatcher> {
+  const { Agent, EnvHttpProxyAgent } = await loadUndici();
+  const proxies = proxySettings();
+  const poolOptions = { keepAliveTimeout: 4_000, connections: 64 };
+  return proxies.httpProxy || proxies.httpsProxy ? new EnvHttpProxyAgent({ ...poolOptions, ...proxies }) : new Agent(poolOptions);
+}
+
+/**
+ * The rate limit: with a shared store, a fixed one-minute window per key fingerprint counted in
+ * the store (INCRBY), so it holds across replicas; otherwise, or while the store cannot be
+ * reached (reads must keep working), this process's bucket. The wait in ms, 0 when allowed.
+ * Per key; with sign-in, per person (the IdP subject, hashed like everything the store keeps).
+ */
+function rateLimiter(sendStore: SendStore, store: KeyScopeStore, options: HttpServiceOptions, write: (line: string) => void): RateWait {
+  let storeRateWarned = false;
+  return async (key, fingerprint, calls, person) => {
+    const who = person === undefined ? '' : `:${createHash('sha256').update(person).digest('hex').slice(0, 24)}`;
+    if (sendStore.scope === 'replicas') {
+      // A sliding window over two fixed ones: this minute's count plus the last minute's, weighted by how much of it is still in the window.
+      const now = Date.now();
+      const window = Math.floor(now / 60_000);
+      const firm = `${storeFingerprint(key, options.baseUrl)}:rate${who}`;
+      try {
+        const [count, previous] = await Promise.all([sendStore.incr(`${firm}:${window}`, 121_000, calls), sendStore.get(`${firm}:${window - 1}`)]);
+        const estimate = count + Number(previous ?? 0) * (1 - (now - window * 60_000) / 60_000);
+        if (estimate <= options.rateLimit) return 0;
+        await sendStore.incr(`${firm}:${window}`, 121_000, -calls); // refused calls do not count
+        return Math.max(1_000, (window + 1) * 60_000 - now);
+      } catch (error) {
+        if (!storeRateWarned) write(`docreq-mcp warn: rate limit: ${(error as Error).message.replace(/^Nothing was sent: /, '')}; counting per process until it is back\n`);
+        storeRateWarned = true;
+      }
+    }
+    return store.scope(`${fingerprint}${who}`).ensure('rate', () => new RateBucket(options.rateLimit)).take(calls);
+  };
+}
+
+/**
+ * One SDK v2 entry for the whole process (both protocol revisions, 2025-11-25 and 2026-07-28): it answers 2026-07-28 requests (envelope,
+ * Mcp-Method / Mcp-Name headers checked against the body) and 2025-11-25 requests (stateless) alike,
+ * each with the server this request built with its own key (handed over as the request's authInfo).
+ */
+function perRequestEntry(templatesFile: string | undefined): ReturnType<typeof statelessEntry> {
+  return statelessEntry((ctx) => {
+    const build = ctx.authInfo?.extra?.build as (() => ReturnType<typeof createServer>) | undefined;
+    if (!build) throw new Error('no per-request server');
+    return build();
+  }, templatesFile);
 }
 
 /**

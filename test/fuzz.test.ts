@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decodeArguments } from '../src/mcp/arguments.js';
 import { TOOLS } from '../src/tools/index.js';
-import { nameKey } from '../src/domain/names.js';
+import { nameKey } from '../src/requests/name-keys.js';
 import { addDays, ALL_KEYS, AROUND_TODAY, connect, sandbox, TODAY } from './helpers.js';
 
 const sb = await sandbox(AROUND_TODAY);

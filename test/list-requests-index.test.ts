@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { CLOSING_STATUSES, sandboxAndClient, structured, TODAY } from './helpers.js';
 import { fold } from '../src/text/render.js';
 import { num } from '../src/tools/list-text.js';
-import { nameKey } from '../src/domain/names.js';
+import { nameKey } from '../src/requests/name-keys.js';
 import type { SandboxRequest } from '../src/sandbox/seed.js';
 
 // list_requests answers from an index built once per list (src/requests/facts.ts: statuses, titles, days, sort

@@ -1,7 +1,7 @@
 /** The index of one request list (and of one client list): every fact the list tools read, made once and kept here only. */
 import type { Client, RequestRecord } from '../api/records.js';
 import { DEFAULT_PROFILE, type ServiceProfile } from '../domain/service-profile.js';
-import { nameKey, sharedNames } from '../domain/names.js';
+import { nameKey, sharedNames } from './name-keys.js';
 import * as make from './tables.js';
 import type { DayFacts, ItemCounts, JoinCount, Members, NameTable, RequestRow, StatusTable, TitleTable, UnreadDates } from './tables.js';
 

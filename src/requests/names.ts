@@ -1,6 +1,6 @@
 /** The client names among a list_requests answer's matches, counted per name for the notes that name them. */
 import type { Client, RequestRecord } from '../api/records.js';
-import { nameKeys } from '../domain/names.js';
+import { nameKeys } from './name-keys.js';
 import { sharedClientNames } from './facts.js';
 import type { NameCount, Selection } from './query.js';
 

@@ -3,7 +3,7 @@ import type { Client, RequestRecord } from '../api/records.js';
 import type { ServiceProfile } from '../domain/service-profile.js';
 import { fold } from '../text/render.js';
 import { add, type Group } from './orders.js';
-import { nameKey, newCounts } from '../domain/names.js';
+import { nameKey, newCounts } from './name-keys.js';
 import { clientKeys, createdDays, dayFacts, itemCounts, listFacts, nameTable, rememberPass, sharedClientNames, statusTable, titleTable } from './facts.js';
 import { candidates } from './narrow.js';
 import type { DayFacts, NameTable, StatusTable } from './tables.js';

@@ -4,7 +4,7 @@ import { addDays } from '../clock.js';
 import { daysBetween, readDay } from '../domain/dates.js';
 import type { ServiceProfile } from '../domain/service-profile.js';
 import { fold } from '../text/render.js';
-import { bump, nameKey, newCounts } from '../domain/names.js';
+import { bump, nameKey, newCounts } from './name-keys.js';
 
 /** Due dates of one list that could not be read as a day: how many, and the forms met (each with a count and its first text). */
 export interface UnreadDates {

@@ -4,7 +4,7 @@ import { DEFAULT_PROFILE, type Argument, type Kept, type ServiceProfile } from '
 import type { ToolContext } from './define.js';
 import { titleKey } from '../text/invisible.js';
 import { oneLine, quoted } from '../text/render.js';
-import { nameKey } from '../domain/names.js';
+import { nameKey } from '../requests/name-keys.js';
 
 /**
  * As previewed, checked: after the service answers a create with a 2xx, what it says it created is compared with what

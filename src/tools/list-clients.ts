@@ -10,7 +10,7 @@ import type { JoinCount } from '../requests/tables.js';
 import { pagingNote, unknownStatusNote, unreadDatesNote } from './fit-notes.js';
 import { DEFAULT_PROFILE } from '../domain/service-profile.js';
 import { CANNOT_DO, count, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
-import { bump, newCounts } from '../domain/names.js';
+import { bump, newCounts } from '../requests/name-keys.js';
 import { page, statusCounts } from './schemas.js';
 import { compactPage, pageInput } from './list-text.js';
 

@@ -32,7 +32,13 @@ export const HOSTS = [
   {
     host: 'VS Code',
     file: '.vscode/mcp.json in your workspace (or "MCP: Open User Configuration")',
-    config: { servers: Object.fromEntries(Object.entries(servers).map(([name, s]) => [name, { type: 'stdio', ...s }])) },
+    note: 'VS Code asks for the key once, hides what is typed and keeps it in its secret storage: it is never written into the file',
+    config: {
+      inputs: [{ type: 'promptString', id: 'docreq-api-key', description: 'Document Request Service API key', password: true }],
+      servers: Object.fromEntries(
+        Object.entries(servers).map(([name, s]) => [name, { type: 'stdio', ...s, ...(s.env ? { env: { ...s.env, DOCREQ_API_KEY: '${input:docreq-api-key}' } } : {}) }]),
+      ),
+    },
   },
   { host: 'Cursor', file: `${home}/.cursor/mcp.json (or .cursor/mcp.json in a project)`, config: { mcpServers: servers } },
   { host: 'Windsurf', file: `${home}/.codeium/windsurf/mcp_config.json`, config: { mcpServers: servers } },

@@ -16,7 +16,7 @@ interface Entry {
 }
 interface Host {
   host: string;
-  config?: { mcpServers?: Record<string, Entry>; servers?: Record<string, Entry & { type: string }> };
+  config?: { mcpServers?: Record<string, Entry>; servers?: Record<string, Entry & { type: string }>; inputs?: unknown[] };
   commands?: string[];
 }
 
@@ -36,7 +36,11 @@ describe('npm run hosts', () => {
       }
       for (const line of h.commands ?? []) expect(line).not.toContain('npx');
     }
-    expect(hosts.find((h) => h.host === 'VS Code')?.config?.servers?.docreq?.type).toBe('stdio');
+    const vscode = hosts.find((h) => h.host === 'VS Code')!;
+    expect(vscode.config?.servers?.docreq?.type).toBe('stdio');
+    // The key is asked for (hidden, kept in VS Code's secret storage), never a value written into .vscode/mcp.json.
+    expect(vscode.config?.servers?.docreq?.env?.DOCREQ_API_KEY).toBe('${input:docreq-api-key}');
+    expect(vscode.config?.inputs).toEqual([{ type: 'promptString', id: 'docreq-api-key', description: 'Document Request Service API key', password: true }]);
     for (const e of entries) {
       expect(isAbsolute(e.command) && isAbsolute(e.args[0]!)).toBe(true);
       expect(existsSync(e.args[0]!)).toBe(true);

@@ -4,8 +4,6 @@ import {
   ApiError,
   BadResponseError,
   CancelledError,
-  CertificateError,
-  RedirectedError,
   ServiceFailedError,
   TimedOutError,
   UnreachableError,
@@ -136,7 +134,7 @@ export class RequestSender {
 
   /** Says whether a failed POST can have reached the service (`outcomeUnknown`). */
   private postFailure(error: unknown): ApiError {
-    if (error instanceof ApiError && !error.outcomeUnknown && (error instanceof CertificateError || error instanceof RedirectedError || error instanceof CancelledError)) return error;
+    // Every timed-out POST counts as "may have been sent", whatever the exchange knew of it: the safe side of "once".
     if (error instanceof TimedOutError) return new TimedOutError(error.detail, { outcomeUnknown: true });
     if (error instanceof UnreachableError) {
       if (error.code && NOT_SENT_CODES.has(error.code)) return new UnreachableError(`${error.message} Nothing was sent.`, { code: error.code });
@@ -145,7 +143,9 @@ export class RequestSender {
         outcomeUnknown: true,
       });
     }
+    // Any other answer (a refusal, a certificate not trusted, a redirect, a cancel) says itself whether it was sent.
     if (error instanceof ApiError) return error;
+    // The exchange throws only ApiErrors; anything else would be a bug of ours, answered on the safe side.
     return new UnreachableError('Sending failed unexpectedly.', { outcomeUnknown: true });
   }
 }

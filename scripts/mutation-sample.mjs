@@ -1,7 +1,8 @@
 // The recorded kills, re-run: a sample of the mutants the mutation record says were killed is applied
-// again, one at a time, to a copy of the project, and the test that killed each is run against it. A
-// kill that no longer happens (a record written by hand, a test weakened since, a module it imports
-// changed) fails the gate. Called by scripts/mutate.mjs (--sample N); docs/proof.md says when.
+// again, one at a time, to a copy of the project, and the test that killed each is run against it (then
+// the files of the tests covering it, then the whole mutation suite, as far as needed). A kill that no
+// longer happens (a record written by hand, a test weakened since, a module it imports changed) fails
+// the gate. Called by scripts/mutate.mjs (--sample N); docs/proof.md says when.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,6 +90,11 @@ export function sampleKills(root, record, count, seed, log = console.log) {
           const covering = [...new Set([...(mutant.killedBy ?? []), ...(mutant.coveredBy ?? [])].map((id) => names.get(id)?.file).filter(Boolean))];
           const wider = run(copy, vitest, covering, join(copy, `kill-${i}-files.json`));
           if (wider !== 'not run') [outcome, by] = [wider, `the ${covering.length} file(s) covering it (${covering.join(', ')})`];
+        }
+        if (outcome !== 'killed') {
+          // Records merged before test ids were renamed can name the wrong tests: the whole mutation suite settles it.
+          const whole = run(copy, vitest, [], join(copy, `kill-${i}-all.json`));
+          if (whole !== 'not run') [outcome, by] = [whole, 'the whole mutation suite (its recorded tests did not kill it alone)'];
         }
         log(`  ${i + 1}/${count} ${outcome}: ${where} by ${by}`);
         if (outcome === 'survived') failures.push(`a recorded kill no longer holds: ${where} survives ${by}`);

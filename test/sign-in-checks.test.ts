@@ -165,6 +165,9 @@ describe('the two rules on their own: a redirect URI asked for, and a session at
     expect(redirectMatches('http://127.0.0.1:3000/cb', 'http://127.0.0.1:49152/other')).toBe(false);
     expect(redirectMatches('http://127.0.0.1:3000/cb', 'https://127.0.0.1:49152/cb')).toBe(false);
     expect(redirectMatches('http://127.0.0.1:3000/cb', 'not a url')).toBe(false);
+    // https on loopback may be registered too: its port is part of it, as for any https URI.
+    expect(redirectMatches('https://127.0.0.1:3000/cb', 'https://127.0.0.1:4000/cb')).toBe(false);
+    expect(redirectMatches('https://localhost:3000/cb', 'https://localhost:3000/cb')).toBe(true);
   });
 
   it('a session refreshes until its time limit, and not from that instant on', () => {

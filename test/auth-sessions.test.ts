@@ -10,7 +10,7 @@ import type { DemoIdp } from '../src/sandbox/idp.js';
 import { RedisStore } from '../src/store/redis.js';
 import type { HttpService } from '../src/transport/http.js';
 import { captured, sandbox, startRedis } from './helpers.js';
-import { authorizeUrl, codeFor, form, mcpList, REDIRECT, register, s256, signInService } from './team.js';
+import { authorizeUrl, codeFor, form, mcpList, toolNames, REDIRECT, register, s256, signInService } from './team.js';
 
 /**
  * Sessions a firm can end (contract §8.1), against the real service and a real OpenID Connect
@@ -35,13 +35,6 @@ async function refresh(svc: HttpService, tokens: { refresh_token?: string; clien
   return { status: res.status, body };
 }
 
-async function toolNames(svc: HttpService, accessToken: string): Promise<string[] | number> {
-  const res = await mcpList(accessToken, svc);
-  if (res.status !== 200) return res.status;
-  const text = await res.text();
-  const data = text.includes('data: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
-  return (JSON.parse(data) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-}
 
 const audits = (lines: string[], kind: string) => lines.filter((l) => l.includes(`"audit":"${kind}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
 

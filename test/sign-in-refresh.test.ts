@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpService } from '../src/transport/http.js';
 import { captured, sandbox } from './helpers.js';
-import { codeFor, form, mcpList, REDIRECT, signInService } from './team.js';
+import { codeFor, form, REDIRECT, signInService, toolNames } from './team.js';
 
 /**
  * A refresh asks the firm's identity provider again (src/auth/federation.ts, renew): if its answer
@@ -21,13 +21,6 @@ async function token(svc: HttpService, fields: Record<string, string>) {
   return { status: res.status, body };
 }
 
-async function toolNames(svc: HttpService, accessToken: string): Promise<string[] | number> {
-  const res = await mcpList(accessToken, svc);
-  if (res.status !== 200) return res.status;
-  const text = await res.text();
-  const data = text.includes('data: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
-  return (JSON.parse(data) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-}
 
 describe('a refresh where the identity provider answers for another person', () => {
   it('is refused (invalid_grant) and the session ended; while it names the person who signed in, refreshes work', async () => {

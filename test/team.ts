@@ -202,3 +202,12 @@ export async function codeFor(svc: HttpService, email: string, password: string,
 
 export const mcpList = (token: string, svc: HttpService) =>
   fetch(`${svc.url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+
+/** The tool names a bearer token is offered (tools/list over HTTP), or the HTTP status when it is refused. */
+export async function toolNames(svc: HttpService, accessToken: string): Promise<string[] | number> {
+  const res = await mcpList(accessToken, svc);
+  if (res.status !== 200) return res.status;
+  const text = await res.text();
+  const data = text.includes('data: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+  return (JSON.parse(data) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+}

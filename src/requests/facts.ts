@@ -78,17 +78,17 @@ export function titleTable(all: readonly RequestRecord[]): TitleTable {
 
 /** The list's client names (a name is keyed once, not once per record and call). */
 export function nameTable(all: readonly RequestRecord[]): NameTable {
-  return kept(all, 'names', () => make.nameTable(all));
+  return kept(all, 'names', () => make.computeNameTable(all));
 }
 
 /** Each record's creation day (YYYY-MM-DD), null when absent or unreadable. */
 export function createdDays(all: readonly RequestRecord[]): (string | null)[] {
-  return kept(all, 'created', (facts) => make.createdDays(all, facts.profile));
+  return kept(all, 'created', (facts) => make.computeCreatedDays(all, facts.profile));
 }
 
 /** Each record's checklist counts (null as 0) and completed share (1 without items). */
 export function itemCounts(all: readonly RequestRecord[]): ItemCounts {
-  return kept(all, 'items', () => make.itemCounts(all));
+  return kept(all, 'items', () => make.computeItemCounts(all));
 }
 
 /** The positions of records with a due day, ordered by that day. */
@@ -121,7 +121,7 @@ export function sortedOrder(all: readonly RequestRecord[], name: string, compare
 /** Overdue, days late and due soon per record as of `asOf`: worked out once per list and day. */
 export function dayFacts(all: readonly RequestRecord[], asOf: string): DayFacts {
   const facts = listFacts(all);
-  if (facts.day?.asOf !== asOf) facts.day = make.dayFacts(facts.due, facts.open, asOf);
+  if (facts.day?.asOf !== asOf) facts.day = make.computeDayFacts(facts.due, facts.open, asOf);
   return facts.day;
 }
 
@@ -141,7 +141,7 @@ export function shownRows(day: DayFacts): { out: RequestRow[]; lines: string[] }
  */
 export function joinCounts(all: readonly RequestRecord[], asOf: string): ReadonlyMap<string, JoinCount> {
   const facts = listFacts(all);
-  if (facts.join?.asOf !== asOf) facts.join = { asOf, perKey: make.joinCounts(nameTable(all), facts.open, dayFacts(all, asOf).overdue) };
+  if (facts.join?.asOf !== asOf) facts.join = { asOf, perKey: make.computeJoinCounts(nameTable(all), facts.open, dayFacts(all, asOf).overdue) };
   return facts.join.perKey;
 }
 

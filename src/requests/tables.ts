@@ -109,7 +109,7 @@ export function dueDays(all: readonly RequestRecord[], profile: ServiceProfile):
 }
 
 /** Each record's creation day, null when absent or unreadable. */
-export function createdDays(all: readonly RequestRecord[], profile: ServiceProfile): (string | null)[] {
+export function computeCreatedDays(all: readonly RequestRecord[], profile: ServiceProfile): (string | null)[] {
   return all.map((r) => isoDay(r.createdAt) ?? readDay(r.createdAt, profile.ambiguousDates)?.day ?? null);
 }
 
@@ -148,13 +148,13 @@ export function titleTable(all: readonly RequestRecord[]): TitleTable {
 }
 
 /** The list's client names, each distinct name keyed once (nameKey). */
-export function nameTable(all: readonly RequestRecord[]): NameTable {
+export function computeNameTable(all: readonly RequestRecord[]): NameTable {
   const { ids, values } = distinct(all, 'clientName');
   return { ids, names: values, keys: values.map(nameKey) };
 }
 
 /** Overdue, days late and due soon per record as of `asOf`, from each record's due day and whether it is open. */
-export function dayFacts(due: readonly (string | null)[], open: readonly boolean[], asOf: string): DayFacts {
+export function computeDayFacts(due: readonly (string | null)[], open: readonly boolean[], asOf: string): DayFacts {
   const n = due.length;
   const overdue = new Uint8Array(n);
   const late = new Float64Array(n);
@@ -181,7 +181,7 @@ export function positionsOf(flags: Uint8Array): Int32Array {
 }
 
 /** Each record's checklist counts and completed share. */
-export function itemCounts(all: readonly RequestRecord[]): ItemCounts {
+export function computeItemCounts(all: readonly RequestRecord[]): ItemCounts {
   const totals = Float64Array.from(all, (r) => r.totalItems ?? 0);
   const dones = Float64Array.from(all, (r) => r.completedItems ?? 0);
   const ratios = totals.map((total, i) => (total ? dones[i]! / total : 1));
@@ -189,7 +189,7 @@ export function itemCounts(all: readonly RequestRecord[]): ItemCounts {
 }
 
 /** Open and overdue requests per client name key (requests name their client only by name). */
-export function joinCounts(names: NameTable, open: readonly boolean[], overdue: Uint8Array): Map<string, JoinCount> {
+export function computeJoinCounts(names: NameTable, open: readonly boolean[], overdue: Uint8Array): Map<string, JoinCount> {
   const perKey = new Map<string, { open: number; overdue: number }>();
   for (let i = 0; i < open.length; i++) {
     if (!open[i]) continue;

@@ -21,6 +21,7 @@ export const BOTH_ERAS = [
   'test/list-clients.test.ts',
   'test/list-requests.test.ts',
   'test/once.test.ts',
+  'test/person-send.test.ts',
   'test/rendering.test.ts',
   'test/server.test.ts',
 ];

@@ -15,7 +15,7 @@ interface ApiSettings {
 export interface Config {
   api: ApiSettings | undefined;
   readOnly: boolean;
-  confirmSend: 'auto' | 'always' | 'never';
+  confirmSend: 'auto' | 'person' | 'always' | 'never';
   timeoutMs: number;
   /** Cap on one answer from the service, after decompression, in MB. */
   maxResponseMb: number;

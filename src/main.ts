@@ -140,7 +140,8 @@ async function checkStore(config: Config, teamMode: boolean, out: (line: string)
 
 /** What `check` says each DOCREQ_CONFIRM_SEND value does, in the words of the person who set it. */
 const CONFIRM_WORDS: Record<Config['confirmSend'], string> = {
-  auto: 'the person confirms it (the host asks them, or the preview gives a one-time confirmation to pass back)',
+  auto: 'the person confirms it (Send on the preview page where the host shows it, else the host asks them, else the preview gives a one-time confirmation to pass back)',
+  person: "only the person's own act sends it: Send on the preview page, or the host's own form; a host with neither cannot send",
   always: "the person confirms it in the host's own form; a host that cannot show one cannot send",
   never: 'no confirmation (DOCREQ_CONFIRM_SEND=never, for unattended scripts)',
 };

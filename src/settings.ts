@@ -92,8 +92,8 @@ export const SETTINGS = {
     env: 'DOCREQ_CONFIRM_SEND',
     flag: '--confirm-send',
     default: 'auto',
-    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['auto', 'always', 'never'])),
-    help: '`auto`: ask through MCP elicitation when the host supports it, otherwise a send needs the preview\'s confirmation token; `always`: only through elicitation (a host without it cannot send); `never`: no confirmation (unattended scripts). A value that cannot be read disables sending',
+    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['auto', 'person', 'always', 'never'])),
+    help: '`auto`: the strongest way the host offers: the person presses Send on the preview page (hosts that show MCP Apps), else the host\'s form (elicitation), else the preview\'s confirmation token, passed back by the assistant; `person`: only a person\'s act (the page\'s Send or the host\'s form; a host with neither cannot send); `always`: only through the host\'s form (elicitation; a host without it cannot send); `never`: no confirmation (unattended scripts). A value that cannot be read disables sending',
   },
   timeoutMs: {
     env: 'DOCREQ_TIMEOUT_MS',

@@ -123,10 +123,12 @@ describe('app resources, validated with ext-apps (its zod schemas and its host-s
     }
   });
 
-  it('lists the same to a client that does not render Apps (hosts ignore _meta.ui), and no send preview in read-only mode', async () => {
+  it('lists the same to a client that does not render Apps (hosts ignore _meta.ui), but for the page\'s own Send; and no send preview in read-only mode', async () => {
     const plain = await appClient({}, {});
     const withApps = await appClient();
-    expect(JSON.stringify((await plain.listTools()).tools)).toBe(JSON.stringify((await withApps.listTools()).tools));
+    const appsTools = (await withApps.listTools()).tools;
+    expect(JSON.stringify((await plain.listTools()).tools)).toBe(JSON.stringify(appsTools.filter((t) => t.name !== 'send_from_page')));
+    expect(appsTools.at(-1)!._meta).toEqual({ ui: { visibility: ['app'] } });
     const readOnly = await appClient({ DOCREQ_READ_ONLY: 'true' });
     expect((await readOnly.listResources()).resources.filter((r) => r.uri.startsWith('ui://')).map((r) => r.uri)).toEqual(['ui://docreq/dashboard.html']);
   });
@@ -152,6 +154,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   let view = '';
   /** Tool calls the page made through the bridge, and what each answered. */
   let pageCalls = 0;
+  const pageCallNames: string[] = [];
   const pageResults: { isError?: boolean; content: { type: string; text?: string }[] }[] = [];
   const requested: string[] = [];
 
@@ -190,6 +193,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     page.on('pageerror', (e) => captured.push(`page error: ${e.message}`));
     await page.exposeFunction('mcpCallTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {
       pageCalls++;
+      pageCallNames.push(params.name);
       const result = await via.client.callTool(params);
       pageResults.push(result as (typeof pageResults)[number]);
       captured.push(JSON.stringify(result));
@@ -268,6 +272,40 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await expect.poll(() => frame.locator('h1').textContent()).toMatch(/Already sent|Not sent/);
     expect(POSTS().slice(before)).toHaveLength(1);
     await page.close();
+  });
+
+  it("a host that declares Apps: the model's result holds no token; only the person's press sends, once, despite a double click, a reload and a model racing with what it saw", async () => {
+    const host = await connect(sb, { today: TODAY, capabilities: UI });
+    try {
+      const client = active[5]!;
+      const args = { client: client.id, title: 'Apps: the person presses Send', items: [{ name: 'Bank statements' }] };
+      const preview = await host.call('create_request', args);
+      const pageToken = (preview._meta as Record<string, { token: string }>)['docreq-mcp/send']!.token;
+      expect(JSON.stringify(preview.content) + JSON.stringify(preview.structuredContent)).not.toContain(pageToken);
+      expect(structured<{ confirmation: { by: string; token: null } }>(preview).confirmation).toMatchObject({ by: 'page', token: null });
+      const before = POSTS().length;
+      const page = await open('ui://docreq/send-preview.html', host);
+      let frame = await mount(page, 'create_request', args, preview, 'light');
+      expect(await frame.locator('[data-testid=send]').isEnabled()).toBe(true);
+      const calls = pageCalls;
+      sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 400 }, { times: 1 });
+      // The model, meanwhile, with everything it saw: the arguments, and the preview's fields as a token.
+      const [, raced] = await Promise.all([frame.locator('[data-testid=send]').dblclick(), host.call('create_request', { ...args, confirmationToken: JSON.stringify(preview.structuredContent).slice(0, 200) })]);
+      expect(structured<{ sent: boolean }>(raced).sent).toBe(false);
+      await frame.locator('h1', { hasText: 'Sent' }).waitFor();
+      expect(pageCalls - calls).toBe(1);
+      expect(POSTS().slice(before)).toHaveLength(1);
+      // The page called the page's own tool with its token.
+      expect(pageCallNames.at(-1)).toBe('send_from_page');
+      await page.reload();
+      frame = await mount(page, 'create_request', args, preview, 'light');
+      await frame.locator('[data-testid=send]').click();
+      await expect.poll(() => frame.locator('h1').textContent()).toMatch(/Already sent/);
+      expect(POSTS().slice(before)).toHaveLength(1);
+      await page.close();
+    } finally {
+      await host.close();
+    }
   });
 
   it('send preview: Cancel sends nothing', async () => {

@@ -75,7 +75,7 @@ describe('the dry run and the preview', () => {
     expect(lines(r)[1]).toBe(`  1. "${sharedName}": skipped — ${AMBIGUOUS}`);
     expect(lines(r)[2]).toMatch(/^ {2}2\. "nobody@nowhere\.example": skipped — no client has this id, e-mail or exact name; closest: "/);
     expect(lines(r).at(-1)).toBe('No recipient can be sent this request; see the reasons above.');
-    expect((r.structuredContent as { confirmation: unknown }).confirmation).toEqual({ needed: false, token: null, expiresAt: null });
+    expect((r.structuredContent as { confirmation: unknown }).confirmation).toMatchObject({ needed: false, token: null, expiresAt: null });
   });
 
   it('a duplicate sent anyway (allowDuplicate): its warning in the preview and in the report, and the report lines with request ids', async () => {

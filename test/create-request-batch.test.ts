@@ -152,7 +152,7 @@ describe('create_request_batch: recipients that cannot be sent', () => {
     const result = await mcp.call('create_request_batch', { clients: ['Sam Taylor', 'Nobody Atall'], ...request() });
     expect(result.isError).toBeFalsy();
     expect(result.text).toMatch(/^NOTHING TO SEND/);
-    expect(out(result).confirmation).toEqual({ needed: false, token: null, expiresAt: null });
+    expect(out(result).confirmation).toMatchObject({ needed: false, token: null, expiresAt: null });
     expect(posts()).toHaveLength(0);
   });
 

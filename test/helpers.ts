@@ -117,6 +117,8 @@ export interface ConnectOptions {
   era?: '2025-11-25' | '2026-07-28';
   /** 2026 only: sees (and may replace) each HTTP request body the client sends, as a man in the middle would. */
   tap?: (body: string) => string | undefined;
+  /** More client capabilities, e.g. the MCP Apps extension (a host that renders pages). */
+  capabilities?: Record<string, unknown>;
 }
 
 /**
@@ -142,7 +144,7 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
   const listening: { close(): Promise<void> }[] = [];
   const client = new ModernClient(
     { name: 'test', version: '1.0.0' },
-    { capabilities: options.elicit ? { elicitation: {} } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    { capabilities: { ...(options.elicit ? { elicitation: {} } : {}), ...options.capabilities }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
   if (options.elicit) {
     const answer = options.elicit;
@@ -231,7 +233,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
   const serverOptions: ServerOptions = { logger, api: { ...FAST_API, ...options.api }, clock: options.clock ?? (options.today ? () => options.today! : undefined), extraTools: options.extraTools };
   if ((options.era ?? ERA) === '2026-07-28') return connectModern(config, serverOptions, options, logs);
   const server = createServer(config, serverOptions);
-  const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
+  const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { ...(options.elicit ? { elicitation: {} } : {}), ...options.capabilities } });
   if (options.elicit) {
     const answer = options.elicit;
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));

@@ -1,4 +1,5 @@
 import { TOOLS } from '../src/tools/index.js';
+import { APP_ONLY_TOOLS } from '../src/ui/apps.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -88,7 +89,7 @@ describe('team mode over Streamable HTTP (in process)', () => {
     }
     expect(harbor.clients.length).not.toBe(sb.demoFirm.clients.length);
     const tools = (await demo.client.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(TOOLS.map((t) => t.name));
+    expect(tools).toEqual(TOOLS.filter((t) => !APP_ONLY_TOOLS.includes(t.name)).map((t) => t.name));
     await Promise.all([demo.client.close(), other.client.close()]);
   });
 

@@ -1,4 +1,5 @@
 import { TOOLS } from '../src/tools/index.js';
+import { APP_ONLY_TOOLS } from '../src/ui/apps.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -136,6 +137,53 @@ function replicasThatRan(stderr: string, tool: string): string[] {
   return [...stderr.matchAll(/^\[(replica \d+)\] (\{.*\})$/gm)].filter((m) => (JSON.parse(m[2]!) as { tool?: string }).tool === tool).map((m) => m[1]!);
 }
 
+/**
+ * A 2025 host that shows pages, through the proxy: its initialize opens a session whose capabilities
+ * every replica reads from the shared store, so each preview (whichever replica answers it) gives the
+ * model no token and the page its own; the person's press sends once; once the session is ended, a
+ * request naming it is told to reconnect and nothing runs.
+ */
+async function hostThatShowsPages(stack: Stack, clientId: string): Promise<void> {
+  const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+  const transport = new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${stack.key}` } } });
+  const host = new Client({ name: 'apps-host', version: '1' }, { capabilities: apps });
+  await host.connect(transport);
+  const sessionId = transport.sessionId!;
+  expect(sessionId).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
+  const before = replicasThatRan(stack.stderr(), 'create_request').length;
+  const args = { client: clientId, title: `Team stack page ${process.pid}-${Date.now()}`, items: [{ name: 'W-2' }], dryRun: true };
+  // Four previews in a row: round robin gives each replica at least one.
+  let token = '';
+  for (let n = 0; n < 4; n++) {
+    const preview = (await host.callTool({ name: 'create_request', arguments: args })) as CallToolResult & { _meta?: Record<string, { token: string }> };
+    captured.push(JSON.stringify(preview));
+    const seen = JSON.stringify(preview.content) + JSON.stringify(preview.structuredContent);
+    token = preview._meta!['docreq-mcp/send']!.token;
+    expect(seen).not.toContain(token);
+    expect((preview.structuredContent as { confirmation: { by: string; token: null } }).confirmation).toMatchObject({ by: 'page', token: null });
+  }
+  while (replicasThatRan(stack.stderr(), 'create_request').length < before + 4) await pause(100);
+  expect(new Set(replicasThatRan(stack.stderr(), 'create_request').slice(before)).size).toBe(2);
+  const { dryRun: _, ...send } = args;
+  const sent = (await host.callTool({ name: 'send_from_page', arguments: { tool: 'create_request', arguments: send, pageToken: token } })) as CallToolResult;
+  expect((sent.structuredContent as { outcome: string }).outcome).toBe('sent');
+  const again = (await host.callTool({ name: 'send_from_page', arguments: { tool: 'create_request', arguments: send, pageToken: token } })) as CallToolResult;
+  expect((again.structuredContent as { outcome: string }).outcome).toBe('already_sent');
+  // Ended (DELETE): the session's id is refused on every replica with 404, nothing called.
+  await transport.terminateSession();
+  for (let n = 0; n < 2; n++) {
+    const res = await fetch(stack.mcpUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': sessionId, Authorization: `Bearer ${stack.key}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'send_from_page', arguments: { tool: 'create_request', arguments: send, pageToken: token } } }),
+    });
+    const text = await res.text();
+    expect(res.status, text).toBe(404);
+    expect(text).toContain('Reconnect');
+  }
+  await host.close().catch(() => undefined);
+}
+
 describe('the local team stack (scripts/team-stack.mjs)', () => {
   it(
     'serves through nginx; a preview on one replica is sent from the other, once; Ctrl-C (SIGTERM) stops every process',
@@ -155,7 +203,7 @@ describe('the local team stack (scripts/team-stack.mjs)', () => {
       // tools/list and a read through the proxy, with the key the script printed.
       const client = new Client({ name: 'team-stack-test', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${stack.key}` } } }));
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS.filter((t) => !APP_ONLY_TOOLS.includes(t.name)).map((t) => t.name));
       const clients = (await client.callTool({ name: 'list_clients', arguments: { status: 'active', limit: 1 } })) as CallToolResult;
       const clientId = (clients.structuredContent as { clients: { id: string }[] }).clients[0]!.id;
 
@@ -177,6 +225,8 @@ describe('the local team stack (scripts/team-stack.mjs)', () => {
       // The preview and the send were answered by different replicas (each logs a line as its answer closes).
       while (replicasThatRan(stack.stderr(), 'create_request').length < 2) await pause(100);
       expect(new Set(replicasThatRan(stack.stderr(), 'create_request')).size).toBe(2);
+
+      await hostThatShowsPages(stack, clientId);
 
       stack.child.kill('SIGTERM');
       const [code] = await stack.exit;

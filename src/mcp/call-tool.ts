@@ -10,6 +10,7 @@ import { decodeArguments, describeIssues } from './arguments.js';
 import type { ServerParts } from './context.js';
 import { checkOutput } from './output-check.js';
 import { errorResult, explain } from './results.js';
+import { rendersPages } from '../ui/apps.js';
 
 /**
  * One tools/call, from the request to its result. Tool calls flow one way: arguments → decoded and
@@ -41,7 +42,9 @@ const CONFIRM_SCHEMA = {
 
 /** Content kept with an answer a tool keeps and shares (frozen): built once, and sealed once per set of secrets (redactDeep). */
 const answered = new WeakMap<object, CallToolResult>();
-function answerOf(result: { text: string; structured: unknown; isError?: boolean }): CallToolResult {
+function answerOf(result: { text: string; structured: unknown; isError?: boolean; meta?: Record<string, unknown> }): CallToolResult {
+  // What only the page gets (the page's token) goes in _meta, which hosts hand the page and not the model.
+  if (result.meta) return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured, _meta: result.meta, ...(result.isError ? { isError: true } : {}) };
   const shared = Object.isFrozen(result);
   const known = shared ? answered.get(result) : undefined;
   if (known) return { ...known };
@@ -73,15 +76,25 @@ function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The capabilities of the client behind this request: a 2026 request brings them in its envelope; a 2025
+ * connection's come from its initialize (this server's, or in team mode the session's, kept in the
+ * shared store: options.clientCapabilities).
+ */
+export function capabilitiesOf(server: Server, options: { clientCapabilities?: ClientCapabilities }, modern: () => boolean, extra: ServerContext): ClientCapabilities | undefined {
+  if (modern()) return (extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined;
+  return server.getClientCapabilities() ?? options.clientCapabilities;
+}
+
 export type ToolCall = { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } };
 
 /** The tools/call handler of one server, before its result is sealed. */
 export function toolCaller(server: Server, parts: ServerParts, modern: () => boolean) {
   const { config, options, logger, api, sending, redact, catalogue, offered, clock } = parts;
-  const clientCapabilities = (extra: ServerContext): ClientCapabilities | undefined =>
-    modern() ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined) : server.getClientCapabilities();
+  const clientCapabilities = (extra: ServerContext) => capabilitiesOf(server, options, modern, extra);
 
   async function confirm(message: string, extra: ServerContext): Promise<Confirmation> {
+    // Only over a connection that can carry the answer back to this server (stdio, or a stateful one).
     if (modern() || !server.getClientCapabilities()?.elicitation) return 'unsupported';
     const request = { message, requestedSchema: CONFIRM_SCHEMA };
     const result = await server.elicitInput(request, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
@@ -143,7 +156,10 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
         templates: parts.templates,
         signal: extra.mcpReq.signal,
         deadline,
-        canAsk: Boolean(clientCapabilities(extra)?.elicitation),
+        // Team mode's 2025 session knows its client's capabilities, but an elicitation's answer comes back
+        // as another HTTP request that any replica may get: there, only the page and the token ask.
+        canAsk: modern() ? mrtr : Boolean(server.getClientCapabilities()?.elicitation),
+        showsPages: rendersPages(clientCapabilities(extra)),
         sending,
         log: (message, level = 'info') => logger[level](message),
         warn: (message) => logger.warn(message),

@@ -1,4 +1,4 @@
-import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, InputRequiredResult } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
 import { localToday } from '../clock.js';
 import { secretsOf, type Config } from '../config.js';
@@ -25,6 +25,8 @@ export interface ServerOptions {
   sending?: { ledger: SendLedger; confirmations: Confirmations };
   /** Stateless HTTP: each request is its own server, so `initialize` was answered by another one. */
   stateless?: boolean;
+  /** Team mode, a 2025 connection with a session: its client's capabilities from its initialize (kept in the shared store). */
+  clientCapabilities?: ClientCapabilities;
   /** Where the key came from, for what a rejected key tells the person to check (team mode: 'header'). */
   keyFrom?: KeySource;
   /** Team mode with sign-in: the signed-in person, and where each send's audit line goes. */

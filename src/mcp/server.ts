@@ -1,10 +1,11 @@
 import { Server, ProtocolError, ProtocolErrorCode, preloadSchemas } from '@modelcontextprotocol/server';
-import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
 import { visibleResult } from '../text/visible.js';
 import { INSTRUCTIONS } from '../tools/index.js';
 import { VERSION } from '../version.js';
-import { toolCaller } from './call-tool.js';
+import { capabilitiesOf, toolCaller } from './call-tool.js';
+import { APP_ONLY_TOOLS, rendersPages } from '../ui/apps.js';
 import { registerTemplatesAndPrompts } from './catalog-extras.js';
 import { serverContext, type ServerOptions } from './context.js';
 import { FormCheck } from './form-check.js';
@@ -12,6 +13,14 @@ import { cacheHintsFor, toolListing, watchListChanges } from './listing.js';
 import { mcpLogging } from './logging.js';
 
 export type { ServerOptions } from './context.js';
+
+/** A listing without the tools only a page calls: what a host that shows no pages lists (made once per listing). */
+const withoutAppOnly = new WeakMap<readonly Tool[], Tool[]>();
+function forModels(tools: readonly Tool[]): Tool[] {
+  let kept = withoutAppOnly.get(tools);
+  if (!kept) withoutAppOnly.set(tools, (kept = tools.filter((t) => !APP_ONLY_TOOLS.includes(t.name))));
+  return kept;
+}
 
 /** Checks an accepted confirmation against the form asked (./form-check.ts), shared by every server. */
 const FORM_CHECK = new FormCheck();
@@ -50,7 +59,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   };
 
   registerTemplatesAndPrompts(server, { templates: parts.templates, listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact: parts.redact, today: parts.clock, readOnly: config.readOnly, logger });
-  server.setRequestHandler('tools/list', () => ({ tools: listed() }));
+  // send_from_page is listed only to a host that shows pages (it hides the tool from its model); such a
+  // list depends on the requester's capabilities, so a 2026 answer says it is not for a shared cache.
+  server.setRequestHandler('tools/list', (_request, ctx) => {
+    if (!rendersPages(capabilitiesOf(server, options, modern, ctx))) return { tools: forModels(listed()) };
+    return modern() ? { tools: listed(), ttlMs: 60_000, cacheScope: 'private' as const } : { tools: listed() };
+  });
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     // 2025 clients only: a 2026 client has no initialize.
     if (!options.stateless && !modern() && !server.getClientVersion()) {

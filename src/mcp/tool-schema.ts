@@ -4,7 +4,7 @@ import type { ToolDefinition } from '../tools/define.js';
 import { deepFreeze } from '../freeze.js';
 import type { TemplateCatalog } from '../templates/load.js';
 import { templateParamDescription } from '../templates/render.js';
-import { withAppPage } from '../ui/apps.js';
+import { APP_ONLY_TOOLS, withAppPage } from '../ui/apps.js';
 
 /** How a tool is listed by tools/list: schemas every major function-calling API accepts as they are. */
 
@@ -165,11 +165,13 @@ function describeTemplates(tools: Tool[], catalog: TemplateCatalog): Tool[] {
   const hasTemplate = (t: Tool) => Boolean((t.inputSchema.properties as Record<string, unknown> | undefined)?.template);
   const first = tools.find(hasTemplate);
   if (!first) return tools;
+  // What a model is handed: a tool only the page calls is listed only to hosts that keep it from the model.
+  const size = (listed: Tool[]) => JSON.stringify(listed.filter((t) => !APP_ONLY_TOOLS.includes(t.name))).length;
   const all = templateParamDescription(catalog, Infinity);
   const everywhere = tools.map((t) => describeTemplate(t, all));
-  if (JSON.stringify(everywhere).length < TOOLS_LIST_BUDGET) return everywhere;
+  if (size(everywhere) < TOOLS_LIST_BUDGET) return everywhere;
   const bare = templateParamDescription(catalog, 0);
   const others = tools.map((t) => describeTemplate(t, t === first ? bare : SEE_FIRST(first.name)));
-  const room = Math.min(1_000, TOOLS_LIST_BUDGET - 1 - JSON.stringify(others).length + 'see list_templates'.length);
+  const room = Math.min(1_000, TOOLS_LIST_BUDGET - 1 - size(others) + 'see list_templates'.length);
   return others.map((t) => (t.name === first.name ? describeTemplate(t, templateParamDescription(catalog, room)) : t));
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UserInputError } from '../errors.js';
 import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { CHECK_FIRST } from '../send/outcomes.js';
 import { newSend, sendOnce, type Send } from '../send/pipeline.js';
@@ -9,8 +10,14 @@ import { isOpen } from '../requests/facts.js';
 import { checkSends, type PreviewCheck } from './as-previewed.js';
 import {
   assertSendingAllowed,
-  cannotAsk,
+  cannotConfirm,
+  confirmedBy,
   GO_AHEAD,
+  PAGE_NOT_TOKEN,
+  PAGE_TOKEN_META,
+  pageBinding,
+  pageNext,
+  sendWay,
   tokenRefused,
   clientLabel,
   confirmationOut,
@@ -200,7 +207,7 @@ export const createRequestBatch = defineTool({
       correctnessMode: draft.correctnessMode ?? null,
       allowDuplicate,
     };
-    const noToken = { needed: false, token: null, expiresAt: null };
+    const noToken = { needed: false, by: confirmedBy(sendWay(ctx)), token: null, expiresAt: null };
     let stoppedBy = null as string | null;
     const result = (head: string, confirmation: Output['confirmation'], tail = '', isError = false) => {
       const sent = recipients.filter((r) => r.outcome === 'sent' || r.outcome === 'accepted').length;
@@ -236,26 +243,38 @@ export const createRequestBatch = defineTool({
     const nothingToSend = () => result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
     if (willSend().length === 0) return nothingToSend();
 
+    // How a send is confirmed here; on a host that shows the page, only the page's token, through the person's press.
+    const way = sendWay(ctx);
+    const mode = ctx.config.confirmSend;
     let tokenId: string | undefined;
     let tokenNote = '';
-    if (input.confirmationToken) {
-      const check = ctx.sending.tokens.verify(input.confirmationToken, binding);
+    if (input.confirmationToken && way === 'page') tokenNote = PAGE_NOT_TOKEN;
+    else if (input.confirmationToken) {
+      const check = ctx.sending.tokens.verify(input.confirmationToken, way === 'pressed' ? pageBinding(binding) : binding);
       if (check.ok) tokenId = check.id;
       else tokenNote = tokenRefused(check.reason, 'batch (recipients that will send, title, due date, items, mode, allowDuplicate)');
     }
-    const mode = ctx.config.confirmSend;
+    if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
     const preview = (why: string) => {
-      const { token, expiresAt } = ctx.sending.tokens.issue(binding);
-      const needed = mode === 'auto' && !ctx.canAsk;
-      return result(
-        `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent. ${countsLine(recipients, true)}.${why ? ` ${why}` : ''}`,
-        { needed, token, expiresAt: new Date(expiresAt).toISOString() },
-        `${draftText}\n${previewNext(needed, token, expiresAt, 'create_request_batch')}`,
-      );
+      const page = way === 'page' || way === 'pressed';
+      const issued = way === 'none' ? undefined : ctx.sending.tokens.issue(page ? pageBinding(binding) : binding);
+      const expiresAt = issued ? new Date(issued.expiresAt).toISOString() : null;
+      // The page's token goes only where the page gets it: the model's text and structuredContent never hold it.
+      const needed = way === 'token' || page;
+      const next = !issued ? `Next: ${cannotConfirm(mode).message}` : page ? pageNext(issued.expiresAt, 'create_request_batch') : previewNext(needed, issued.token, issued.expiresAt, 'create_request_batch');
+      return {
+        ...result(
+          `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent. ${countsLine(recipients, true)}.${why ? ` ${why}` : ''}`,
+          { needed, by: confirmedBy(way), token: page ? null : (issued?.token ?? null), expiresAt },
+          `${draftText}\n${next}`,
+        ),
+        ...(page && issued ? { meta: { [PAGE_TOKEN_META]: { token: issued.token, expiresAt } } } : {}),
+      };
     };
     if (input.dryRun) return preview('');
-    if (mode === 'always' && !ctx.canAsk) throw cannotAsk();
-    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview(GO_AHEAD);
+    if (way === 'none') throw cannotConfirm(mode);
+    if (way === 'page') return preview('');
+    if (way === 'token' && !tokenId) return preview(GO_AHEAD);
 
     const report = (stoppedBy: string | null, stopDetail: string) => {
       const sent = recipients.filter((r) => r.outcome === 'sent').length;
@@ -314,7 +333,7 @@ export const createRequestBatch = defineTool({
       tool: 'create_request_batch',
       sends: [...sends.keys()],
       ownRecordBlocks: true,
-      question: mode !== 'never' && ctx.canAsk ? question : undefined,
+      question: way === 'asked' ? question : undefined,
       tokenId,
       starting: (going) => ctx.progress(0, going.length, `Sending to ${going.length} client${going.length === 1 ? '' : 's'}`),
       settled: async (send, done, total) => {

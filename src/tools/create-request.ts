@@ -6,8 +6,14 @@ import { findClient } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import {
   assertSendingAllowed,
-  cannotAsk,
+  cannotConfirm,
+  confirmedBy,
   GO_AHEAD,
+  PAGE_NOT_TOKEN,
+  PAGE_TOKEN_META,
+  pageBinding,
+  pageNext,
+  sendWay,
   tokenRefused,
   clientLabel,
   confirmationOut,
@@ -101,13 +107,18 @@ export const createRequest = defineTool({
       structured: { ...base, ...structured },
       isError,
     });
-    const noToken = { needed: false, token: null, expiresAt: null };
+    const noToken = { needed: false, by: confirmedBy(sendWay(ctx)), token: null, expiresAt: null };
 
-    // A token already used answers with what its first use did.
+    // How a send is confirmed here (the person's press on the page, the host's form, a token, or nobody).
+    const way = sendWay(ctx);
+    const mode = ctx.config.confirmSend;
+    // A token already used answers with what its first use did. On a host that shows the page, a token
+    // from the chat is never taken: only the page's own, through the person's press (bound as the page's).
     let tokenId: string | undefined;
     let tokenNote = '';
-    if (input.confirmationToken) {
-      const check = ctx.sending.tokens.verify(input.confirmationToken, binding);
+    if (input.confirmationToken && way === 'page') tokenNote = PAGE_NOT_TOKEN;
+    else if (input.confirmationToken) {
+      const check = ctx.sending.tokens.verify(input.confirmationToken, way === 'pressed' ? pageBinding(binding) : binding);
       if (check.ok) {
         const first = await ctx.sending.ledger.tokenResult<Stored>(ctx.sending.firm, check.id);
         if (first) {
@@ -122,6 +133,7 @@ export const createRequest = defineTool({
         tokenNote = tokenRefused(check.reason, 'request (client, title, due date, items, mode, allowDuplicate)');
       }
     }
+    if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
 
     await ctx.progress(1, 3, "Checking the client's open requests");
     const duplicate = await duplicateOf(ctx, client, payload.title, await requests);
@@ -132,21 +144,29 @@ export const createRequest = defineTool({
     }
     if (duplicate) warnings.push(`Sending although ${duplicate}.`);
 
-    const mode = ctx.config.confirmSend;
     const preview = (why: string) => {
-      const { token, expiresAt } = ctx.sending.tokens.issue(binding);
-      const needed = mode === 'auto' && !ctx.canAsk;
-      return result(
-        `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent.${why ? ` ${why}` : ''}\n${summary(client, body, draft)}` +
-          (warnings.length ? `\nWarnings: ${warnings.join(' ')}` : '') +
-          `\n${previewNext(needed, token, expiresAt, 'create_request')}`,
-        { sent: false, outcome: 'previewed', request: null, confirmation: { needed, token, expiresAt: new Date(expiresAt).toISOString() }, warnings },
-      );
+      const page = way === 'page' || way === 'pressed';
+      const issued = way === 'none' ? undefined : ctx.sending.tokens.issue(page ? pageBinding(binding) : binding);
+      const expiresAt = issued ? new Date(issued.expiresAt).toISOString() : null;
+      // The page's token goes only where the page gets it: the model's text and structuredContent never hold it.
+      const shown = page ? null : (issued?.token ?? null);
+      const needed = way === 'token' || page;
+      const next = !issued ? `Next: ${cannotConfirm(mode).message}` : page ? pageNext(issued.expiresAt, 'create_request') : previewNext(needed, issued.token, issued.expiresAt, 'create_request');
+      return {
+        ...result(
+          `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent.${why ? ` ${why}` : ''}\n${summary(client, body, draft)}` +
+            (warnings.length ? `\nWarnings: ${warnings.join(' ')}` : '') +
+            `\n${next}`,
+          { sent: false, outcome: 'previewed', request: null, confirmation: { needed, by: confirmedBy(way), token: shown, expiresAt }, warnings },
+        ),
+        ...(page && issued ? { meta: { [PAGE_TOKEN_META]: { token: issued.token, expiresAt } } } : {}),
+      };
     };
     if (input.dryRun) return preview('');
-    if (inactive && mode === 'never') throw new UserInputError(`Not sent: ${notActiveUnattended(inactive)}. Nothing was sent.`);
-    if (mode === 'always' && !ctx.canAsk) throw cannotAsk();
-    if (mode === 'auto' && !ctx.canAsk && !tokenId) return preview(GO_AHEAD);
+    if (inactive && way === 'unattended') throw new UserInputError(`Not sent: ${notActiveUnattended(inactive)}. Nothing was sent.`);
+    if (way === 'none') throw cannotConfirm(mode);
+    if (way === 'page') return preview('');
+    if (way === 'token' && !tokenId) return preview(GO_AHEAD);
 
     // The one send pipeline: claim → read the record again → ask → record → POST once → settle → what the token did.
     const send = newSend(client.id, payload, body, 1, clientLabel(client));
@@ -164,7 +184,7 @@ export const createRequest = defineTool({
       tool: 'create_request',
       sends: [send],
       ownRecordBlocks: !allowDuplicate,
-      question: mode !== 'never' && ctx.canAsk ? () => question : undefined,
+      question: way === 'asked' ? () => question : undefined,
       tokenId,
       // What this token did, for a second use anywhere (not a failure nobody knows: that is answered as one).
       remember: () => (send.outcome === 'sent' || (send.outcome === 'may_have_been_sent' && send.error instanceof ApiError) ? stored(outcome()) : undefined),

@@ -43,8 +43,12 @@ export interface ToolContext {
   today: string;
   /** Asks the person through MCP elicitation; 'unsupported' when the host cannot ask. */
   confirm(message: string): Promise<Confirmation>;
-  /** Whether the host can ask the person (MCP elicitation). */
+  /** Whether the host can ask the person (MCP elicitation, or input_required on 2026-07-28). */
   canAsk: boolean;
+  /** Whether the host renders MCP Apps pages (its capabilities declare the ui extension): the person sends from the preview page. */
+  showsPages: boolean;
+  /** This call came from the preview page's Send (send_from_page): the person's own press. */
+  viaPage?: boolean;
   sending: SendingContext;
   /** A log line for the person running the server (stderr and MCP logging); info unless said. */
   log(message: string, level?: 'info' | 'error'): void;
@@ -58,6 +62,8 @@ export interface ToolContext {
 export interface ToolResult<O> {
   text: string;
   structured: O;
+  /** The result's _meta: what only the page gets (hosts hand it to the page, not to the model). */
+  meta?: Record<string, unknown>;
   /** A result that reports a failure but still carries structured content (e.g. "may have been sent"). */
   isError?: boolean;
 }

@@ -34,10 +34,66 @@ export const requestFields = {
 };
 
 export const confirmationOut = z.object({
-  needed: z.boolean().describe('true: sending needs confirmationToken from this preview.'),
+  needed: z.boolean().describe("true: sending needs the person's go-ahead (by)."),
+  // page: the person presses Send on the page (its token is the page's alone); token: below; asked: the host's form; none: cannot send here.
+  by: z.enum(['page', 'token', 'asked', 'none', 'unattended']),
   token: z.string().nullable(),
   expiresAt: z.string().nullable(),
 });
+
+/**
+ * How this call's send is confirmed: the strongest way the host offers the person (docs/sending.md,
+ * "Who presses Send"). `pressed`: the call came from the preview page's Send (send_from_page), which
+ * only the person's press makes. `page`: the host renders MCP Apps, so the person presses Send there and
+ * the confirmation token goes only to the page (the result's _meta), never to the model. `asked`: the
+ * host's form (elicitation, or input_required on 2026-07-28). `token`: a host with neither, under
+ * `auto`: the token is in the preview for the model to pass back once the person agreed. `none`:
+ * DOCREQ_CONFIRM_SEND=person (or always) and the host offers no way to ask: nothing can be sent.
+ * `unattended`: DOCREQ_CONFIRM_SEND=never.
+ */
+export type SendWay = 'pressed' | 'page' | 'asked' | 'token' | 'none' | 'unattended';
+
+export function sendWay(ctx: Pick<ToolContext, 'config' | 'canAsk' | 'showsPages' | 'viaPage'>): SendWay {
+  // Checked first: a press of Send arrives only with a page token (verified by the tool), whatever the mode.
+  const mode = ctx.config.confirmSend;
+  if (ctx.viaPage) return 'pressed';
+  if (mode === 'never') return 'unattended';
+  if (mode === 'always') return ctx.canAsk ? 'asked' : 'none';
+  if (ctx.showsPages) return 'page';
+  if (ctx.canAsk) return 'asked';
+  return mode === 'auto' ? 'token' : 'none';
+}
+
+/** The way as a result names it (confirmation.by): a press of Send is the page's way. */
+export const confirmedBy = (way: SendWay): Exclude<SendWay, 'pressed'> => (way === 'pressed' ? 'page' : way);
+
+/** The binding a page's token is issued for: the preview's own, marked so no model-facing check takes it. */
+export const pageBinding = <B extends object>(binding: B) => ({ ...binding, by: 'page' as const });
+
+/** Where the page's token travels: the result's _meta, which hosts hand the page and not the model. */
+export const PAGE_TOKEN_META = 'docreq-mcp/send';
+
+/** A model-facing call that brought a confirmationToken to a host whose sends are the person's press. */
+export const PAGE_NOT_TOKEN =
+  "This host shows the preview page: a send is the person's press of Send there, never a confirmationToken from the chat; nothing was sent. ";
+
+/** What the model does next when the person sends from the page. */
+export function pageNext(expiresAt: number, tool: string): string {
+  const until = new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ');
+  return (
+    `Next: the preview page shown with this result has a Send button; only the person's press sends it (until ${until} UTC). ` +
+    `If they do not press it, nothing is sent, and you cannot send it for them: calling ${tool} again only previews again. Tell the person to check the page and press Send if it is right.`
+  );
+}
+
+/** A host that offers no way to ask the person, under a mode that needs one: nothing can be sent. */
+export function cannotConfirm(mode: string): UserInputError {
+  if (mode === 'always') return cannotAsk();
+  return new UserInputError(
+    'Nothing was sent: this server is set so that only a person can send (DOCREQ_CONFIRM_SEND=person), by pressing Send on the preview page or answering the host\'s own form, and this host offers neither. ' +
+      'Send it from a host that shows MCP Apps pages or asks through a form, or ask whoever runs the server.',
+  );
+}
 
 export interface ItemInput {
   name: string;

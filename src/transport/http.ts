@@ -18,6 +18,7 @@ import { KeyFingerprinter, KeyScopeStore, RateBucket } from './key-scope.js';
 import { loadHttpSettings, type HttpSettings } from './front-door.js';
 import { boundConnections, CONNECTION_TIMEOUTS, Lifecycle, type ConnectionTimeouts } from './lifecycle.js';
 import { statelessEntry } from './mcp-entry.js';
+import { ClientSessions } from './client-sessions.js';
 import { accessLogger } from './access-log.js';
 import { answerRequest, MCP_PATH, type RateWait, type Service } from './routes.js';
 
@@ -112,6 +113,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     deadlineMs: options.deadlineMs ?? options.config.timeoutMs + 5_000,
     signIn: { asked: Boolean(options.auth) },
+    sessions: new ClientSessions(sendStore),
     lifecycle, sendStore, reach, fingerprinter, store, metrics, sharedPool, sending, write,
     accessLog: accessLogger(write),
     // While draining, the SDK's answers (SSE ones name Connection: keep-alive) say Connection: close.

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { AuthInfo, ClientCapabilities } from '@modelcontextprotocol/server';
 import type { Dispatcher } from 'undici';
 import { ApiState, type ApiClientOptions } from '../api/client.js';
 import type { Auth, Identity } from '../auth/index.js';
@@ -10,6 +10,7 @@ import { createServer, type ServerOptions } from '../mcp/server.js';
 import type { SendStore } from '../store/index.js';
 import { VERSION } from '../version.js';
 import type { accessLogger } from './access-log.js';
+import type { ClientSessions } from './client-sessions.js';
 import { bearerKey, CORS_HEADERS, frontDoor, hostAllowed, isLoopbackOrigin, jsonError, readBody, summarise } from './front-door.js';
 import { homePage } from './home.js';
 import type { KeyFingerprinter, KeyScopeStore } from './key-scope.js';
@@ -57,6 +58,8 @@ export interface Service {
   sending: NonNullable<ServerOptions['sending']>;
   write: (line: string) => void;
   accessLog: ReturnType<typeof accessLogger>;
+  /** What a 2025 connection declared in its initialize, kept under its Mcp-Session-Id for every replica. */
+  sessions: ClientSessions;
   /** The SDK's entry: answers with the server `req.auth` carries the way to build. */
   mcpEntry: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void>;
 }
@@ -195,12 +198,48 @@ async function serveMcp(svc: Service, req: IncomingMessage, res: ServerResponse,
   }
   const caller = await identify(svc, req, res, scope);
   if (!caller) return;
-  // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
-  if (req.method !== 'POST') return jsonError(res, 405, 'Method not allowed: this stateless server takes POST only.', { Allow: 'POST' });
+  const sessionId = req.headers['mcp-session-id'];
+  const owner = `${caller.fingerprint}${caller.actor ? `:${caller.actor.sub}` : ''}`;
+  // A 2025 connection ends its session with DELETE; there is no standalone SSE stream (GET).
+  if (req.method === 'DELETE' && typeof sessionId === 'string') {
+    const ended = await svc.sessions.end(sessionId, owner).catch(() => undefined);
+    if (ended === undefined) return jsonError(res, 503, 'The shared store that keeps sessions cannot be reached; try again.', { 'Retry-After': '5' });
+    if (!ended) return jsonError(res, 404, SESSION_ENDED, {}, -32001);
+    return void res.writeHead(204).end();
+  }
+  if (req.method !== 'POST') return jsonError(res, 405, 'Method not allowed: this server takes POST (and DELETE to end a session).', { Allow: 'POST, DELETE' });
   const message = await readMessage(svc, req, res, scope.entry);
   if (!message) return;
   if (!(await admitToolCalls(svc, res, caller, message.toolCalls))) return;
-  await answerMcp(svc, req, res, scope.entry, caller, message.body);
+  const session = await sessionOf(svc, req, res, owner, message.body);
+  if (!session) return;
+  await answerMcp(svc, req, res, scope.entry, caller, message.body, session.capabilities);
+}
+
+const SESSION_ENDED = "Session not found: this connection's session has ended (closed, or unused for 24 hours) or belongs to another key or person. Reconnect (initialize again); nothing was called or sent.";
+
+/**
+ * A 2025 connection's session (./client-sessions.ts): a request naming one gets the capabilities its
+ * initialize declared (an ended one is told to reconnect: 404); an initialize opens one. A store that
+ * cannot be read answers 503 rather than guess the host (a host that shows pages must never be handed
+ * a token meant for the model). undefined once answered.
+ */
+async function sessionOf(svc: Service, req: IncomingMessage, res: ServerResponse, owner: string, body: unknown): Promise<{ capabilities?: ClientCapabilities } | undefined> {
+  const sessionId = req.headers['mcp-session-id'];
+  const message = body as { method?: unknown; params?: { capabilities?: ClientCapabilities } } | null;
+  try {
+    if (typeof sessionId === 'string') {
+      const found = await svc.sessions.find(sessionId, owner);
+      if (!found.ok) return void jsonError(res, 404, SESSION_ENDED, {}, -32001, requestId(body));
+      res.setHeader('Mcp-Session-Id', sessionId);
+      return { capabilities: found.capabilities };
+    }
+    if (message?.method === 'initialize') res.setHeader('Mcp-Session-Id', await svc.sessions.open(owner, message.params?.capabilities ?? {}));
+    return {};
+  } catch (error) {
+    svc.write(`docreq-mcp error: sessions: ${(error as Error).message}\n`);
+    return void jsonError(res, 503, 'The shared store that keeps sessions cannot be reached; try again.', { 'Retry-After': '5' }, -32000, requestId(body));
+  }
 }
 
 /** The caller, from the sign-in token or the bearer key (its fingerprint and person go to the access log); undefined once refused. */
@@ -263,7 +302,7 @@ async function admitToolCalls(svc: Service, res: ServerResponse, { key, fingerpr
 }
 
 /** Answers with a server built for this request with its key, within the deadline; closed when the answer ends. */
-async function answerMcp(svc: Service, req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, { key, fingerprint, actor }: Caller, body: unknown): Promise<void> {
+async function answerMcp(svc: Service, req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, { key, fingerprint, actor }: Caller, body: unknown, clientCapabilities?: ClientCapabilities): Promise<void> {
   const { metrics, write, deadlineMs } = svc;
   // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
   const config: Config = { ...svc.config, api: { apiKey: key, baseUrl: svc.baseUrl }, readOnly: svc.config.readOnly || actor?.role === 'reader' };
@@ -272,7 +311,7 @@ async function answerMcp(svc: Service, req: IncomingMessage, res: ServerResponse
   const state = svc.store.scope(fingerprint).ensure('api', () => new ApiState());
   let mcp: ReturnType<typeof createServer> | undefined;
   const build = () =>
-    (mcp = createServer(config, { logger, api: { ...svc.api, sharedPool: svc.sharedPool, state }, sending: svc.sending, stateless: true, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`), onCall: metrics && ((tool, result, ms) => metrics.call(tool, result, ms)) }));
+    (mcp = createServer(config, { logger, api: { ...svc.api, sharedPool: svc.sharedPool, state }, sending: svc.sending, stateless: true, clientCapabilities, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`), onCall: metrics && ((tool, result, ms) => metrics.call(tool, result, ms)) }));
   const deadline = setTimeout(() => {
     entry.deadline = true;
     jsonError(res, 504, `The request took longer than ${deadlineMs} ms and was stopped; if it was a send, check list_requests before trying again.`);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { TOOLS } from '../tools/index.js';
+import { APP_ONLY_TOOLS } from '../ui/apps.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -52,7 +53,8 @@ function publicOrigin(req: IncomingMessage, options: DiscoveryOptions): string {
 }
 
 function serverCard(origin: string, options: DiscoveryOptions): Record<string, unknown> {
-  const tools = TOOLS.filter((t) => !(options.readOnly && !t.annotations.readOnlyHint)).map((t) => ({ name: t.name, title: t.title }));
+  // The tools a model is offered: not the one only the preview page calls.
+  const tools = TOOLS.filter((t) => !(options.readOnly && !t.annotations.readOnlyHint) && !APP_ONLY_TOOLS.includes(t.name)).map((t) => ({ name: t.name, title: t.title }));
   // Bearer: each request carries the firm's key; the card names the header, never a value. Sign-in: the
   // host learns how from the protected-resource metadata (and the 401 that names it), so no header.
   const headers = options.signIn

@@ -46,10 +46,29 @@ export const APP_PAGES: AppPage[] = [
   },
 ];
 
-/** A listed tool with the page it shows linked: the spec's `_meta.ui.resourceUri` only (the flat key is deprecated). */
+/** Tools only a page may call (the preview's Send): hosts that follow the spec keep them from the model. */
+export const APP_ONLY_TOOLS: readonly string[] = ['send_from_page'];
+
+/**
+ * A listed tool with the page it shows linked: the spec's `_meta.ui.resourceUri` only (the flat key is
+ * deprecated); a tool only the page calls, with `visibility: ["app"]`.
+ */
 export function withAppPage<T extends Tool>(tool: T): T {
+  if (APP_ONLY_TOOLS.includes(tool.name)) return { ...tool, _meta: { ...tool._meta, ui: { visibility: ['app'] } } };
   const page = APP_PAGES.find((p) => p.tools.includes(tool.name));
   return page ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: page.uri } } } : tool;
+}
+
+/** The MCP Apps extension, as a client declares it in its capabilities (ext-apps's EXTENSION_ID). */
+const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+
+/**
+ * Whether a client renders our pages: its capabilities declare the ui extension with our page's MIME type,
+ * as the spec has hosts declare it. Without that, nothing is assumed: the page path is never chosen.
+ */
+export function rendersPages(capabilities: { extensions?: Record<string, unknown> } | undefined): boolean {
+  const ui = capabilities?.extensions?.[APPS_EXTENSION] as { mimeTypes?: unknown } | undefined;
+  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(APP_MIME_TYPE);
 }
 
 /** The pages offered beside these tools, as resources/list shows them (a page is listed only for a tool offered). */

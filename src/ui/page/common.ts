@@ -58,6 +58,8 @@ export interface ToolResultLike {
   content?: { type: string; text?: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** What only the page gets (hosts hand it the page, not the model): the preview's token on a host that shows pages. */
+  _meta?: Record<string, unknown>;
 }
 
 /** A result as the page shows it: its structuredContent by the renderer's invisible-character rule. */

@@ -4,8 +4,10 @@ import { connect, el, failureView, idText, newApp, grouped, readable, resultText
 /**
  * The send preview for create_request and create_request_batch. It shows the exact body the
  * preview's confirmation token is bound to, and who gets it (each recipient as resolved: name,
- * e-mail, id, beside what was given). Send, pressed by the person, calls the same tool through the
- * host bridge with that token. The server's once-only rules (the token is single use, one send per
+ * e-mail, id, beside what was given). Send, pressed by the person, calls send_from_page through the
+ * host bridge with the page's own token (in the result's _meta: the model never sees it); on a host
+ * that did not say it shows pages, the token is in the preview and Send calls the same tool with it.
+ * The server's once-only rules (the token is single use, one send per
  * recipient and title at a time, the 24-hour ledger) decide what is sent; the page adds only that its
  * button works once per page. Wording is for the person: no tool or parameter names.
  */
@@ -161,7 +163,26 @@ const isSingle = (s: Record<string, unknown>): s is Record<string, unknown> & Si
  * assistant gave them (the token is bound to the ids they resolved to: should one now resolve to
  * another client, nothing is sent), else by those ids.
  */
-function sendCall(s: Single | Batch, token: string): ToolCall {
+/** The page's own token: in the result's _meta on a host that shows pages (the model never sees it). */
+interface PageToken { token: string; expiresAt: string | null }
+function pageTokenOf(result: ToolResultLike): PageToken | undefined {
+  const meta = result._meta?.['docreq-mcp/send'] as Partial<PageToken> | undefined;
+  return typeof meta?.token === 'string' ? { token: meta.token, expiresAt: meta.expiresAt ?? null } : undefined;
+}
+
+/**
+ * What Send calls. With the page's own token: send_from_page, which only the page may call, with the
+ * send tool's arguments as below. Otherwise (a host that showed the page without saying it shows pages,
+ * so the token was in the preview): the send tool itself with that token.
+ */
+function sendCall(s: Single | Batch, token: string, byPage: boolean): ToolCall {
+  const call = toolCall(s, token);
+  if (!byPage) return call;
+  const { confirmationToken: _, ...args } = call.arguments;
+  return { name: 'send_from_page', arguments: { tool: call.name, arguments: args, pageToken: token } };
+}
+
+function toolCall(s: Single | Batch, token: string): ToolCall {
   const p = s.previewed;
   const body = { title: p.title, items: p.items, ...(p.dueDate ? { dueDate: p.dueDate } : {}), ...(p.correctnessMode ? { correctnessMode: p.correctnessMode } : {}) };
   const allowDuplicate = input.allowDuplicate === true ? { allowDuplicate: true } : {};
@@ -186,19 +207,20 @@ function render(raw: ToolResultLike, afterSend = false): void {
     else show(...failureView('Nothing to send', result.isError ? 'This request could not be prepared, so nothing was sent. The assistant has been told why.' : 'No preview came with this result.', result));
     return;
   }
-  const previewing = isBatch(s) ? s.recipients.some((r) => r.outcome === 'will_send') && s.confirmation.token !== null : s.outcome === 'previewed' && s.confirmation.token !== null;
+  const page = pageTokenOf(raw);
+  const token = page?.token ?? s.confirmation.token;
+  const previewing = isBatch(s) ? s.recipients.some((r) => r.outcome === 'will_send') && token !== null : s.outcome === 'previewed' && token !== null;
   if (!previewing || afterSend) return renderOutcome(s, result, afterSend);
-  renderPreview(s);
+  renderPreview(s, token, Boolean(page));
 }
 
-function renderPreview(s: Single | Batch): void {
+function renderPreview(s: Single | Batch, token: string | null, byPage: boolean): void {
   const batch = 'recipients' in s;
   const willSend = batch ? s.recipients.filter((r) => r.outcome === 'will_send').length : 1;
-  const token = s.confirmation.token;
   const sendButton = el('button', { type: 'button', class: 'primary', 'data-testid': 'send', disabled: !token }, batch ? `Send to ${plural(willSend, 'client')}` : 'Send');
   const cancelButton = el('button', { type: 'button', 'data-testid': 'cancel' }, 'Cancel');
   const live = el('div', { 'aria-live': 'polite' });
-  sendButton.addEventListener('click', () => void send(s, token!, sendButton, cancelButton, live));
+  sendButton.addEventListener('click', () => void send(s, token!, byPage, sendButton, cancelButton, live));
   cancelButton.addEventListener('click', () => {
     if (pressed) return;
     pressed = true;
@@ -223,7 +245,7 @@ function renderPreview(s: Single | Batch): void {
 /** A host that asked the person and was told no says so in its refusal. */
 const DECLINED = /declin|denied|reject|refus|cancel|not allowed|disallow/i;
 
-async function send(s: Single | Batch, token: string, sendButton: HTMLButtonElement, cancelButton: HTMLButtonElement, live: HTMLElement): Promise<void> {
+async function send(s: Single | Batch, token: string, byPage: boolean, sendButton: HTMLButtonElement, cancelButton: HTMLButtonElement, live: HTMLElement): Promise<void> {
   if (pressed) return;
   pressed = true;
   sendButton.disabled = true;
@@ -231,7 +253,7 @@ async function send(s: Single | Batch, token: string, sendButton: HTMLButtonElem
   sendButton.setAttribute('aria-busy', 'true');
   live.replaceChildren(status('Sending…'));
   try {
-    const answer = (await app.callServerTool(sendCall(s, token))) as ToolResultLike;
+    const answer = (await app.callServerTool(sendCall(s, token, byPage))) as ToolResultLike;
     render(answer, true);
     const line = resultText(answer).split('\n')[0] ?? '';
     if (app.hostCapabilities?.updateModelContext) {

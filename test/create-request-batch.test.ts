@@ -270,13 +270,17 @@ describe('create_request_batch: cancel, key rejected, progress, logs', () => {
 describe('create_request_batch: one confirmation for the batch', () => {
   it('elicitation host: one question for the whole batch, naming every recipient and who is skipped', async () => {
     const questions: string[] = [];
-    const mcp = await server({ elicit: (message) => (questions.push(message), { action: 'accept', content: { confirm: true } }) });
+    // "Which one?" for the name two clients share comes first; the person picks none of them.
+    const mcp = await server({
+      elicit: (message, form) => (questions.push(message), form?.requestedSchema?.properties?.recipient4 ? { action: 'accept', content: { recipient4: ':none' } } : { action: 'accept', content: { confirm: true } }),
+    });
     const clients = take(3);
     const result = await mcp.call('create_request_batch', { clients: [...clients.map((c) => c.id), 'Sam Taylor'], ...request() });
-    expect(questions).toHaveLength(1);
-    expect(questions[0]).toContain('to 3 clients');
-    for (const c of clients) expect(questions[0]).toContain(c.id);
-    expect(questions[0]).toContain('Not sent (1)');
+    expect(questions).toHaveLength(2);
+    expect(questions[0]).toContain('One recipient matches several clients');
+    expect(questions[1]).toContain('to 3 clients');
+    for (const c of clients) expect(questions[1]).toContain(c.id);
+    expect(questions[1]).toContain('Not sent (1)');
     expect(out(result).sent).toBe(3);
     expect(posts()).toHaveLength(3);
   });

@@ -112,7 +112,7 @@ export interface ConnectOptions {
   /** @internal Extra tools, e.g. one that breaks its own output schema. */
   extraTools?: ServerOptions['extraTools'];
   /** Answer elicitation requests with this (absent: the client does not support elicitation). */
-  elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
+  elicit?: (message: string, form?: { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string; title: string }[] }> } }) => ElicitResult | Promise<ElicitResult>;
   /** The client's protocol revision (default: the suite's ERA). */
   era?: '2025-11-25' | '2026-07-28';
   /** 2026 only: sees (and may replace) each HTTP request body the client sends, as a man in the middle would. */
@@ -148,7 +148,7 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
   );
   if (options.elicit) {
     const answer = options.elicit;
-    client.setRequestHandler('elicitation/create', async (request) => (await answer(request.params.message)) as never);
+    client.setRequestHandler('elicitation/create', async (request) => (await answer(request.params.message, request.params as never)) as never);
   }
   client.setNotificationHandler('notifications/message', (n) => {
     captured.push(JSON.stringify(n.params));
@@ -236,7 +236,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { ...(options.elicit ? { elicitation: {} } : {}), ...options.capabilities } });
   if (options.elicit) {
     const answer = options.elicit;
-    client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
+    client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message, request.params as never));
   }
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     captured.push(JSON.stringify(n.params));

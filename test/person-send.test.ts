@@ -145,3 +145,68 @@ describe('DOCREQ_CONFIRM_SEND=person', () => {
     expect(posts()).toBe(before + 2);
   });
 });
+
+describe('"Which one?" asked inside the call, in the host\'s form', () => {
+  type Form = { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string; title: string }[] }> } };
+  const sams = () => firm.clients.filter((c) => c.displayName === 'Sam Taylor');
+  /** A person who picks, for each choice asked, the option `pick` names (its e-mail or name in the title), and confirms sends. */
+  const person = (pick: (field: string, options: { const: string; title: string }[]) => string, asked: string[] = []) => (message: string, form?: Form) => {
+    asked.push(message);
+    const fields = form?.requestedSchema?.properties ?? {};
+    if ('confirm' in fields) return { action: 'accept' as const, content: { confirm: true } };
+    return { action: 'accept' as const, content: Object.fromEntries(Object.entries(fields).map(([key, f]) => [key, pick(key, f.oneOf ?? [])])) };
+  };
+
+  it('a name two clients share: the person picks one (name, e-mail, id shown) and it is sent to that one, in one call', async () => {
+    expect(sams().length).toBe(2);
+    const chosen = sams()[1]!;
+    const asked: string[] = [];
+    const titles: string[] = [];
+    const c = await host({ elicit: person((_, options) => (titles.push(...options.map((o) => o.title)), options.find((o) => o.title.includes(chosen.email))!.const), asked) });
+    const before = posts();
+    const sent = await c.call('create_request', { client: 'Sam Taylor', title: 'Which one: Sam', items: [{ name: 'ID' }] });
+    expect(structured<{ outcome: string; client: { id: string } }>(sent)).toMatchObject({ outcome: 'sent', client: { id: chosen.id } });
+    expect(asked[0]).toContain('matches 2 clients');
+    for (const sam of sams()) expect(titles.some((t) => t.includes(sam.email) && t.includes(sam.id))).toBe(true);
+    expect(titles.at(-1)).toMatch(/None of these/);
+    expect(posts()).toBe(before + 1);
+    expect(sb.callsTo('POST', '/api/v1/requests').at(-1)!.body).toContain(chosen.id);
+  });
+
+  it('"none of these" sends nothing; a host without a form gets the list, as before', async () => {
+    const c = await host({ elicit: person((_, options) => options.at(-1)!.const) });
+    const before = posts();
+    const none = await c.call('create_request', { client: 'Sam Taylor', title: 'Which one: none', items: [{ name: 'ID' }] });
+    expect(none.isError).toBe(true);
+    expect(none.text).toContain('chose none of the 2 clients');
+    const plain = await host();
+    const listed = await plain.call('create_request', { client: 'Sam Taylor', title: 'Which one: listed', items: [{ name: 'ID' }] });
+    expect(listed.isError).toBe(true);
+    expect(listed.text).toContain('matches 2 clients');
+    for (const sam of sams()) expect(listed.text).toContain(sam.id);
+    expect(posts()).toBe(before);
+  });
+
+  it('a batch asks every ambiguous recipient in one form; the picked one is sent, with the others', async () => {
+    const chosen = sams()[0]!;
+    const asked: string[] = [];
+    const c = await host({ elicit: person((_, options) => options.find((o) => o.title.includes(chosen.email))!.const, asked) });
+    const before = posts();
+    const result = await c.call('create_request_batch', { clients: ['Sam Taylor', active[7]!.id], title: 'Which one: batch', items: [{ name: 'ID' }] });
+    const out = structured<{ sent: number; recipients: { clientId: string; outcome: string }[] }>(result);
+    expect(out.sent).toBe(2);
+    expect(out.recipients[0]).toMatchObject({ clientId: chosen.id, outcome: 'sent' });
+    expect(asked[0]).toContain('One recipient matches several clients');
+    expect(posts()).toBe(before + 2);
+  });
+
+  it('a template name close to one: the person picks it in the form', async () => {
+    const c = await host({ elicit: person((_, options) => options[0]!.const) });
+    const result = await c.call('create_request', { client: active[8]!.id, template: 'individual tax retrun', dryRun: true });
+    expect(structured<{ previewed: { title: string } }>(result).previewed.title).toBeTruthy();
+    expect(result.text).toContain('DRY RUN');
+    const plain = await host();
+    const refused = await plain.call('create_request', { client: active[8]!.id, template: 'individual tax retrun', dryRun: true });
+    expect(refused.text).toContain('No template is named');
+  });
+});

@@ -1,4 +1,5 @@
 import { TOOLS as CATALOGUE } from '../src/tools/index.js';
+import { APP_ONLY_TOOLS } from '../src/ui/apps.js';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,7 +42,7 @@ async function listWith(headers: Record<string, string>): Promise<string[]> {
 }
 
 const bearer = z.object({ Authorization: z.string().regex(/^Bearer \S+$/) }).strict();
-const TOOLS = CATALOGUE.map((t) => t.name);
+const TOOLS = CATALOGUE.filter((t) => !APP_ONLY_TOOLS.includes(t.name)).map((t) => t.name);
 
 describe('docs/team-mode.md: remote use (team mode)', () => {
   it('shows deploy/nginx.conf exactly as npm run scale runs it', () => {

@@ -5,7 +5,7 @@ import { deepFreeze } from '../freeze.js';
 import type { SendLedger } from '../send/ledger.js';
 import { TOKEN_TTL_MS } from '../send/token.js';
 import { oneLine, quoted } from '../text/render.js';
-import type { Confirmation, ToolContext } from '../tools/define.js';
+import type { Choice, Confirmation, Picks, ToolContext } from '../tools/define.js';
 import { decodeArguments, describeIssues } from './arguments.js';
 import type { ServerParts } from './context.js';
 import { checkOutput } from './output-check.js';
@@ -27,10 +27,59 @@ function claimRequestState(ledger: SendLedger, firm: string, stateId: string, tt
   return ledger.claimOnce(firm, `mrtr:${stateId}`, ttlMs);
 }
 
-/** Thrown by `confirm` in an MRTR first round: the question goes back to the client as input_required. */
+/** Thrown by `confirm` or `choose` in an MRTR round: the question goes back to the client as input_required. */
 class AskThroughClient extends Error {
-  constructor(readonly question: string) {
+  constructor(
+    readonly question: string,
+    readonly key: 'confirm' | 'choose' = 'confirm',
+    readonly schema: typeof CONFIRM_SCHEMA | ReturnType<typeof chooseSchema> = CONFIRM_SCHEMA,
+  ) {
     super('asking through the client');
+  }
+}
+
+/** The "none of these" answer of a choice (no client or template id is spelled so). */
+const NONE = ':none';
+
+/** A form of one choice per question, each with "None of these" last. */
+function chooseSchema(questions: readonly Choice[]) {
+  const field = (q: Choice) => ({
+    type: 'string' as const,
+    title: q.title,
+    oneOf: [...q.options.map((o) => ({ const: o.value, title: o.title })), { const: NONE, title: 'None of these (nothing is sent)' }],
+  });
+  return { type: 'object' as const, properties: Object.fromEntries(questions.map((q) => [q.key, field(q)])), required: questions.map((q) => q.key) };
+}
+
+/** The person's picks, each checked against what was offered: null for "none of these"; undefined when an answer is not one of the choices. */
+function picksOf(questions: readonly Choice[], content: Record<string, unknown> | undefined): Picks | undefined {
+  const picks: Picks = {};
+  for (const q of questions) {
+    const value = content?.[q.key];
+    // null: "none of these" as a state carries it from an earlier round.
+    if (value === NONE || value === null) picks[q.key] = null;
+    else if (typeof value === 'string' && q.options.some((o) => o.value === value)) picks[q.key] = value;
+    else return undefined;
+  }
+  return picks;
+}
+
+/**
+ * An MRTR request state: a token bound to the call (tool, input) and to the picks made in earlier rounds,
+ * which ride beside it in clear (a later round's question needs them, and the client sends back only
+ * the latest round's answers); altered picks fail the token.
+ */
+function stateOf(token: string, picks: Record<string, unknown> | undefined): string {
+  return picks ? `${token}~${Buffer.from(JSON.stringify(picks)).toString('base64url')}` : token;
+}
+function readState(state: string): { token: string; picks: Record<string, unknown> | undefined } {
+  const at = state.indexOf('~');
+  if (at < 0) return { token: state, picks: undefined };
+  try {
+    const picks = JSON.parse(Buffer.from(state.slice(at + 1), 'base64url').toString('utf8')) as unknown;
+    return { token: state.slice(0, at), picks: picks !== null && typeof picks === 'object' && !Array.isArray(picks) ? (picks as Record<string, unknown>) : {} };
+  } catch {
+    return { token: state.slice(0, at), picks: {} };
   }
 }
 
@@ -104,6 +153,17 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
     return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
   }
 
+  /** "Which one?" in the host's form (2025 connections that can carry the answer back). */
+  async function choose(message: string, questions: readonly Choice[], extra: ServerContext): Promise<Picks | 'declined' | 'unsupported'> {
+    if (!server.getClientCapabilities()?.elicitation) return 'unsupported';
+    const result = await server.elicitInput({ message, requestedSchema: chooseSchema(questions) }, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
+      const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
+      throw new UserInputError(`Nothing was sent: asking the person which one they meant failed (${why}). Ask them in the chat, then call again with the id.`);
+    });
+    if (result.action !== 'accept') return 'declined';
+    return picksOf(questions, result.content) ?? 'declined';
+  }
+
   return async function callTool(request: ToolCall, extra: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const tool = offered.find((t) => t.name === request.params.name);
     if (!tool) {
@@ -123,11 +183,16 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
     // request state bound like a token (key fingerprint, the signed-in person, this tool and input, expiry); the retry
     // answers it once. A missing, altered, expired, foreign or replayed state sends nothing.
     const mrtr = modern() && Boolean(clientCapabilities(extra)?.elicitation);
-    const binding = { mrtr: tool.name, input: parsed.data as unknown };
+    const binding = (picks: Record<string, unknown> | undefined) => ({ mrtr: tool.name, input: parsed.data as unknown, ...(picks ? { picks } : {}) });
     let answer: 'accepted' | 'declined' | undefined;
+    // Picks made in earlier rounds (from the state), and this round's answer to a choice.
+    let carried: Record<string, unknown> | undefined;
+    let chosen: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> } | undefined;
     const state = mrtr ? extra.mcpReq.requestState<string>() : undefined;
     if (mrtr && state !== undefined) {
-      const check = typeof state === 'string' ? sending.tokens.verify(state, binding) : ({ ok: false, reason: 'malformed' } as const);
+      const read = typeof state === 'string' ? readState(state) : undefined;
+      carried = read?.picks;
+      const check = read ? sending.tokens.verify(read.token, binding(carried)) : ({ ok: false, reason: 'malformed' } as const);
       if (!check.ok) return errorResult(`Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`);
       let first: boolean;
       try {
@@ -137,8 +202,14 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       }
       if (!first) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
       const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
-      answer = view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
+      // A round that asked only "which one?" holds no answer to the confirmation: it is asked next.
+      if (view.kind !== 'missing') answer = view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
+      const choice = inputResponse(extra.mcpReq.inputResponses, 'choose');
+      if (choice.kind === 'elicit') chosen = { action: choice.action, ...(choice.content ? { content: choice.content } : {}) };
+      else if (choice.kind === 'missing' && view.kind === 'missing') answer = 'declined';
     }
+    // The picks this call settled on (carried, then this round's), for a later round's state.
+    let picked: Record<string, unknown> | undefined = carried;
     const started = Date.now();
     try {
       // Every setting speaks (docs/settings.md): one that cannot be read stops every call, naming it.
@@ -170,6 +241,17 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
           if (answer) return Promise.resolve(answer);
           return Promise.reject(new AskThroughClient(message));
         },
+        choose: async (message, questions) => {
+          if (!mrtr) return choose(message, questions, extra);
+          const earlier = carried && picksOf(questions, carried);
+          if (earlier) return earlier;
+          if (!chosen) throw new AskThroughClient(message, 'choose', chooseSchema(questions));
+          // Declined, or an answer that picks nothing offered: nothing is sent (never asked again in a loop).
+          const fresh = chosen.action === 'accept' ? picksOf(questions, chosen.content) : undefined;
+          if (!fresh) return 'declined';
+          picked = { ...carried, ...fresh };
+          return fresh;
+        },
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
           await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } }).catch(() => undefined);
@@ -186,8 +268,8 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
     } catch (error) {
       if (error instanceof AskThroughClient) {
         return inputRequired({
-          inputRequests: { confirm: inputRequired.elicit({ message: error.question, requestedSchema: CONFIRM_SCHEMA }) },
-          requestState: sending.tokens.issue(binding).token,
+          inputRequests: { [error.key]: inputRequired.elicit({ message: error.question, requestedSchema: error.schema }) },
+          requestState: stateOf(sending.tokens.issue(binding(picked)).token, picked),
         });
       }
       const expected = explain(error, options.keyFrom);

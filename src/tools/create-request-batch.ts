@@ -4,7 +4,7 @@ import { requestRecord, type Client, type RequestRecord } from '../api/records.j
 import { CHECK_FIRST } from '../send/outcomes.js';
 import { newSend, sendOnce, type Send } from '../send/pipeline.js';
 import { defineTool, type ToolContext } from './define.js';
-import { clientResolver, closestClients } from './resolve-client.js';
+import { candidateTitle, clientResolver, closestClients, pickable } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import { isOpen } from '../requests/facts.js';
 import { checkSends, type PreviewCheck } from './as-previewed.js';
@@ -23,6 +23,7 @@ import {
   confirmationOut,
   describeDraft,
   draftFromInput,
+  withTemplateMeant,
   duplicateOpen,
   ownRecord,
   notActive,
@@ -112,13 +113,16 @@ async function resolveAll(
   const profile = profileOf(ctx);
   // Only open requests can be duplicates, and only those with this title: found once, not per recipient.
   const sameTitle = requests.filter((r) => titleKey(r.title) === key && isOpen(r, profile));
+  const found = given.map((q) => resolve(q));
+  const noneChosen = await pickAmbiguous(ctx, given, found);
   // The send store's records for every recipient, read at once (one round trip each, in parallel).
-  const ids = new Set(given.map((q) => resolve(q).client?.id).filter((id): id is string => Boolean(id)));
+  const ids = new Set(found.map((f) => f.client?.id).filter((id): id is string => Boolean(id)));
   const records = new Map(await Promise.all([...ids].map(async (id) => [id, await ownRecord(ctx, id, key)] as const)));
   return given.map((query, n): Recipient => {
     const base = { given: query, client: undefined, request: null, bound: false };
-    const { client, candidates } = resolve(query);
+    const { client, candidates } = found[n]!;
     if (!client) {
+      if (noneChosen.has(n)) return { ...base, outcome: 'skipped', reason: `the person chose none of the ${candidates.length} clients it matches` };
       if (candidates.length > 1) return { ...base, outcome: 'skipped', reason: `ambiguous: matches ${candidates.length} clients: ${idList(candidates)}; pass the id of the one meant` };
       const { shown } = closestClients(clients, query);
       const later = paging ? `; the service's client list signals more pages (${paging}), so it may be on a page it did not list` : '';
@@ -144,6 +148,32 @@ async function resolveAll(
     if (duplicate) warnings.push(`${clientLabel(client)}: sending although ${duplicate}.`);
     return { ...at, outcome: 'will_send', reason: null, bound: true };
   });
+}
+
+/**
+ * "Which one?" for a batch: every recipient whose name several clients share is asked in one form (one
+ * choice each: name, e-mail and id; "none of these" skips it). Each pick replaces its recipient's
+ * candidates in `found`; returns the recipients the person chose none for. A host that cannot ask leaves
+ * them ambiguous (skipped with the list, as before); declining the form sends nothing at all.
+ */
+async function pickAmbiguous(ctx: ToolContext, given: string[], found: { client?: Client; candidates: Client[] }[]): Promise<Set<number>> {
+  const none = new Set<number>();
+  const asked = found.map((f, n) => (!f.client && f.candidates.length > 1 && pickable(f.candidates) ? n : -1)).filter((n) => n >= 0);
+  if (asked.length === 0) return none;
+  const keyOf = (n: number) => `recipient${n + 1}`;
+  const picks = await ctx.choose(
+    `${asked.length === 1 ? 'One recipient matches' : `${asked.length} recipients match`} several clients. Which client is meant for each? Nothing is sent until the batch is confirmed.`,
+    asked.map((n) => ({ key: keyOf(n), title: `Recipient ${n + 1}: ${quoted(given[n], 60)}`, options: found[n]!.candidates.map((c) => ({ value: c.id!, title: candidateTitle(c) })) })),
+  );
+  if (picks === 'unsupported') return none;
+  if (picks === 'declined') throw new UserInputError('Nothing was sent: the person declined to say which clients were meant.');
+  for (const n of asked) {
+    const id = picks[keyOf(n)];
+    const client = id ? found[n]!.candidates.find((c) => c.id === id) : undefined;
+    if (client) found[n] = { client, candidates: [client] };
+    else none.add(n);
+  }
+  return none;
 }
 
 const COUNTED: [Outcome, string][] = [
@@ -188,7 +218,7 @@ export const createRequestBatch = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
     assertSendingAllowed(ctx);
-    const draft = draftFromInput(input, ctx);
+    const draft = draftFromInput(await withTemplateMeant(ctx, input), ctx);
     const [listed, requests] = await Promise.all([ctx.api.fetchClients({ signal: ctx.signal }), ctx.api.listRequests({ signal: ctx.signal })]);
     const clients = listed.records;
     const allowDuplicate = input.allowDuplicate ?? false;

@@ -19,6 +19,7 @@ import {
   confirmationOut,
   describeDraft,
   draftFromInput,
+  withTemplateMeant,
   duplicateOf,
   notActive,
   notActiveUnattended,
@@ -85,7 +86,7 @@ export const createRequest = defineTool({
   async handler(input, ctx) {
     assertSendingAllowed(ctx);
     const { actor } = ctx.sending;
-    const draft = draftFromInput(input, ctx);
+    const draft = draftFromInput(await withTemplateMeant(ctx, input), ctx);
     await ctx.progress(0, 3, 'Resolving the client');
     // The duplicate guard's GET runs while the client is resolved (both are reads).
     const requests = ctx.api.listRequests({ signal: ctx.signal, deadline: ctx.deadline });

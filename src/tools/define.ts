@@ -8,6 +8,15 @@ import type { TokenCheck } from '../send/token.js';
 
 export type Confirmation = 'accepted' | 'declined' | 'unsupported';
 
+/** One "which one?" question: its key in the answer, its title, and the options (value and the words shown). */
+export interface Choice {
+  key: string;
+  title: string;
+  options: { value: string; title: string }[];
+}
+/** The person's picks by question key; null: "none of these". */
+export type Picks = Record<string, string | null>;
+
 /** Confirmation tokens for this call's firm (the key is bound in; tools never see it). */
 interface TokenIssuer {
   issue(binding: unknown): { token: string; expiresAt: number };
@@ -43,6 +52,12 @@ export interface ToolContext {
   today: string;
   /** Asks the person through MCP elicitation; 'unsupported' when the host cannot ask. */
   confirm(message: string): Promise<Confirmation>;
+  /**
+   * "Which one?": asks the person, in the host's form, to pick one option per question (elicitation, or
+   * input_required on 2026-07-28): the value picked for each (null: "none of these"), 'declined', or
+   * 'unsupported' when the host cannot ask (the caller then answers with the list, as it would).
+   */
+  choose(message: string, questions: readonly Choice[]): Promise<Picks | 'declined' | 'unsupported'>;
   /** Whether the host can ask the person (MCP elicitation, or input_required on 2026-07-28). */
   canAsk: boolean;
   /** Whether the host renders MCP Apps pages (its capabilities declare the ui extension): the person sends from the preview page. */

@@ -2,7 +2,7 @@ import type { Client } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import type { ToolContext } from './define.js';
 import { clientLine } from './list-clients.js';
-import { fold, quoted } from '../text/render.js';
+import { fold, oneLine, quoted } from '../text/render.js';
 
 /**
  * Which client a caller means: by id, then e-mail, then exact display name (case-insensitive);
@@ -86,8 +86,40 @@ export async function findClient(ctx: ToolContext, query: string): Promise<Clien
     ({ client, candidates } = resolveClient(listed.records, query));
   }
   if (client) return client;
-  if (candidates.length > 1) throw new UserInputError(ambiguity(query, candidates));
+  if (candidates.length > 1) return (await pickClient(ctx, query, candidates)) ?? throwError(ambiguity(query, candidates));
   throw new UserInputError(notFound(listed.records, query) + onLaterPage(listed.paging));
+}
+
+const throwError = (message: string): never => {
+  throw new UserInputError(message);
+};
+
+/** Up to this many candidates are offered in the host's form; more are listed as before. */
+const MOST_OFFERED = 20;
+
+/** A candidate as the form shows it: name, e-mail and id, each through the renderer. */
+export const candidateTitle = (c: Client): string => `${oneLine(c.displayName, 48)} <${oneLine(c.email, 60)}> (id ${oneLine(c.id, 40)})`;
+
+/** Whether the person can tell `candidates` apart by a pick: each has its own id, and not too many to list. */
+export function pickable(candidates: Client[]): boolean {
+  const ids = new Set(candidates.map((c) => c.id));
+  return candidates.length <= MOST_OFFERED && ids.size === candidates.length && !ids.has(null);
+}
+
+/**
+ * "Which one?" inside the call: a name several clients share is asked of the person in the host's form
+ * (each candidate by name, e-mail and id; "none of these" sends nothing). undefined when the host cannot
+ * ask or no pick can tell them apart: the caller answers with the list, as before.
+ */
+async function pickClient(ctx: ToolContext, query: string, candidates: Client[]): Promise<Client | undefined> {
+  if (!pickable(candidates)) return undefined;
+  const picks = await ctx.choose(`${quoted(query, 60)} matches ${candidates.length} clients. Which one should get this request? Nothing is sent until the request is confirmed.`, [
+    { key: 'client', title: 'Client', options: candidates.map((c) => ({ value: c.id!, title: candidateTitle(c) })) },
+  ]);
+  if (picks === 'unsupported') return undefined;
+  const id = picks === 'declined' ? null : picks.client;
+  if (!id) throw new UserInputError(`Nothing was sent: the person chose none of the ${candidates.length} clients ${quoted(query, 60)} matches.`);
+  return candidates.find((c) => c.id === id)!;
 }
 
 /** A list that signals more pages may hold the client on a page this server is not given: said, never "not found" alone. */

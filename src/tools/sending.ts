@@ -5,6 +5,8 @@ import { UserInputError } from '../errors.js';
 import { checkEmailText, titleKey } from '../text/invisible.js';
 import { dayText, fold, oneLine, quoted } from '../text/render.js';
 import { expandTemplate } from '../templates/expand.js';
+import { UnknownTemplateError } from '../templates/catalogue.js';
+import type { Template } from '../templates/builtin.js';
 import { CORRECTNESS_MODES, itemIn, MAX_ITEM_NAME, MAX_ITEMS, MAX_TITLE, type CorrectnessMode } from '../domain/checklist.js';
 import type { ToolContext } from './define.js';
 import { day } from './list-text.js';
@@ -137,6 +139,58 @@ export function draftFromInput(input: DraftInput & { title?: string | undefined;
   }
   if (title === undefined) throw new UserInputError('Nothing was sent: give a title (or a template, whose title is the default).');
   return draftRequest({ title, items: items ?? [], dueDate, correctnessMode }, ctx.today);
+}
+
+/** Letter pairs of a folded name, for how alike two names look. */
+function pairs(text: string): Set<string> {
+  const set = new Set<string>();
+  for (let i = 0; i < text.length - 1; i++) set.add(text.slice(i, i + 2));
+  return set;
+}
+
+/** The templates whose name looks like `name` (one contains the other, or half their letter pairs shared), closest first. */
+function closeTemplates(templates: readonly Template[], name: string): Template[] {
+  const wanted = fold(name.trim()).replace(/[\s_]+/g, '-');
+  const mine = pairs(wanted);
+  const score = (t: Template) => {
+    if (t.name.includes(wanted) || wanted.includes(t.name)) return 1;
+    const theirs = pairs(t.name);
+    let shared = 0;
+    for (const p of mine) if (theirs.has(p)) shared++;
+    return (2 * shared) / (mine.size + theirs.size || 1);
+  };
+  return templates
+    .map((t) => ({ t, s: score(t) }))
+    .filter((x) => x.s >= 0.5)
+    .sort((a, b) => b.s - a.s)
+    .slice(0, 5)
+    .map((x) => x.t);
+}
+
+/**
+ * The call's input with the template it means: a name that matches none but is close to some is asked of
+ * the person in the host's form (each close one by name and title; "none of these" sends nothing);
+ * without a form, draftFromInput's refusal names every template, as before.
+ */
+export async function withTemplateMeant<I extends { template?: string | undefined }>(ctx: ToolContext, input: I): Promise<I> {
+  if (input.template === undefined) return input;
+  return { ...input, template: (await templateMeant(ctx, input.template)).name };
+}
+
+async function templateMeant(ctx: ToolContext, name: string): Promise<Template> {
+  try {
+    return ctx.templates.find(name, { so: 'nothing was sent' });
+  } catch (error) {
+    const close = error instanceof UnknownTemplateError ? closeTemplates(ctx.templates.current().templates, name) : [];
+    if (close.length === 0) throw error;
+    const picks = await ctx.choose(`No template is named ${quoted(name, 60)}. Which one was meant? Nothing is sent until the request is confirmed.`, [
+      { key: 'template', title: 'Template', options: close.map((t) => ({ value: t.name, title: `${t.name}: ${oneLine(t.title, 80)}` })) },
+    ]);
+    if (picks === 'unsupported') throw error;
+    const picked = picks === 'declined' ? null : picks.template;
+    if (!picked) throw new UserInputError(`Nothing was sent: the person chose none of the templates close to ${quoted(name, 60)}.`);
+    return ctx.templates.find(picked, { so: 'nothing was sent' });
+  }
 }
 
 /** Why a confirmationToken given was not taken: it expired, or it belongs to another request (`boundTo` names what it binds). */

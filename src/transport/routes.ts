@@ -213,18 +213,22 @@ async function serveMcp(svc: Service, req: IncomingMessage, res: ServerResponse,
   if (!(await admitToolCalls(svc, res, caller, message.toolCalls))) return;
   const session = await sessionOf(svc, req, res, owner, message.body);
   if (!session) return;
-  await answerMcp(svc, req, res, scope.entry, caller, message.body, session.capabilities);
+  await answerMcp(svc, req, res, scope.entry, caller, message.body, session);
 }
 
 const SESSION_ENDED = "Session not found: this connection's session has ended (closed, or unused for 24 hours) or belongs to another key or person. Reconnect (initialize again); nothing was called or sent.";
 
+/** Why a request of a session whose host cannot be known sends nothing (reads are still answered). */
+const HOST_UNKNOWN = "the send store, which keeps what this connection's host can show, cannot be reached; try again shortly";
+
 /**
  * A 2025 connection's session (./client-sessions.ts): a request naming one gets the capabilities its
- * initialize declared (an ended one is told to reconnect: 404); an initialize opens one. A store that
- * cannot be read answers 503 rather than guess the host (a host that shows pages must never be handed
- * a token meant for the model). undefined once answered.
+ * initialize declared (an ended one is told to reconnect: 404); an initialize opens one. While the store
+ * cannot be read, the host is never guessed (a host that shows pages must never be handed a token meant
+ * for the model): a session's request is answered with sending disabled, and an initialize with 503.
+ * undefined once answered.
  */
-async function sessionOf(svc: Service, req: IncomingMessage, res: ServerResponse, owner: string, body: unknown): Promise<{ capabilities?: ClientCapabilities } | undefined> {
+async function sessionOf(svc: Service, req: IncomingMessage, res: ServerResponse, owner: string, body: unknown): Promise<{ capabilities?: ClientCapabilities; unknown?: string } | undefined> {
   const sessionId = req.headers['mcp-session-id'];
   const message = body as { method?: unknown; params?: { capabilities?: ClientCapabilities } } | null;
   try {
@@ -238,6 +242,8 @@ async function sessionOf(svc: Service, req: IncomingMessage, res: ServerResponse
     return {};
   } catch (error) {
     svc.write(`docreq-mcp error: sessions: ${(error as Error).message}\n`);
+    // Named as the store names itself (never its password), as every refusal during an outage is.
+    if (typeof sessionId === 'string') return { unknown: `${HOST_UNKNOWN}: ${(error as Error).message.replace(/^Nothing was sent: /, '')}` };
     return void jsonError(res, 503, 'The shared store that keeps sessions cannot be reached; try again.', { 'Retry-After': '5' }, -32000, requestId(body));
   }
 }
@@ -302,10 +308,16 @@ async function admitToolCalls(svc: Service, res: ServerResponse, { key, fingerpr
 }
 
 /** Answers with a server built for this request with its key, within the deadline; closed when the answer ends. */
-async function answerMcp(svc: Service, req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, { key, fingerprint, actor }: Caller, body: unknown, clientCapabilities?: ClientCapabilities): Promise<void> {
+async function answerMcp(svc: Service, req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, { key, fingerprint, actor }: Caller, body: unknown, session: { capabilities?: ClientCapabilities; unknown?: string }): Promise<void> {
   const { metrics, write, deadlineMs } = svc;
+  const clientCapabilities = session.capabilities;
   // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
-  const config: Config = { ...svc.config, api: { apiKey: key, baseUrl: svc.baseUrl }, readOnly: svc.config.readOnly || actor?.role === 'reader' };
+  const config: Config = {
+    ...svc.config,
+    api: { apiKey: key, baseUrl: svc.baseUrl },
+    readOnly: svc.config.readOnly || actor?.role === 'reader',
+    sendingDisabled: svc.config.sendingDisabled ?? session.unknown,
+  };
   const logger = createLogger(config.logLevel, [key, ...secretsOf(config)], write);
   // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
   const state = svc.store.scope(fingerprint).ensure('api', () => new ApiState());

@@ -272,7 +272,11 @@ describe('create_request_batch: one confirmation for the batch', () => {
     const questions: string[] = [];
     // "Which one?" for the name two clients share comes first; the person picks none of them.
     const mcp = await server({
-      elicit: (message, form) => (questions.push(message), form?.requestedSchema?.properties?.recipient4 ? { action: 'accept', content: { recipient4: ':none' } } : { action: 'accept', content: { confirm: true } }),
+      elicit: (message, form) => {
+        questions.push(message);
+        const content: Record<string, string | boolean> = form?.requestedSchema?.properties?.recipient4 ? { recipient4: ':none' } : { confirm: true };
+        return { action: 'accept', content };
+      },
     });
     const clients = take(3);
     const result = await mcp.call('create_request_batch', { clients: [...clients.map((c) => c.id), 'Sam Taylor'], ...request() });

@@ -6,6 +6,12 @@
 /** Bad or ambiguous input from the caller: reported as an error result saying what to change; nothing was sent. */
 export class UserInputError extends Error {
   override name = 'UserInputError';
+  /** What only the page gets with this refusal (the result's _meta), e.g. the clients to choose among. */
+  readonly pageMeta: Record<string, unknown> | undefined;
+  constructor(message: string, pageMeta?: Record<string, unknown>) {
+    super(message);
+    this.pageMeta = pageMeta;
+  }
 }
 
 /** The server is not configured well enough to call the service: reported as an error result naming what to set. */

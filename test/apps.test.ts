@@ -308,6 +308,41 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     }
   });
 
+  it('"which one?" on the page: a name two clients share is asked there (name, e-mail, id); the pick is previewed and the person\'s Send sends to that one, once', async () => {
+    const host = await connect(sb, { today: TODAY, capabilities: UI });
+    try {
+      const sams = firm.clients.filter((c) => c.displayName === 'Sam Taylor');
+      const chosen = sams[1]!;
+      const args = { client: 'Sam Taylor', title: 'Apps: which Sam', items: [{ name: 'Photo ID' }] };
+      // The model's one call: refused with the list, as every host gets it; the page gets the choice.
+      const refused = await host.call('create_request', args);
+      expect(refused.isError).toBe(true);
+      for (const sam of sams) expect(refused.text).toContain(sam.id);
+      const before = POSTS().length;
+      const page = await open('ui://docreq/send-preview.html', host);
+      const frame = await mount(page, 'create_request', args, refused, 'light');
+      expect(await frame.locator('h1').textContent()).toBe('Which client?');
+      const rows = await frame.locator('[data-testid=candidates] li').allTextContents();
+      expect(rows).toHaveLength(2);
+      for (const sam of sams) expect(rows.some((r) => r.includes(sam.email) && r.includes(sam.id))).toBe(true);
+      expect(await axe(page)).toEqual([]);
+      await shoot(page, 'which-client');
+      await frame.locator(`[data-client="${chosen.id}"] [data-testid=choose]`).click();
+      await frame.locator('h1', { hasText: 'Send this document request?' }).waitFor();
+      expect(await frame.locator('[data-testid=client]').textContent()).toContain(chosen.email);
+      expect(POSTS().length).toBe(before);
+      await frame.locator('[data-testid=send]').click();
+      await frame.locator('h1', { hasText: 'Sent' }).waitFor();
+      const posts = POSTS().slice(before);
+      expect(posts).toHaveLength(1);
+      expect(posts[0]!.body).toContain(chosen.id);
+      expect(pageCallNames.slice(-2)).toEqual(['create_request', 'send_from_page']);
+      await page.close();
+    } finally {
+      await host.close();
+    }
+  });
+
   it('send preview: Cancel sends nothing', async () => {
     const args = { client: active[1]!.id, title: 'Apps: cancelled request', items: [{ name: 'Bank statements' }] };
     const preview = await mcp.call('create_request', args);

@@ -275,7 +275,9 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       const expected = explain(error, options.keyFrom);
       if (expected !== undefined) {
         logger.info(`${tool.name}: ${expected.split('\n')[0]}`);
-        return errorResult(expected);
+        // A refusal the page can help the person with (which client?) carries what the page needs in _meta.
+        const pageMeta = error instanceof UserInputError ? error.pageMeta : undefined;
+        return pageMeta ? { ...errorResult(expected), _meta: pageMeta } : errorResult(expected);
       }
       // Redacted before it is cut: a secret cut by the cap would otherwise survive as its prefix.
       const message = redact(error instanceof Error ? error.message : String(error));

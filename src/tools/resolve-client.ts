@@ -86,13 +86,20 @@ export async function findClient(ctx: ToolContext, query: string): Promise<Clien
     ({ client, candidates } = resolveClient(listed.records, query));
   }
   if (client) return client;
-  if (candidates.length > 1) return (await pickClient(ctx, query, candidates)) ?? throwError(ambiguity(query, candidates));
+  if (candidates.length > 1) {
+    const picked = await pickClient(ctx, query, candidates);
+    if (picked) return picked;
+    // On a host that shows pages, the page asks "which one?" (the candidates ride in the refusal's _meta).
+    throw new UserInputError(ambiguity(query, candidates), ctx.showsPages && pickable(candidates) ? choiceOnPage(query, candidates) : undefined);
+  }
   throw new UserInputError(notFound(listed.records, query) + onLaterPage(listed.paging));
 }
 
-const throwError = (message: string): never => {
-  throw new UserInputError(message);
-};
+/** Where the page finds the clients to choose among: each by name and e-mail (through the renderer) and id (exact). */
+export const PAGE_CHOICE_META = 'docreq-mcp/choose';
+function choiceOnPage(query: string, candidates: Client[]): Record<string, unknown> {
+  return { [PAGE_CHOICE_META]: { given: oneLine(query, 200), candidates: candidates.map((c) => ({ id: c.id, displayName: oneLine(c.displayName, 200), email: oneLine(c.email, 200) })) } };
+}
 
 /** Up to this many candidates are offered in the host's form; more are listed as before. */
 const MOST_OFFERED = 20;

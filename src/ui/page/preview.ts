@@ -199,9 +199,60 @@ function status(line: string, kind = ''): HTMLElement {
   return el('p', { role: 'status', class: `status ${kind}`, 'data-testid': 'status' }, line);
 }
 
+/** The clients a name matched, when the server asks the page "which one?" (the refusal's _meta). */
+interface ChoiceAsked { given: string; candidates: { id: string; displayName: string; email: string }[] }
+function choiceOf(result: ToolResultLike): ChoiceAsked | undefined {
+  const asked = result._meta?.['docreq-mcp/choose'] as Partial<ChoiceAsked> | undefined;
+  return asked && Array.isArray(asked.candidates) && asked.candidates.length > 1 ? (asked as ChoiceAsked) : undefined;
+}
+
+/**
+ * "Which one?" on the page: each client the name matched (name, e-mail, id) and "None of these". A pick
+ * asks the server for the preview to that client (nothing is sent until Send); none sends nothing.
+ */
+function renderChoice(asked: ChoiceAsked): void {
+  const live = el('div', { 'aria-live': 'polite' });
+  let chosen = false;
+  const pick = async (id: string | null, buttons: HTMLButtonElement[]) => {
+    if (chosen) return;
+    chosen = true;
+    for (const b of buttons) b.disabled = true;
+    if (id === null) return void live.replaceChildren(status('None of these: nothing was sent.'));
+    live.replaceChildren(status('Preparing the preview…'));
+    try {
+      const answer = (await app.callServerTool({ name: 'create_request', arguments: { ...input, client: id } })) as ToolResultLike;
+      render(answer);
+      if (app.hostCapabilities?.updateModelContext) {
+        await app.updateModelContext({ content: [{ type: 'text', text: `The person chose client id ${id} on the page; its preview is shown there, and nothing is sent unless they press Send.` }] }).catch(() => undefined);
+      }
+    } catch {
+      live.replaceChildren(status('The host did not return the preview. Nothing was sent.', 'bad'));
+    }
+  };
+  const buttons: HTMLButtonElement[] = [];
+  const rows = asked.candidates.map((c) => {
+    const button = el('button', { type: 'button', 'data-testid': 'choose' }, 'Choose');
+    buttons.push(button);
+    button.addEventListener('click', () => void pick(c.id, buttons));
+    return el('li', { 'data-client': c.id }, who(c.displayName, c.email, c.id), ' ', button);
+  });
+  const none = el('button', { type: 'button', 'data-testid': 'choose-none' }, 'None of these');
+  buttons.push(none);
+  none.addEventListener('click', () => void pick(null, buttons));
+  show(
+    el('h1', {}, 'Which client?'),
+    el('p', {}, text(asked.given, '', { 'data-part': 'given' }), ` matches ${grouped(asked.candidates.length)} clients. Choose the one who should get this request; nothing is sent until you press Send on its preview.`),
+    el('ul', { class: 'choices', 'data-testid': 'candidates' }, ...rows),
+    el('div', { class: 'actions' }, none),
+    live,
+  );
+}
+
 function render(raw: ToolResultLike, afterSend = false): void {
   const result = readable(raw);
   const s = result.structuredContent;
+  const asked = !afterSend && result.isError ? choiceOf(raw) : undefined;
+  if (asked) return renderChoice(asked);
   if (!s || (!isBatch(s) && !isSingle(s))) {
     if (afterSend) show(...failureView('Not sent', 'The service refused the request: nothing was sent.', result));
     else show(...failureView('Nothing to send', result.isError ? 'This request could not be prepared, so nothing was sent. The assistant has been told why.' : 'No preview came with this result.', result));

@@ -1,7 +1,7 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { AROUND_TODAY, previewThenSend, sandbox, serversOn } from './helpers.js';
+import { AROUND_TODAY, confirmingPerson, previewThenSend, sandbox, serversOn } from './helpers.js';
 
 /**
  * What create_request_batch says, line by line (src/tools/create-request-batch.ts): the dry run and
@@ -107,7 +107,7 @@ describe('the dry run and the preview', () => {
   });
 
   it('a dry run for a host that can ask the person: a token, but none needed (the person is asked when it sends)', async () => {
-    const mcp = await server({ elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const mcp = await server({ elicit: confirmingPerson() });
     const r = await mcp.call('create_request_batch', { clients: [take().id, sharedName], title: title(), items: [{ name: 'W-2' }], dryRun: true });
     expect(r.structuredContent).toMatchObject({ dryRun: true, confirmation: { needed: false } });
     expect((r.structuredContent as { confirmation: { token: string } }).confirmation.token).toMatch(/^dr1\./);
@@ -155,7 +155,7 @@ describe('each reason a recipient is skipped', () => {
 describe('asking the person, progress, and a stop at the plan limit', () => {
   it('the question names who is sent to and who is not; progress counts each send; the report says how to send the rest once there is room', async () => {
     const questions: string[] = [];
-    const mcp = await server({ elicit: (q) => (questions.push(q), { action: 'accept', content: { confirm: true } }) });
+    const mcp = await server({ elicit: confirmingPerson(questions) });
     const [a, b, c] = [take(), take(), take()];
     sb.setActiveRequestRoom(SANDBOX_KEYS.demo, 1);
     const progress: Progress[] = [];
@@ -167,7 +167,7 @@ describe('asking the person, progress, and a stop at the plan limit', () => {
       `- ${label(b)}`,
       `- ${label(c)}`,
       'Not sent (1):',
-      `- "${sharedName}": ${AMBIGUOUS}`,
+      `- "${sharedName}": the person chose none of the 2 clients it matches`,
       `Title: "Batch words ${titles}"`,
     ]);
     const messages = progress.map((p) => p.message);
@@ -182,7 +182,7 @@ describe('asking the person, progress, and a stop at the plan limit', () => {
 
   it('one client: the question and the progress say "client", not "clients"; nothing sent and a failure is an error result', async () => {
     const questions: string[] = [];
-    const mcp = await server({ elicit: (q) => (questions.push(q), { action: 'accept', content: { confirm: true } }) });
+    const mcp = await server({ elicit: confirmingPerson(questions) });
     const a = take();
     sb.setActiveRequestRoom(SANDBOX_KEYS.demo, 0);
     const progress: Progress[] = [];

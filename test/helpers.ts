@@ -372,3 +372,19 @@ export async function startRedis(port?: number, db = 3): Promise<{ port: number;
   }
   return { port: p, child, url };
 }
+
+/**
+ * A person who confirms every send and, asked "which one?", picks none of the clients offered (so a
+ * name several clients share is skipped, as for a host without a form); the confirmation questions go
+ * into `asked`.
+ */
+export function confirmingPerson(asked: string[] = []): NonNullable<ConnectOptions['elicit']> {
+  return (message, form) => {
+    const fields = form?.requestedSchema?.properties ?? {};
+    if ('confirm' in fields || Object.keys(fields).length === 0) {
+      asked.push(message);
+      return { action: 'accept', content: { confirm: true } };
+    }
+    return { action: 'accept', content: Object.fromEntries(Object.keys(fields).map((k) => [k, ':none'])) };
+  };
+}

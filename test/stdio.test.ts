@@ -228,3 +228,47 @@ describe('shutdown during an in-flight send', () => {
     expect(sb.emails.length).toBe(emails + 1);
   });
 });
+
+describe("the built binary: the person's own Send", () => {
+  const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+  const open = async (capabilities: object, env: Record<string, string> = {}) => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], stderr: 'pipe', env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env } });
+    const client = new Client({ name: 'apps-host', version: '1' }, { capabilities: capabilities });
+    await client.connect(transport);
+    return client;
+  };
+  const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
+
+  it('a host that shows pages: no token for the model; the model sends nothing with what it saw; the page\'s Send sends once', async () => {
+    const client = await open(APPS);
+    const people = sb.demoFirm.clients.filter((c) => c.status === 'active');
+    const args = { client: people[2]!.id, title: 'Built: the person presses Send', items: [{ name: 'ID' }] };
+    const preview = (await client.callTool({ name: 'create_request', arguments: args })) as CallToolResult;
+    captured.push(JSON.stringify(preview));
+    const token = (preview._meta as Record<string, { token: string }>)['docreq-mcp/send']!.token;
+    expect(JSON.stringify(preview.content) + JSON.stringify(preview.structuredContent)).not.toContain(token);
+    expect((await client.listTools()).tools.find((t) => t.name === 'send_from_page')?._meta).toEqual({ ui: { visibility: ['app'] } });
+    const before = posts();
+    const model = (await client.callTool({ name: 'create_request', arguments: { ...args, confirmationToken: 'x'.repeat(40) } })) as CallToolResult;
+    expect((model.structuredContent as { sent: boolean }).sent).toBe(false);
+    expect(posts()).toBe(before);
+    const sent = (await client.callTool({ name: 'send_from_page', arguments: { tool: 'create_request', arguments: args, pageToken: token } })) as CallToolResult;
+    expect((sent.structuredContent as { outcome: string }).outcome).toBe('sent');
+    const again = (await client.callTool({ name: 'send_from_page', arguments: { tool: 'create_request', arguments: args, pageToken: token } })) as CallToolResult;
+    expect((again.structuredContent as { outcome: string }).outcome).toBe('already_sent');
+    expect(posts()).toBe(before + 1);
+    await client.close();
+  });
+
+  it('DOCREQ_CONFIRM_SEND=person on a host with neither pages nor a form: nothing sent, told why', async () => {
+    const client = await open({}, { DOCREQ_CONFIRM_SEND: 'person' });
+    const people = sb.demoFirm.clients.filter((c) => c.status === 'active');
+    const before = posts();
+    const refused = (await client.callTool({ name: 'create_request', arguments: { client: people[3]!.id, title: 'Built: nobody to press', items: [{ name: 'ID' }] } })) as CallToolResult;
+    captured.push(JSON.stringify(refused));
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain('only a person can send');
+    expect(posts()).toBe(before);
+    await client.close();
+  });
+});

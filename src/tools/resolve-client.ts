@@ -96,7 +96,7 @@ export async function findClient(ctx: ToolContext, query: string): Promise<Clien
 }
 
 /** Where the page finds the clients to choose among: each by name and e-mail (through the renderer) and id (exact). */
-export const PAGE_CHOICE_META = 'docreq-mcp/choose';
+const PAGE_CHOICE_META = 'docreq-mcp/choose';
 function choiceOnPage(query: string, candidates: Client[]): Record<string, unknown> {
   return { [PAGE_CHOICE_META]: { given: oneLine(query, 200), candidates: candidates.map((c) => ({ id: c.id, displayName: oneLine(c.displayName, 200), email: oneLine(c.email, 200) })) } };
 }

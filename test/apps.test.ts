@@ -274,11 +274,14 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await page.close();
   });
 
-  it("a host that declares Apps: the model's result holds no token; only the person's press sends, once, despite a double click, a reload and a model racing with what it saw", async () => {
-    const host = await connect(sb, { today: TODAY, capabilities: UI });
+  it.each([
+    ['2025-11-25', 5],
+    ['2026-07-28', 6],
+  ] as const)("a host that declares Apps (%s, the 2026 client through team mode's HTTP entry): the model's result holds no token; only the person's press sends, once, despite a double click, a reload and a model racing with what it saw", async (era, n) => {
+    const host = await connect(sb, { today: TODAY, capabilities: UI, era });
     try {
-      const client = active[5]!;
-      const args = { client: client.id, title: 'Apps: the person presses Send', items: [{ name: 'Bank statements' }] };
+      const client = active[n]!;
+      const args = { client: client.id, title: `Apps: the person presses Send (${era})`, items: [{ name: 'Bank statements' }] };
       const preview = await host.call('create_request', args);
       const pageToken = (preview._meta as Record<string, { token: string }>)['docreq-mcp/send']!.token;
       expect(JSON.stringify(preview.content) + JSON.stringify(preview.structuredContent)).not.toContain(pageToken);

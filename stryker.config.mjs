@@ -35,10 +35,9 @@ export default {
     // Every log line redacted before it leaves (stderr, MCP logging) and team mode's access log.
     'src/log.ts',
     'src/transport/access-log.ts',
-    // The person's own Send: the page's Send (the page's token only), "which one?" never a guess, and what a
-    // 2025 connection's session keeps for every replica (its owner only).
+    // The person's own Send: the page's Send (the page's token only), and what a 2025 connection's session
+    // keeps for every replica (its owner only).
     'src/tools/send-from-page.ts',
-    'src/tools/resolve-client.ts',
     'src/transport/client-sessions.ts',
   ],
   testRunner: 'vitest',

@@ -346,6 +346,35 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     }
   });
 
+  it('"which one?" for a batch on the page: a recipient several clients share is chosen in its row; the batch is previewed again and the person\'s Send sends each once', async () => {
+    const host = await connect(sb, { today: TODAY, capabilities: UI });
+    try {
+      const sams = firm.clients.filter((c) => c.displayName === 'Sam Taylor');
+      const chosen = sams[0]!;
+      const args = { clients: ['Sam Taylor', active[9]!.id], title: 'Apps: which Sam, batch', items: [{ name: 'Photo ID' }] };
+      const preview = await host.call('create_request_batch', args);
+      const before = POSTS().length;
+      const page = await open('ui://docreq/send-preview.html', host);
+      const frame = await mount(page, 'create_request_batch', args, preview, 'light');
+      const outcomes = () => frame.locator('[data-testid=recipients] tbody tr').evaluateAll((rows: El[]) => rows.map((r) => r.getAttribute('data-outcome')));
+      expect(await outcomes()).toEqual(['skipped', 'will_send']);
+      expect(await frame.locator('[data-testid=choose]').count()).toBe(2);
+      expect(await axe(page)).toEqual([]);
+      await frame.locator(`[data-testid=choose][data-client="${chosen.id}"]`).click();
+      await expect.poll(outcomes).toEqual(['will_send', 'will_send']);
+      expect(POSTS().length).toBe(before);
+      await frame.locator('[data-testid=send]').click();
+      await frame.locator('h1', { hasText: 'Sent to 2 clients' }).waitFor();
+      const posts = POSTS().slice(before);
+      expect(posts).toHaveLength(2);
+      expect(posts.map((p) => JSON.parse(p.body!).clientId as string).sort()).toEqual([chosen.id, active[9]!.id].sort());
+      expect(pageCallNames.slice(-2)).toEqual(['create_request_batch', 'send_from_page']);
+      await page.close();
+    } finally {
+      await host.close();
+    }
+  });
+
   it('send preview: Cancel sends nothing', async () => {
     const args = { client: active[1]!.id, title: 'Apps: cancelled request', items: [{ name: 'Bank statements' }] };
     const preview = await mcp.call('create_request', args);

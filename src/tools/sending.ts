@@ -149,7 +149,7 @@ function pairs(text: string): Set<string> {
 }
 
 /** The templates whose name looks like `name` (one contains the other, or half their letter pairs shared), closest first. */
-function closeTemplates(templates: readonly Template[], name: string): Template[] {
+export function closeTemplates(templates: readonly Template[], name: string): Template[] {
   const wanted = fold(name.trim()).replace(/[\s_]+/g, '-');
   const mine = pairs(wanted);
   const score = (t: Template) => {

@@ -118,21 +118,32 @@ const SUGGESTION = /"((?:[^"\\]|\\.)*)" <([^>]*)> \(id ([^)]*)\)/g;
  * A reason, short: its first clause (up to the first colon, semicolon or bracket), and the rest
  * behind a disclosure; clients it suggests are listed there by name, e-mail and id.
  */
-function reasonCell(reason: string | null, request: RequestRec | null): Child {
+function reasonCell(reason: string | null, request: RequestRec | null, choose?: (id: string) => void): Child {
   if (request?.id) return el('span', {}, 'request ', idText(request.id));
   if (!reason) return null;
   const short = /^[^:;(]*/.exec(reason)![0].trim() || reason;
-  const suggested = [...reason.matchAll(SUGGESTION)].map((m) => who(JSON.parse(`"${m[1]}"`) as string, m[2], m[3]));
+  // A name several clients share ("ambiguous"): on a preview, each of them can be chosen here ("which one?").
+  const pickable = choose && short === 'ambiguous';
+  const suggested = [...reason.matchAll(SUGGESTION)].map((m) => {
+    const shown = who(JSON.parse(`"${m[1]}"`) as string, m[2], m[3]);
+    if (!pickable) return shown;
+    const button = el('button', { type: 'button', 'data-testid': 'choose', 'data-client': m[3] }, 'Choose');
+    button.addEventListener('click', () => choose(m[3]!));
+    return el('span', {}, shown, ' ', button);
+  });
   if (short === reason && !suggested.length) return text(reason, '', { 'data-part': 'reason' });
   return el(
     'span',
     {},
     text(short, '', { 'data-part': 'reason' }),
-    el('details', { class: 'why' }, el('summary', {}, suggested.length ? `${grouped(suggested.length)} similar client${suggested.length === 1 ? '' : 's'}` : 'Why'), suggested.length ? el('ul', {}, ...suggested.map((s) => el('li', {}, s))) : el('p', {}, text(reason))),
+    el('details', { class: 'why', ...(pickable ? { open: true } : {}) }, el('summary', {}, suggested.length ? `${grouped(suggested.length)} ${pickable ? 'clients to choose from' : `similar client${suggested.length === 1 ? '' : 's'}`}` : 'Why'), suggested.length ? el('ul', {}, ...suggested.map((s) => el('li', {}, s))) : el('p', {}, text(reason))),
   );
 }
 
-function recipientsTable(recipients: Recipient[], caption: string): Node {
+/** A choice among the clients a recipient's name matched: its index among the recipients and the id chosen. */
+type ChooseRecipient = (index: number, id: string) => void;
+
+function recipientsTable(recipients: Recipient[], caption: string, choose?: ChooseRecipient): Node {
   return el(
     'table',
     { 'data-testid': 'recipients', class: 'recipients' },
@@ -141,14 +152,14 @@ function recipientsTable(recipients: Recipient[], caption: string): Node {
     el(
       'tbody',
       {},
-      ...recipients.map((r) =>
+      ...recipients.map((r, n) =>
         el(
           'tr',
           { 'data-outcome': r.outcome },
           el('td', {}, text(r.client, '', { 'data-part': 'given' })),
           el('td', {}, r.clientId ? who(r.displayName, r.email, r.clientId) : el('span', { class: 'muted' }, 'no client found')),
           el('td', { class: `o-${r.outcome}` }, words(r.outcome)),
-          el('td', {}, reasonCell(r.reason, r.request)),
+          el('td', {}, reasonCell(r.reason, r.request, choose && ((id) => choose(n, id)))),
         ),
       ),
     ),
@@ -265,6 +276,21 @@ function render(raw: ToolResultLike, afterSend = false): void {
   renderPreview(s, token, Boolean(page));
 }
 
+/**
+ * "Which one?" for a batch's recipient on the page: the batch is previewed again with that recipient
+ * given by the id chosen (nothing is sent until Send, which then names the recipients so).
+ */
+function chooseRecipient(index: number, id: string): void {
+  if (pressed || !Array.isArray(input.clients)) return;
+  const clients = [...(input.clients as unknown[])];
+  clients[index] = id;
+  input = { ...input, clients };
+  void app
+    .callServerTool({ name: 'create_request_batch', arguments: input })
+    .then((answer) => render(answer as ToolResultLike))
+    .catch(() => show(el('h1', {}, 'Not prepared'), status('The host did not return the new preview. Nothing was sent.', 'bad')));
+}
+
 function renderPreview(s: Single | Batch, token: string | null, byPage: boolean): void {
   const batch = 'recipients' in s;
   const willSend = batch ? s.recipients.filter((r) => r.outcome === 'will_send').length : 1;
@@ -283,7 +309,7 @@ function renderPreview(s: Single | Batch, token: string | null, byPage: boolean)
     el('h1', {}, batch ? 'Send this request to several clients?' : 'Send this document request?'),
     el('p', { class: 'muted' }, 'Nothing has been sent yet. The service e-mails each client when you press Send.'),
     batch
-      ? recipientsTable(s.recipients, `Recipients: ${grouped(willSend)} will send, ${grouped(s.recipients.length - willSend)} will not`)
+      ? recipientsTable(s.recipients, `Recipients: ${grouped(willSend)} will send, ${grouped(s.recipients.length - willSend)} will not`, chooseRecipient)
       : el('section', { 'aria-labelledby': 'to-h' }, el('h2', { id: 'to-h' }, 'To'), el('p', { 'data-testid': 'client' }, who(s.client.displayName, s.client.email, s.client.id))),
     requestDetails(s.previewed),
     warningsBlock(s.warnings),

@@ -367,7 +367,7 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
       await frame.locator('h1', { hasText: 'Sent to 2 clients' }).waitFor();
       const posts = POSTS().slice(before);
       expect(posts).toHaveLength(2);
-      expect(posts.map((p) => JSON.parse(p.body!).clientId as string).sort()).toEqual([chosen.id, active[9]!.id].sort());
+      expect(posts.map((p) => (JSON.parse(p.body!) as { clientId: string }).clientId).sort()).toEqual([chosen.id, active[9]!.id].sort());
       expect(pageCallNames.slice(-2)).toEqual(['create_request_batch', 'send_from_page']);
       await page.close();
     } finally {

@@ -150,8 +150,8 @@ describe('"which one?": a batch and a template, asked in the form', () => {
         messages.push(message);
         forms.push(form as Form);
         const fields = (form as Form)?.requestedSchema?.properties ?? {};
-        if ('confirm' in fields) return { action: 'accept', content: { confirm: true } };
-        return { action: 'accept', content: { recipient1: first!.id, recipient3: second!.id } };
+        const content: Record<string, string | boolean> = 'confirm' in fields ? { confirm: true } : { recipient1: first!.id, recipient3: second!.id };
+        return { action: 'accept', content };
       },
     });
     const before = posts();

@@ -72,9 +72,13 @@ describe('the words', () => {
     expect(names('  Individual Tax_Return ')).toEqual(['individual-tax-return']);
     expect(names('payroll')[0]).toBe('payroll-quarter-end');
     expect(names('zzzz qqqq')).toEqual([]);
-    const loose = closeTemplates(BUILTIN_TEMPLATES, 'e');
-    expect(loose.length).toBeLessThanOrEqual(5);
+    // Every built-in name holds an "e" but one: the five closest, in the catalogue's order (all alike).
+    expect(names('e')).toEqual(['individual-tax-return', 'business-year-end', 'bookkeeping-onboarding', 'payroll-quarter-end', 'mortgage-application']);
     expect(names('business-year-edn')).toEqual(['business-year-end']);
+    expect(names('year end')).toEqual(['business-year-end']);
+    expect(names('mortgage aplication')).toEqual(['mortgage-application']);
+    expect(names('onboarding book')).toEqual(['bookkeeping-onboarding']);
+    expect(names('tax')).toEqual(['individual-tax-return']);
   });
 });
 
@@ -90,6 +94,8 @@ describe("the page's Send refuses what is not its own", () => {
     expect(bad.text).toMatch(/^Nothing was sent: the page's request does not match create_request's arguments \(items: /);
     const empty = await c.call('send_from_page', { tool: 'create_request', arguments: { title: 'T' }, pageToken: 'x'.repeat(30) });
     expect(empty.text).toMatch(/\(client: /);
+    const nested = await c.call('send_from_page', { tool: 'create_request', arguments: { client: active[0]!.id, title: 7, items: [{ name: 5 }] }, pageToken: 'x'.repeat(30) });
+    expect(nested.text).toMatch(/\(title: [^;]+; items\.0\.name: [^;]+\)\.$/);
     const extra = await c.call('send_from_page', { tool: 'create_request', arguments: { client: active[0]!.id, title: 'T', items: [{ name: 'A' }], stray: 1 }, pageToken: 'x'.repeat(30) });
     expect(extra.text).toMatch(/\(arguments: /);
     expect(posts()).toBe(before);
@@ -128,6 +134,14 @@ describe("the page's Send refuses what is not its own", () => {
     expect(structured<{ confirmation: { by: string; token: string } }>(tokenHost).confirmation.by).toBe('token');
     const plainSingle = await plain.call('create_request', { client: active[3]!.id, title: 'Guards: single on a page host', items: [{ name: 'A' }] });
     expect(plainSingle._meta).toBeUndefined();
+  });
+
+  it("a page host's preview (single and batch) starts with the plain PREVIEW line, nothing before or after it", async () => {
+    const c = await host({ capabilities: APPS });
+    const single = await c.call('create_request', { client: active[5]!.id, title: 'Guards: first line', items: [{ name: 'A' }] });
+    expect(single.text.split('\n')[0]).toBe('PREVIEW — nothing was sent.');
+    const batch = await c.call('create_request_batch', { clients: [active[5]!.id, active[6]!.id], title: 'Guards: first line batch', items: [{ name: 'A' }] });
+    expect(batch.text.split('\n')[0]).toBe('PREVIEW — nothing was sent. 2 will send, 0 skipped (of 2).');
   });
 
   it('person on a host with neither: a batch dry run says why it cannot be sent, with no token', async () => {
@@ -169,13 +183,22 @@ describe('"which one?": a batch and a template, asked in the form', () => {
     ]);
     expect(posts()).toBe(before + 3);
 
+    // A recipient no client matches, or one id: nothing to ask, so the form is the confirmation alone.
+    const asked: string[] = [];
+    const plainForm = await host({ elicit: (message) => (asked.push(message), { action: 'accept', content: { confirm: true } }) });
+    await plainForm.call('create_request_batch', { clients: ['nobody-at-all@example.invalid', active[8]!.id, active[9]!.email], title: 'Guards: nobody to choose', items: [{ name: 'A' }], dryRun: true });
+    await plainForm.call('create_request_batch', { clients: ['nobody-at-all@example.invalid', active[8]!.id, active[9]!.email], title: 'Guards: nobody to choose', items: [{ name: 'A' }] });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/^Send this document request to 2 clients\?/);
+
     const declined = await host({ elicit: () => ({ action: 'decline' }) });
     const no = await declined.call('create_request_batch', { clients: ['Sam Taylor', active[8]!.id], title: 'Guards: declined Sams', items: [{ name: 'A' }] });
     expect(no.text).toBe('Nothing was sent: the person declined to say which clients were meant.');
     const stray = await host({ elicit: () => ({ action: 'accept', content: { recipient1: 'not-a-candidate' } }) });
     const odd = await stray.call('create_request_batch', { clients: ['Sam Taylor', active[8]!.id], title: 'Guards: stray Sam', items: [{ name: 'A' }] });
     expect(odd.text).toMatch(/^Nothing was sent: asking the person which one they meant failed \(.*recipient1 is not one of the choices\)/);
-    expect(posts()).toBe(before + 3);
+    // Three for the Sams' batch, two for the batch with nobody to choose.
+    expect(posts()).toBe(before + 5);
   });
 
   it('a template name close to some: the form names each (name: title), the pick is used; "none of these" or declining sends nothing; a stranger name is refused as before', async () => {

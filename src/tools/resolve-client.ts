@@ -57,24 +57,32 @@ function bigrams(s: string): Set<string> {
   return set;
 }
 
-/** The clients whose name or e-mail looks most like `query` (Dice similarity over letter pairs). */
-export function closestClients(clients: Client[], query: string, count = 3): { shown: Client[]; tied: number } {
-  const q = fold(query.trim());
-  const qb = bigrams(q);
+/**
+ * The items whose texts look most like `query` (folded by the caller), closest first, each at least
+ * `floor` alike: 1 when a text holds the query (or a query of more than three letters holds the text),
+ * else the Dice similarity of their letter pairs. The one likeness rule for clients and templates.
+ */
+export function likeliest<T>(items: readonly T[], query: string, textsOf: (item: T) => string[], floor: number): { item: T; score: number }[] {
+  const qb = bigrams(query);
   const score = (text: string) => {
     if (!text) return 0;
-    if (text.includes(q) || (q.length > 3 && q.includes(text))) return 1;
+    if (text.includes(query) || (query.length > 3 && query.includes(text))) return 1;
     const tb = bigrams(text);
     let shared = 0;
     for (const b of qb) if (tb.has(b)) shared++;
     return (2 * shared) / (qb.size + tb.size || 1);
   };
-  const ranked = clients
-    .map((c) => ({ c, s: Math.max(score(fold(c.displayName)), score(fold(c.email))) }))
-    .filter((x) => x.s >= 0.35)
-    .sort((a, b) => b.s - a.s);
-  const best = ranked[0]?.s;
-  return { shown: ranked.slice(0, count).map((x) => x.c), tied: ranked.filter((x) => x.s === best).length };
+  return items
+    .map((item) => ({ item, score: Math.max(...textsOf(item).map(score)) }))
+    .filter((x) => x.score >= floor)
+    .sort((a, b) => b.score - a.score);
+}
+
+/** The clients whose name or e-mail looks most like `query` (./likeliest). */
+export function closestClients(clients: Client[], query: string, count = 3): { shown: Client[]; tied: number } {
+  const ranked = likeliest(clients, fold(query.trim()), (c) => [fold(c.displayName), fold(c.email)], 0.35);
+  const best = ranked[0]?.score;
+  return { shown: ranked.slice(0, count).map((x) => x.item), tied: ranked.filter((x) => x.score === best).length };
 }
 
 export async function findClient(ctx: ToolContext, query: string): Promise<Client> {

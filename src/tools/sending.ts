@@ -13,6 +13,7 @@ import { day } from './list-text.js';
 import type { LedgerEntry } from '../send/ledger.js';
 import { ledgerReason } from '../send/outcomes.js';
 import { isOpen } from '../requests/facts.js';
+import { likeliest } from './resolve-client.js';
 import { DEFAULT_PROFILE, type ServiceProfile } from '../domain/service-profile.js';
 
 /**
@@ -141,30 +142,11 @@ export function draftFromInput(input: DraftInput & { title?: string | undefined;
   return draftRequest({ title, items: items ?? [], dueDate, correctnessMode }, ctx.today);
 }
 
-/** Letter pairs of a folded name, for how alike two names look. */
-function pairs(text: string): Set<string> {
-  const set = new Set<string>();
-  for (let i = 0; i < text.length - 1; i++) set.add(text.slice(i, i + 2));
-  return set;
-}
-
-/** The templates whose name looks like `name` (one contains the other, or half their letter pairs shared), closest first. */
+/** The templates whose name looks like `name` (spaces or underscores read as dashes), closest first, at most five. */
 export function closeTemplates(templates: readonly Template[], name: string): Template[] {
-  const wanted = fold(name.trim()).replace(/[\s_]+/g, '-');
-  const mine = pairs(wanted);
-  const score = (t: Template) => {
-    if (t.name.includes(wanted) || wanted.includes(t.name)) return 1;
-    const theirs = pairs(t.name);
-    let shared = 0;
-    for (const p of mine) if (theirs.has(p)) shared++;
-    return (2 * shared) / (mine.size + theirs.size || 1);
-  };
-  return templates
-    .map((t) => ({ t, s: score(t) }))
-    .filter((x) => x.s >= 0.5)
-    .sort((a, b) => b.s - a.s)
+  return likeliest(templates, fold(name.trim()).replace(/[\s_]+/g, '-'), (t) => [t.name], 0.5)
     .slice(0, 5)
-    .map((x) => x.t);
+    .map((x) => x.item);
 }
 
 /**

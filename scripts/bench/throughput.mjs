@@ -13,7 +13,7 @@
 //   npm run build && node scripts/bench/throughput.mjs
 //   THROUGHPUT_BEFORE=/path/to/a/built/copy node scripts/bench/throughput.mjs   # adds that build's rows (and checks its answers match)
 //   THROUGHPUT_CALLS=6000 THROUGHPUT_ROUNDS=4 THROUGHPUT_CONNECTIONS=20 THROUGHPUT_SEED=31 node scripts/bench/throughput.mjs
-//   THROUGHPUT_ONLY=varied node scripts/bench/throughput.mjs                   # one workload: templates, repeated or varied
+//   THROUGHPUT_ONLY=varied node scripts/bench/throughput.mjs                   # one workload: templates, templates-meta, repeated or varied
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { freePort, sandboxKey } from '../processes.mjs';
@@ -153,7 +153,10 @@ async function startReference() {
   return { ...(await ready(`http://127.0.0.1:${port}`, child, 'the reference server')), reference: true };
 }
 
-const body = (name, args) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+// With `meta`, the call carries `_meta` with a progress token, as SDK clients send a call that asks for
+// progress: such a call cannot take team mode's plain-call path (src/transport/plain-call.ts) and is
+// answered by the SDK's HTTP entry (an SSE stream), as every 2026-07-28 call is.
+const body = (name, args, meta = false) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: { progressToken: 1 } } : {}) } });
 const headers = (key) => ({
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
@@ -162,8 +165,8 @@ const headers = (key) => ({
 });
 
 /** What one call answers (the JSON-RPC result, SSE framing taken off), checked to be a result and not a tool error. */
-async function answer(svc, key, name, args) {
-  const text = await (await fetch(`${svc.url}/mcp`, { method: 'POST', headers: headers(key), body: body(name, args) })).text();
+async function answer(svc, key, name, args, meta = false) {
+  const text = await (await fetch(`${svc.url}/mcp`, { method: 'POST', headers: headers(key), body: body(name, args, meta) })).text();
   const json = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: '))?.slice(6) ?? text;
   if (!json.includes('"result"') || json.includes('"isError":true')) throw new Error(`${name} ${JSON.stringify(args)} did not answer: ${json.slice(0, 300)}`);
   return json;
@@ -187,10 +190,10 @@ function burst(svc, key, next, amount) {
         url: `${svc.url}/mcp`,
         method: 'POST',
         headers: headers(key),
-        body: body(name0, args0),
+        body: body(name0, args0, next.meta),
         connections: CONNECTIONS,
         amount,
-        ...(next.varies ? { requests: [{ setupRequest: (req) => ({ ...req, body: body(...next()) }) }] } : {}),
+        ...(next.varies ? { requests: [{ setupRequest: (req) => ({ ...req, body: body(...next(), next.meta) }) }] } : {}),
       },
       (error, result) => {
         if (error) return reject(error);
@@ -207,11 +210,12 @@ function burst(svc, key, next, amount) {
 
 /** A call source: the reference always calls its trivial tool; a repeated workload one call; a varied one its questions in turn, from the start for every server. */
 function source(svc, workload, varied) {
-  if (svc.reference) return Object.assign(() => ['ping', {}], { peek: () => ['ping', {}], varies: false });
-  if (!workload.varied) return Object.assign(() => [workload.tool, workload.args], { peek: () => [workload.tool, workload.args], varies: false });
+  const meta = Boolean(workload.meta);
+  if (svc.reference) return Object.assign(() => ['ping', {}], { peek: () => ['ping', {}], varies: false, meta });
+  if (!workload.varied) return Object.assign(() => [workload.tool, workload.args], { peek: () => [workload.tool, workload.args], varies: false, meta });
   let i = 0;
   const next = () => ['list_requests', varied[i++ % varied.length]];
-  return Object.assign(next, { peek: () => ['list_requests', varied[i % varied.length]], varies: true });
+  return Object.assign(next, { peek: () => ['list_requests', varied[i % varied.length]], varies: true, meta });
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -219,6 +223,8 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((
 /** The workloads, each with its target against the reference (issue 31). */
 export const WORKLOADS = [
   { id: 'templates', label: 'list_templates, repeated', tool: 'list_templates', args: {}, target: 0.8 },
+  // The same call as SDK clients send it when they ask for progress (`_meta`): the SDK's HTTP entry, not the plain-call path.
+  { id: 'templates-meta', label: 'list_templates, repeated, with _meta (a progress token)', tool: 'list_templates', args: {}, meta: true, target: undefined },
   { id: 'repeated', label: 'list_requests @ 10,000, repeated', tool: 'list_requests', args: {}, target: undefined },
   { id: 'varied', label: 'list_requests @ 10,000, varied (a different question each call)', tool: 'list_requests', varied: true, target: 0.6 },
 ];
@@ -241,7 +247,7 @@ export async function run() {
     const sample = workload.varied ? varied.slice(0, CHECKED) : [workload.args];
     for (const args of sample) {
       const answers = {};
-      for (const [which, svc] of Object.entries(servers)) if (!svc.reference) answers[which] = await answer(svc, sb.key, workload.tool, args);
+      for (const [which, svc] of Object.entries(servers)) if (!svc.reference) answers[which] = await answer(svc, sb.key, workload.tool, args, workload.meta);
       if (answers.before !== undefined && answers.before !== answers.after) throw new Error(`before and after answer ${workload.tool} ${JSON.stringify(args)} differently`);
       checked++;
     }

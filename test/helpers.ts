@@ -388,3 +388,22 @@ export function confirmingPerson(asked: string[] = []): NonNullable<ConnectOptio
     return { action: 'accept', content: Object.fromEntries(Object.keys(fields).map((k) => [k, ':none'])) };
   };
 }
+
+/** The capabilities of a host that shows MCP Apps pages (the ui extension with the pages' MIME type). */
+export const APPS_HOST = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+/** The preview page's own token, in a result's _meta (never in what the model reads). */
+export const pageTokenOf = (result: { _meta?: Record<string, unknown> }): string | undefined => (result._meta?.['docreq-mcp/send'] as { token?: string } | undefined)?.token;
+
+/** connect() to `sb` judged on TODAY, as a test file opens several hosts: each closed once the file is done. */
+export function hostsOn(sb: Sandbox): (options?: ConnectOptions) => Promise<Connected> {
+  const opened: Connected[] = [];
+  afterAll(async () => {
+    for (const c of opened) await c.close();
+  });
+  return async (options = {}) => {
+    const c = await connect(sb, { today: TODAY, ...options });
+    opened.push(c);
+    return c;
+  };
+}

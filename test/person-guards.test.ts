@@ -1,10 +1,9 @@
-import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
 import { cannotConfirm, closeTemplates, pageNext, sendWay } from '../src/tools/sending.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { ClientSessions } from '../src/transport/client-sessions.js';
-import { connect, sandboxAndClient, structured, TODAY, type Connected } from './helpers.js';
+import { sandboxAndClient, structured, APPS_HOST as APPS, hostsOn, pageTokenOf as pageToken } from './helpers.js';
 
 /**
  * The guards of the person's own Send, each on its own: who confirms (sendWay) for every setting and
@@ -12,21 +11,11 @@ import { connect, sandboxAndClient, structured, TODAY, type Connected } from './
  * one?" for a batch and a template, and a session's renewal. test/person-send.test.ts shows the whole.
  */
 
-const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } };
 const { sb, firm } = await sandboxAndClient();
 const active = firm.clients.filter((c) => c.status === 'active' && c.email);
 const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
-const opened: Connected[] = [];
-afterAll(async () => {
-  for (const c of opened) await c.close();
-});
-async function host(options: Parameters<typeof connect>[1] = {}): Promise<Connected> {
-  const c = await connect(sb, { today: TODAY, ...options });
-  opened.push(c);
-  return c;
-}
+const host = hostsOn(sb);
 type Form = { requestedSchema?: { properties?: Record<string, { title?: string; oneOf?: { const: string; title: string }[] }> } };
-const pageToken = (result: { _meta?: Record<string, unknown> }) => (result._meta?.['docreq-mcp/send'] as { token?: string } | undefined)?.token;
 
 describe('sendWay: who confirms, for every setting and host', () => {
   const way = (confirmSend: 'auto' | 'person' | 'always' | 'never', canAsk: boolean, showsPages: boolean, viaPage = false) =>

@@ -1,7 +1,6 @@
-import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import { isToolVisibilityAppOnly } from '@modelcontextprotocol/ext-apps/app-bridge';
-import { afterAll, describe, expect, it } from 'vitest';
-import { connect, ERA, sandboxAndClient, structured, TODAY, type Connected } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ERA, sandboxAndClient, structured, APPS_HOST as APPS, hostsOn, pageTokenOf as pageToken } from './helpers.js';
 
 /**
  * The person's own Send. On a host that renders MCP Apps (its capabilities declare the ui extension),
@@ -11,23 +10,13 @@ import { connect, ERA, sandboxAndClient, structured, TODAY, type Connected } fro
  * page nor a form. Both eras (DOCREQ_TEST_ERA): a 2026 request brings its capabilities itself.
  */
 
-const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } };
 const { sb, firm } = await sandboxAndClient();
 const active = firm.clients.filter((c) => c.status === 'active' && c.email);
 const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
-const open: Connected[] = [];
-afterAll(async () => {
-  for (const c of open) await c.close();
-});
-async function host(options: Parameters<typeof connect>[1] = {}): Promise<Connected> {
-  const c = await connect(sb, { today: TODAY, ...options });
-  open.push(c);
-  return c;
-}
+const host = hostsOn(sb);
 const apps = () => host({ capabilities: APPS });
 const args = (n: number, title: string) => ({ client: active[n]!.id, title, items: [{ name: 'Bank statements' }], dueDate: '2026-05-01' });
 type Preview = { confirmation: { needed: boolean; by: string; token: string | null; expiresAt: string | null }; outcome: string; sent: boolean };
-const pageToken = (result: { _meta?: Record<string, unknown> }) => (result._meta?.['docreq-mcp/send'] as { token?: string } | undefined)?.token;
 
 describe(`a host that renders MCP Apps (${ERA})`, () => {
   it('lists send_from_page for the page alone (visibility ["app"]), beside the send tools', async () => {

@@ -68,12 +68,12 @@ function kept<K extends Lazy>(all: readonly RequestRecord[], field: K, build: (f
 
 /** The list's statuses (a status filter then looks at each distinct status once). */
 export function statusTable(all: readonly RequestRecord[]): StatusTable {
-  return kept(all, 'statuses', () => make.statusTable(all));
+  return kept(all, 'statuses', () => make.computeStatusTable(all));
 }
 
 /** The list's titles, each distinct title folded once (a title search then folds nothing). */
 export function titleTable(all: readonly RequestRecord[]): TitleTable {
-  return kept(all, 'titles', () => make.titleTable(all));
+  return kept(all, 'titles', () => make.computeTitleTable(all));
 }
 
 /** The list's client names (a name is keyed once, not once per record and call). */

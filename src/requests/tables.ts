@@ -132,7 +132,7 @@ function distinct(all: readonly RequestRecord[], field: 'status' | 'title' | 'cl
 }
 
 /** The list's statuses: a status filter then looks at each distinct status once. */
-export function statusTable(all: readonly RequestRecord[]): StatusTable {
+export function computeStatusTable(all: readonly RequestRecord[]): StatusTable {
   const { ids, values } = distinct(all, 'status');
   const lower = values.map((status) => (status ?? '').toLowerCase());
   const key = values.map((status) => status ?? '(none)');
@@ -142,7 +142,7 @@ export function statusTable(all: readonly RequestRecord[]): StatusTable {
 }
 
 /** The list's titles, each distinct title folded once (a title search then folds nothing). */
-export function titleTable(all: readonly RequestRecord[]): TitleTable {
+export function computeTitleTable(all: readonly RequestRecord[]): TitleTable {
   const { ids, values } = distinct(all, 'title');
   return { ids, folded: values.map((title) => fold(title)) };
 }

@@ -7,7 +7,13 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'stryker.config.mjs', 'scripts/*.mjs', 'scripts/bench/*.mjs', 'test/fixtures/*.mjs'], maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 40 }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: {
+          allowDefaultProject: ['*.js', 'stryker.config.mjs', 'scripts/*.mjs', 'scripts/bench/*.mjs', 'test/fixtures/*.mjs'],
+          maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 40,
+        },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       'no-console': ['error', { allow: ['error', 'warn'] }],
@@ -21,6 +27,16 @@ export default tseslint.config(
   {
     files: ['scripts/**/*.mjs', 'test/fixtures/*.mjs', '*.js', 'stryker.config.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', performance: 'readonly', Buffer: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        performance: 'readonly',
+        Buffer: 'readonly',
+        fetch: 'readonly',
+      },
+    },
   },
 );

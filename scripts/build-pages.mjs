@@ -8,7 +8,8 @@ const root = new URL('..', import.meta.url).pathname;
 const pageDir = `${root}src/ui/page`;
 
 /** Loads nothing from anywhere: the host bridge (postMessage) is the page's only way out. */
-export const PAGE_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'";
 
 const PAGES = {
   preview: { entry: 'preview.ts', title: 'Send preview' },

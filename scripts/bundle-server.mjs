@@ -57,7 +57,12 @@ export function hostCommand(installed, answers) {
   const cfg = manifest.server.mcp_config;
   const defaults = Object.fromEntries(Object.entries(manifest.user_config).map(([k, v]) => [k, v.default]));
   const userConfig = { ...defaults, ...answers };
-  for (const [k, v] of Object.entries(manifest.user_config)) if (userConfig[k] === undefined && v.required) throw new Error(`no value for required user_config.${k}`);
+  for (const [k, v] of Object.entries(manifest.user_config))
+    if (userConfig[k] === undefined && v.required) throw new Error(`no value for required user_config.${k}`);
   const fill = (s) => s.replaceAll('${__dirname}', installed).replace(/\$\{user_config\.(\w+)\}/g, (_, k) => String(userConfig[k] ?? ''));
-  return { command: cfg.command === 'node' ? process.execPath : cfg.command, args: cfg.args.map(fill), env: Object.fromEntries(Object.entries(cfg.env).map(([k, v]) => [k, fill(v)])) };
+  return {
+    command: cfg.command === 'node' ? process.execPath : cfg.command,
+    args: cfg.args.map(fill),
+    env: Object.fromEntries(Object.entries(cfg.env).map(([k, v]) => [k, fill(v)])),
+  };
 }

@@ -20,7 +20,9 @@ const out = join(root, `${manifest.name}-${manifest.version}.mcpb`);
 const validated = await packBundle(dir, out).catch((error) => fail(error.message));
 const chunks = readdirSync(join(dir, 'server/chunks'));
 const chunkBytes = chunks.reduce((n, f) => n + statSync(join(dir, 'server/chunks', f)).size, 0);
-say(`server/index.js: ${(statSync(join(dir, 'server/index.js')).size / 1024).toFixed(0)} KiB + ${chunks.length} chunks ${(chunkBytes / 1024).toFixed(0)} KiB, no node_modules`);
+say(
+  `server/index.js: ${(statSync(join(dir, 'server/index.js')).size / 1024).toFixed(0)} KiB + ${chunks.length} chunks ${(chunkBytes / 1024).toFixed(0)} KiB, no node_modules`,
+);
 say(validated);
 say(`packed ${out.replace(root, '')}: ${(statSync(out).size / 1024).toFixed(0)} KiB`);
 
@@ -29,7 +31,12 @@ const installed = mkdtempSync(join(tmpdir(), 'docreq-mcpb-'));
 mcpb('unpack', out, installed);
 // The "try the sandbox" choice: no key, no URL (a host fills an unanswered option with nothing).
 const host = hostCommand(installed, { sandbox: true, read_only: 'false' });
-const transport = new StdioClientTransport({ command: host.command, args: host.args, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...host.env }, stderr: 'pipe' });
+const transport = new StdioClientTransport({
+  command: host.command,
+  args: host.args,
+  env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...host.env },
+  stderr: 'pipe',
+});
 const client = new Client({ name: 'bundle-smoke', version: '1' });
 await client.connect(transport);
 const listed = (await client.listTools()).tools.map((t) => t.name);
@@ -43,7 +50,8 @@ if (JSON.stringify(listed) !== JSON.stringify(declared)) fail(`the bundle lists 
 if (clients.isError) fail(`list_clients failed in the bundle: ${JSON.stringify(clients.content)}`);
 for (const page of pages) {
   const [content] = page.contents;
-  if (content.mimeType !== 'text/html;profile=mcp-app' || !content.text?.startsWith('<!doctype html>')) fail(`the bundle does not carry the page ${content.uri}`);
+  if (content.mimeType !== 'text/html;profile=mcp-app' || !content.text?.startsWith('<!doctype html>'))
+    fail(`the bundle does not carry the page ${content.uri}`);
 }
 say(`smoke test: the unpacked bundle carries both MCP Apps pages (${pages.map((p) => `${p.contents[0].text.length} bytes`).join(', ')})`);
 say(`smoke test: the unpacked bundle lists exactly the declared tools (${listed.join(', ')}) and answers list_clients`);

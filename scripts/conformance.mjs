@@ -20,7 +20,10 @@ const port = await freePort();
 // Default settings: the suite's DNS-rebinding scenario sends its valid request with `Origin: http://<the
 // URL it was given>` (the relay's loopback origin), which team mode bound to loopback accepts unlisted,
 // and its invalid one with a foreign Host, refused. Host stays on its loopback default (`127.0.0.1`, any port).
-const service = spawn(process.execPath, [join(root, 'dist/cli.js'), '--transport', 'http', '--sandbox', '--port', String(port), '--rate-limit', '1000000'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DOCREQ_STORE: 'memory' } }); // the memory store: nothing written to this user's state folder
+const service = spawn(process.execPath, [join(root, 'dist/cli.js'), '--transport', 'http', '--sandbox', '--port', String(port), '--rate-limit', '1000000'], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  env: { ...process.env, DOCREQ_STORE: 'memory' },
+}); // the memory store: nothing written to this user's state folder
 children.add(service);
 const key = await new Promise((resolve, reject) => {
   let text = '';
@@ -31,7 +34,15 @@ const key = await new Promise((resolve, reject) => {
   });
   service.on('exit', () => reject(new Error('team mode exited')));
 });
-for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok).catch(() => false)); i++) await new Promise((r) => setTimeout(r, 50));
+for (
+  let i = 0;
+  i < 100 &&
+  !(await fetch(`http://127.0.0.1:${port}/healthz`)
+    .then((r) => r.ok)
+    .catch(() => false));
+  i++
+)
+  await new Promise((r) => setTimeout(r, 50));
 
 const relay = createServer((req, res) => {
   // The Host header is passed on as sent: the suite's DNS-rebinding scenario checks the service refuses a foreign one.
@@ -53,7 +64,10 @@ const [cmd, pre] = process.env.CONFORMANCE_NODE ? [process.env.CONFORMANCE_NODE,
 mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
 // Fail clearly, before the suite runs, when Node 22 cannot be had (no registry, no cache, no CONFORMANCE_NODE).
 {
-  const probe = spawn(cmd, [...pre, '-e', 'process.stdout.write(process.versions.node)'], { stdio: ['ignore', 'pipe', 'pipe'], cwd: join(root, 'node_modules/.cache') });
+  const probe = spawn(cmd, [...pre, '-e', 'process.stdout.write(process.versions.node)'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: join(root, 'node_modules/.cache'),
+  });
   let out = '';
   let err = '';
   probe.stdout.on('data', (d) => (out += d));
@@ -63,12 +77,17 @@ mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
     probe.on('exit', (c) => r(c === 0));
   });
   if (!ok || Number(out.split('.')[0]) < 22) {
-    process.stderr.write(`conformance: the suite needs Node >= 22 and \`${[cmd, ...pre].join(' ')}\` did not give one (got ${JSON.stringify(out)}). Set CONFORMANCE_NODE to a node 22 binary, or let npx reach the npm registry.\n${err.slice(-500)}\n`);
+    process.stderr.write(
+      `conformance: the suite needs Node >= 22 and \`${[cmd, ...pre].join(' ')}\` did not give one (got ${JSON.stringify(out)}). Set CONFORMANCE_NODE to a node 22 binary, or let npx reach the npm registry.\n${err.slice(-500)}\n`,
+    );
     service.kill('SIGTERM');
     process.exit(2);
   }
 }
-const run = spawn(cmd, [...pre, suite, 'server', '--url', `http://127.0.0.1:${relayPort}/mcp`, ...process.argv.slice(2)], { stdio: 'inherit', cwd: join(root, 'node_modules/.cache') });
+const run = spawn(cmd, [...pre, suite, 'server', '--url', `http://127.0.0.1:${relayPort}/mcp`, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  cwd: join(root, 'node_modules/.cache'),
+});
 children.add(run);
 const code = await new Promise((r) => run.on('exit', (c) => r(c ?? 1)));
 relay.close();

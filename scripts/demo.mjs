@@ -92,7 +92,7 @@ await harbor.connect(
     stderr: 'inherit',
   }),
 );
-rule('A second server: the same sandbox, Harbor Legal LLP\'s key');
+rule("A second server: the same sandbox, Harbor Legal LLP's key");
 const harborClients = (await harbor.callTool({ name: 'list_clients', arguments: { limit: 4 } })).structuredContent.clients;
 const harborBatch = { clients: harborClients.map((c) => c.email), template: 'legal-intake-kyc' };
 const harborPreview = await call('create_request_batch', harborBatch, harbor);
@@ -109,10 +109,21 @@ const due = new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10);
 const fits = [];
 for (const [label, extra, title] of [
   ['no service profile', {}, 'Demo: engagement letter'],
-  [`DOCREQ_SERVICE_PROFILE naming its fields: ${JSON.stringify({ body: { dueDate: 'due_date', items: 'checklist' } })}`, { DOCREQ_SERVICE_PROFILE: profile }, 'Demo: engagement letter, fitted'],
+  [
+    `DOCREQ_SERVICE_PROFILE naming its fields: ${JSON.stringify({ body: { dueDate: 'due_date', items: 'checklist' } })}`,
+    { DOCREQ_SERVICE_PROFILE: profile },
+    'Demo: engagement letter, fitted',
+  ],
 ]) {
   const other = new Client({ name: 'docreq-demo-other', version: '1.0.0' });
-  await other.connect(new StdioClientTransport({ command: process.execPath, args: [bin, '--sandbox', '--sandbox-service', 'ignoring', '--log-level', 'warn'], env: { ...env, ...extra }, stderr: 'ignore' }));
+  await other.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, '--sandbox', '--sandbox-service', 'ignoring', '--log-level', 'warn'],
+      env: { ...env, ...extra },
+      stderr: 'ignore',
+    }),
+  );
   rule(`Another service, which drops fields it does not know; ${label}`);
   const someone = (await other.callTool({ name: 'list_clients', arguments: { status: 'active', offset: 30, limit: 1 } })).structuredContent.clients[0];
   const args = { client: someone.id, title, dueDate: due, items: [{ name: 'Signed engagement letter' }, { name: 'Photo ID' }] };
@@ -124,6 +135,10 @@ for (const [label, extra, title] of [
 await client.close();
 rule('Done');
 say(sent.structuredContent?.sent ? 'One request sent on the sandbox; the repeat was refused as a duplicate.' : 'The single send did not happen: see above.');
-say(`The batch sent ${batchSent.structuredContent?.sent ?? 0} and skipped the client who already had it; Harbor's batch stopped at its plan limit (${stopped.structuredContent?.stoppedBy ?? 'did not stop'}).`);
-say(`Another service: without a profile the send was ${fits[0] === false ? 'flagged as not as previewed' : 'not flagged'}; with one it was ${fits[1] === true ? 'checked as previewed' : 'not checked'}.`);
+say(
+  `The batch sent ${batchSent.structuredContent?.sent ?? 0} and skipped the client who already had it; Harbor's batch stopped at its plan limit (${stopped.structuredContent?.stoppedBy ?? 'did not stop'}).`,
+);
+say(
+  `Another service: without a profile the send was ${fits[0] === false ? 'flagged as not as previewed' : 'not flagged'}; with one it was ${fits[1] === true ? 'checked as previewed' : 'not checked'}.`,
+);
 say('Nothing left this machine.');

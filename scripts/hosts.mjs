@@ -36,7 +36,10 @@ export const HOSTS = [
     config: {
       inputs: [{ type: 'promptString', id: 'docreq-api-key', description: 'Document Request Service API key', password: true }],
       servers: Object.fromEntries(
-        Object.entries(servers).map(([name, s]) => [name, { type: 'stdio', ...s, ...(s.env ? { env: { ...s.env, DOCREQ_API_KEY: '${input:docreq-api-key}' } } : {}) }]),
+        Object.entries(servers).map(([name, s]) => [
+          name,
+          { type: 'stdio', ...s, ...(s.env ? { env: { ...s.env, DOCREQ_API_KEY: '${input:docreq-api-key}' } } : {}) },
+        ]),
       ),
     },
   },

@@ -26,7 +26,8 @@ const line = (x0, y0, x1, y1, width, color) => {
   for (let s = 0; s <= steps; s++) {
     const cx = x0 + ((x1 - x0) * s) / steps;
     const cy = y0 + ((y1 - y0) * s) / steps;
-    for (let y = Math.floor(cy - width); y <= cy + width; y++) for (let x = Math.floor(cx - width); x <= cx + width; x++) if ((x - cx) ** 2 + (y - cy) ** 2 <= width * width) set(x, y, color);
+    for (let y = Math.floor(cy - width); y <= cy + width; y++)
+      for (let x = Math.floor(cx - width); x <= cx + width; x++) if ((x - cx) ** 2 + (y - cy) ** 2 <= width * width) set(x, y, color);
   }
 };
 
@@ -36,7 +37,11 @@ const INK = [150, 164, 182];
 const GREEN = [46, 160, 90];
 rect(16, 16, 496, 496, BLUE, 96); // tile
 rect(136, 88, 376, 424, PAGE, 24); // page
-for (const [i, done] of [[0, true], [1, true], [2, false]]) {
+for (const [i, done] of [
+  [0, true],
+  [1, true],
+  [2, false],
+]) {
   const y = 168 + i * 84;
   rect(176, y, 216, y + 40, done ? GREEN : INK, 8); // box
   if (done) {
@@ -72,6 +77,11 @@ ihdr[8] = 8; // bit depth
 ihdr[9] = 6; // RGBA
 const raw = Buffer.alloc(SIZE * (SIZE * 4 + 1));
 for (let y = 0; y < SIZE; y++) px.copy(raw, y * (SIZE * 4 + 1) + 1, y * SIZE * 4, (y + 1) * SIZE * 4);
-const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+const png = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  chunk('IHDR', ihdr),
+  chunk('IDAT', deflateSync(raw, { level: 9 })),
+  chunk('IEND', Buffer.alloc(0)),
+]);
 writeFileSync(new URL('../icon.png', import.meta.url), png);
 process.stdout.write(`icon.png: ${SIZE}×${SIZE}, ${png.length} bytes\n`);

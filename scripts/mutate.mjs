@@ -50,12 +50,14 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--write-baseline') own.writeBaseline = true;
   else if (arg === '--report') own.report = resolve(args[++i] ?? '');
   else if (arg === '--sample') own.sample = Number(args[++i]);
-  else if (arg === '--incremental') strykerOptions.incremental = true; // the default; accepted
+  else if (arg === '--incremental')
+    strykerOptions.incremental = true; // the default; accepted
   else if (arg.startsWith('--')) {
     const [name, inline] = arg.slice(2).split(/=(.*)/s);
     const next = args[i + 1];
     const value = inline ?? (next !== undefined && !next.startsWith('--') ? (i++, next) : 'true');
-    strykerOptions[name] = name === 'mutate' ? value.split(',') : value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value;
+    strykerOptions[name] =
+      name === 'mutate' ? value.split(',') : value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value;
   } else {
     console.error(`mutate: unexpected argument ${arg} (options start with --; see the top of scripts/mutate.mjs)`);
     process.exit(2);
@@ -141,7 +143,11 @@ function isFinal(reason) {
 function sourceFiles() {
   return readdirSync(resolve(ROOT, 'src'), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
-    .map((e) => relative(ROOT, join(e.parentPath ?? e.path, e.name)).split(sep).join('/'));
+    .map((e) =>
+      relative(ROOT, join(e.parentPath ?? e.path, e.name))
+        .split(sep)
+        .join('/'),
+    );
 }
 
 /** The record's digest now and as this script last wrote it (undefined before the first digest). */
@@ -156,7 +162,11 @@ function writeDigest() {
 
 /** Enough of glob matching for the patterns of stryker.config.mjs (`**`, `*`). */
 function matchesGlob(file, glob) {
-  const re = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(?:.*/)?').replace(/\*\*/g, '.*').replace(/\*/g, '[^/]*');
+  const re = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*\*\//g, '(?:.*/)?')
+    .replace(/\*\*/g, '.*')
+    .replace(/\*/g, '[^/]*');
   return new RegExp(`^${re}$`).test(file);
 }
 
@@ -218,7 +228,10 @@ function lineOf(source, line) {
 /** The mutated text itself (location columns are 1-based, end exclusive). */
 function originalOf(source, { start, end }) {
   const lines = source.split('\n');
-  const first = start.line === end.line ? lines[start.line - 1].slice(start.column - 1, end.column - 1) : [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
+  const first =
+    start.line === end.line
+      ? lines[start.line - 1].slice(start.column - 1, end.column - 1)
+      : [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
   return first.length > 200 ? `${first.slice(0, 200)}…` : first;
 }
 
@@ -265,23 +278,36 @@ function check(report) {
   };
   const pad = (v, n) => String(v).padStart(n);
   console.log(`\nmutation score per module (killed + timeout over killed + timeout + survived + no coverage; static mutants are not run: "static")`);
-  console.log(`${'module'.padEnd(36)} ${pad('score', 7)} ${pad('killed', 7)} ${pad('survived', 9)} ${pad('no cov', 7)} ${pad('timeout', 8)} ${pad('static', 7)} ${pad('errors', 7)}`);
+  console.log(
+    `${'module'.padEnd(36)} ${pad('score', 7)} ${pad('killed', 7)} ${pad('survived', 9)} ${pad('no cov', 7)} ${pad('timeout', 8)} ${pad('static', 7)} ${pad('errors', 7)}`,
+  );
   for (const r of [...rows, { ...total, file: 'all' }])
-    console.log(`${r.file.padEnd(36)} ${pad(score(r).toFixed(1) + '%', 7)} ${pad(r.killed, 7)} ${pad(r.survived, 9)} ${pad(r.noCoverage, 7)} ${pad(r.timeout, 8)} ${pad(r.ignored, 7)} ${pad(r.errors, 7)}`);
+    console.log(
+      `${r.file.padEnd(36)} ${pad(score(r).toFixed(1) + '%', 7)} ${pad(r.killed, 7)} ${pad(r.survived, 9)} ${pad(r.noCoverage, 7)} ${pad(r.timeout, 8)} ${pad(r.ignored, 7)} ${pad(r.errors, 7)}`,
+    );
   if (score(total) < MIN_SCORE) target(`the mutation score is ${score(total).toFixed(1)}%, under ${MIN_SCORE}% (docs/proof.md)`);
   // Under --ci the record must be the run of the code as it is: a module changed since its run has
   // mutants nobody tested (its record names another source). Run `npm run mutate` and commit the record.
   if (own.ci) {
     // Every file of the configured set has its run in the record: a new file in a mutated folder included.
     const unrun = sourceFiles().filter((file) => config.mutate.some((glob) => matchesGlob(file, glob)) && !(file in report.files));
-    if (unrun.length) failures.push(`in the mutated set but never run (no result in the record): ${unrun.join(', ')}; run \`npm run mutate -- --mutate ${unrun.join(',')}\` and commit mutation/`);
+    if (unrun.length)
+      failures.push(
+        `in the mutated set but never run (no result in the record): ${unrun.join(', ')}; run \`npm run mutate -- --mutate ${unrun.join(',')}\` and commit mutation/`,
+      );
     // The record as the last run wrote it: its digest is written beside it by this script only.
     const digest = recordDigest();
-    if (digest && digest.kept !== digest.now) failures.push(`${config.incrementalFile} differs from the one the last run wrote (its digest in ${DIGEST_NAME}): a record is written by \`npm run mutate\`, never by hand`);
+    if (digest && digest.kept !== digest.now)
+      failures.push(
+        `${config.incrementalFile} differs from the one the last run wrote (its digest in ${DIGEST_NAME}): a record is written by \`npm run mutate\`, never by hand`,
+      );
     const stale = Object.entries(report.files)
       .filter(([file, { source }]) => !existsSync(resolve(ROOT, file)) || readFileSync(resolve(ROOT, file), 'utf8') !== source)
       .map(([file]) => file);
-    if (stale.length) failures.push(`changed since their mutation run (the record holds another source): ${stale.join(', ')}; run \`npm run mutate -- --mutate ${stale.join(',')}\` and commit mutation/`);
+    if (stale.length)
+      failures.push(
+        `changed since their mutation run (the record holds another source): ${stale.join(', ')}; run \`npm run mutate -- --mutate ${stale.join(',')}\` and commit mutation/`,
+      );
   }
 
   // The baseline: a multiset of mutants by file, mutator, replacement and source line.
@@ -310,9 +336,17 @@ function check(report) {
   }
   const todo = kept.filter((e) => !isFinal(e.reason));
   if (fresh.length) {
-    console.log(`\n${own.writeBaseline ? 'added to mutation/survivors.json with reason "TODO"' : 'survivors not in mutation/survivors.json'} (${fresh.length}):`);
-    for (const u of fresh) console.log(`  ${u.file}:${u.at}  ${u.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${u.mutator}  ${JSON.stringify(u.original)} -> ${JSON.stringify(u.replacement)}\n      ${u.line}`);
-    if (!own.writeBaseline) failures.push(`${fresh.length} surviving mutant(s) not in mutation/survivors.json: kill each with a test of the behaviour, or list it with the reason it cannot matter (docs/proof.md)`);
+    console.log(
+      `\n${own.writeBaseline ? 'added to mutation/survivors.json with reason "TODO"' : 'survivors not in mutation/survivors.json'} (${fresh.length}):`,
+    );
+    for (const u of fresh)
+      console.log(
+        `  ${u.file}:${u.at}  ${u.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${u.mutator}  ${JSON.stringify(u.original)} -> ${JSON.stringify(u.replacement)}\n      ${u.line}`,
+      );
+    if (!own.writeBaseline)
+      failures.push(
+        `${fresh.length} surviving mutant(s) not in mutation/survivors.json: kill each with a test of the behaviour, or list it with the reason it cannot matter (docs/proof.md)`,
+      );
   }
   if (own.writeBaseline) {
     const next = [
@@ -322,12 +356,20 @@ function check(report) {
     ].sort((a, b) => a.file.localeCompare(b.file) || keyOf(a).localeCompare(keyOf(b)));
     // The first digest of a record made before digests were kept; afterwards only a run writes it.
     if (!existsSync(DIGEST) && existsSync(INCREMENTAL)) writeDigest();
-    writeFileSync(BASELINE, `${JSON.stringify({ ...baseline, survivors: next.map(({ file, mutator, replacement, original, line, status, reason }) => ({ file, mutator, replacement, original, line, status, reason })) }, null, 2)}\n`);
+    writeFileSync(
+      BASELINE,
+      `${JSON.stringify({ ...baseline, survivors: next.map(({ file, mutator, replacement, original, line, status, reason }) => ({ file, mutator, replacement, original, line, status, reason })) }, null, 2)}\n`,
+    );
     console.log(`\nwrote mutation/survivors.json: ${next.length} entries`);
     for (const e of fresh) todo.push(e);
   }
   // A reason is final or it is no reason: "TODO", "TODO for the lead", "to be checked" fail under --ci too.
-  if (todo.length) failures.push(`${todo.length} entr${todo.length === 1 ? 'y' : 'ies'} of mutation/survivors.json without a final reason: ${todo.map((e) => `${e.file} "${(e.reason ?? '').slice(0, 40)}"`).join('; ')}`);
-  console.log(`\nsurvivors: ${undetected.length} (${kept.length} listed in mutation/survivors.json${todo.length ? `, ${todo.length} of them TODO` : ''}, ${fresh.length} new)`);
+  if (todo.length)
+    failures.push(
+      `${todo.length} entr${todo.length === 1 ? 'y' : 'ies'} of mutation/survivors.json without a final reason: ${todo.map((e) => `${e.file} "${(e.reason ?? '').slice(0, 40)}"`).join('; ')}`,
+    );
+  console.log(
+    `\nsurvivors: ${undetected.length} (${kept.length} listed in mutation/survivors.json${todo.length ? `, ${todo.length} of them TODO` : ''}, ${fresh.length} new)`,
+  );
   return failures;
 }

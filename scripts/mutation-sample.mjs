@@ -39,7 +39,9 @@ function run(copy, vitest, args, report) {
     timeout: 300_000,
   });
   try {
-    const results = JSON.parse(readFileSync(report, 'utf8')).testResults.flatMap((r) => (r.assertionResults.length ? r.assertionResults : [{ status: r.status === 'failed' ? 'failed' : 'not run' }]));
+    const results = JSON.parse(readFileSync(report, 'utf8')).testResults.flatMap((r) =>
+      r.assertionResults.length ? r.assertionResults : [{ status: r.status === 'failed' ? 'failed' : 'not run' }],
+    );
     if (results.some((r) => r.status === 'failed')) return 'killed';
     return results.some((r) => r.status === 'passed') ? 'survived' : 'not run';
   } catch {
@@ -58,7 +60,9 @@ export function sampleKills(root, record, count, seed, log = console.log) {
   for (const [file, { tests }] of Object.entries(record.testFiles ?? {})) for (const t of tests) names.set(t.id, { file, name: t.name });
   const killed = [];
   for (const [file, { mutants }] of Object.entries(record.files))
-    for (const m of mutants) if (m.status === 'Killed' && m.killedBy?.length && names.has(m.killedBy[0]) && m.replacement !== undefined) killed.push({ file, mutant: m, test: names.get(m.killedBy[0]) });
+    for (const m of mutants)
+      if (m.status === 'Killed' && m.killedBy?.length && names.has(m.killedBy[0]) && m.replacement !== undefined)
+        killed.push({ file, mutant: m, test: names.get(m.killedBy[0]) });
   if (killed.length < count) return [`the record holds ${killed.length} killed mutants with their test, fewer than the ${count} to re-run`];
   const random = generator(seed);
   const picked = [];

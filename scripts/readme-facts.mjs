@@ -16,7 +16,7 @@ const kb = (bytes) => (bytes < 1024 ? '<1' : String(Math.round(bytes / 1024)));
 export function whatRunsBlock(packages) {
   return (
     `What runs in the server process: ${packages.length} npm packages, bundled by esbuild into \`dist/\` (and the MCP Bundle's ` +
-    '`server/`, which carries the same ones), listed from esbuild\'s metafile with the kilobytes each takes in the build, largest ' +
+    "`server/`, which carries the same ones), listed from esbuild's metafile with the kilobytes each takes in the build, largest " +
     `first: ${packages.map((p) => `\`${p.name}\` ${kb(p.bytes)}`).join(', ')}. Nothing else. Team mode, the sandbox (with its demo ` +
     'identity provider) and redis are loaded only when used.'
   );
@@ -24,7 +24,9 @@ export function whatRunsBlock(packages) {
 
 /** The package's size as npm reports it: the tarball and what it unpacks to. */
 export function packSizes() {
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+  );
   return { size: packed.size, unpackedSize: packed.unpackedSize };
 }
 

@@ -26,7 +26,10 @@ export function replaceBlock(text, name, body) {
 export function blockText(text, name) {
   const opened = text.split(`<!-- ${name}`)[1];
   if (opened === undefined) throw new Error(`no ${name} markers`);
-  return opened.slice(opened.indexOf('-->') + 3).split(`<!-- /${name} -->`)[0].trim();
+  return opened
+    .slice(opened.indexOf('-->') + 3)
+    .split(`<!-- /${name} -->`)[0]
+    .trim();
 }
 
 /** Rewrites the page at `path` (relative to the root) with `edit`. */

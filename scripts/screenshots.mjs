@@ -36,13 +36,24 @@ const call = async (name, args) => {
   return result;
 };
 
-const host = await build({ entryPoints: [join(root, 'test/browser/host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', logLevel: 'warning' });
+const host = await build({
+  entryPoints: [join(root, 'test/browser/host.ts')],
+  bundle: true,
+  write: false,
+  format: 'iife',
+  platform: 'browser',
+  logLevel: 'warning',
+});
 let view = '';
 let csp = '';
 const http = createServer((req, res) => {
   if (req.url === '/view.html') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp }).end(view);
   if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(host.outputFiles[0].text);
-  res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><head><title>host</title><style>body{margin:0}iframe{width:760px;height:600px;border:0;display:block}</style></head><body><script src="/host.js"></script></body></html>');
+  res
+    .writeHead(200, { 'content-type': 'text/html' })
+    .end(
+      '<!doctype html><html lang="en"><head><title>host</title><style>body{margin:0}iframe{width:760px;height:600px;border:0;display:block}</style></head><body><script src="/host.js"></script></body></html>',
+    );
 });
 await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${http.address().port}`;
@@ -79,22 +90,33 @@ const clients = (await call('list_clients', { limit: 40 })).structuredContent.cl
 const [one, a, b, c] = clients;
 
 // A single request: the preview before Send.
-const single = { client: one.id, title: '2025 tax return documents', dueDate: day(21), correctnessMode: 'advisory', items: [
-  { name: 'W-2 forms from every employer', type: 'file' },
-  { name: '1099-INT and 1099-DIV statements', type: 'file' },
-  { name: 'Receipts for deductible expenses', type: 'file', required: false },
-  { name: 'Prior-year return', type: 'file', required: false },
-] };
+const single = {
+  client: one.id,
+  title: '2025 tax return documents',
+  dueDate: day(21),
+  correctnessMode: 'advisory',
+  items: [
+    { name: 'W-2 forms from every employer', type: 'file' },
+    { name: '1099-INT and 1099-DIV statements', type: 'file' },
+    { name: 'Receipts for deductible expenses', type: 'file', required: false },
+    { name: 'Prior-year return', type: 'file', required: false },
+  ],
+};
 let page = await open('ui://docreq/send-preview.html');
 await mount(page, 'create_request', single, await call('create_request', single), 'light');
 await shoot(page, 'app-send-preview.png');
 await page.close();
 
 // A batch: recipients given by id, e-mail and name (and one that matches no client), then Send.
-const batch = { clients: [a.id, b.email, c.displayName, `${c.displayName.split(' ')[0]} Smith-Jones`], title: 'Year-end payroll pack', dueDate: day(30), items: [
-  { name: 'Payroll summary for the year', type: 'file' },
-  { name: 'P60 or W-2 copies for every employee', type: 'file' },
-] };
+const batch = {
+  clients: [a.id, b.email, c.displayName, `${c.displayName.split(' ')[0]} Smith-Jones`],
+  title: 'Year-end payroll pack',
+  dueDate: day(30),
+  items: [
+    { name: 'Payroll summary for the year', type: 'file' },
+    { name: 'P60 or W-2 copies for every employee', type: 'file' },
+  ],
+};
 page = await open('ui://docreq/send-preview.html');
 let frame = await mount(page, 'create_request_batch', batch, await call('create_request_batch', batch), 'light');
 await shoot(page, 'app-batch-preview.png');

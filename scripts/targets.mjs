@@ -8,7 +8,12 @@ export function tableRows(text) {
     .split('\n')
     .filter((l) => l.startsWith('| ') && !l.startsWith('|---'))
     .slice(1)
-    .map((l) => l.slice(1, -1).split(' | ').map((c) => c.trim()));
+    .map((l) =>
+      l
+        .slice(1, -1)
+        .split(' | ')
+        .map((c) => c.trim()),
+    );
 }
 
 const number = (s) => Number(s.replace(/,/g, ''));
@@ -51,13 +56,23 @@ export function targetRows({ figures = '', throughput = '', scale = '' }) {
     const goal = target || (inReference ? inReference[2] : '');
     if (!goal) continue;
     const r = (ratio || inReference?.[1] || '').replace(/×.*$/, '');
-    rows.push({ measure: measure.startsWith(group) ? measure : `${group}: ${measure}`, now: { text: [value, reference].join(' · '), ratio: r || undefined }, shown: [value, ratio || inReference?.[1]].filter(Boolean).join(' · '), target: goal });
+    rows.push({
+      measure: measure.startsWith(group) ? measure : `${group}: ${measure}`,
+      now: { text: [value, reference].join(' · '), ratio: r || undefined },
+      shown: [value, ratio || inReference?.[1]].filter(Boolean).join(' · '),
+      target: goal,
+    });
   }
   for (const [measure, figure, target] of tableRows(throughput)) {
     // This build's rows carry "≥ 0.6× the reference" (a "before" build's rows are for comparison only).
     if (!target || / before \(/.test(measure)) continue;
     const ratio = /\*\*([\d.]+)×\*\*/.exec(figure)?.[1];
-    rows.push({ measure, now: { text: figure, ratio }, shown: `${figure.split(';')[0]}${ratio ? ` · ${ratio}×` : ''}`, target: target.replace(/^target\s+/, '').replace(/ the reference( · missed)?$/, '') });
+    rows.push({
+      measure,
+      now: { text: figure, ratio },
+      shown: `${figure.split(';')[0]}${ratio ? ` · ${ratio}×` : ''}`,
+      target: target.replace(/^target\s+/, '').replace(/ the reference( · missed)?$/, ''),
+    });
   }
   for (const [measure, result] of tableRows(scale)) {
     const [figure, target] = result.split(/\s·\starget\s+/);

@@ -47,9 +47,12 @@ for (let i = 0; i < own.length; i++) {
 // What the stack needs, named before anything starts.
 const missing = [];
 if (!existsSync(BIN)) missing.push('dist/cli.js is missing: run npm run build (npm run team does)');
-const nginxBin = ['nginx', '/usr/sbin/nginx', '/opt/homebrew/bin/nginx', '/usr/local/bin/nginx'].find((b) => spawnSync(b, ['-v'], { stdio: 'ignore' }).status === 0);
+const nginxBin = ['nginx', '/usr/sbin/nginx', '/opt/homebrew/bin/nginx', '/usr/local/bin/nginx'].find(
+  (b) => spawnSync(b, ['-v'], { stdio: 'ignore' }).status === 0,
+);
 if (!nginxBin) missing.push('nginx is not installed: sudo apt-get install -y nginx (Debian/Ubuntu), brew install nginx (macOS)');
-if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) missing.push('redis-server is not installed: sudo apt-get install -y redis-server (Debian/Ubuntu), brew install redis (macOS)');
+if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0)
+  missing.push('redis-server is not installed: sudo apt-get install -y redis-server (Debian/Ubuntu), brew install redis (macOS)');
 if (missing.length) {
   for (const m of missing) tell(m);
   process.exit(1);
@@ -156,7 +159,12 @@ process.on('exit', () => {
 async function main() {
   // The shared store: nothing saved, nothing read from disk.
   const redisPort = await freePort();
-  const redis = start('redis', 'redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', work, '--loglevel', 'warning'], { quiet: true });
+  const redis = start(
+    'redis',
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', work, '--loglevel', 'warning'],
+    { quiet: true },
+  );
   await until('redis', redis, () => redisPing(redisPort));
   const storeUrl = `redis://127.0.0.1:${redisPort}/0`;
 

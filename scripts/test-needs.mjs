@@ -29,7 +29,10 @@ if (process.platform === 'linux' && root && onPath('apt-get')) {
   const packages = missing.map((n) => n.apt);
   process.stderr.write(`npm test: installing what the tests start (${packages.join(', ')}) with apt-get\n`);
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   const still = NEEDS.filter((n) => !n.found());
   if (still.length === 0) process.exit(0);
   missing.splice(0, missing.length, ...still);
@@ -38,7 +41,12 @@ if (process.platform === 'linux' && root && onPath('apt-get')) {
 const lines = missing.map((n) => `  - ${n.name}: ${n.why}`);
 const how =
   process.platform === 'darwin'
-    ? `On macOS: brew install ${missing.map((n) => n.brew).filter(Boolean).join(' ') || '…'}; for Chromium, set CHROMIUM_PATH to a Chromium or Chrome binary.`
+    ? `On macOS: brew install ${
+        missing
+          .map((n) => n.brew)
+          .filter(Boolean)
+          .join(' ') || '…'
+      }; for Chromium, set CHROMIUM_PATH to a Chromium or Chrome binary.`
     : `On Debian or Ubuntu: sudo apt-get install ${missing.map((n) => n.apt).join(' ')} (Ubuntu's snap Chromium does not work: set CHROMIUM_PATH to another Chromium binary).`;
 process.stderr.write(`npm test needs these on this machine, and did not find them:\n${lines.join('\n')}\n${how}\nNothing was run.\n`);
 process.exit(1);

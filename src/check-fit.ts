@@ -21,7 +21,11 @@ function counted(counts: Record<string, number>, max = 12): string {
 }
 
 /** The lines of the fit; `problems` counts the lines marked "!" (the profile does not account for something seen). */
-function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests: ListResult<RequestRecord>): { lines: string[]; problems: number; open: number } {
+function fitLines(
+  profile: ServiceProfile,
+  clients: ListResult<Client>,
+  requests: ListResult<RequestRecord>,
+): { lines: string[]; problems: number; open: number } {
   const lines: string[] = [];
   let problems = 0;
   const mark = (ok: boolean, line: string) => {
@@ -38,15 +42,22 @@ function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests
     const key = r.status ?? '(no status)';
     byKind[kind][key] = (byKind[kind][key] ?? 0) + 1;
   }
-  lines.push(`✓ request statuses seen (${requests.records.length} requests): open ${counted(byKind.open) || 'none'}; closed ${counted(byKind.closed) || 'none'}`);
+  lines.push(
+    `✓ request statuses seen (${requests.records.length} requests): open ${counted(byKind.open) || 'none'}; closed ${counted(byKind.closed) || 'none'}`,
+  );
   if (Object.keys(byKind.unknown).length) {
-    mark(false, `statuses the profile names neither open nor closed: ${counted(byKind.unknown)}; counted as open unless every item is complete, and named in answers: list them under statuses.open or statuses.closed`);
+    mark(
+      false,
+      `statuses the profile names neither open nor closed: ${counted(byKind.unknown)}; counted as open unless every item is complete, and named in answers: list them under statuses.open or statuses.closed`,
+    );
   }
 
   // Client statuses: a client who is not active is sent to only with the person's go-ahead.
   const clientStatuses: Record<string, number> = {};
   for (const c of clients.records) clientStatuses[c.status ?? '(no status)'] = (clientStatuses[c.status ?? '(no status)'] ?? 0) + 1;
-  lines.push(`✓ client statuses seen (${clients.records.length} clients): ${counted(clientStatuses) || 'none'}; a client who is not active is sent to only with the person's go-ahead`);
+  lines.push(
+    `✓ client statuses seen (${clients.records.length} clients): ${counted(clientStatuses) || 'none'}; a client who is not active is sent to only with the person's go-ahead`,
+  );
 
   // Date forms, due dates and creation times alike.
   const forms: Partial<Record<DateForm | 'unread', number>> = {};
@@ -62,15 +73,23 @@ function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests
   }
   const formText = counted(Object.fromEntries(Object.entries(forms).filter(([k]) => k !== 'unread')));
   lines.push(`✓ date forms seen: ${formText || 'none (no dates)'}`);
-  if (forms.unread) mark(false, `${forms.unread} dates not read (e.g. ${unread.map((u) => JSON.stringify(cap(u))).join(', ')}): for dates such as 03/04/2026 set dates.ambiguous`);
+  if (forms.unread)
+    mark(
+      false,
+      `${forms.unread} dates not read (e.g. ${unread.map((u) => JSON.stringify(cap(u))).join(', ')}): for dates such as 03/04/2026 set dates.ambiguous`,
+    );
 
   // Fields beyond the documented ones.
   const extra = (result: ListResult<unknown>) => (result.survey ? counted(result.survey.fields) : '');
   lines.push(`✓ fields beyond the documented ones: clients ${extra(clients) || 'none'}; requests ${extra(requests) || 'none'}`);
 
   // Paging signals: the API document's lists are whole.
-  for (const [what, result] of [['clients', clients], ['requests', requests]] as const) {
-    if (result.paging) mark(false, `the ${what} list signals more pages (${result.paging}): counts over it are "at least", and a record on a later page is not seen`);
+  for (const [what, result] of [
+    ['clients', clients],
+    ['requests', requests],
+  ] as const) {
+    if (result.paging)
+      mark(false, `the ${what} list signals more pages (${result.paging}): counts over it are "at least", and a record on a later page is not seen`);
   }
   if (!clients.paging && !requests.paging) lines.push('✓ paging: none signalled (each list is whole, as the API document says)');
 
@@ -95,7 +114,11 @@ function fitLines(profile: ServiceProfile, clients: ListResult<Client>, requests
  * Reads each list once, with the survey of their fields, and prints the fit. Never POSTs. `open` counts the requests
  * the profile calls open: the nearest `check` can come to the firm's active-request limit, which the service does not publish.
  */
-export async function checkFit(api: DocReqApi, profile: ServiceProfile, out: (line: string) => void): Promise<{ clients: number; problems: number; open: number }> {
+export async function checkFit(
+  api: DocReqApi,
+  profile: ServiceProfile,
+  out: (line: string) => void,
+): Promise<{ clients: number; problems: number; open: number }> {
   const [clients, requests] = await Promise.all([api.fetchClients({ survey: true }), api.fetchRequests({ survey: true })]);
   const { lines, problems, open } = fitLines(profile, clients, requests);
   for (const line of lines) out(line);

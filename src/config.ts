@@ -161,7 +161,13 @@ export function settingDefault<N extends SettingName>(name: N): SettingValue<N> 
 }
 
 /** How the process starts, from one reading: stdio or team mode (or why neither), sign-in, the sandbox (unreadable counts as off). */
-export function startMode(reading: SettingsReading): { transport: 'stdio' | 'http' | undefined; transportProblem?: string; team: boolean; oauth: boolean; sandbox: boolean } {
+export function startMode(reading: SettingsReading): {
+  transport: 'stdio' | 'http' | undefined;
+  transportProblem?: string;
+  team: boolean;
+  oauth: boolean;
+  sandbox: boolean;
+} {
   const transport = settingValue(reading, 'transport');
   return {
     transport: transport.value,
@@ -218,7 +224,11 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   let apiKey = read('apiKey', undefined);
   const keyFile = read('apiKeyFile', undefined);
   if (apiKey === undefined && keyFile !== undefined) {
-    const fromFile = secretFromFile(keyFile, 'DOCREQ_API_KEY_FILE', '; it must be the path of a file holding the key (to give the key itself, use DOCREQ_API_KEY)');
+    const fromFile = secretFromFile(
+      keyFile,
+      'DOCREQ_API_KEY_FILE',
+      '; it must be the path of a file holding the key (to give the key itself, use DOCREQ_API_KEY)',
+    );
     apiKey = fromFile.value;
     if (fromFile.problem) problems.push(fromFile.problem);
   } else if (apiKey === undefined && raw('apiKey') === undefined) {

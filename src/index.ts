@@ -4,7 +4,16 @@ export { TOOLS, INSTRUCTIONS } from './tools/index.js';
 export { loadConfig, type Config } from './config.js';
 export { SETTINGS, type FlagValues } from './settings.js';
 export { settingsHelp, settingsTable, plainHelp } from './settings-docs.js';
-export { DocReqApi, ApiState, describeProxy, type ApiClientOptions, type CallOptions, type CreateOptions, type CreateOutcome, type ListResult } from './api/client.js';
+export {
+  DocReqApi,
+  ApiState,
+  describeProxy,
+  type ApiClientOptions,
+  type CallOptions,
+  type CreateOptions,
+  type CreateOutcome,
+  type ListResult,
+} from './api/client.js';
 export * from './api/errors.js';
 export type { Client, CreatePayload, RequestRecord } from './api/records.js';
 export { Sandbox, startSandbox, type Fault, type SandboxOptions } from './sandbox/service.js';

@@ -15,13 +15,21 @@ function between(min: number | null | undefined, max: number | null | undefined,
   return '';
 }
 
-const KINDS: Record<string, string> = { number: 'a number', string: 'text', boolean: 'true or false', array: 'a list', object: 'an object', int: 'a whole number' };
+const KINDS: Record<string, string> = {
+  number: 'a number',
+  string: 'text',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+  int: 'a whole number',
+};
 
 /** zod's own wording ("Too small: expected number to be >=1") as a person would say it, with the valid range. */
 export function plainIssue(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): string {
   if (!/^(Too (small|big)|Invalid (input|option)|Invalid$)/.test(issue.message)) return issue.message;
   if (issue.code === 'too_small' || issue.code === 'too_big') {
-    if (schema instanceof z.ZodNumber) return `must be ${schema.isInt ? 'a whole number' : 'a number'} ${between(schema.minValue, schema.maxValue, '')}`.trimEnd();
+    if (schema instanceof z.ZodNumber)
+      return `must be ${schema.isInt ? 'a whole number' : 'a number'} ${between(schema.minValue, schema.maxValue, '')}`.trimEnd();
     if (schema instanceof z.ZodString) return `must be ${between(schema.minLength, schema.maxLength, ' characters')}`;
     if (schema instanceof z.ZodArray) {
       const checks = (schema._zod.def.checks ?? []).map((c) => c._zod.def as { check?: string; minimum?: number; maximum?: number });

@@ -90,7 +90,10 @@ function count(text: string | undefined, name: string): number | undefined {
 function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
   const logger = createLogger(config.logLevel, secretsOf(config));
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
-  if (config.problems.length) logger.warn('every tool call will answer with what to set; to try it without an account, add --sandbox to the command (in the MCP Bundle: turn on the sandbox).');
+  if (config.problems.length)
+    logger.warn(
+      'every tool call will answer with what to set; to try it without an account, add --sandbox to the command (in the MCP Bundle: turn on the sandbox).',
+    );
   // The send store: once-only across this user's processes (file), replicas (redis) or this process (memory).
   const store = openStore(config.store, (message) => logger.error(message));
   logger.debug(`send store: ${storeReach(store, false).note}`);
@@ -113,7 +116,9 @@ function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
   process.stdin.on('close', () => shutdown('stdin closed'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  logger.info(`docreq-mcp ${VERSION} serving on stdio${config.api ? ` for ${new URL(config.api.baseUrl).origin}` : ' (not configured)'}${config.readOnly ? ', read-only' : ''}`);
+  logger.info(
+    `docreq-mcp ${VERSION} serving on stdio${config.api ? ` for ${new URL(config.api.baseUrl).origin}` : ' (not configured)'}${config.readOnly ? ', read-only' : ''}`,
+  );
   return Promise.resolve();
 }
 
@@ -164,7 +169,8 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
   // Team mode: how people are let in (the key per request, or sign-in with the firm's identity provider).
   let signInProblem = false;
   if (mode.team && mode.sandbox && oauth) out("✓ sign-in: oauth through the sandbox's demo identity provider (demo staff accounts; see the README)");
-  else if (mode.team && mode.sandbox) out(`✓ sign-in: none: each request brings a key (Authorization: Bearer <key>); the sandbox's demo key is used for this check`);
+  else if (mode.team && mode.sandbox)
+    out(`✓ sign-in: none: each request brings a key (Authorization: Bearer <key>); the sandbox's demo key is used for this check`);
   else if (mode.team) signInProblem = await (await import('./auth/check.js')).checkSignIn(reading.flags, reading.env, out);
   // In team mode the key is not the service's own setting: it comes with each request (bearer), or
   // from sign-in's DOCREQ_API_KEY_FILE, which the sign-in lines above already check.
@@ -177,7 +183,9 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
     const failed = await checkStore(config, mode.team, out);
     // Replicas sharing a store, each with its own random secret: a preview on one cannot be sent from another.
     if (mode.team && config.store.backend === 'redis' && !reading.text('tokenSecret')?.trim()) {
-      out('! DOCREQ_TOKEN_SECRET is not set while DOCREQ_STORE_URL is (a store replicas share): a confirmation token issued by another replica will be refused: set DOCREQ_TOKEN_SECRET, the same on every replica (openssl rand -hex 32)');
+      out(
+        '! DOCREQ_TOKEN_SECRET is not set while DOCREQ_STORE_URL is (a store replicas share): a confirmation token issued by another replica will be refused: set DOCREQ_TOKEN_SECRET, the same on every replica (openssl rand -hex 32)',
+      );
     }
     return failed;
   };
@@ -187,7 +195,7 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
       // Bearer team mode holds no key: nothing to call the service with, and nothing missing.
       const stored = await storeProblem();
       if (config.sendingDisabled) out(`✗ sending is disabled until this is fixed: ${config.sendingDisabled}`);
-      out('✓ the service is called with each request\'s own key; set DOCREQ_API_KEY for this check only to try one');
+      out("✓ the service is called with each request's own key; set DOCREQ_API_KEY for this check only to try one");
       return failed(stored);
     }
     out(mode.sandbox ? 'Fix the above.' : `Fix the above, or try ${SELF} check --sandbox to see a working set-up without an account.`);
@@ -229,7 +237,13 @@ async function check(config: Config, mode: CheckMode, reading: SettingsReading):
  */
 function sandboxConfig(reading: SettingsReading, sandbox: Sandbox): Config {
   const apart = reading.text('stateDir') === undefined ? { DOCREQ_STATE_DIR: sandboxStateDir(reading.env) } : {};
-  return loadConfig(reading.flags, { ...reading.env, ...apart, DOCREQ_API_KEY: sandbox.keys.demo, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: sandbox.url });
+  return loadConfig(reading.flags, {
+    ...reading.env,
+    ...apart,
+    DOCREQ_API_KEY: sandbox.keys.demo,
+    DOCREQ_API_KEY_FILE: undefined,
+    DOCREQ_BASE_URL: sandbox.url,
+  });
 }
 
 async function main(): Promise<void> {
@@ -237,7 +251,12 @@ async function main(): Promise<void> {
   // A command of the CLI (not the MCP server): its list is the command's own output, as check's is.
   if (process.argv[2] === 'sessions') {
     const { sessionsCli } = await import('./auth/sessions.js');
-    return void (process.exitCode = await sessionsCli(process.argv.slice(3), readSettings().env, (line) => void process.stdout.write(`${line}\n`), (line) => void process.stderr.write(`${line}\n`)));
+    return void (process.exitCode = await sessionsCli(
+      process.argv.slice(3),
+      readSettings().env,
+      (line) => void process.stdout.write(`${line}\n`),
+      (line) => void process.stderr.write(`${line}\n`),
+    ));
   }
   const { values, positionals } = parse(process.argv.slice(2));
   if (values.help) return void process.stdout.write(`${HELP}\n`);
@@ -265,7 +284,8 @@ async function main(): Promise<void> {
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests'), ...dialect };
 
   // The sandbox is loaded only when asked for.
-  const startSandbox = async (options: Parameters<typeof import('./sandbox/service.js').startSandbox>[0]) => (await import('./sandbox/service.js')).startSandbox(options);
+  const startSandbox = async (options: Parameters<typeof import('./sandbox/service.js').startSandbox>[0]) =>
+    (await import('./sandbox/service.js')).startSandbox(options);
   if (command === 'sandbox') {
     const sandbox = await startSandbox({ port: count(values.port, 'port') ?? SANDBOX_PORT, ...seed });
     const firm = sandbox.demoFirm;

@@ -16,7 +16,12 @@ export async function readyServiceProfile(file: string | undefined): Promise<voi
 }
 
 function pathText(path: readonly PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(the whole file)';
+  return (
+    path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .replace(/^\./, '') || '(the whole file)'
+  );
 }
 
 /** The profile in `file`, or the defaults with why the file cannot be used (each problem names the file and the field). */

@@ -5,7 +5,15 @@ import { SETTINGS, type SettingName } from './settings.js';
 /** Variables with the DOCREQ_ prefix that are not settings but are known (tests and examples). */
 const NOT_SETTINGS = new Set(['DOCREQ_TEST_ERA', 'DOCREQ_MCP_URL']);
 /** Settings whose misspelling would leave sending on or widen access: a name close to one of these stops the start. */
-const GUARDING: ReadonlySet<SettingName> = new Set<SettingName>(['readOnly', 'confirmSend', 'auth', 'authReaders', 'authSenders', 'allowedOrigins', 'allowedHosts']);
+const GUARDING: ReadonlySet<SettingName> = new Set<SettingName>([
+  'readOnly',
+  'confirmSend',
+  'auth',
+  'authReaders',
+  'authSenders',
+  'allowedOrigins',
+  'allowedHosts',
+]);
 
 /** Edit distance with transpositions (optimal string alignment), for "did you mean". */
 function distance(a: string, b: string): number {
@@ -24,7 +32,11 @@ function distance(a: string, b: string): number {
 
 /** The known name closest to `name` (compared without case, `-` or `_`), when it is close enough to be a slip. */
 function closestName<T extends string>(name: string, known: readonly T[]): T | undefined {
-  const plain = (s: string) => s.toLowerCase().replace(/^(docreq_|--)/, '').replace(/[-_]/g, '');
+  const plain = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/^(docreq_|--)/, '')
+      .replace(/[-_]/g, '');
   const target = plain(name);
   let best: T | undefined;
   let bestScore = Infinity;
@@ -51,7 +63,8 @@ export function unknownVariables(env: NodeJS.ProcessEnv): { warn: string[]; stop
     const near = closestName(variable, names);
     const setting = near && entries.find(([, s]) => s.env === near)?.[0];
     const text = `${variable} is not a setting${near ? ` (did you mean ${near}?)` : ''}`;
-    if (setting && GUARDING.has(setting)) stop.push(`${text}: it would be ignored and ${near} left at its default, so docreq-mcp does not start; rename it, or unset it.`);
+    if (setting && GUARDING.has(setting))
+      stop.push(`${text}: it would be ignored and ${near} left at its default, so docreq-mcp does not start; rename it, or unset it.`);
     else warn.push(`${text}; it is ignored.`);
   }
   return { warn, stop };
@@ -59,6 +72,9 @@ export function unknownVariables(env: NodeJS.ProcessEnv): { warn: string[]; stop
 
 /** An unknown flag, named with the closest known one. */
 export function unknownFlag(flag: string, known: readonly string[]): string {
-  const near = closestName(flag, known.map((k) => `--${k}`));
+  const near = closestName(
+    flag,
+    known.map((k) => `--${k}`),
+  );
   return `unknown option ${flag}${near ? ` (did you mean ${near}?)` : ''}.`;
 }

@@ -25,12 +25,16 @@ const nonEmpty = () => z.string().trim().min(1, 'is empty');
 const commaList = (check: (item: string) => boolean, what: string) =>
   z
     .string()
-    .transform((text) => text.split(',').map((t) => t.trim()).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    )
     .refine((items) => items.every(check), `must be a comma-separated list of ${what}`);
 
 /** Host header values: a name or address, optionally with a port. */
-const hostList = () =>
-  commaList((h) => /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(h), 'host names (e.g. mcp.example.com,localhost)');
+const hostList = () => commaList((h) => /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(h), 'host names (e.g. mcp.example.com,localhost)');
 /** Browser origins: scheme://host[:port], nothing more. */
 const originList = () =>
   commaList((o) => {
@@ -78,7 +82,12 @@ export const SETTINGS = {
     env: 'DOCREQ_SANDBOX_SERVICE',
     flag: '--sandbox-service',
     default: 'ours',
-    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['ours', 'other', 'ignoring', 'strict'])),
+    schema: () =>
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .pipe(z.enum(['ours', 'other', 'ignoring', 'strict'])),
     help: 'which service the sandbox plays: `ours` (as the API document and the defaults say), `other` (another service: its own field names, statuses, dates and answers; docs/service-profile.md), `ignoring` (one that drops fields it does not know), `strict` (refuses them, wants date-times, answers 202, pages its lists)',
   },
   readOnly: {
@@ -92,8 +101,13 @@ export const SETTINGS = {
     env: 'DOCREQ_CONFIRM_SEND',
     flag: '--confirm-send',
     default: 'auto',
-    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['auto', 'person', 'always', 'never'])),
-    help: '`auto`: the strongest way the host offers: the person presses Send on the preview page (hosts that show MCP Apps), else the host\'s form (elicitation), else the preview\'s confirmation token, passed back by the assistant; `person`: only a person\'s act (the page\'s Send or the host\'s form; a host with neither cannot send); `always`: only through the host\'s form (elicitation; a host without it cannot send); `never`: no confirmation (unattended scripts). A value that cannot be read disables sending',
+    schema: () =>
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .pipe(z.enum(['auto', 'person', 'always', 'never'])),
+    help: "`auto`: the strongest way the host offers: the person presses Send on the preview page (hosts that show MCP Apps), else the host's form (elicitation), else the preview's confirmation token, passed back by the assistant; `person`: only a person's act (the page's Send or the host's form; a host with neither cannot send); `always`: only through the host's form (elicitation; a host without it cannot send); `never`: no confirmation (unattended scripts). A value that cannot be read disables sending",
   },
   timeoutMs: {
     env: 'DOCREQ_TIMEOUT_MS',
@@ -142,8 +156,13 @@ export const SETTINGS = {
     env: 'DOCREQ_STORE',
     flag: '--store',
     default: undefined,
-    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['file', 'redis', 'memory'])),
-    help: 'where once-only sending is kept: file (default; shared by this user\'s processes), redis (replicas; implied by DOCREQ_STORE_URL), memory (this process only)',
+    schema: () =>
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .pipe(z.enum(['file', 'redis', 'memory'])),
+    help: "where once-only sending is kept: file (default; shared by this user's processes), redis (replicas; implied by DOCREQ_STORE_URL), memory (this process only)",
   },
   stateDir: {
     env: 'DOCREQ_STATE_DIR',
@@ -168,7 +187,12 @@ export const SETTINGS = {
     env: 'DOCREQ_TRANSPORT',
     flag: '--transport',
     default: 'stdio',
-    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['stdio', 'http'])),
+    schema: () =>
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .pipe(z.enum(['stdio', 'http'])),
     help: '`stdio` (one person, spawned by a host) or `http` (team mode: Streamable HTTP at `/mcp`, the key per request)',
   },
   httpHost: {
@@ -218,7 +242,12 @@ export const SETTINGS = {
     env: 'DOCREQ_AUTH',
     flag: '--auth',
     default: 'bearer',
-    schema: () => z.string().trim().toLowerCase().pipe(z.enum(['bearer', 'oauth'])),
+    schema: () =>
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .pipe(z.enum(['bearer', 'oauth'])),
     help: "team mode: bearer (each request carries the firm's key) or oauth (staff sign in with the firm's identity provider; the key stays in the service)",
   },
   publicUrl: {
@@ -274,7 +303,8 @@ export const SETTINGS = {
     env: 'DOCREQ_AUTH_REDIRECT_HOSTS',
     flag: undefined,
     default: 'claude.ai,claude.com,chatgpt.com,vscode.dev,insiders.vscode.dev',
-    schema: () => commaList((h) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(h), 'host names (e.g. claude.ai,chatgpt.com), no wildcard'),
+    schema: () =>
+      commaList((h) => /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(h), 'host names (e.g. claude.ai,chatgpt.com), no wildcard'),
     help: 'oauth: the hosts whose https redirect URIs apps may register (exact names; http on loopback and app schemes are always accepted)',
   },
   // Sessions a firm can end (docs/sign-in.md, "Sessions"); read by src/auth/settings.ts. At most 168 (src/auth/sessions.ts MAX_SESSION_HOURS).

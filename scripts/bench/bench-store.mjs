@@ -18,7 +18,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export async function run() {
   // The service in a process of its own, as a real one would be: its work does not share this one's threads.
   const sbPort = await freePort();
-  const sandbox = spawn(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, 'sandbox', '--port', String(sbPort), '--clients', '400'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const sandbox = spawn(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, 'sandbox', '--port', String(sbPort), '--clients', '400'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const key = await sandboxKey(sandbox);
   const sb = { url: `http://127.0.0.1:${sbPort}`, keys: { demo: key } };
   const dir = mkdtempSync(join(tmpdir(), 'docreq-bench-store-'));
@@ -47,20 +49,29 @@ export async function run() {
   for (let i = 0; i < SENDS + 5; i++) {
     for (const name of Object.keys(stores)) {
       const t = performance.now();
-      const result = await clients[name].callTool({ name: 'create_request', arguments: { client: ids[i % ids.length], title: `Bench ${name} ${i}`, items: [{ name: 'W-2' }] } });
+      const result = await clients[name].callTool({
+        name: 'create_request',
+        arguments: { client: ids[i % ids.length], title: `Bench ${name} ${i}`, items: [{ name: 'W-2' }] },
+      });
       if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content).slice(0, 300)}`);
       if (i >= 5) times[name].push(performance.now() - t);
     }
   }
   const base = median(times.memory);
-  const rows = [{ row: 'one send, memory store (p50)', figure: `${base.toFixed(2)} ms`, note: `${SENDS} sends, in-process server, sandbox in its own process on loopback` }];
+  const rows = [
+    { row: 'one send, memory store (p50)', figure: `${base.toFixed(2)} ms`, note: `${SENDS} sends, in-process server, sandbox in its own process on loopback` },
+  ];
   for (const name of ['file', 'redis']) {
     if (!times[name]) {
       rows.push({ row: `one send, ${name} store`, figure: 'n/a', note: 'redis-server not installed' });
       continue;
     }
     const p50 = median(times[name]);
-    rows.push({ row: `one send, ${name} store (p50)`, figure: `${p50.toFixed(2)} ms`, note: `+${(p50 - base).toFixed(2)} ms over memory (${(p50 / base).toFixed(2)}×), same run` });
+    rows.push({
+      row: `one send, ${name} store (p50)`,
+      figure: `${p50.toFixed(2)} ms`,
+      note: `+${(p50 - base).toFixed(2)} ms over memory (${(p50 / base).toFixed(2)}×), same run`,
+    });
   }
   for (const c of Object.values(clients)) await c.close();
   for (const s of Object.values(stores)) await s.close();

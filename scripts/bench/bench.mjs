@@ -37,13 +37,18 @@ async function coldStart(args) {
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: process.env.PATH } });
   let out = '';
-  const answered = (id) => new Promise((resolve) => {
-    const check = () => (out.includes(`"id":${id}`) ? resolve() : child.stdout.once('data', (d) => ((out += d), check())));
-    check();
-  });
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
+  const answered = (id) =>
+    new Promise((resolve) => {
+      const check = () => (out.includes(`"id":${id}`) ? resolve() : child.stdout.once('data', (d) => ((out += d), check())));
+      check();
+    });
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`,
+  );
   await answered(1);
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
+  );
   await answered(2);
   const elapsed = performance.now() - started;
   child.kill();
@@ -67,29 +72,45 @@ async function repeat(fn) {
 
 process.stderr.write(`bench: ${RUNS} runs per figure, node ${process.version}\n`);
 if (part('coldstart', 'cold')) {
-// The unbundled build (tsc output resolving node_modules), for comparison only; not shipped.
-const unbundled = `${root}.bench/unbundled`;
-mkdirSync(unbundled, { recursive: true });
-execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`, '--emitDeclarationOnly', 'false', '--declaration', 'false', '--outDir', unbundled]);
-writeFileSync(`${root}.bench/package.json`, '{"type":"module","version":"0.0.0-bench"}');
-// The MCP Bundle's server (index.js and its chunks), built now from this source (a bundle/ left from an older build would measure old code).
-const bundleEntry = await buildBundleServer(`${root}.bench/bundle-server`);
-writeFileSync(`${root}.bench/bundle-server/package.json`, '{"type":"module"}');
-// The SDK's own floor: a one-tool server on the official SDK (test/fixtures/reference-stdio.mjs), bundled alike.
-const referenceEntry = `${root}.bench/reference-stdio/index.mjs`;
-await build({ ...esbuildOptions, entryPoints: [`${root}test/fixtures/reference-stdio.mjs`], outfile: referenceEntry });
+  // The unbundled build (tsc output resolving node_modules), for comparison only; not shipped.
+  const unbundled = `${root}.bench/unbundled`;
+  mkdirSync(unbundled, { recursive: true });
+  execFileSync(process.execPath, [
+    `${root}node_modules/typescript/bin/tsc`,
+    '-p',
+    `${root}tsconfig.build.json`,
+    '--emitDeclarationOnly',
+    'false',
+    '--declaration',
+    'false',
+    '--outDir',
+    unbundled,
+  ]);
+  writeFileSync(`${root}.bench/package.json`, '{"type":"module","version":"0.0.0-bench"}');
+  // The MCP Bundle's server (index.js and its chunks), built now from this source (a bundle/ left from an older build would measure old code).
+  const bundleEntry = await buildBundleServer(`${root}.bench/bundle-server`);
+  writeFileSync(`${root}.bench/bundle-server/package.json`, '{"type":"module"}');
+  // The SDK's own floor: a one-tool server on the official SDK (test/fixtures/reference-stdio.mjs), bundled alike.
+  const referenceEntry = `${root}.bench/reference-stdio/index.mjs`;
+  await build({ ...esbuildOptions, entryPoints: [`${root}test/fixtures/reference-stdio.mjs`], outfile: referenceEntry });
 
-const bare = await repeat(bareNode);
-row('cold start', 'bare `node -e 0`', ms(bare));
-const reference = await repeat(() => coldStart([referenceEntry]));
-row('cold start', 'one-tool server on the official SDK (bundled alike), → initialize → tools/list', ms(reference), ms(bare), `${(reference / bare).toFixed(2)}×`);
-const shipped = await repeat(() => coldStart([`${root}dist/cli.js`]));
-row('cold start', 'shipped CLI (esbuild, split), → initialize → tools/list', ms(shipped), ms(bare), `${(shipped / bare).toFixed(2)}×`, '≤ 2.0×');
-row('cold start', 'shipped CLI against the one-tool SDK server', ms(shipped), ms(reference), `${(shipped / reference).toFixed(2)}×`);
-const single = await repeat(() => coldStart([bundleEntry]));
-row('cold start', 'MCP Bundle server (esbuild, split like the CLI, no node_modules)', ms(single), ms(bare), `${(single / bare).toFixed(2)}×`, '≤ 2.0×');
-const plain = await repeat(() => coldStart([`${unbundled}/cli.js`]));
-row('cold start', 'unbundled tsc output + node_modules (not shipped)', ms(plain), ms(bare), `${(plain / bare).toFixed(2)}×`);
+  const bare = await repeat(bareNode);
+  row('cold start', 'bare `node -e 0`', ms(bare));
+  const reference = await repeat(() => coldStart([referenceEntry]));
+  row(
+    'cold start',
+    'one-tool server on the official SDK (bundled alike), → initialize → tools/list',
+    ms(reference),
+    ms(bare),
+    `${(reference / bare).toFixed(2)}×`,
+  );
+  const shipped = await repeat(() => coldStart([`${root}dist/cli.js`]));
+  row('cold start', 'shipped CLI (esbuild, split), → initialize → tools/list', ms(shipped), ms(bare), `${(shipped / bare).toFixed(2)}×`, '≤ 2.0×');
+  row('cold start', 'shipped CLI against the one-tool SDK server', ms(shipped), ms(reference), `${(shipped / reference).toFixed(2)}×`);
+  const single = await repeat(() => coldStart([bundleEntry]));
+  row('cold start', 'MCP Bundle server (esbuild, split like the CLI, no node_modules)', ms(single), ms(bare), `${(single / bare).toFixed(2)}×`, '≤ 2.0×');
+  const plain = await repeat(() => coldStart([`${unbundled}/cli.js`]));
+  row('cold start', 'unbundled tsc output + node_modules (not shipped)', ms(plain), ms(bare), `${(plain / bare).toFixed(2)}×`);
 }
 
 // The servers' sends use the default (file) send store in a folder of the bench's own, never the user's state folder.
@@ -148,7 +169,10 @@ for (const size of SECTIONS.has('lists') ? SIZES : []) {
   noCompression(sb);
   sb.reseed({ clients: size, requests: size });
   let singlePeak;
-  for (const [tool, path] of [['list_requests', '/api/v1/requests'], ['list_clients', '/api/v1/clients']]) {
+  for (const [tool, path] of [
+    ['list_requests', '/api/v1/requests'],
+    ['list_clients', '/api/v1/clients'],
+  ]) {
     const call = () => client.callTool({ name: tool, arguments: {} });
     const raw = () => rawGetParse(`${sb.url}${path}`, sb.keys.demo);
     await call();
@@ -169,16 +193,49 @@ for (const size of SECTIONS.has('lists') ? SIZES : []) {
     const upstream = sb.calls.length - before;
     const text = result.content[0].text;
     const overhead = median(calls) / median(raws);
-    row(`${tool} @ ${size.toLocaleString('en')}`, 'latency, full answer (default args, over stdio)', ms(median(calls)), `${ms(median(raws))} raw GET+parse`, `${overhead.toFixed(2)}×`, size === 100_000 ? '≤ 1.15×' : '');
-    row(`${tool} @ ${size.toLocaleString('en')}`, 'latency, unchanged list (304, records reused)', ms(median(revalidated)), `${ms(median(raws))} raw GET+parse`, `${(median(revalidated) / median(raws)).toFixed(2)}×`);
-    row(`${tool} @ ${size.toLocaleString('en')}`, 'result text', `${text.length.toLocaleString('en')} chars ≈ ${Math.round(text.length / 4).toLocaleString('en')} tokens`, `${body.bytes.toLocaleString('en')} B raw JSON`, `${((text.length / body.bytes) * 100).toFixed(2)}%`, '≤ 8,000 chars');
+    row(
+      `${tool} @ ${size.toLocaleString('en')}`,
+      'latency, full answer (default args, over stdio)',
+      ms(median(calls)),
+      `${ms(median(raws))} raw GET+parse`,
+      `${overhead.toFixed(2)}×`,
+      size === 100_000 ? '≤ 1.15×' : '',
+    );
+    row(
+      `${tool} @ ${size.toLocaleString('en')}`,
+      'latency, unchanged list (304, records reused)',
+      ms(median(revalidated)),
+      `${ms(median(raws))} raw GET+parse`,
+      `${(median(revalidated) / median(raws)).toFixed(2)}×`,
+    );
+    row(
+      `${tool} @ ${size.toLocaleString('en')}`,
+      'result text',
+      `${text.length.toLocaleString('en')} chars ≈ ${Math.round(text.length / 4).toLocaleString('en')} tokens`,
+      `${body.bytes.toLocaleString('en')} B raw JSON`,
+      `${((text.length / body.bytes) * 100).toFixed(2)}%`,
+      '≤ 8,000 chars',
+    );
     row(`${tool} @ ${size.toLocaleString('en')}`, 'upstream HTTP calls per tool call', String(upstream), '', '', '1');
   }
   const requestsBody = (await rawGetParse(`${sb.url}/api/v1/requests`, sb.keys.demo)).bytes;
   const peak = kb(pid, 'VmHWM');
   const label = `${mb(requestsBody)} requests body + ${mb(idle)} warm idle`;
-  row(`server @ ${size.toLocaleString('en')}`, 'peak RSS, first list_requests', mb(singlePeak), label, `${((singlePeak - idle) / requestsBody).toFixed(2)}× body above idle`, size === 100_000 ? '≤ 2.5×' : '');
-  row(`server @ ${size.toLocaleString('en')}`, `peak RSS after ${2 * (RUNS + 2)} calls of both lists`, mb(peak), label, `${((peak - idle) / requestsBody).toFixed(2)}× body above idle`);
+  row(
+    `server @ ${size.toLocaleString('en')}`,
+    'peak RSS, first list_requests',
+    mb(singlePeak),
+    label,
+    `${((singlePeak - idle) / requestsBody).toFixed(2)}× body above idle`,
+    size === 100_000 ? '≤ 2.5×' : '',
+  );
+  row(
+    `server @ ${size.toLocaleString('en')}`,
+    `peak RSS after ${2 * (RUNS + 2)} calls of both lists`,
+    mb(peak),
+    label,
+    `${((peak - idle) / requestsBody).toFixed(2)}× body above idle`,
+  );
 
   if (size === SIZES[Math.min(1, SIZES.length - 1)]) {
     const before = sb.calls.length;
@@ -193,10 +250,20 @@ for (const size of SECTIONS.has('lists') ? SIZES : []) {
       const args = { client: target.email, title: `Bench ${i}`, items: [{ name: 'W-2' }, { name: 'Moved?', type: 'boolean' }] };
       let mark = sb.calls.length;
       lat.dry.push((await timed(() => client.callTool({ name: 'create_request', arguments: { ...args, dryRun: true } }))).ms);
-      counts.dry.push(sb.calls.slice(mark).map((c) => `${c.method} ${c.path.split('/').pop()}`).join(' + '));
+      counts.dry.push(
+        sb.calls
+          .slice(mark)
+          .map((c) => `${c.method} ${c.path.split('/').pop()}`)
+          .join(' + '),
+      );
       mark = sb.calls.length;
       lat.send.push((await timed(() => client.callTool({ name: 'create_request', arguments: args }))).ms);
-      counts.send.push(sb.calls.slice(mark).map((c) => `${c.method} ${c.path.split('/').pop()}`).join(' + '));
+      counts.send.push(
+        sb.calls
+          .slice(mark)
+          .map((c) => `${c.method} ${c.path.split('/').pop()}`)
+          .join(' + '),
+      );
     }
     row(`create_request @ ${size.toLocaleString('en')}`, 'dry run (resolve client, duplicate guard)', ms(median(lat.dry)), counts.dry.at(-1));
     row(`create_request @ ${size.toLocaleString('en')}`, 'send right after its dry run', ms(median(lat.send)), counts.send.at(-1), '', 'one POST');
@@ -219,7 +286,14 @@ if (part('first', 'cold')) {
     laters.push((await timed(() => client.callTool({ name: 'list_requests', arguments: {} }))).ms);
     await client.close();
   }
-  row('first call', 'first list_requests @ 10,000 right after initialize', ms(median(firsts)), `${ms(median(laters))} a later one`, `${(median(firsts) / median(laters)).toFixed(2)}×`, '≤ 1.3×');
+  row(
+    'first call',
+    'first list_requests @ 10,000 right after initialize',
+    ms(median(firsts)),
+    `${ms(median(laters))} a later one`,
+    `${(median(firsts) / median(laters)).toFixed(2)}×`,
+    '≤ 1.3×',
+  );
   await sb.close();
 }
 
@@ -235,7 +309,9 @@ if (SECTIONS.has('link')) {
   sb.reseed({ clients: 1000, requests: LINK });
   // The ideal client: one GET asking for gzip, gunzip, JSON.parse (no streaming, no revalidation).
   const ideal = async () => {
-    const res = await request(`${link.url}/api/v1/requests`, { headers: { authorization: `Bearer ${sb.keys.demo}`, accept: 'application/json', 'accept-encoding': 'gzip' } });
+    const res = await request(`${link.url}/api/v1/requests`, {
+      headers: { authorization: `Bearer ${sb.keys.demo}`, accept: 'application/json', 'accept-encoding': 'gzip' },
+    });
     const body = Buffer.from(await res.body.arrayBuffer());
     const text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8');
     return JSON.parse(text).data.length;
@@ -254,7 +330,14 @@ if (SECTIONS.has('link')) {
     calls.push(t);
   }
   const at = `list_requests @ ${LINK.toLocaleString('en')}`;
-  row(group, `${at}, full answer (${mb(wire)} on the wire)`, ms(median(calls)), `${ms(median(ideals))} ideal client (GET gzip, gunzip, JSON.parse)`, `${(median(calls) / median(ideals)).toFixed(2)}×`, '≤ 1.0×');
+  row(
+    group,
+    `${at}, full answer (${mb(wire)} on the wire)`,
+    ms(median(calls)),
+    `${ms(median(ideals))} ideal client (GET gzip, gunzip, JSON.parse)`,
+    `${(median(calls) / median(ideals)).toFixed(2)}×`,
+    '≤ 1.0×',
+  );
 
   const filters = [{ overdue: true }, { status: ['sent'] }, { search: 'tax' }, { sort: 'due_soonest' }, { client: 'Nguyen', sort: 'least_complete' }];
   const totals = [];
@@ -274,7 +357,14 @@ if (SECTIONS.has('link')) {
     process.stderr.write(`  (each: ${each.join(', ')} ms)\n`);
     bytes.push(link.stats.bytesOut - before);
   }
-  row(group, `five differently filtered list_requests @ ${LINK.toLocaleString('en')} (ETag: 1 full answer + 4 × 304)`, ms(median(totals)), `${mb(median(bytes))} on the wire`, '', '≤ 1.5 s, ≤ 6 MB');
+  row(
+    group,
+    `five differently filtered list_requests @ ${LINK.toLocaleString('en')} (ETag: 1 full answer + 4 × 304)`,
+    ms(median(totals)),
+    `${mb(median(bytes))} on the wire`,
+    '',
+    '≤ 1.5 s, ≤ 6 MB',
+  );
   await client.close();
   await link.close();
 
@@ -286,7 +376,14 @@ if (SECTIONS.has('link')) {
   await freshList(sb);
   const before = slow.stats.bytesOut;
   const { ms: t, value } = await timed(() => second.client.callTool({ name: 'list_requests', arguments: {} }, undefined, { timeout: 120_000 }));
-  row('link 40 ms · 10 Mbit/s', `list_requests @ 200,000 (${mb(slow.stats.bytesOut - before)} on the wire)`, value.isError ? `error: ${value.content[0].text.slice(0, 80)}` : ms(t), 'default timeout 30,000 ms', `${(t / 30_000).toFixed(2)} of it`, '< 30 s');
+  row(
+    'link 40 ms · 10 Mbit/s',
+    `list_requests @ 200,000 (${mb(slow.stats.bytesOut - before)} on the wire)`,
+    value.isError ? `error: ${value.content[0].text.slice(0, 80)}` : ms(t),
+    'default timeout 30,000 ms',
+    `${(t / 30_000).toFixed(2)} of it`,
+    '< 30 s',
+  );
   await second.client.close();
   await slow.close();
   await sb.close();
@@ -313,7 +410,14 @@ if (SECTIONS.has('growth')) {
     const sc = result.structuredContent;
     const exact = !result.isError && sc.total === size && sc.matched === size && Object.values(sc.byStatus).reduce((a, b) => a + b, 0) === size;
     points.push([size, median(xs)]);
-    row(`growth @ ${size.toLocaleString('en')}`, 'list_requests, full answer (loopback)', ms(median(xs)), exact ? 'exact counts' : `NOT exact: ${result.isError ? result.content[0].text.slice(0, 100) : JSON.stringify(result.structuredContent.total)}`, '', size === 1_000_000 ? 'exact' : '');
+    row(
+      `growth @ ${size.toLocaleString('en')}`,
+      'list_requests, full answer (loopback)',
+      ms(median(xs)),
+      exact ? 'exact counts' : `NOT exact: ${result.isError ? result.content[0].text.slice(0, 100) : JSON.stringify(result.structuredContent.total)}`,
+      '',
+      size === 1_000_000 ? 'exact' : '',
+    );
     row(`growth @ ${size.toLocaleString('en')}`, 'server peak RSS so far', mb(kb(pid, 'VmHWM')));
   }
   // Least-squares slope of log(time) on log(size): 1 is linear.
@@ -332,7 +436,9 @@ if (part('batch', 'lists')) await batchBench();
 
 // Other benchmarks: every scripts/bench/bench-<topic>.mjs exporting run() → [{ row, figure, note? }] (docs/development.md, Scripts),
 // each its own section (BENCH_SECTIONS=<topic> runs only it).
-for (const file of readdirSync(`${root}scripts/bench`).filter((f) => /^bench-[\w-]+\.mjs$/.test(f)).sort()) {
+for (const file of readdirSync(`${root}scripts/bench`)
+  .filter((f) => /^bench-[\w-]+\.mjs$/.test(f))
+  .sort()) {
   const topic = file.slice('bench-'.length, -'.mjs'.length);
   if (process.env.BENCH_SECTIONS && !SECTIONS.has(topic)) continue;
   const mod = await import(`${root}scripts/bench/${file}`);
@@ -340,15 +446,17 @@ for (const file of readdirSync(`${root}scripts/bench`).filter((f) => /^bench-[\w
   try {
     for (const r of await mod.run()) row(topic, r.row, r.figure, r.note ?? '');
   } catch (error) {
-    row(topic, `${file} failed`, String(error?.message ?? error).split('\n')[0].slice(0, 120));
+    row(
+      topic,
+      `${file} failed`,
+      String(error?.message ?? error)
+        .split('\n')[0]
+        .slice(0, 120),
+    );
   }
 }
 
-const table = [
-  '| group | measure | value | reference | ratio | target |',
-  '|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.join(' | ')} |`),
-].join('\n');
+const table = ['| group | measure | value | reference | ratio | target |', '|---|---|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 const footer = `node ${process.version}, ${RUNS} runs per figure (median), ${new Date().toISOString().slice(0, 10)}`;
 process.stdout.write(`\n${table}\n\n${footer}\n`);
 // What `node scripts/readme.mjs` puts in docs/performance.md's figures block (the page quotes this, never hand-copied numbers).
@@ -385,7 +493,14 @@ async function groupedAndJoinedCost(size = Number(process.env.BENCH_GROUPED_SIZE
   const plain = median(times[0]);
   for (const [i, [name, args]] of cases.entries()) {
     const t = median(times[i]);
-    row(`lists ${label}`, `${name} ${JSON.stringify(args)}`, `${ms(t)}, ${texts[i].toLocaleString('en')} chars`, i === 0 ? '' : ms(plain), i === 0 ? '' : `${(t / plain).toFixed(2)}×`, i === 0 ? '< 8,000 chars' : '≤ 1.3×, < 8,000 chars');
+    row(
+      `lists ${label}`,
+      `${name} ${JSON.stringify(args)}`,
+      `${ms(t)}, ${texts[i].toLocaleString('en')} chars`,
+      i === 0 ? '' : ms(plain),
+      i === 0 ? '' : `${(t / plain).toFixed(2)}×`,
+      i === 0 ? '< 8,000 chars' : '≤ 1.3×, < 8,000 chars',
+    );
   }
   await client.close();
   await sb.close();
@@ -401,15 +516,32 @@ async function batchBench() {
   sb.demoFirm.monthlyRequestLimit = 1e9;
   const ids = sb.demoFirm.clients.filter((c) => c.status === 'active').map((c) => c.id);
   const items = [{ name: 'W-2' }, { name: 'Moved?', type: 'boolean' }];
-  const upstream = (mark) => sb.calls.slice(mark).map((c) => `${c.method} ${c.path.split('/').pop()}`).join(' + ');
+  const upstream = (mark) =>
+    sb.calls
+      .slice(mark)
+      .map((c) => `${c.method} ${c.path.split('/').pop()}`)
+      .join(' + ');
   const dry = [];
   let dryCalls = '';
   for (let i = 0; i < RUNS; i++) {
     const mark = sb.calls.length;
-    dry.push((await timed(() => client.callTool({ name: 'create_request_batch', arguments: { clients: ids.slice(0, 100), title: `Bench batch dry ${i}`, items, dryRun: true } }))).ms);
+    dry.push(
+      (
+        await timed(() =>
+          client.callTool({ name: 'create_request_batch', arguments: { clients: ids.slice(0, 100), title: `Bench batch dry ${i}`, items, dryRun: true } }),
+        )
+      ).ms,
+    );
     dryCalls = upstream(mark);
   }
-  row(`create_request_batch @ ${size.toLocaleString('en')}`, '100-client dry run (resolve, duplicates, preview)', ms(median(dry)), dryCalls, '', 'one read of each list');
+  row(
+    `create_request_batch @ ${size.toLocaleString('en')}`,
+    '100-client dry run (resolve, duplicates, preview)',
+    ms(median(dry)),
+    dryCalls,
+    '',
+    'one read of each list',
+  );
 
   // Per send: a batch of 20 (DOCREQ_CONFIRM_SEND=never), its reads taken off, next to one raw POST.
   const perSend = [];
@@ -417,9 +549,13 @@ async function batchBench() {
   let sendCalls = 0;
   for (let i = 0; i < RUNS; i++) {
     const recipients = ids.slice(100 + i * 20, 120 + i * 20);
-    const dryRun = (await timed(() => client.callTool({ name: 'create_request_batch', arguments: { clients: recipients, title: `Bench batch ${i}`, items, dryRun: true } }))).ms;
+    const dryRun = (
+      await timed(() => client.callTool({ name: 'create_request_batch', arguments: { clients: recipients, title: `Bench batch ${i}`, items, dryRun: true } }))
+    ).ms;
     const mark = sb.calls.length;
-    const { ms: sendMs, value } = await timed(() => client.callTool({ name: 'create_request_batch', arguments: { clients: recipients, title: `Bench batch ${i}`, items } }));
+    const { ms: sendMs, value } = await timed(() =>
+      client.callTool({ name: 'create_request_batch', arguments: { clients: recipients, title: `Bench batch ${i}`, items } }),
+    );
     if (value.structuredContent?.sent !== 20) throw new Error(`bench batch sent ${value.structuredContent?.sent}: ${value.content[0].text.slice(0, 300)}`);
     sendCalls = sb.calls.length - mark;
     // The whole confirmed call (its list revalidation included) over its 20 POSTs. Subtracting a separate
@@ -430,13 +566,24 @@ async function batchBench() {
     const { ms: rawMs } = await timed(async () => {
       for (let k = 0; k < 20; k++) {
         const body = JSON.stringify({ clientId: ids[k], title: `Bench raw ${i}`, items: items.map((it) => ({ required: true, type: 'file', ...it })) });
-        const res = await request(`${sb.url}/api/v1/requests`, { method: 'POST', body, headers: { authorization: `Bearer ${sb.keys.demo}`, 'content-type': 'application/json', 'idempotency-key': `bench-${i}-${k}` } });
+        const res = await request(`${sb.url}/api/v1/requests`, {
+          method: 'POST',
+          body,
+          headers: { authorization: `Bearer ${sb.keys.demo}`, 'content-type': 'application/json', 'idempotency-key': `bench-${i}-${k}` },
+        });
         await res.body.text();
       }
     });
     raw.push(rawMs / 20);
   }
-  row(`create_request_batch @ ${size.toLocaleString('en')}`, 'per send in a confirmed batch of 20 (the whole call / 20)', ms(median(perSend)), `${ms(median(raw))} one raw POST`, `${(median(perSend) / median(raw)).toFixed(2)}×`, `${sendCalls} upstream calls for 20 sends`);
+  row(
+    `create_request_batch @ ${size.toLocaleString('en')}`,
+    'per send in a confirmed batch of 20 (the whole call / 20)',
+    ms(median(perSend)),
+    `${ms(median(raw))} one raw POST`,
+    `${(median(perSend) / median(raw)).toFixed(2)}×`,
+    `${sendCalls} upstream calls for 20 sends`,
+  );
   await client.close();
   await sb.close();
 }

@@ -16,7 +16,9 @@ const { DocReqApi, ApiState } = await import(join(build, 'dist/index.js'));
 const { Agent } = await import('undici');
 
 const port = await freePort();
-const sandbox = spawn(process.execPath, [join(root, 'dist/cli.js'), 'sandbox', '--port', String(port), '--requests', '10000'], { stdio: ['ignore', 'pipe', 'ignore'] });
+const sandbox = spawn(process.execPath, [join(root, 'dist/cli.js'), 'sandbox', '--port', String(port), '--requests', '10000'], {
+  stdio: ['ignore', 'pipe', 'ignore'],
+});
 try {
   const key = await sandboxKey(sandbox);
   const sharedPool = new Agent({ keepAliveTimeout: 4_000, connections: 64 });
@@ -40,7 +42,9 @@ try {
       if (!revalidated) throw new Error(`${label}: the service did not answer 304`);
     }
     const used = process.cpuUsage(cpu);
-    process.stdout.write(`  ${label}: client CPU ${((used.user + used.system) / 1000 / CALLS).toFixed(3)} ms/call, wall ${((performance.now() - started) / CALLS).toFixed(3)} ms/call\n`);
+    process.stdout.write(
+      `  ${label}: client CPU ${((used.user + used.system) / 1000 / CALLS).toFixed(3)} ms/call, wall ${((performance.now() - started) / CALLS).toFixed(3)} ms/call\n`,
+    );
   }
   await sharedPool.close();
 } finally {

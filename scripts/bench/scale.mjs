@@ -81,11 +81,21 @@ async function startReplica(baseUrl, env = {}, rateLimit = 1_000_000_000) {
   const port = await freePort();
   // Every replica serves its metrics (DOCREQ_METRICS_PORT): the script checks their counts against its own.
   const metricsPort = await freePort();
-  const child = run(['--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info', '--metrics-port', String(metricsPort)], { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET, ...(env.DOCREQ_STORE_URL ? {} : { DOCREQ_STORE: 'memory' }), ...env }, ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')]);
+  const child = run(
+    ['--transport', 'http', '--port', String(port), '--rate-limit', String(rateLimit), '--log-level', 'info', '--metrics-port', String(metricsPort)],
+    { DOCREQ_BASE_URL: baseUrl, DOCREQ_TOKEN_SECRET: TOKEN_SECRET, ...(env.DOCREQ_STORE_URL ? {} : { DOCREQ_STORE: 'memory' }), ...env },
+    ['ignore', 'ignore', openSync(join(work, `replica-${port}.log`), 'w')],
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`replica exited with ${child.exitCode}`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { child, port, url, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { child, port, url, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error('replica did not come up');
@@ -97,7 +107,8 @@ async function startNginx(ports) {
   const servers = ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n');
   site = site.replace(/( {4}server 127\.0\.0\.1:\d+ [^\n]*\n)+/, `${servers}\n`);
   site = site.replace(/listen 443 ssl http2;[^\n]*/, `listen 127.0.0.1:${port};`).replace(/^\s*ssl_[^\n]*\n/gm, '');
-  if (!site.includes(`listen 127.0.0.1:${port};`) || site.includes('ssl_certificate')) throw new Error('deploy/nginx.conf no longer has the lines npm run scale rewrites');
+  if (!site.includes(`listen 127.0.0.1:${port};`) || site.includes('ssl_certificate'))
+    throw new Error('deploy/nginx.conf no longer has the lines npm run scale rewrites');
   writeFileSync(join(work, 'site.conf'), site);
   writeFileSync(
     join(work, 'nginx.conf'),
@@ -143,7 +154,8 @@ async function scrape(metricsUrl, name) {
   const out = [];
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (m && m[1] === name) out.push({ labels: Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]])), value: Number(m[3]) });
+    if (m && m[1] === name)
+      out.push({ labels: Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]])), value: Number(m[3]) });
   }
   return out;
 }
@@ -197,7 +209,10 @@ async function startRedis() {
   for (let i = 0; i < 200; i++) {
     const c = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
     c.on('error', () => undefined);
-    const ok = await c.connect().then(() => true, () => false);
+    const ok = await c.connect().then(
+      () => true,
+      () => false,
+    );
     if (ok) {
       await c.close();
       return { child, url: `redis://127.0.0.1:${port}/0` };
@@ -287,7 +302,10 @@ async function sendPhase() {
   // The rate limit across the replicas: a limit of 60 a minute for one key, 120 calls spread over all.
   for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGTERM');
   lb.child.kill('SIGQUIT');
-  await Promise.all([...replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
+  await Promise.all([
+    ...replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, 'exit') : undefined)),
+    once(lb.child, 'exit'),
+  ]);
   // A database of its own, so the send phase's calls (counted, under a huge limit) do not count here.
   const limited = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sb.url, { DOCREQ_STORE_URL: redis.url.replace(/\/0$/, '/1') }, 60)));
   const lb2 = await startNginx(limited.map((r) => r.port));
@@ -312,7 +330,20 @@ async function sendPhase() {
   await Promise.all([...limited.map((r) => once(r.child, 'exit')), once(lb2.child, 'exit')]);
   redis.child.kill('SIGTERM');
   await sb.close();
-  return { seconds, sends: SENDS, reads, totalPosts, maxPosts: Math.max(0, ...posted), sendsPosted: posted.length, confirmedSent, unclear, errors, allowed, refused, refusedByMetrics };
+  return {
+    seconds,
+    sends: SENDS,
+    reads,
+    totalPosts,
+    maxPosts: Math.max(0, ...posted),
+    sendsPosted: posted.length,
+    confirmedSent,
+    unclear,
+    errors,
+    allowed,
+    refused,
+    refusedByMetrics,
+  };
 }
 
 const rows = [];
@@ -322,52 +353,66 @@ const row = (...cells) => {
 };
 const fmt = (r) => [`${r.perSecond.toFixed(0)} calls/s`, `p50 ${r.p50.toFixed(1)} ms`, `p99 ${r.p99.toFixed(1)} ms`, `${r.errors.length} errors`];
 
-note(`scale: ${REPLICAS} replicas behind ${nginxBin} round-robin, ${CLIENTS} clients, ${CALLS} list calls, ${KILL} one replica halfway; node ${process.version}`);
+note(
+  `scale: ${REPLICAS} replicas behind ${nginxBin} round-robin, ${CLIENTS} clients, ${CALLS} list calls, ${KILL} one replica halfway; node ${process.version}`,
+);
 const ONLY_SENDS = process.env.SCALE_ONLY === 'sends';
 const sandbox = await startSandbox();
 let scaled = { errors: [] };
 let single = { errors: [] };
 let killedAt = ONLY_SENDS ? 0 : undefined;
 if (!ONLY_SENDS) {
-// ── N replicas behind nginx, one stopped halfway ─────────────────────────────────────────────
-const replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sandbox.url)));
-const lb = await startNginx(replicas.map((r) => r.port));
-await drive(lb.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined); // warm-up: JIT, connections
-const victim = replicas[0];
-const victimExit = once(victim.child, 'exit');
-scaled = await drive(lb.url, sandbox.key, {
-  halfway: () => {
-    if (KILL === 'none') return;
-    killedAt = performance.now();
-    victim.child.kill(KILL);
-  },
-});
-const [victimCode, victimSignal] = KILL === 'none' ? [null, null] : await victimExit;
-row(`${REPLICAS} replicas behind nginx`, ...fmt(scaled), KILL === 'none' ? 'none stopped' : `replica on :${victim.port} ${KILL} halfway (exit ${victimCode ?? victimSignal})`);
-for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGTERM');
-lb.child.kill('SIGQUIT');
-await Promise.all([...replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, 'exit') : undefined)), once(lb.child, 'exit')]);
-
-// ── one replica alone ──────────────────────────────────────────────────────────────────────
-const alone = await startReplica(sandbox.url);
-const warm = await drive(alone.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined);
-single = await drive(alone.url, sandbox.key);
-row('1 replica alone (no nginx)', ...fmt(single));
-// The replica's own metrics, scraped: answered calls by tool must be what this script counted.
-{
-  const calls = await scrape(alone.metrics, 'docreq_tool_calls_total');
-  const timed = await scrape(alone.metrics, 'docreq_tool_call_duration_seconds_count');
-  const agree = ['list_requests', 'list_clients'].map((tool) => {
-    const ours = (warm?.ok[tool] ?? 0) + single.ok[tool];
-    return { tool, ours, scraped: sum(calls, { tool, outcome: 'ok' }), timed: sum(timed, { tool }) };
+  // ── N replicas behind nginx, one stopped halfway ─────────────────────────────────────────────
+  const replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(sandbox.url)));
+  const lb = await startNginx(replicas.map((r) => r.port));
+  await drive(lb.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined); // warm-up: JIT, connections
+  const victim = replicas[0];
+  const victimExit = once(victim.child, 'exit');
+  scaled = await drive(lb.url, sandbox.key, {
+    halfway: () => {
+      if (KILL === 'none') return;
+      killedAt = performance.now();
+      victim.child.kill(KILL);
+    },
   });
-  const same = agree.every((a) => a.ours === a.scraped) && sum(timed) === sum(calls);
-  row('metrics (1 replica, scraped)', agree.map((a) => `${a.tool} ok: ${a.scraped} scraped, ${a.ours} counted here`).join('; '), `latency histogram counts ${sum(timed)} calls of ${sum(calls)}`, same ? 'agree' : 'DISAGREE');
-  if (!same) process.exitCode = 1;
-}
-row('throughput ratio', `${(scaled.perSecond / single.perSecond).toFixed(2)}× (${REPLICAS} behind nginx, one stopped halfway / 1 alone)`, 'target ≥ 0.9×');
-alone.child.kill('SIGTERM');
-await once(alone.child, 'exit');
+  const [victimCode, victimSignal] = KILL === 'none' ? [null, null] : await victimExit;
+  row(
+    `${REPLICAS} replicas behind nginx`,
+    ...fmt(scaled),
+    KILL === 'none' ? 'none stopped' : `replica on :${victim.port} ${KILL} halfway (exit ${victimCode ?? victimSignal})`,
+  );
+  for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGTERM');
+  lb.child.kill('SIGQUIT');
+  await Promise.all([
+    ...replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, 'exit') : undefined)),
+    once(lb.child, 'exit'),
+  ]);
+
+  // ── one replica alone ──────────────────────────────────────────────────────────────────────
+  const alone = await startReplica(sandbox.url);
+  const warm = await drive(alone.url, sandbox.key, { calls: Math.ceil(CALLS / 5) }).catch(() => undefined);
+  single = await drive(alone.url, sandbox.key);
+  row('1 replica alone (no nginx)', ...fmt(single));
+  // The replica's own metrics, scraped: answered calls by tool must be what this script counted.
+  {
+    const calls = await scrape(alone.metrics, 'docreq_tool_calls_total');
+    const timed = await scrape(alone.metrics, 'docreq_tool_call_duration_seconds_count');
+    const agree = ['list_requests', 'list_clients'].map((tool) => {
+      const ours = (warm?.ok[tool] ?? 0) + single.ok[tool];
+      return { tool, ours, scraped: sum(calls, { tool, outcome: 'ok' }), timed: sum(timed, { tool }) };
+    });
+    const same = agree.every((a) => a.ours === a.scraped) && sum(timed) === sum(calls);
+    row(
+      'metrics (1 replica, scraped)',
+      agree.map((a) => `${a.tool} ok: ${a.scraped} scraped, ${a.ours} counted here`).join('; '),
+      `latency histogram counts ${sum(timed)} calls of ${sum(calls)}`,
+      same ? 'agree' : 'DISAGREE',
+    );
+    if (!same) process.exitCode = 1;
+  }
+  row('throughput ratio', `${(scaled.perSecond / single.perSecond).toFixed(2)}× (${REPLICAS} behind nginx, one stopped halfway / 1 alone)`, 'target ≥ 0.9×');
+  alone.child.kill('SIGTERM');
+  await once(alone.child, 'exit');
 }
 sandbox.child.kill('SIGTERM');
 
@@ -384,37 +429,59 @@ if (process.env.SCALE_ONLY === 'lists') {
     `${((s.sends * 3 + s.reads) / s.seconds).toFixed(0)} calls/s`,
     `one replica SIGKILLed mid-send`,
   );
-  row('POSTs per confirmed send', `${(s.totalPosts / Math.max(1, s.sendsPosted)).toFixed(3)}`, `${s.totalPosts} POSTs for ${s.sendsPosted} sends; at most ${s.maxPosts} for any one`, `${s.confirmedSent} answered sent, ${s.unclear} "may have been sent"/in progress/refused (a POST in flight on the killed replica: check with list_requests)`);
+  row(
+    'POSTs per confirmed send',
+    `${(s.totalPosts / Math.max(1, s.sendsPosted)).toFixed(3)}`,
+    `${s.totalPosts} POSTs for ${s.sendsPosted} sends; at most ${s.maxPosts} for any one`,
+    `${s.confirmedSent} answered sent, ${s.unclear} "may have been sent"/in progress/refused (a POST in flight on the killed replica: check with list_requests)`,
+  );
   row('send-phase errors', `${s.errors.length}`, 'calls in flight on the killed replica (nginx does not resend a POST it already passed on)');
-  row('rate limit across replicas', `limit 60/min for one key, 120 calls over ${REPLICAS} replicas: ${s.allowed} allowed, ${s.refused} refused (429)`, `the replicas' metrics count ${s.refusedByMetrics} refused: ${s.refusedByMetrics === s.refused ? 'agree' : 'DISAGREE'}`);
+  row(
+    'rate limit across replicas',
+    `limit 60/min for one key, 120 calls over ${REPLICAS} replicas: ${s.allowed} allowed, ${s.refused} refused (429)`,
+    `the replicas' metrics count ${s.refusedByMetrics} refused: ${s.refusedByMetrics === s.refused ? 'agree' : 'DISAGREE'}`,
+  );
   if (s.refusedByMetrics !== s.refused) process.exitCode = 1;
   if (s.errors.length) note(`send-phase errors (first): ${[...new Set(s.errors)].slice(0, 3).join(' | ')}`);
 }
 
 // ── p50 over HTTP against stdio, list_requests at 10,000 requests ────────────────────────────
 if (!ONLY_SENDS) {
-const big = await startSandbox(['--requests', '10000']);
-const http = await startReplica(big.url);
-const overHttp = await mcpClient(http.url, big.key);
-const stdioTransport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--log-level', 'error'], env: { PATH: process.env.PATH, DOCREQ_API_KEY: big.key, DOCREQ_BASE_URL: big.url } });
-const overStdio = new Client({ name: 'scale', version: '1' });
-await overStdio.connect(stdioTransport);
-const times = { http: [], stdio: [] };
-for (let i = 0; i < P50_RUNS + 3; i++) {
-  for (const [name, client] of [['http', overHttp], ['stdio', overStdio]]) {
-    const t = performance.now();
-    const result = await client.callTool({ name: 'list_requests', arguments: {} });
-    if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-    if (i >= 3) times[name].push(performance.now() - t);
+  const big = await startSandbox(['--requests', '10000']);
+  const http = await startReplica(big.url);
+  const overHttp = await mcpClient(http.url, big.key);
+  const stdioTransport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--log-level', 'error'],
+    env: { PATH: process.env.PATH, DOCREQ_API_KEY: big.key, DOCREQ_BASE_URL: big.url },
+  });
+  const overStdio = new Client({ name: 'scale', version: '1' });
+  await overStdio.connect(stdioTransport);
+  const times = { http: [], stdio: [] };
+  for (let i = 0; i < P50_RUNS + 3; i++) {
+    for (const [name, client] of [
+      ['http', overHttp],
+      ['stdio', overStdio],
+    ]) {
+      const t = performance.now();
+      const result = await client.callTool({ name: 'list_requests', arguments: {} });
+      if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+      if (i >= 3) times[name].push(performance.now() - t);
+    }
   }
-}
-const p50Http = pct(times.http, 50);
-const p50Stdio = pct(times.stdio, 50);
-row('list_requests @ 10,000, p50', `HTTP ${p50Http.toFixed(1)} ms`, `stdio ${p50Stdio.toFixed(1)} ms`, `ratio ${(p50Http / p50Stdio).toFixed(2)}× (HTTP adds ${(p50Http - p50Stdio).toFixed(1)} ms a call)`, 'target ≤ 1.3×');
-await overStdio.close();
-await overHttp.close();
-http.child.kill('SIGTERM');
-big.child.kill('SIGTERM');
+  const p50Http = pct(times.http, 50);
+  const p50Stdio = pct(times.stdio, 50);
+  row(
+    'list_requests @ 10,000, p50',
+    `HTTP ${p50Http.toFixed(1)} ms`,
+    `stdio ${p50Stdio.toFixed(1)} ms`,
+    `ratio ${(p50Http / p50Stdio).toFixed(2)}× (HTTP adds ${(p50Http - p50Stdio).toFixed(1)} ms a call)`,
+    'target ≤ 1.3×',
+  );
+  await overStdio.close();
+  await overHttp.close();
+  http.child.kill('SIGTERM');
+  big.child.kill('SIGTERM');
 }
 
 say('');
@@ -422,13 +489,18 @@ for (const r of rows) say(`| ${r.join(' | ')} |`);
 const errorSamples = [...new Set(scaled.errors.concat(single.errors))].slice(0, 5);
 if (errorSamples.length) say(`\nerrors (first distinct): \n${errorSamples.map((e) => `  ${e}`).join('\n')}`);
 if (killedAt === undefined && KILL !== 'none') say('(the replica was never stopped: fewer calls than expected?)');
-const stamp = `${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim()}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`;
+const stamp = `${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim()}, ${cpus().length} cores, load average ${loadavg()
+  .map((l) => l.toFixed(1))
+  .join(' ')} at the end`;
 say(`\n${stamp}`);
 // docs/performance.md's scale block is written from this (node scripts/readme.mjs), never by hand.
 if (!process.env.SCALE_ONLY) {
   mkdirSync(join(root, '.bench'), { recursive: true });
   const table = ['| measure | result |', '|---|---|', ...rows.map(([first, ...rest]) => `| ${first} | ${rest.join(' · ')} |`)];
-  writeFileSync(join(root, '.bench/scale.md'), `${table.join('\n')}\n\n${REPLICAS} replicas, ${CLIENTS} clients, ${CALLS.toLocaleString('en')} list calls, ${KILL} one replica halfway; ${stamp}\n`);
+  writeFileSync(
+    join(root, '.bench/scale.md'),
+    `${table.join('\n')}\n\n${REPLICAS} replicas, ${CLIENTS} clients, ${CALLS.toLocaleString('en')} list calls, ${KILL} one replica halfway; ${stamp}\n`,
+  );
   note('wrote .bench/scale.md (node scripts/readme.mjs puts it in docs/performance.md)');
 }
 process.exit(process.exitCode ?? 0);

@@ -25,7 +25,14 @@ await client.connect(transport);
 const pid = transport.pid;
 
 const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-const sockets = () => readdirSync(`/proc/${pid}/fd`).filter((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:'); } catch { return false; } }).length;
+const sockets = () =>
+  readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false;
+    }
+  }).length;
 
 let n = 0;
 let sent = 0;
@@ -37,10 +44,27 @@ const clients = sb.demoFirm.clients;
 function nextCall(i) {
   const r = Math.random();
   if (i % 50 === 25) sb.inject('GET /api/v1/requests', { kind: 'status', status: 503 }, { times: 1 }); // a transient fault now and then
-  if (r < 0.4) return { name: 'list_requests', arguments: pick([{}, { overdue: true }, { status: ['sent', 'in_progress'] }, { sort: 'due_soonest', limit: 50 }, { client: 'a', offset: 5 }]), expectError: false };
-  if (r < 0.7) return { name: 'list_clients', arguments: pick([{}, { search: 'mül' }, { status: 'active', limit: 100 }, { search: 'trust' }]), expectError: false };
-  if (r < 0.9) return { name: 'create_request', arguments: { client: pick(clients).id, title: `Soak dry run ${i}`, items: [{ name: 'W-2' }], dryRun: true }, expectError: false };
-  if (r < 0.95) return { name: 'create_request', arguments: { client: pick(clients).id, title: `Soak send ${i}`, items: [{ name: 'Statement' }, { name: 'Year end', type: 'date' }] }, expectError: false, send: true };
+  if (r < 0.4)
+    return {
+      name: 'list_requests',
+      arguments: pick([{}, { overdue: true }, { status: ['sent', 'in_progress'] }, { sort: 'due_soonest', limit: 50 }, { client: 'a', offset: 5 }]),
+      expectError: false,
+    };
+  if (r < 0.7)
+    return { name: 'list_clients', arguments: pick([{}, { search: 'mül' }, { status: 'active', limit: 100 }, { search: 'trust' }]), expectError: false };
+  if (r < 0.9)
+    return {
+      name: 'create_request',
+      arguments: { client: pick(clients).id, title: `Soak dry run ${i}`, items: [{ name: 'W-2' }], dryRun: true },
+      expectError: false,
+    };
+  if (r < 0.95)
+    return {
+      name: 'create_request',
+      arguments: { client: pick(clients).id, title: `Soak send ${i}`, items: [{ name: 'Statement' }, { name: 'Year end', type: 'date' }] },
+      expectError: false,
+      send: true,
+    };
   return { name: 'create_request', arguments: { client: 'x', title: '', items: [] }, expectError: true };
 }
 
@@ -62,14 +86,20 @@ async function worker() {
 
 for (let i = 0; i < 200; i++) await client.callTool({ name: 'list_clients', arguments: {} }); // warm up
 const start = { rss: rssMb(), sockets: sockets(), time: Date.now() };
-console.log(`soak: ${TOTAL} mixed calls, ${CONCURRENCY} at a time, server pid ${pid}; sandbox ${sb.demoFirm.clients.length} clients, ${sb.demoFirm.requests.length} requests`);
+console.log(
+  `soak: ${TOTAL} mixed calls, ${CONCURRENCY} at a time, server pid ${pid}; sandbox ${sb.demoFirm.clients.length} clients, ${sb.demoFirm.requests.length} requests`,
+);
 console.log(`     0 calls  RSS ${start.rss.toFixed(1)} MB  sockets ${start.sockets}`);
 await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 const end = { rss: rssMb(), sockets: sockets() };
 const posts = sb.callsTo('POST', '/api/v1/requests').length;
 console.log(`done in ${((Date.now() - start.time) / 1000).toFixed(1)} s`);
-console.log(`RSS start ${start.rss.toFixed(1)} MB → end ${end.rss.toFixed(1)} MB (${(end.rss - start.rss >= 0 ? '+' : '') + (end.rss - start.rss).toFixed(1)} MB); sockets ${start.sockets} → ${end.sockets}`);
-console.log(`sent ${sent} (sandbox saw ${posts} POSTs, ${sb.emails.length} e-mails); invalid input refused ${refusedAsExpected}; unexpected errors ${unexpected.length}`);
+console.log(
+  `RSS start ${start.rss.toFixed(1)} MB → end ${end.rss.toFixed(1)} MB (${(end.rss - start.rss >= 0 ? '+' : '') + (end.rss - start.rss).toFixed(1)} MB); sockets ${start.sockets} → ${end.sockets}`,
+);
+console.log(
+  `sent ${sent} (sandbox saw ${posts} POSTs, ${sb.emails.length} e-mails); invalid input refused ${refusedAsExpected}; unexpected errors ${unexpected.length}`,
+);
 for (const e of unexpected.slice(0, 10)) console.log(`  ${e}`);
 await client.close();
 await sb.close();

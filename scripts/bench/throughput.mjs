@@ -135,7 +135,12 @@ async function startSandbox(bin) {
 
 async function ready(url, child, what) {
   for (let i = 0; i < 200; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok).catch(() => false)) return { url, child };
+    if (
+      await fetch(`${url}/healthz`)
+        .then((r) => r.ok)
+        .catch(() => false)
+    )
+      return { url, child };
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${what} did not start`);
@@ -143,7 +148,10 @@ async function ready(url, child, what) {
 
 async function startService(bin, baseUrl) {
   const port = await freePort();
-  const child = start(bin, ['--transport', 'http', '--port', String(port), '--rate-limit', '1000000000', '--log-level', 'error'], { DOCREQ_BASE_URL: baseUrl, ...(process.env.THROUGHPUT_NODE_OPTIONS ? { NODE_OPTIONS: process.env.THROUGHPUT_NODE_OPTIONS } : {}) });
+  const child = start(bin, ['--transport', 'http', '--port', String(port), '--rate-limit', '1000000000', '--log-level', 'error'], {
+    DOCREQ_BASE_URL: baseUrl,
+    ...(process.env.THROUGHPUT_NODE_OPTIONS ? { NODE_OPTIONS: process.env.THROUGHPUT_NODE_OPTIONS } : {}),
+  });
   return ready(`http://127.0.0.1:${port}`, child, bin);
 }
 
@@ -156,7 +164,8 @@ async function startReference() {
 // With `meta`, the call carries `_meta` with a progress token, as SDK clients send a call that asks for
 // progress: such a call cannot take team mode's plain-call path (src/transport/plain-call.ts) and is
 // answered by the SDK's HTTP entry (an SSE stream), as every 2026-07-28 call is.
-const body = (name, args, meta = false) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: { progressToken: 1 } } : {}) } });
+const body = (name, args, meta = false) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: { progressToken: 1 } } : {}) } });
 const headers = (key) => ({
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
@@ -167,7 +176,12 @@ const headers = (key) => ({
 /** What one call answers (the JSON-RPC result, SSE framing taken off), checked to be a result and not a tool error. */
 async function answer(svc, key, name, args, meta = false) {
   const text = await (await fetch(`${svc.url}/mcp`, { method: 'POST', headers: headers(key), body: body(name, args, meta) })).text();
-  const json = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: '))?.slice(6) ?? text;
+  const json = text.startsWith('{')
+    ? text
+    : (text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))
+        ?.slice(6) ?? text);
   if (!json.includes('"result"') || json.includes('"isError":true')) throw new Error(`${name} ${JSON.stringify(args)} did not answer: ${json.slice(0, 300)}`);
   return json;
 }
@@ -198,7 +212,13 @@ function burst(svc, key, next, amount) {
       (error, result) => {
         if (error) return reject(error);
         const cpuAfter = cpuMs(svc.child.pid);
-        resolve({ ms: last - started, latencies, calls: result.requests.total, cpu: cpuBefore === undefined ? undefined : cpuAfter - cpuBefore, failed: result.non2xx + result.errors });
+        resolve({
+          ms: last - started,
+          latencies,
+          calls: result.requests.total,
+          cpu: cpuBefore === undefined ? undefined : cpuAfter - cpuBefore,
+          failed: result.non2xx + result.errors,
+        });
       },
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => {
@@ -234,7 +254,11 @@ export async function run() {
   if (!existsSync(afterBin)) throw new Error('run npm run build first');
   const beforeDir = process.env.THROUGHPUT_BEFORE;
   const sb = await startSandbox(afterBin);
-  const servers = { reference: await startReference(), ...(beforeDir ? { before: await startService(join(beforeDir, 'dist/cli.js'), sb.url) } : {}), after: await startService(afterBin, sb.url) };
+  const servers = {
+    reference: await startReference(),
+    ...(beforeDir ? { before: await startService(join(beforeDir, 'dist/cli.js'), sb.url) } : {}),
+    after: await startService(afterBin, sb.url),
+  };
   const load = [loadavg()[0]];
   const rows = [];
   const perRound = Math.ceil(CALLS / ROUNDS);
@@ -248,7 +272,8 @@ export async function run() {
     for (const args of sample) {
       const answers = {};
       for (const [which, svc] of Object.entries(servers)) if (!svc.reference) answers[which] = await answer(svc, sb.key, workload.tool, args, workload.meta);
-      if (answers.before !== undefined && answers.before !== answers.after) throw new Error(`before and after answer ${workload.tool} ${JSON.stringify(args)} differently`);
+      if (answers.before !== undefined && answers.before !== answers.after)
+        throw new Error(`before and after answer ${workload.tool} ${JSON.stringify(args)} differently`);
       checked++;
     }
     await answer(servers.reference, sb.key, 'ping', {});
@@ -274,7 +299,13 @@ export async function run() {
     const figures = {};
     for (const [which, t] of Object.entries(totals)) {
       const sorted = t.latencies.sort((a, b) => a - b);
-      figures[which] = { perSecond: (t.calls / t.ms) * 1000, p50: percentile(sorted, 50), p99: percentile(sorted, 99), cpuPerCall: t.cpu === undefined ? undefined : t.cpu / t.calls, failed: t.failed };
+      figures[which] = {
+        perSecond: (t.calls / t.ms) * 1000,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        cpuPerCall: t.cpu === undefined ? undefined : t.cpu / t.calls,
+        failed: t.failed,
+      };
     }
     const fmt = (m) =>
       `${m.perSecond.toFixed(0)} calls/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms` +
@@ -288,7 +319,11 @@ export async function run() {
       if (!m) continue;
       const ratio = m.perSecond / ref.perSecond;
       const cpu = m.cpuPerCall && ref.cpuPerCall ? `, server CPU per call ${(m.cpuPerCall / ref.cpuPerCall).toFixed(2)}× the reference's` : '';
-      rows.push({ row: `${workload.label}: ${which === 'after' ? 'this build' : `before (${beforeLabel(beforeDir)})`}`, figure: `${fmt(m)}; **${ratio.toFixed(2)}×** the reference's calls/s${cpu}`, note: `${target}${verdict(ratio)}` });
+      rows.push({
+        row: `${workload.label}: ${which === 'after' ? 'this build' : `before (${beforeLabel(beforeDir)})`}`,
+        figure: `${fmt(m)}; **${ratio.toFixed(2)}×** the reference's calls/s${cpu}`,
+        note: `${target}${verdict(ratio)}`,
+      });
     }
   }
   load.push(loadavg()[0]);

@@ -82,7 +82,13 @@ export class DocReqApi {
     this.lists = new ListReader(this.http, settings, this.state, log, redact);
     // max(1 s, 25%), but never more than half the timeout (a test's 800 ms timeout can still send).
     const postBudget = minPostBudgetMs ?? Math.min(Math.max(1_000, options.timeoutMs / 4), options.timeoutMs / 2);
-    this.sender = new RequestSender(this.http, { timeoutMs: options.timeoutMs, minPostBudgetMs: postBudget, ...(profile ? { profile } : {}) }, this.state, log, redact);
+    this.sender = new RequestSender(
+      this.http,
+      { timeoutMs: options.timeoutMs, minPostBudgetMs: postBudget, ...(profile ? { profile } : {}) },
+      this.state,
+      log,
+      redact,
+    );
   }
 
   /** Loads undici and makes the pool now (right after `initialize`), so the first call costs what a later one does. */

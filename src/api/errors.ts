@@ -300,10 +300,7 @@ export function errorFromStatus(
   const init: ApiErrorInit = { status, code: reading.code, details: reading.details, retryAfterMs };
 
   if (status === 401) {
-    return new KeyRejectedError(
-      `The service rejected the API key (401: missing, malformed, unknown or revoked).${serviceSaid}`,
-      init,
-    );
+    return new KeyRejectedError(`The service rejected the API key (401: missing, malformed, unknown or revoked).${serviceSaid}`, init);
   }
   const limit = limitOf(status, reading);
   if (limit) return new PlanLimitError(`The firm's ${LIMIT_NAMES[limit]} stops this (${status}).${serviceSaid}`, { ...init, limit });

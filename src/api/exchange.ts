@@ -197,7 +197,10 @@ export class ServiceExchange {
       if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
       const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv);
       if (route.kind === 'invalid') {
-        throw new UnreachableError(`${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`, { code: 'ERR_INVALID_URL' });
+        throw new UnreachableError(
+          `${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`,
+          { code: 'ERR_INVALID_URL' },
+        );
       }
       return new EnvHttpProxyAgent({ ...common, ...proxies, requestTls: tls });
     }));
@@ -307,7 +310,16 @@ export class ServiceExchange {
       const url = target(this.url(path));
       if (signal?.aborted) throw new CancelledError(isPost ? 'The call was cancelled before sending. Nothing was sent.' : 'The call was cancelled.');
       written = true;
-      const res = await request.call(dispatcher, { origin: url.origin, path: url.path, method, headers, body, signal: stop.signal, headersTimeout: budgetMs, bodyTimeout: budgetMs });
+      const res = await request.call(dispatcher, {
+        origin: url.origin,
+        path: url.path,
+        method,
+        headers,
+        body,
+        signal: stop.signal,
+        headersTimeout: budgetMs,
+        bodyTimeout: budgetMs,
+      });
       status = res.statusCode;
       // Errors are seen through iteration; a body dropped early must not raise an unhandled 'error' later.
       res.body.on('error', () => undefined);
@@ -330,12 +342,15 @@ export class ServiceExchange {
       const chain = decoders(header(res.headers, 'content-encoding'), zlib);
       if (!chain) {
         res.body.destroy();
-        throw new BadResponseError(`The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 40)}).`, { status });
+        throw new BadResponseError(
+          `The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 40)}).`,
+          { status },
+        );
       }
       let decodeError: Error | undefined;
       const source: Readable =
         chain.length === 0
-          ? (res.body)
+          ? res.body
           : (pipeline([res.body as unknown as Readable, ...chain], (error) => {
               if (error && chain.some((d) => d.errored === error)) decodeError = error;
             }) as unknown as Readable);
@@ -370,7 +385,10 @@ export class ServiceExchange {
         if (error instanceof ApiError) throw error;
         const zlibCode = (error as { code?: string }).code ?? '';
         if (decodeError || /^Z_|^ERR_BROTLI|ERR__ERROR|ERR_ZLIB/.test(zlibCode)) {
-          throw new BadResponseError(`The service's answer (${status}, ${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`, { status });
+          throw new BadResponseError(
+            `The service's answer (${status}, ${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`,
+            { status },
+          );
         }
         throw error;
       }
@@ -393,7 +411,10 @@ export class ServiceExchange {
         );
       }
       if (timedOut || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
-        throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, { outcomeUnknown: isPost && written, status: status || undefined });
+        throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, {
+          outcomeUnknown: isPost && written,
+          status: status || undefined,
+        });
       }
       if (!isPost && signal?.aborted) throw new CancelledError('The call was cancelled before the service answered.');
       throw new UnreachableError(this.unreachable(code), { code, status: status || undefined });

@@ -1,6 +1,23 @@
 import { BadResponseError } from './errors.js';
 import { listData } from './records.js';
-import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, deeperThan, fieldNamed, isSpace, lastObjectBoundary, NULL, OPEN_ARRAY, OPEN_OBJECT, prunedElement, QUOTE, readsData, stringEnd, TextJoiner } from './json-scan.js';
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  deeperThan,
+  fieldNamed,
+  isSpace,
+  lastObjectBoundary,
+  NULL,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  prunedElement,
+  QUOTE,
+  readsData,
+  stringEnd,
+  TextJoiner,
+} from './json-scan.js';
 import { bodyPaging, markUnreadable, MAX_ELEMENT_DEPTH, type Unreadable } from './unreadable.js';
 
 export { MAX_ELEMENT_DEPTH, unreadableIn, unreadableNotes, type Unreadable } from './unreadable.js';

@@ -165,7 +165,10 @@ export class ListReader {
       };
       const onAbort = () => leave(new CancelledError('The call was cancelled.'));
       signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => leave(new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`)), Math.max(0, deadline - Date.now()) + 50);
+      const timer = setTimeout(
+        () => leave(new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`)),
+        Math.max(0, deadline - Date.now()) + 50,
+      );
       shared.promise.then(
         (value) => {
           if (done) return;

@@ -24,10 +24,7 @@ export function describeProxy(baseUrl: string, env: ProxyEnv = processEnvironmen
   return `through the proxy ${route.origin} (from ${route.variable})`;
 }
 
-type ProxyRoute =
-  | { kind: 'direct'; why: string }
-  | { kind: 'proxy'; origin: string; variable: string }
-  | { kind: 'invalid'; variable: string };
+type ProxyRoute = { kind: 'direct'; why: string } | { kind: 'proxy'; origin: string; variable: string } | { kind: 'invalid'; variable: string };
 
 /** How a call to `baseUrl` is routed: direct, through a proxy (its origin and variable, never its credentials), or a proxy setting that is not a URL. */
 export function proxyRoute(baseUrl: string, env: ProxyEnv = processEnvironment()): ProxyRoute {
@@ -47,7 +44,14 @@ export function proxyRoute(baseUrl: string, env: ProxyEnv = processEnvironment()
       return host === name || host.endsWith(`.${name}`);
     });
   if (covered) return { kind: 'direct', why: `direct (NO_PROXY covers ${host})` };
-  const variable = url.protocol === 'https:' && (env.https_proxy ?? env.HTTPS_PROXY) ? (env.https_proxy !== undefined ? 'https_proxy' : 'HTTPS_PROXY') : env.http_proxy !== undefined ? 'http_proxy' : 'HTTP_PROXY';
+  const variable =
+    url.protocol === 'https:' && (env.https_proxy ?? env.HTTPS_PROXY)
+      ? env.https_proxy !== undefined
+        ? 'https_proxy'
+        : 'HTTPS_PROXY'
+      : env.http_proxy !== undefined
+        ? 'http_proxy'
+        : 'HTTP_PROXY';
   try {
     return { kind: 'proxy', origin: new URL(proxy).origin, variable };
   } catch {

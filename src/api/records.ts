@@ -152,7 +152,12 @@ function clientExtras(r: Record<string, unknown>, redact: Redact = same): Record
 export function toClient(raw: unknown, redact: Redact = same): Client {
   if (isExactly(raw, CLIENT_KEYS, [])) return redacted(raw as Client, CLIENT_KEYS, redact);
   const r = fields(raw);
-  const client: Client = { id: asText(r.id, redact), displayName: asText(r.displayName, redact), email: asText(r.email, redact), status: asText(r.status, redact) };
+  const client: Client = {
+    id: asText(r.id, redact),
+    displayName: asText(r.displayName, redact),
+    email: asText(r.email, redact),
+    status: asText(r.status, redact),
+  };
   const extra = clientExtras(r, redact);
   if (extra) client.extra = extra;
   return client;

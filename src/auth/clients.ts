@@ -15,7 +15,9 @@ function metadataTypeProblem(meta: Record<string, unknown>): string | undefined 
   const strings = ['client_name', 'token_endpoint_auth_method', 'scope', 'client_uri', 'logo_uri'];
   const lists = ['grant_types', 'response_types'];
   for (const name of strings) if (name in meta && typeof meta[name] !== 'string') return `${name} must be a string.`;
-  for (const name of lists) if (name in meta && !(Array.isArray(meta[name]) && (meta[name] as unknown[]).every((v) => typeof v === 'string'))) return `${name} must be an array of strings.`;
+  for (const name of lists)
+    if (name in meta && !(Array.isArray(meta[name]) && (meta[name] as unknown[]).every((v) => typeof v === 'string')))
+      return `${name} must be an array of strings.`;
   return undefined;
 }
 
@@ -70,9 +72,17 @@ export function clients(ctx: AuthContext) {
       const uris = allowedRedirectUris(meta.redirect_uris, redirectHosts);
       if (!uris.ok) return json(res, 400, { error: 'invalid_redirect_uri', error_description: uris.why });
       if ((await store.incr(`registrations:${Math.floor(Date.now() / MINUTE)}`, 2 * MINUTE)) > 600) {
-        return json(res, 429, { error: 'temporarily_unavailable', error_description: 'Too many registrations; try again in a minute.' }, { 'Retry-After': '60' });
+        return json(
+          res,
+          429,
+          { error: 'temporarily_unavailable', error_description: 'Too many registrations; try again in a minute.' },
+          { 'Retry-After': '60' },
+        );
       }
-      if (uris.dropped.length) log(`docreq-mcp info: a registration's redirect URIs to ${[...new Set(uris.dropped)].slice(0, 5).join(', ')} were dropped: not in DOCREQ_AUTH_REDIRECT_HOSTS`);
+      if (uris.dropped.length)
+        log(
+          `docreq-mcp info: a registration's redirect URIs to ${[...new Set(uris.dropped)].slice(0, 5).join(', ')} were dropped: not in DOCREQ_AUTH_REDIRECT_HOSTS`,
+        );
       const clientId = `dcr_${random()}`;
       const record: ClientRecord = { clientName: typeof meta.client_name === 'string' ? meta.client_name.slice(0, 100) : undefined, redirectUris: uris.uris };
       await store.set(`client:${digest(clientId)}`, JSON.stringify(record), CLIENT_MS);

@@ -35,4 +35,12 @@ export function authContext(options: AuthOptions, signedIn: (outcome: 'signed_in
 
 export type AuthContext = ReturnType<typeof authContext>;
 
-export const sessionRecord = (s: Session): SessionRecord => ({ family: s.family, email: s.identity.email, sub: s.identity.sub, role: s.identity.role, app: s.app, started: s.started, expires: s.expires });
+export const sessionRecord = (s: Session): SessionRecord => ({
+  family: s.family,
+  email: s.identity.email,
+  sub: s.identity.sub,
+  role: s.identity.role,
+  app: s.app,
+  started: s.started,
+  expires: s.expires,
+});

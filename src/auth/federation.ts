@@ -21,7 +21,13 @@ export function federation(ctx: AuthContext) {
   let idp: Promise<oidc.Configuration> | undefined;
   const idpConfig = () => {
     idp ??= oidc
-      .discovery(new URL(options.idp.issuer), options.idp.clientId, options.idp.clientSecret, undefined, options.allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : undefined)
+      .discovery(
+        new URL(options.idp.issuer),
+        options.idp.clientId,
+        options.idp.clientSecret,
+        undefined,
+        options.allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      )
       .catch((error: unknown) => {
         idp = undefined; // tried again on the next sign-in
         throw error;
@@ -76,11 +82,17 @@ export function federation(ctx: AuthContext) {
       if (!consent.sameBrowser(req, pending.browser)) return sendPage(res, consent.otherBrowser());
       if (!(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
       await store.delete(key);
-      if (url.searchParams.has('error')) return redirect(res, backTo(pending, { error: 'access_denied', error_description: 'The sign-in at the identity provider did not finish.' }, issuer));
+      if (url.searchParams.has('error'))
+        return redirect(res, backTo(pending, { error: 'access_denied', error_description: 'The sign-in at the identity provider did not finish.' }, issuer));
       let claims: Record<string, unknown>;
       let idpRefresh: string | undefined;
       try {
-        const tokens = await oidc.authorizationCodeGrant(await idpConfig(), new URL(`${base}/login/callback${url.search}`), { pkceCodeVerifier: verifier, expectedState: idpState!, expectedNonce: nonce, idTokenExpected: true });
+        const tokens = await oidc.authorizationCodeGrant(await idpConfig(), new URL(`${base}/login/callback${url.search}`), {
+          pkceCodeVerifier: verifier,
+          expectedState: idpState!,
+          expectedNonce: nonce,
+          idTokenExpected: true,
+        });
         claims = { ...(tokens.claims() ?? {}) };
         idpRefresh = tokens.refresh_token;
       } catch (error) {
@@ -140,7 +152,9 @@ export function federation(ctx: AuthContext) {
             await ctx.endSession(grant, `identity provider refused the refresh (${oneLine(error.error, 60)})`);
             throw new OAuthError('invalid_grant', "The firm's identity provider no longer accepts this sign-in: sign in again.");
           }
-          log(`docreq-mcp warn: the identity provider could not be asked at a refresh: ${error instanceof Error ? oneLine(error.message, 200) : 'unknown error'}`);
+          log(
+            `docreq-mcp warn: the identity provider could not be asked at a refresh: ${error instanceof Error ? oneLine(error.message, 200) : 'unknown error'}`,
+          );
           await store.delete(`${key}:used`); // the same refresh token may be tried again
           throw new OAuthError('temporarily_unavailable', "The firm's identity provider cannot be reached right now; try again in a moment.", 503);
         }

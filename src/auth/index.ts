@@ -27,7 +27,14 @@ export type { Policy } from './policy.js';
 export type { Auth, AuthOptions, Identity } from './types.js';
 
 /** Sign-in's routes and the one method each answers. */
-const ROUTES: Record<string, string> = { '/register': 'POST', '/authorize': 'GET', '/authorize/decision': 'POST', '/login/callback': 'GET', '/token': 'POST', '/revoke': 'POST' };
+const ROUTES: Record<string, string> = {
+  '/register': 'POST',
+  '/authorize': 'GET',
+  '/authorize/decision': 'POST',
+  '/login/callback': 'GET',
+  '/token': 'POST',
+  '/revoke': 'POST',
+};
 
 export function createAuth(options: AuthOptions): Auth {
   const ctx = authContext(options, (outcome) => auth.onSignIn?.(outcome));
@@ -37,7 +44,13 @@ export function createAuth(options: AuthOptions): Auth {
   const flow = authorization(ctx, apps, idp);
   const tokens = grants(ctx, idp);
 
-  const protectedResource = { resource, authorization_servers: [issuer], scopes_supported: [SCOPE], bearer_methods_supported: ['header'], resource_name: 'Document Requests' };
+  const protectedResource = {
+    resource,
+    authorization_servers: [issuer],
+    scopes_supported: [SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Document Requests',
+  };
   const serverMetadata = {
     issuer,
     authorization_endpoint: `${base}/authorize`,
@@ -64,12 +77,18 @@ export function createAuth(options: AuthOptions): Auth {
       const method = req.method ?? 'GET';
       const api = ['/token', '/register', '/revoke'].includes(path) || path.startsWith('/.well-known/');
       if (api && method === 'OPTIONS') {
-        res.writeHead(204, { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, POST', 'Access-Control-Allow-Headers': 'Content-Type, Authorization, Mcp-Protocol-Version', 'Access-Control-Max-Age': '600' });
+        res.writeHead(204, {
+          'Access-Control-Allow-Origin': '*',
+          'Access-Control-Allow-Methods': 'GET, POST',
+          'Access-Control-Allow-Headers': 'Content-Type, Authorization, Mcp-Protocol-Version',
+          'Access-Control-Max-Age': '600',
+        });
         res.end();
         return true;
       }
       try {
-        if (method === 'GET' && (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/mcp')) json(res, 200, protectedResource, { 'Cache-Control': 'max-age=300' });
+        if (method === 'GET' && (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/mcp'))
+          json(res, 200, protectedResource, { 'Cache-Control': 'max-age=300' });
         else if (method === 'GET' && path === '/.well-known/oauth-authorization-server') json(res, 200, serverMetadata, { 'Cache-Control': 'max-age=300' });
         else if (method === 'POST' && path === '/register') await apps.register(req, res);
         else if (method === 'GET' && path === '/authorize') await flow.authorize(req, url, res);
@@ -87,7 +106,13 @@ export function createAuth(options: AuthOptions): Auth {
           // Not the input's fault (the store, a bug): said as OAuth says it, without the details.
           log(`docreq-mcp warn: sign-in ${path} failed: ${error instanceof Error ? error.name : 'error'}`);
           const storeDown = error instanceof StoreUnavailableError;
-          if (!res.headersSent) json(res, storeDown ? 503 : 500, { error: storeDown ? 'temporarily_unavailable' : 'server_error', error_description: 'Sign-in cannot answer right now; try again in a moment.' }, storeDown ? { 'Retry-After': '5' } : {});
+          if (!res.headersSent)
+            json(
+              res,
+              storeDown ? 503 : 500,
+              { error: storeDown ? 'temporarily_unavailable' : 'server_error', error_description: 'Sign-in cannot answer right now; try again in a moment.' },
+              storeDown ? { 'Retry-After': '5' } : {},
+            );
         }
       }
       return true;

@@ -39,7 +39,8 @@ export function readBody(req: IncomingMessage): Promise<Body> {
         if (!value || typeof value !== 'object' || Array.isArray(value)) return resolve({ kind: 'bad', status: 400, why: 'The body must be a JSON object.' });
         return resolve({ kind: 'json', value: value as Record<string, unknown> });
       }
-      if (type !== '' && type !== 'application/x-www-form-urlencoded') return resolve({ kind: 'bad', status: 415, why: 'Send application/x-www-form-urlencoded or application/json.' });
+      if (type !== '' && type !== 'application/x-www-form-urlencoded')
+        return resolve({ kind: 'bad', status: 415, why: 'Send application/x-www-form-urlencoded or application/json.' });
       resolve({ kind: 'form', params: new URLSearchParams(text) });
     });
     req.on('error', reject);
@@ -49,7 +50,11 @@ export function readBody(req: IncomingMessage): Promise<Body> {
 /** The form a token, revocation or consent request must be; anything else is an OAuth error (4xx). */
 export function formOf(body: Body): URLSearchParams {
   if (body.kind === 'form') return body.params;
-  throw new OAuthError('invalid_request', body.kind === 'bad' ? body.why : 'Send this request as application/x-www-form-urlencoded.', body.kind === 'bad' ? body.status : 400);
+  throw new OAuthError(
+    'invalid_request',
+    body.kind === 'bad' ? body.why : 'Send this request as application/x-www-form-urlencoded.',
+    body.kind === 'bad' ? body.status : 400,
+  );
 }
 
 /** One value of a form parameter; a repeated parameter is refused, as OAuth requires. */

@@ -73,7 +73,8 @@ export function forbiddenAddress(address: string, allowLoopback = false): string
   if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return forbiddenAddress(v4, allowLoopback) && `${address} carries ${v4}, which is not public`;
   if (zeros(0, 15) && bytes[15] === 1) return allowLoopback ? undefined : `${address} is the loopback address`;
   if (zeros(0, 12)) return `${address} is the unspecified address or carries an IPv4 address`;
-  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)) return forbiddenAddress(v4, false) && `${address} carries ${v4}, which is not public`;
+  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12))
+    return forbiddenAddress(v4, false) && `${address} carries ${v4}, which is not public`;
   if ((bytes[0]! & 0xe0) !== 0x20) return `${address} is not a global unicast address (loopback, unique-local, link-local, multicast or reserved)`;
   if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0x0d && bytes[3] === 0xb8) return `${address} is a documentation address`;
   if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0x00 && bytes[3] === 0x00) return `${address} is a Teredo address`;
@@ -88,13 +89,17 @@ class RefusedAddress extends Error {
 /** A socket lookup that resolves the name and refuses it unless every address it has is public. */
 function guardedLookup(allowLoopback: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, family: options.family ?? 0, ...(options.hints !== undefined ? { hints: options.hints } : {}) }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const reason = addresses.length ? addresses.map((a) => forbiddenAddress(a.address, allowLoopback)).find(Boolean) : `${hostname} has no address`;
-      if (reason) return callback(new RefusedAddress(`refused: ${hostname} resolves to ${reason}`), '', 0);
-      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
+    dnsLookup(
+      hostname,
+      { all: true, family: options.family ?? 0, ...(options.hints !== undefined ? { hints: options.hints } : {}) },
+      (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error, '', 0);
+        const reason = addresses.length ? addresses.map((a) => forbiddenAddress(a.address, allowLoopback)).find(Boolean) : `${hostname} has no address`;
+        if (reason) return callback(new RefusedAddress(`refused: ${hostname} resolves to ${reason}`), '', 0);
+        if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
+        callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+    );
   };
 }
 
@@ -129,7 +134,12 @@ export async function fetchPublicJson(url: URL, options: OutboundOptions, why: (
     return void why('refused: localhost');
   }
   const undici = await loadUndici();
-  const agent = new undici.Agent({ connect: { lookup: guardedLookup(allowLoopback), timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, connections: 1 });
+  const agent = new undici.Agent({
+    connect: { lookup: guardedLookup(allowLoopback), timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connections: 1,
+  });
   const signal = AbortSignal.timeout(options.timeoutMs);
   try {
     const answer = await undici.request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: 'application/json' } });

@@ -29,7 +29,11 @@ export function consentPage(appName: string | undefined, returnsTo: string, tran
 
 /** The sign-in cannot go on, and nothing is sent back to the app (its address is not trusted). */
 export function errorPage(reason: string, status = 400): Page {
-  return { title: 'Sign-in could not start', status, body: `<p>${escapeHtml(reason)}</p><p>Close this window and try connecting again from your assistant. If it keeps happening, ask your IT team.</p>` };
+  return {
+    title: 'Sign-in could not start',
+    status,
+    body: `<p>${escapeHtml(reason)}</p><p>Close this window and try connecting again from your assistant. If it keeps happening, ask your IT team.</p>`,
+  };
 }
 
 /** A signed-in person this firm does not let in: why, and the way back to the app, which is told (access_denied). */
@@ -40,6 +44,8 @@ export function refusedPage(email: string | undefined, why: string, back?: { app
     body:
       `<p>You are signed in${email ? ` as <strong>${escapeHtml(email)}</strong>` : ''}, but ${escapeHtml(why)}</p>` +
       '<p>Who may use Document Requests is set by your firm. Ask your IT team to add you, then connect again.</p>' +
-      (back ? `<p><a class="button" href="${escapeHtml(back.href)}">Back to ${escapeHtml(oneLine(back.app, 100))}</a></p><p class="note">The app is told that you were not let in.</p>` : ''),
+      (back
+        ? `<p><a class="button" href="${escapeHtml(back.href)}">Back to ${escapeHtml(oneLine(back.app, 100))}</a></p><p class="note">The app is told that you were not let in.</p>`
+        : ''),
   };
 }

@@ -58,7 +58,8 @@ export const withdraw = (store: AuthStore, family: string) => store.set(`revoked
 /** Why a session may no longer be used (withdrawn, or begun before an end mark), or undefined. */
 export async function sessionEnded(store: AuthStore, session: { family: string; email: string; started: number }): Promise<string | undefined> {
   const [revoked, all, person] = await Promise.all([store.get(`revoked:${session.family}`), store.get('ended:all'), store.get(endedKey(session.email))]);
-  if ((all !== undefined && session.started <= Number(all)) || (person !== undefined && session.started <= Number(person))) return 'this session was ended by an administrator; sign in again';
+  if ((all !== undefined && session.started <= Number(all)) || (person !== undefined && session.started <= Number(person)))
+    return 'this session was ended by an administrator; sign in again';
   if (revoked !== undefined) return 'this session was signed out (revoked); sign in again';
   return undefined;
 }
@@ -94,12 +95,7 @@ const USAGE = 'usage: docreq-mcp sessions list | sessions end --email ADDRESS | 
  * list goes to stdout; each end writes one JSON audit line to stderr (who ran it, whom it ended, how
  * many), never a token. Returns the exit code.
  */
-export async function sessionsCli(
-  argv: string[],
-  env: NodeJS.ProcessEnv,
-  out: (line: string) => void,
-  err: (line: string) => void,
-): Promise<number> {
+export async function sessionsCli(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { ...settingFlagOptions(), email: { type: 'string' }, all: { type: 'boolean' } } });
@@ -109,14 +105,20 @@ export async function sessionsCli(
   }
   const [action, ...extra] = parsed.positionals;
   const { email, all } = parsed.values;
-  const valid = !extra.length && (action === 'list' ? email === undefined && !all : action === 'end' && (all ? email === undefined : typeof email === 'string' && /^[^\s@]+@[^\s@]+$/.test(email)));
+  const valid =
+    !extra.length &&
+    (action === 'list'
+      ? email === undefined && !all
+      : action === 'end' && (all ? email === undefined : typeof email === 'string' && /^[^\s@]+@[^\s@]+$/.test(email)));
   if (!valid) {
     err(`docreq-mcp sessions: ${USAGE}`);
     return 2;
   }
   const config = loadConfig(settingsFromFlags(parsed.values), env);
   if (config.store.backend === 'memory') {
-    err('docreq-mcp sessions: the send store is memory (DOCREQ_STORE=memory): sessions live inside each running service, which this command cannot reach. Use DOCREQ_STORE=redis (replicas) or file (one machine).');
+    err(
+      'docreq-mcp sessions: the send store is memory (DOCREQ_STORE=memory): sessions live inside each running service, which this command cannot reach. Use DOCREQ_STORE=redis (replicas) or file (one machine).',
+    );
     return 1;
   }
   const send = openStore(config.store, () => undefined);
@@ -126,17 +128,33 @@ export async function sessionsCli(
     if (action === 'list') {
       const sessions = await listSessions(store);
       out(`${sessions.length} sign-in session${sessions.length === 1 ? '' : 's'} on ${send.name}`);
-      for (const s of sessions) out(`${oneLine(s.email, 120)}  ${s.role}  ${oneLine(s.app, 60)}  since ${new Date(s.started).toISOString()}  until ${new Date(s.expires).toISOString()}`);
+      for (const s of sessions)
+        out(
+          `${oneLine(s.email, 120)}  ${s.role}  ${oneLine(s.app, 60)}  since ${new Date(s.started).toISOString()}  until ${new Date(s.expires).toISOString()}`,
+        );
       return 0;
     }
     const who = all ? ({ all: true } as const) : { email: email!.trim().toLowerCase() };
     const ended = await endSessions(store, who);
-    err(JSON.stringify({ time: new Date().toISOString(), audit: 'sessions end', who: 'all' in who ? 'everyone' : who.email, ended, by: safeUser(), store: send.name }));
-    out(`Ended ${ended} live session${ended === 1 ? '' : 's'} ${'all' in who ? 'of everyone' : `of ${who.email}`}; anything begun before now is refused on every replica sharing ${send.name}. They sign in again at the identity provider.`);
+    err(
+      JSON.stringify({
+        time: new Date().toISOString(),
+        audit: 'sessions end',
+        who: 'all' in who ? 'everyone' : who.email,
+        ended,
+        by: safeUser(),
+        store: send.name,
+      }),
+    );
+    out(
+      `Ended ${ended} live session${ended === 1 ? '' : 's'} ${'all' in who ? 'of everyone' : `of ${who.email}`}; anything begun before now is refused on every replica sharing ${send.name}. They sign in again at the identity provider.`,
+    );
     return 0;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    err(`docreq-mcp sessions: ${send.name} cannot be used${code ? ` (${code})` : ''}: check DOCREQ_STORE / DOCREQ_STORE_URL (the service's own) and that it is reachable from here.`);
+    err(
+      `docreq-mcp sessions: ${send.name} cannot be used${code ? ` (${code})` : ''}: check DOCREQ_STORE / DOCREQ_STORE_URL (the service's own) and that it is reachable from here.`,
+    );
     return 1;
   } finally {
     await send.close();

@@ -45,7 +45,11 @@ function readSecretFile(path: string, what: string, problems: string[]): string 
   return value;
 }
 
-export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, options: { sandboxApiKey?: string; store?: AuthStore } = {}): Promise<AuthSetup> {
+export async function loadAuthSetup(
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  options: { sandboxApiKey?: string; store?: AuthStore } = {},
+): Promise<AuthSetup> {
   const problems: string[] = [];
   const notes: string[] = [];
   const secrets: string[] = [];
@@ -89,7 +93,9 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
   } else {
     secret = new Uint8Array(randomBytes(32));
     secretFrom = 'random';
-    notes.push('access tokens are signed with a random per-process secret: set DOCREQ_AUTH_SECRET_FILE (or DOCREQ_TOKEN_SECRET) so that every replica, and a restarted one, accepts them.');
+    notes.push(
+      'access tokens are signed with a random per-process secret: set DOCREQ_AUTH_SECRET_FILE (or DOCREQ_TOKEN_SECRET) so that every replica, and a restarted one, accepts them.',
+    );
   }
 
   const readers = parseRules(text('authReaders'));
@@ -127,7 +133,9 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
       closeIdp = () => started.close();
       return started;
     };
-    notes.push(`sandbox demo identity provider: ${demo.DEMO_USERS.map((u) => `${u.email} (password ${u.password})`).join('; ')}; readers ${policy.readers.join(', ')}; senders ${policy.senders.join(', ')}`);
+    notes.push(
+      `sandbox demo identity provider: ${demo.DEMO_USERS.map((u) => `${u.email} (password ${u.password})`).join('; ')}; readers ${policy.readers.join(', ')}; senders ${policy.senders.join(', ')}`,
+    );
   } else {
     const issuer = text('oidcIssuer');
     const clientId = text('oidcClientId');
@@ -142,9 +150,24 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     if (clientSecret) secrets.push(clientSecret);
     // The discovery document, fetched and checked (its issuer must be this one) by openid-client, as sign-in does.
     const discover = async () =>
-      (await oidc.discovery(new URL(issuer!), clientId ?? '', undefined, undefined, { timeout: 5, ...(allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}) })).serverMetadata();
-    probe = { issuer: issuer && checkBaseUrl(issuer).ok ? issuer : undefined, clientId, clientSecretRead: clientSecret !== undefined, policy, publicUrl, secretFrom, sessionHours, discover };
-    if (!policy.readers.length && !policy.senders.length) problems.push('--auth oauth needs DOCREQ_AUTH_READERS and/or DOCREQ_AUTH_SENDERS: nobody would be let in.');
+      (
+        await oidc.discovery(new URL(issuer!), clientId ?? '', undefined, undefined, {
+          timeout: 5,
+          ...(allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}),
+        })
+      ).serverMetadata();
+    probe = {
+      issuer: issuer && checkBaseUrl(issuer).ok ? issuer : undefined,
+      clientId,
+      clientSecretRead: clientSecret !== undefined,
+      policy,
+      publicUrl,
+      secretFrom,
+      sessionHours,
+      discover,
+    };
+    if (!policy.readers.length && !policy.senders.length)
+      problems.push('--auth oauth needs DOCREQ_AUTH_READERS and/or DOCREQ_AUTH_SENDERS: nobody would be let in.');
   }
 
   return {
@@ -157,7 +180,17 @@ export async function loadAuthSetup(flags: FlagValues, env: NodeJS.ProcessEnv, o
     create: async (listeningUrl, shared) => {
       const url = publicUrl ?? listeningUrl;
       const store = options.store ?? shared;
-      return createAuth({ publicUrl: url, secret, idp: await idp(url), policy, apiKey: apiKey!, allowLoopbackHttp, redirectHosts, sessionSeconds: sessionHours * 3600, ...(store ? { store } : {}) });
+      return createAuth({
+        publicUrl: url,
+        secret,
+        idp: await idp(url),
+        policy,
+        apiKey: apiKey!,
+        allowLoopbackHttp,
+        redirectHosts,
+        sessionSeconds: sessionHours * 3600,
+        ...(store ? { store } : {}),
+      });
     },
     close: () => closeIdp(),
   };

@@ -48,7 +48,9 @@ const NAMED_MONTH_FIRST = /^([a-z]{3,9})\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})/
 
 function monthOf(name: string): number {
   const at = MONTHS.indexOf(name.slice(0, 3).toLowerCase());
-  return at === -1 || !'january february march april may june july august september october november december'.split(' ')[at]!.startsWith(name.toLowerCase()) ? 0 : at + 1;
+  return at === -1 || !'january february march april may june july august september october november december'.split(' ')[at]!.startsWith(name.toLowerCase())
+    ? 0
+    : at + 1;
 }
 
 /**
@@ -87,7 +89,9 @@ function readDate(text: string, order: AmbiguousOrder = 'unread'): DateReading {
     // Ten digits or fewer are seconds (until the year 2286), more are milliseconds.
     const ms = trimmed.replace(/^-/, '').split('.')[0]!.length <= 10 ? n * 1000 : n;
     const date = new Date(ms);
-    return Number.isNaN(date.getTime()) ? { day: null, form: 'other', ambiguous: false } : { day: date.toISOString().slice(0, 10), form: ms === n ? 'epoch milliseconds' : 'epoch seconds' };
+    return Number.isNaN(date.getTime())
+      ? { day: null, form: 'other', ambiguous: false }
+      : { day: date.toISOString().slice(0, 10), form: ms === n ? 'epoch milliseconds' : 'epoch seconds' };
   }
   m = NAMED_DAY_FIRST.exec(trimmed);
   if (m) return found(calendarDay(+m[3]!, monthOf(m[2]!), +m[1]!), 'day and month name');

@@ -11,13 +11,28 @@
 /** Statuses that end a request, unless the profile says otherwise (compared case-insensitively, `-`, `_` and spaces alike). */
 export const DEFAULT_CLOSED_STATUSES = ['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived'] as const;
 /** Statuses known to be open, unless the profile says otherwise. */
-export const DEFAULT_OPEN_STATUSES = ['sent', 'in_progress', 'open', 'pending', 'new', 'draft', 'viewed', 'awaiting', 'partially_completed', 'overdue', 'active'] as const;
+export const DEFAULT_OPEN_STATUSES = [
+  'sent',
+  'in_progress',
+  'open',
+  'pending',
+  'new',
+  'draft',
+  'viewed',
+  'awaiting',
+  'partially_completed',
+  'overdue',
+  'active',
+] as const;
 
 export type StatusKind = 'open' | 'closed' | 'unknown';
 
 /** A status as the rule compares it: lower case, with `-`, `_` and runs of spaces alike. */
 export function statusKey(status: string): string {
-  return status.trim().toLowerCase().replace(/[\s_-]+/g, '_');
+  return status
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '_');
 }
 
 export class StatusRules {

@@ -41,7 +41,9 @@ export const serviceProfileSchema = z
     values: z
       .strictObject({
         itemType: z.strictObject(Object.fromEntries(ITEM_TYPES.map((t) => [t, spelled])) as Record<(typeof ITEM_TYPES)[number], typeof spelled>).prefault({}),
-        correctnessMode: z.strictObject(Object.fromEntries(CORRECTNESS_MODES.map((m) => [m, spelled])) as Record<(typeof CORRECTNESS_MODES)[number], typeof spelled>).prefault({}),
+        correctnessMode: z
+          .strictObject(Object.fromEntries(CORRECTNESS_MODES.map((m) => [m, spelled])) as Record<(typeof CORRECTNESS_MODES)[number], typeof spelled>)
+          .prefault({}),
         dueDate: z.enum(['date', 'date-time']).default('date'),
       })
       .prefault({}),
@@ -54,7 +56,10 @@ export const serviceProfileSchema = z
           .trim()
           .min(1, 'must not be empty')
           .max(100)
-          .refine((s) => s === 'auto' || s === 'body' || /^[\p{L}\p{N}_$@:-]+(\.[\p{L}\p{N}_$@:-]+)*$/u.test(s), 'must be auto, body, or a field path such as data or result.request')
+          .refine(
+            (s) => s === 'auto' || s === 'body' || /^[\p{L}\p{N}_$@:-]+(\.[\p{L}\p{N}_$@:-]+)*$/u.test(s),
+            'must be auto, body, or a field path such as data or result.request',
+          )
           .default('auto'),
       })
       .prefault({}),
@@ -223,17 +228,23 @@ export class ServiceProfile {
     const itemRenamed = Object.entries(body.item)
       .filter(([k, v]) => v !== defaults.body.item[k as keyof typeof body.item])
       .map(([k, v]) => `item.${k} → "${v}"`);
-    lines.push(`body field names: ${[...renamed, ...itemRenamed].join(', ') || 'the defaults (clientId, title, dueDate, items: name, required, type; correctnessMode)'}`);
+    lines.push(
+      `body field names: ${[...renamed, ...itemRenamed].join(', ') || 'the defaults (clientId, title, dueDate, items: name, required, type; correctnessMode)'}`,
+    );
     const spellings = [
       ...Object.entries(values.itemType).map(([k, v]) => `type ${k} → "${v}"`),
       ...Object.entries(values.correctnessMode).map(([k, v]) => `mode ${k} → "${v}"`),
     ];
-    lines.push(`values: ${spellings.length ? spellings.join(', ') : 'as the API document spells them'}; due date sent as ${values.dueDate === 'date' ? 'a date (YYYY-MM-DD)' : 'a date-time (YYYY-MM-DDT00:00:00Z)'}`);
+    lines.push(
+      `values: ${spellings.length ? spellings.join(', ') : 'as the API document spells them'}; due date sent as ${values.dueDate === 'date' ? 'a date (YYYY-MM-DD)' : 'a date-time (YYYY-MM-DDT00:00:00Z)'}`,
+    );
     const described = this.statuses.describe();
     lines.push(`statuses open: ${described.open.join(', ')}${statuses.open ? '' : ' (defaults)'}`);
     lines.push(`statuses closed: ${described.closed.join(', ')}${statuses.closed ? '' : ' (defaults)'}`);
     lines.push(`dates such as 03/04/2026: ${dates.ambiguous === 'unread' ? 'not read (set dates.ambiguous to day-first or month-first)' : dates.ambiguous}`);
-    lines.push(`created record: ${created.record === 'auto' ? 'found in the answer (bare, or under data, request, result or record)' : created.record === 'body' ? 'the answer itself' : `under ${created.record}`}`);
+    lines.push(
+      `created record: ${created.record === 'auto' ? 'found in the answer (bare, or under data, request, result or record)' : created.record === 'body' ? 'the answer itself' : `under ${created.record}`}`,
+    );
     return lines;
   }
 }

@@ -60,7 +60,11 @@ function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | 
 
 export function describeIssues(error: z.ZodError, tool: ToolDefinition): string {
   const lines = error.issues.slice(0, 12).map((issue) => {
-    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(arguments)';
+    const path =
+      issue.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '') || '(arguments)';
     if (issue.code === 'unrecognized_keys') {
       return `- ${path === '(arguments)' ? '' : `${path}: `}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`;
     }
@@ -69,4 +73,3 @@ export function describeIssues(error: z.ZodError, tool: ToolDefinition): string 
   const fields = Object.keys(tool.inputSchema.shape as Record<string, unknown>).join(', ');
   return `Invalid arguments for ${tool.name}; nothing was called or sent:\n${lines.join('\n')}${error.issues.length > 12 ? `\n…${error.issues.length - 12} more` : ''}\nFields: ${fields}.`;
 }
-

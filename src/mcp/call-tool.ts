@@ -1,4 +1,11 @@
-import { CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse, type Server } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES,
+  ProtocolError,
+  ProtocolErrorCode,
+  inputRequired,
+  inputResponse,
+  type Server,
+} from '@modelcontextprotocol/server';
 import type { CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { ConfigurationError, UserInputError } from '../errors.js';
 import { deepFreeze } from '../freeze.js';
@@ -93,12 +100,22 @@ const CONFIRM_SCHEMA = {
 const answered = new WeakMap<object, CallToolResult>();
 function answerOf(result: { text: string; structured: unknown; isError?: boolean; meta?: Record<string, unknown> }): CallToolResult {
   // What only the page gets (the page's token) goes in _meta, which hosts hand the page and not the model.
-  if (result.meta) return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured, _meta: result.meta, ...(result.isError ? { isError: true } : {}) };
+  if (result.meta)
+    return {
+      content: [{ type: 'text', text: result.text }],
+      structuredContent: result.structured,
+      _meta: result.meta,
+      ...(result.isError ? { isError: true } : {}),
+    };
   const shared = Object.isFrozen(result);
   const known = shared ? answered.get(result) : undefined;
   if (known) return { ...known };
   const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
-  const answer: CallToolResult = { content: shared ? deepFreeze(content) : content, structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
+  const answer: CallToolResult = {
+    content: shared ? deepFreeze(content) : content,
+    structuredContent: result.structured,
+    ...(result.isError ? { isError: true } : {}),
+  };
   if (shared) answered.set(result, answer);
   return { ...answer };
 }
@@ -112,15 +129,18 @@ function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean
   const grace = 750;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new UserInputError(
-          readOnly
-            ? 'The call did not finish within DOCREQ_TIMEOUT_MS; nothing was changed. Try again, or with narrower filters.'
-            : 'The call did not finish within DOCREQ_TIMEOUT_MS. The request may have been sent: check with list_requests before sending again (this server will refuse a duplicate).',
-        ),
-      );
-    }, Math.max(0, deadline - Date.now()) + grace);
+    timer = setTimeout(
+      () => {
+        reject(
+          new UserInputError(
+            readOnly
+              ? 'The call did not finish within DOCREQ_TIMEOUT_MS; nothing was changed. Try again, or with narrower filters.'
+              : 'The call did not finish within DOCREQ_TIMEOUT_MS. The request may have been sent: check with list_requests before sending again (this server will refuse a duplicate).',
+          ),
+        );
+      },
+      Math.max(0, deadline - Date.now()) + grace,
+    );
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
@@ -130,7 +150,12 @@ function withinDeadline<T>(work: Promise<T>, deadline: number, readOnly: boolean
  * connection's come from its initialize (this server's, or in team mode the session's, kept in the
  * shared store: options.clientCapabilities).
  */
-export function capabilitiesOf(server: Server, options: { clientCapabilities?: ClientCapabilities }, modern: () => boolean, extra: ServerContext): ClientCapabilities | undefined {
+export function capabilitiesOf(
+  server: Server,
+  options: { clientCapabilities?: ClientCapabilities },
+  modern: () => boolean,
+  extra: ServerContext,
+): ClientCapabilities | undefined {
   if (modern()) return (extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined;
   return server.getClientCapabilities() ?? options.clientCapabilities;
 }
@@ -156,10 +181,14 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
   /** "Which one?" in the host's form (2025 connections that can carry the answer back). */
   async function choose(message: string, questions: readonly Choice[], extra: ServerContext): Promise<Picks | 'declined' | 'unsupported'> {
     if (!server.getClientCapabilities()?.elicitation) return 'unsupported';
-    const result = await server.elicitInput({ message, requestedSchema: chooseSchema(questions) }, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
-      const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
-      throw new UserInputError(`Nothing was sent: asking the person which one they meant failed (${why}). Ask them in the chat, then call again with the id.`);
-    });
+    const result = await server
+      .elicitInput({ message, requestedSchema: chooseSchema(questions) }, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 })
+      .catch((error: unknown) => {
+        const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
+        throw new UserInputError(
+          `Nothing was sent: asking the person which one they meant failed (${why}). Ask them in the chat, then call again with the id.`,
+        );
+      });
     if (result.action !== 'accept') return 'declined';
     return picksOf(questions, result.content) ?? 'declined';
   }
@@ -170,11 +199,17 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       // A tool this server has, held back by read-only mode, is refused as a tool result (the model can act on it).
       if (config.readOnly && catalogue.some((t) => t.name === request.params.name)) {
         // A signed-in reader is told their role; the setting is named only to whoever runs the server.
-        if (options.actor?.role === 'reader') return errorResult(`${request.params.name} is not offered: you are signed in with the reader role, which may list and read but not send. Ask your firm's IT team if you should be able to send. Nothing was sent.`);
+        if (options.actor?.role === 'reader')
+          return errorResult(
+            `${request.params.name} is not offered: you are signed in with the reader role, which may list and read but not send. Ask your firm's IT team if you should be able to send. Nothing was sent.`,
+          );
         return errorResult(`${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`);
       }
       // A name no tool has is a protocol error: "Unknown tool" is one of the specification's Protocol Errors (-32602).
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
+      );
     }
     // jitless: one parse a call does not earn back zod's compiling a checker for the schema (see checkOutput).
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema), { jitless: true });
@@ -193,7 +228,10 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       const read = typeof state === 'string' ? readState(state) : undefined;
       carried = read?.picks;
       const check = read ? sending.tokens.verify(read.token, binding(carried)) : ({ ok: false, reason: 'malformed' } as const);
-      if (!check.ok) return errorResult(`Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`);
+      if (!check.ok)
+        return errorResult(
+          `Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`,
+        );
       let first: boolean;
       try {
         first = await claimRequestState(sending.ledger, sending.firm, check.id);
@@ -203,7 +241,9 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       if (!first) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
       const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
       // A round that asked only "which one?" holds no answer to the confirmation: it is asked next.
-      if (view.kind !== 'missing') answer = view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
+      if (view.kind !== 'missing')
+        answer =
+          view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
       const choice = inputResponse(extra.mcpReq.inputResponses, 'choose');
       if (choice.kind === 'elicit') chosen = { action: choice.action, ...(choice.content ? { content: choice.content } : {}) };
       else if (choice.kind === 'missing' && view.kind === 'missing') answer = 'declined';
@@ -254,7 +294,9 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
         },
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
-          await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } }).catch(() => undefined);
+          await extra.mcpReq
+            .notify({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } })
+            .catch(() => undefined);
         },
       };
       const result = await withinDeadline(tool.handler(parsed.data, ctx), deadline, tool.annotations.readOnlyHint);
@@ -282,7 +324,9 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       // Redacted before it is cut: a secret cut by the cap would otherwise survive as its prefix.
       const message = redact(error instanceof Error ? error.message : String(error));
       logger.error(`${tool.name} failed unexpectedly: ${message}`);
-      return errorResult(`${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`);
+      return errorResult(
+        `${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`,
+      );
     }
   };
 }

@@ -50,7 +50,7 @@ const PROMPTS: (Prompt & { sends?: boolean })[] = [
   {
     name: 'chase-overdue',
     title: 'Chase overdue documents',
-    description: "Per client, what is overdue and missing, with a draft message you can send yourself (the service cannot send reminders).",
+    description: 'Per client, what is overdue and missing, with a draft message you can send yourself (the service cannot send reminders).',
     arguments: [{ name: 'client', description: 'Only this client (part of a name); omit for every client.', required: false }],
   },
   {
@@ -77,7 +77,13 @@ function named(templates: Templates, name: string, catalog: TemplateCatalog): Te
 
 /** The template a prompt names; a missing or unknown one is the prompt's invalid argument, worded as `find` words it. */
 function needTemplate(templates: Templates, name: string | undefined): Template {
-  if (!name) throw invalid(`Give a template: ${templates.current().templates.map((t) => t.name).join(', ')}.`);
+  if (!name)
+    throw invalid(
+      `Give a template: ${templates
+        .current()
+        .templates.map((t) => t.name)
+        .join(', ')}.`,
+    );
   try {
     return templates.find(name);
   } catch (error) {
@@ -116,7 +122,7 @@ function sendChecklist(template: Template, client: string, today: string): strin
     `Send the ${quoted(template.title, 200)} checklist (template ${oneLine(template.name, 100)}) to the client ${quoted(client, 200)}.`,
     '',
     `1. Find the client: call list_clients with search ${quoted(client, 200)}. If no client or more than one matches, show me the candidates and ask which one; never guess.`,
-    '2. Preview: call create_request with these arguments (the client\'s id in place of the placeholder); change the title, due date or items only if I asked you to:',
+    "2. Preview: call create_request with these arguments (the client's id in place of the placeholder); change the title, due date or items only if I asked you to:",
     JSON.stringify(args, null, 2),
     '3. Show me the preview: the recipient, title, due date and every item. Ask me to confirm.',
     '4. Only after I agree, call create_request again with the same arguments and dryRun: false. If the send fails or its outcome is unclear, check list_requests before trying again; never send twice.',
@@ -159,22 +165,40 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
   if (catalog.problems.length) deps.logger?.warn(templatesStatus(catalog));
   else deps.logger?.debug(templatesStatus(catalog));
 
-  const json = (uri: string, value: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
+  const json = (uri: string, value: unknown): ReadResourceResult => ({
+    contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
+  });
 
   // The MCP Apps pages (ui/apps.ts) follow the templates, each only beside a tool offered: read-only mode hides every sending tool.
   const pages = appResources(TOOLS.filter((t) => !(deps.readOnly && !t.annotations.readOnlyHint)).map((t) => t.name));
   server.setRequestHandler('resources/list', () => ({
     resources: [
-      { uri: INDEX_URI, name: 'templates', title: 'Checklist templates', description: "Every checklist template (built-in and the firm's), with item counts.", mimeType: 'application/json' },
-      ...current().templates.map(
-        (t): Resource => ({ uri: `${INDEX_URI}/${t.name}`, name: t.name, title: t.title, description: t.description, mimeType: 'application/json' }),
-      ),
+      {
+        uri: INDEX_URI,
+        name: 'templates',
+        title: 'Checklist templates',
+        description: "Every checklist template (built-in and the firm's), with item counts.",
+        mimeType: 'application/json',
+      },
+      ...current().templates.map((t): Resource => ({
+        uri: `${INDEX_URI}/${t.name}`,
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        mimeType: 'application/json',
+      })),
       ...pages,
     ],
   }));
   server.setRequestHandler('resources/templates/list', () => ({
     resourceTemplates: [
-      { uriTemplate: TEMPLATE_URI, name: 'template', title: 'A checklist template', description: 'One template with its items, by name.', mimeType: 'application/json' },
+      {
+        uriTemplate: TEMPLATE_URI,
+        name: 'template',
+        title: 'A checklist template',
+        description: 'One template with its items, by name.',
+        mimeType: 'application/json',
+      },
     ],
   }));
   server.setRequestHandler('resources/read', (request) => {
@@ -214,7 +238,12 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref, argument } = request.params;
     const none = { completion: { values: [], total: 0, hasMore: false } };
-    const templateNames = () => ({ completion: completeFrom(current().templates.map((t) => t.name), argument.value) });
+    const templateNames = () => ({
+      completion: completeFrom(
+        current().templates.map((t) => t.name),
+        argument.value,
+      ),
+    });
     if (ref.type === 'ref/resource') return ref.uri === TEMPLATE_URI && argument.name === 'name' ? templateNames() : none;
     const prompt = prompts.find((p) => p.name === ref.name);
     if (!prompt?.arguments?.some((a) => a.name === argument.name)) return none;
@@ -224,7 +253,12 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
       const clients = await deps.listClients(ctx.mcpReq.signal);
       // Names from the service, as data: redacted, one line, invisible characters removed, capped.
       const redact = deps.redact ?? ((t: string) => t);
-      return { completion: completeFrom(clients.map((c) => (c.displayName ? oneLine(redact(c.displayName), 200) : null)), argument.value) };
+      return {
+        completion: completeFrom(
+          clients.map((c) => (c.displayName ? oneLine(redact(c.displayName), 200) : null)),
+          argument.value,
+        ),
+      };
     } catch (error) {
       // Completion is a convenience: a failing service means no suggestions, not a failed prompt.
       deps.logger?.debug(`completing client names failed: ${(error as Error).message}`);

@@ -9,7 +9,9 @@ import { listedTool, withTemplateNames } from './tool-schema.js';
  * cache may keep it, except as cacheHintsFor says (a templates file, a signed-in person's role); nothing in them is revalidated against the
  * service. resources/read of a template is the same; server/discover too.
  */
-const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> = {
+const CACHE_HINTS: Partial<
+  Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>
+> = {
   'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
   'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },

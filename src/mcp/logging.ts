@@ -10,7 +10,11 @@ const passes = (level: LoggingLevel, threshold: LoggingLevel | undefined) => {
   return at >= 0 && SEVERITY.indexOf(level) >= at;
 };
 /** The tool call being served, so a log line written during it goes to its client only if that client asked. */
-const callLog = new AsyncLocalStorage<{ server: Server; threshold(): LoggingLevel | undefined; send(params: LoggingMessageNotificationParams): Promise<void> }>();
+const callLog = new AsyncLocalStorage<{
+  server: Server;
+  threshold(): LoggingLevel | undefined;
+  send(params: LoggingMessageNotificationParams): Promise<void>;
+}>();
 
 /**
  * MCP log notifications go only to a client that asked (docs/operating.md): a 2025-11-25 session with

@@ -9,7 +9,28 @@ import { APP_ONLY_TOOLS, withAppPage } from '../ui/apps.js';
 /** How a tool is listed by tools/list: schemas every major function-calling API accepts as they are. */
 
 /** JSON Schema keywords every major function-calling API accepts. */
-const PORTABLE_KEYS = new Set(['type', 'properties', 'required', 'items', 'description', 'enum', 'default', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'format', 'anyOf', 'additionalProperties', 'propertyNames', 'title', 'nullable']);
+const PORTABLE_KEYS = new Set([
+  'type',
+  'properties',
+  'required',
+  'items',
+  'description',
+  'enum',
+  'default',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'pattern',
+  'format',
+  'anyOf',
+  'additionalProperties',
+  'propertyNames',
+  'title',
+  'nullable',
+]);
 
 /** `type: [T, "null"]` for a scalar T (a nullable object keeps its listed shape). */
 function nullableScalar(types: unknown[]): boolean {
@@ -62,7 +83,8 @@ function portable(schema: unknown, isInput: boolean): unknown {
       continue;
     }
     // JSON object keys are strings anyway.
-    if (key === 'propertyNames' && value && typeof value === 'object' && Object.keys(value).length === 1 && (value as { type?: unknown }).type === 'string') continue;
+    if (key === 'propertyNames' && value && typeof value === 'object' && Object.keys(value).length === 1 && (value as { type?: unknown }).type === 'string')
+      continue;
     if (!isInput && key === 'required') continue;
     if (!isInput && key === 'properties' && value && typeof value === 'object') {
       const kept = Object.entries(value).filter(([, v]) => !isNullableScalar(v));

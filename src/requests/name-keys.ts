@@ -29,7 +29,10 @@ export function nameKeys(): (value: string | null | undefined) => string {
 }
 
 /** Clients per name key, kept only for names two or more clients share. */
-export function sharedNames<C extends { displayName: string | null }>(clients: readonly C[], keyOf: (value: string | null) => string = nameKey): Map<string, C[]> {
+export function sharedNames<C extends { displayName: string | null }>(
+  clients: readonly C[],
+  keyOf: (value: string | null) => string = nameKey,
+): Map<string, C[]> {
   const byKey = new Map<string, C[]>();
   for (const c of clients) {
     const key = keyOf(c.displayName);

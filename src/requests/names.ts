@@ -39,7 +39,11 @@ export function namesMatched(all: readonly RequestRecord[], sel: Selection): Map
 }
 
 /** Of the names several clients share, those on the page, each with its requests shown there (undefined when no name is shared). */
-export function sharedOnPage(all: readonly RequestRecord[], clients: readonly Client[], page: readonly number[]): { shared: ReadonlyMap<string, Client[]>; onPage: Map<string, number> } | undefined {
+export function sharedOnPage(
+  all: readonly RequestRecord[],
+  clients: readonly Client[],
+  page: readonly number[],
+): { shared: ReadonlyMap<string, Client[]>; onPage: Map<string, number> } | undefined {
   const shared = sharedClientNames(clients);
   if (!shared.size) return undefined;
   const keyOf = nameKeys();

@@ -20,7 +20,13 @@ function remembered<K extends object, V>(table: WeakMap<K, V>, key: K, make: (ke
  * The groups on the page, in `sort` order, with their lines (`line` words a row). A group of a kept pass is
  * the same on every page and order that shows it: its row and line are made once, frozen, shared.
  */
-export function groupPage(groups: readonly Group[], sort: Sort, offset: number, limit: number, line: (row: GroupOut) => string): { rows: GroupOut[]; lines: string[] } {
+export function groupPage(
+  groups: readonly Group[],
+  sort: Sort,
+  offset: number,
+  limit: number,
+  line: (row: GroupOut) => string,
+): { rows: GroupOut[]; lines: string[] } {
   // A page near the top of many groups (most_open, limit 3) needs only its first groups in order, not all sorted.
   const compare = GROUP_COMPARE[sort];
   const list = offset + limit < groups.length / 8 ? firstSorted(groups, compare, offset + limit) : [...groups].sort(compare);
@@ -32,7 +38,14 @@ export function groupPage(groups: readonly Group[], sort: Sort, offset: number, 
  * The requests on the page, in `sort` order: their positions, rows and lines (`line` words a row). A record's
  * row and line are the same on every page that shows it that day: made once, frozen, shared.
  */
-export function requestPage(all: readonly RequestRecord[], sel: Selection, sort: RequestSort, offset: number, limit: number, line: (row: RequestRow) => string): { page: number[]; rows: RequestRow[]; lines: string[] } {
+export function requestPage(
+  all: readonly RequestRecord[],
+  sel: Selection,
+  sort: RequestSort,
+  offset: number,
+  limit: number,
+  line: (row: RequestRow) => string,
+): { page: number[]; rows: RequestRow[]; lines: string[] } {
   const { day } = sel;
   const page = pageRows(all, sel.found.picked, sort, offset, limit);
   const shown = shownRows(day);

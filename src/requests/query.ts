@@ -103,7 +103,20 @@ export function select(all: readonly RequestRecord[], clients: readonly Client[]
   const { exact, verdict } = clientVerdict(clients, needle, names);
   const day = dayFacts(all, asOf);
   const statusIndex = statusTable(all);
-  const passKey = JSON.stringify([grouped, exact, q.state, q.status, q.client, q.search, q.overdue, q.hasDueDate, q.dueBefore, q.dueAfter, q.createdBefore, q.createdAfter]);
+  const passKey = JSON.stringify([
+    grouped,
+    exact,
+    q.state,
+    q.status,
+    q.client,
+    q.search,
+    q.overdue,
+    q.hasDueDate,
+    q.dueBefore,
+    q.dueAfter,
+    q.createdBefore,
+    q.createdAfter,
+  ]);
   const found = rememberPass(
     all,
     asOf,
@@ -180,14 +193,32 @@ function passOf(all: readonly RequestRecord[], q: RequestQuestion, j: Judged): P
   });
   const { totals, dones } = itemCounts(all);
   return {
-    all, grouped: j.grouped, among, names, verdict,
-    statusIds: statusIndex.ids, statusKeys: statusIndex.key, statusOk, titleIds: titles?.ids, titleOk,
-    due: facts.due, unreadDue: facts.unreadDue?.flags, open: facts.open, overdue: day.overdue, late: day.late, soon: day.soon,
-    created: q.createdBefore || q.createdAfter ? createdDays(all) : undefined, totals, dones,
+    all,
+    grouped: j.grouped,
+    among,
+    names,
+    verdict,
+    statusIds: statusIndex.ids,
+    statusKeys: statusIndex.key,
+    statusOk,
+    titleIds: titles?.ids,
+    titleOk,
+    due: facts.due,
+    unreadDue: facts.unreadDue?.flags,
+    open: facts.open,
+    overdue: day.overdue,
+    late: day.late,
+    soon: day.soon,
+    created: q.createdBefore || q.createdAfter ? createdDays(all) : undefined,
+    totals,
+    dones,
     wantOpen: q.state === undefined ? -1 : q.state === 'open' ? 1 : 0,
     wantOverdue,
     wantDue: q.hasDueDate === undefined ? -1 : q.hasDueDate ? 1 : 0,
-    dueBefore, dueAfter, createdBefore: q.createdBefore ?? '', createdAfter: q.createdAfter ?? '',
+    dueBefore,
+    dueAfter,
+    createdBefore: q.createdBefore ?? '',
+    createdAfter: q.createdAfter ?? '',
   };
 }
 
@@ -206,10 +237,22 @@ interface Tally extends Omit<Matches, 'byStatus'> {
  */
 function filterAndCount(p: Pass): Matches {
   const t: Tally = {
-    containing: new Map(), picked: [], groups: [],
-    openCount: 0, overdueCount: 0, dueSoon: 0, totalItems: 0, completedItems: 0, outstandingItems: 0,
-    noDueDate: 0, openNoDueDate: 0, lateDays: 0, lateCounted: 0, oldestOverdue: null,
-    statusTally: new Int32Array(p.statusKeys.length), statusOrder: [],
+    containing: new Map(),
+    picked: [],
+    groups: [],
+    openCount: 0,
+    overdueCount: 0,
+    dueSoon: 0,
+    totalItems: 0,
+    completedItems: 0,
+    outstandingItems: 0,
+    noDueDate: 0,
+    openNoDueDate: 0,
+    lateDays: 0,
+    lateCounted: 0,
+    oldestOverdue: null,
+    statusTally: new Int32Array(p.statusKeys.length),
+    statusOrder: [],
     groupOf: p.grouped ? new Array<Group | undefined>(p.names!.names.length) : [],
   };
   const among = p.among;
@@ -293,7 +336,19 @@ function countInGroup(p: Pass, t: Tally, index: number, open: boolean, overdue: 
   const id = p.names!.ids[index]!;
   let g = t.groupOf[id];
   if (!g) {
-    g = { clientName: p.all[index]!.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
+    g = {
+      clientName: p.all[index]!.clientName,
+      requests: 0,
+      open: 0,
+      overdue: 0,
+      totalItems: 0,
+      completedItems: 0,
+      outstandingItems: 0,
+      nextDue: null,
+      oldestOverdue: null,
+      first: index,
+      last: index,
+    };
     t.groupOf[id] = g;
     t.groups.push(g);
   }
@@ -320,6 +375,37 @@ function finish(p: Pass, t: Tally): Matches {
     const key = p.statusKeys[id]!;
     byStatus[key] = (byStatus[key] ?? 0) + t.statusTally[id]!;
   }
-  const { containing, picked, groups, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue } = t;
-  return { byStatus, containing, picked, groups, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue };
+  const {
+    containing,
+    picked,
+    groups,
+    openCount,
+    overdueCount,
+    dueSoon,
+    totalItems,
+    completedItems,
+    outstandingItems,
+    noDueDate,
+    openNoDueDate,
+    lateDays,
+    lateCounted,
+    oldestOverdue,
+  } = t;
+  return {
+    byStatus,
+    containing,
+    picked,
+    groups,
+    openCount,
+    overdueCount,
+    dueSoon,
+    totalItems,
+    completedItems,
+    outstandingItems,
+    noDueDate,
+    openNoDueDate,
+    lateDays,
+    lateCounted,
+    oldestOverdue,
+  };
 }

@@ -325,7 +325,12 @@ export function refusal(shape: ErrorShape, status: number, code: string, message
   let answer: Answer;
   switch (shape) {
     case 'ours':
-      answer = failure(status, code, message, details?.map((p) => ({ field: fieldOf(p), message: p.message })));
+      answer = failure(
+        status,
+        code,
+        message,
+        details?.map((p) => ({ field: fieldOf(p), message: p.message })),
+      );
       break;
     case 'rfc7807': {
       const body: Record<string, unknown> = { type: `https://problems.docreq.example/${code}`, title, status, detail: message, code };

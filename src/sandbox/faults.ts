@@ -158,33 +158,54 @@ export class FaultInjector {
     return made;
   }
 
-  private async deliverFault(req: IncomingMessage, res: ServerResponse, fault: Exclude<Fault, { kind: 'latency' | 'echo' | 'gzipUnasked' }>, entry: LoggedCall, answer?: Answer): Promise<void> {
+  private async deliverFault(
+    req: IncomingMessage,
+    res: ServerResponse,
+    fault: Exclude<Fault, { kind: 'latency' | 'echo' | 'gzipUnasked' }>,
+    entry: LoggedCall,
+    answer?: Answer,
+  ): Promise<void> {
     const real = answer?.body ?? '{"data":[]}';
     switch (fault.kind) {
       case 'status': {
         entry.status = fault.status;
         // Without a body of its own, the service's refusal in its own shape.
         const refused = fault.body === undefined ? this.service.refuse(fault.status, 'injected', `Injected ${fault.status}.`) : undefined;
-        return this.service.deliver(req, res, {
-          status: fault.status,
-          body: refused ? refused.body : typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body),
-          headers: { ...refused?.headers, ...fault.headers },
-        }, entry);
+        return this.service.deliver(
+          req,
+          res,
+          {
+            status: fault.status,
+            body: refused ? refused.body : typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body),
+            headers: { ...refused?.headers, ...fault.headers },
+          },
+          entry,
+        );
       }
       case 'html':
         entry.status = fault.status;
-        return this.service.deliver(req, res, {
-          status: fault.status,
-          body: `<!DOCTYPE html><html><head><title>${fault.status} Error</title></head><body><h1>${fault.status}</h1><p>upstream proxy error</p>${'<div>padding</div>'.repeat(200)}</body></html>`,
-          headers: { 'content-type': 'text/html; charset=utf-8' },
-        }, entry);
+        return this.service.deliver(
+          req,
+          res,
+          {
+            status: fault.status,
+            body: `<!DOCTYPE html><html><head><title>${fault.status} Error</title></head><body><h1>${fault.status}</h1><p>upstream proxy error</p>${'<div>padding</div>'.repeat(200)}</body></html>`,
+            headers: { 'content-type': 'text/html; charset=utf-8' },
+          },
+          entry,
+        );
       case 'redirect':
         entry.status = fault.status;
-        return this.service.deliver(req, res, {
-          status: fault.status,
-          body: `<html><head><title>${fault.status}</title></head><body>Moved: <a href="${fault.location}">here</a></body></html>`,
-          headers: { 'content-type': 'text/html; charset=utf-8', location: fault.location },
-        }, entry);
+        return this.service.deliver(
+          req,
+          res,
+          {
+            status: fault.status,
+            body: `<html><head><title>${fault.status}</title></head><body>Moved: <a href="${fault.location}">here</a></body></html>`,
+            headers: { 'content-type': 'text/html; charset=utf-8', location: fault.location },
+          },
+          entry,
+        );
       case 'reset':
         res.socket?.destroy();
         return;
@@ -210,7 +231,12 @@ export class FaultInjector {
       }
       case 'raw':
         entry.status = fault.status ?? 200;
-        return this.service.deliver(req, res, { status: fault.status ?? 200, body: fault.body, headers: { 'content-type': fault.contentType ?? 'application/json' } }, entry);
+        return this.service.deliver(
+          req,
+          res,
+          { status: fault.status ?? 200, body: fault.body, headers: { 'content-type': fault.contentType ?? 'application/json' } },
+          entry,
+        );
       case 'huge': {
         entry.status = 200;
         const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -8,7 +8,7 @@ const MAX_BODY = 1024 * 1024;
 /** The encoding to answer with: br when acceptable, else gzip (also for `*`), else none. */
 export function negotiate(acceptEncoding: string | string[] | undefined): Encoding | undefined {
   const accepted = new Map<string, number>();
-  for (const part of (Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding ?? '').split(',')) {
+  for (const part of (Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : (acceptEncoding ?? '')).split(',')) {
     const [token, ...params] = part.trim().toLowerCase().split(';');
     if (!token) continue;
     const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p)).find(Boolean);

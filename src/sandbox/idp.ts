@@ -86,7 +86,7 @@ function loginPage(res: ServerResponse, uid: string, failed: boolean): void {
       title: 'Demo firm sign-in',
       status: failed ? 401 : 200,
       body:
-        '<p>This is the sandbox\'s demo identity provider, standing in for your firm\'s (Entra ID, Google Workspace, Okta…).</p>' +
+        "<p>This is the sandbox's demo identity provider, standing in for your firm's (Entra ID, Google Workspace, Okta…).</p>" +
         (failed ? '<p role="alert"><strong>That e-mail address and password do not match a demo user.</strong></p>' : '') +
         `<form method="post" action="${escapeHtml(action)}">` +
         '<p><label for="email">E-mail address</label><br><input id="email" name="email" type="email" autocomplete="username" required></p>' +
@@ -139,7 +139,8 @@ function memoryAdapter(): new (name: string) => Adapter {
       entries.set(key, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
       if (payload.grantId) grants.set(payload.grantId, (grants.get(payload.grantId) ?? new Set()).add(key));
       if (payload.uid) entries.set(`${this.name}:uid:${payload.uid}`, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
-      if (payload.userCode) entries.set(`${this.name}:userCode:${payload.userCode}`, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+      if (payload.userCode)
+        entries.set(`${this.name}:userCode:${payload.userCode}`, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
       return Promise.resolve();
     }
     find(id: string): Promise<AdapterPayload | undefined> {
@@ -161,7 +162,8 @@ function memoryAdapter(): new (name: string) => Adapter {
       entries.delete(this.key(id));
       // Its look-ups by uid and user code go with it.
       if (payload?.uid && entries.get(`${this.name}:uid:${payload.uid}`)?.payload === payload) entries.delete(`${this.name}:uid:${payload.uid}`);
-      if (payload?.userCode && entries.get(`${this.name}:userCode:${payload.userCode}`)?.payload === payload) entries.delete(`${this.name}:userCode:${payload.userCode}`);
+      if (payload?.userCode && entries.get(`${this.name}:userCode:${payload.userCode}`)?.payload === payload)
+        entries.delete(`${this.name}:userCode:${payload.userCode}`);
       return Promise.resolve();
     }
     revokeByGrantId(grantId: string): Promise<void> {
@@ -192,7 +194,15 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
   const Provider = await loadProvider();
   const provider = new Provider(issuer, {
     adapter: memoryAdapter(),
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, grant_types: refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: redirectUris,
+        grant_types: refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     claims: CLAIMS,
     // A refresh token whenever the client may have one (a firm's IdP: offline_access granted to its own app).
     issueRefreshToken: (_ctx, client) => Promise.resolve(client.grantTypeAllowed('refresh_token')),
@@ -231,7 +241,12 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
       // The demo firm's own app: consent is implied, as at a firm's IdP for its own registered app.
       const grant = new provider.Grant({ accountId: subOf(user), clientId: String(details.params.client_id) });
       grant.addOIDCScope('openid email profile');
-      await provider.interactionFinished(req, res, { login: { accountId: subOf(user) }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: subOf(user) }, consent: { grantId: await grant.save() } },
+        { mergeWithLastSubmission: false },
+      );
     })().catch(() => {
       if (!res.headersSent) sendPage(res, { title: 'Sign-in expired', status: 400, body: '<p>This sign-in has expired. Start again from your assistant.</p>' });
     });

@@ -64,7 +64,11 @@ function validateCreate(input: unknown, firm: SandboxFirm): { field: string; mes
   if (typeof b.clientId !== 'string' || !b.clientId) details.push({ field: 'clientId', message: 'is required' });
   else if (!firm.clients.some((c) => c.id === b.clientId)) details.push({ field: 'clientId', message: 'no such client in this firm' });
   if (typeof b.title !== 'string' || !b.title.trim()) details.push({ field: 'title', message: 'is required' });
-  if (b.dueDate !== undefined && b.dueDate !== null && (typeof b.dueDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(b.dueDate) || isoDay(Date.parse(b.dueDate)) !== b.dueDate)) {
+  if (
+    b.dueDate !== undefined &&
+    b.dueDate !== null &&
+    (typeof b.dueDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(b.dueDate) || isoDay(Date.parse(b.dueDate)) !== b.dueDate)
+  ) {
     details.push({ field: 'dueDate', message: 'must be a date YYYY-MM-DD' });
   }
   if (b.correctnessMode !== undefined && !(CORRECTNESS_MODES as readonly unknown[]).includes(b.correctnessMode)) {

@@ -94,9 +94,60 @@ export function uuidFrom(rand: () => number): string {
 
 const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 
-const FIRST = ['Olivia', 'Liam', 'Amelia', 'Noah', 'José', 'Zoë', 'Siobhán', 'François', 'Priya', 'Mateo', 'Chloé', 'Björn', 'Aisha', 'Hiroshi', 'Renée', 'Ewan', 'Lucía', 'Tomasz', 'Nadia', 'Grace'];
-const LAST = ['Álvarez', 'Müller', "O'Brien", 'Dupont', 'Patel', 'Nguyen', 'Kowalski', 'Okafor', 'Lindqvist', 'Fernández', 'Smith', 'Tanaka', 'Rossi', 'MacLeod', 'Haddad', 'Brennan'];
-const BUSINESSES = ['Bluebird Bakery Ltd', 'Acme Widgets LLC', 'Northgate Dental Practice', 'Riverside Plumbing & Heating', 'Kestrel Logistics Inc', 'Café Lumière SARL', 'Summit Yoga Studio', 'Ironbridge Builders', 'Pixel Forge Studios', 'Greenleaf Landscaping', 'Harbourview Physio', 'Atlas Freight Co'];
+const FIRST = [
+  'Olivia',
+  'Liam',
+  'Amelia',
+  'Noah',
+  'José',
+  'Zoë',
+  'Siobhán',
+  'François',
+  'Priya',
+  'Mateo',
+  'Chloé',
+  'Björn',
+  'Aisha',
+  'Hiroshi',
+  'Renée',
+  'Ewan',
+  'Lucía',
+  'Tomasz',
+  'Nadia',
+  'Grace',
+];
+const LAST = [
+  'Álvarez',
+  'Müller',
+  "O'Brien",
+  'Dupont',
+  'Patel',
+  'Nguyen',
+  'Kowalski',
+  'Okafor',
+  'Lindqvist',
+  'Fernández',
+  'Smith',
+  'Tanaka',
+  'Rossi',
+  'MacLeod',
+  'Haddad',
+  'Brennan',
+];
+const BUSINESSES = [
+  'Bluebird Bakery Ltd',
+  'Acme Widgets LLC',
+  'Northgate Dental Practice',
+  'Riverside Plumbing & Heating',
+  'Kestrel Logistics Inc',
+  'Café Lumière SARL',
+  'Summit Yoga Studio',
+  'Ironbridge Builders',
+  'Pixel Forge Studios',
+  'Greenleaf Landscaping',
+  'Harbourview Physio',
+  'Atlas Freight Co',
+];
 const TRUSTS = ['The Hartley Family Trust', 'Okafor Education Trust', 'The Lindqvist Charitable Trust', 'Brennan Irrevocable Trust', 'The Rossi Living Trust'];
 
 interface Template {
@@ -107,39 +158,89 @@ interface Template {
 const TEMPLATES: Template[] = [
   {
     title: '2025 individual tax return',
-    items: [['W-2 forms', 'file', true], ['1099 forms', 'file', false], ['Prior year return', 'file', true], ['Did you move in 2025?', 'boolean', true], ['Charitable donations total', 'number', false], ['Dependents (names and dates of birth)', 'text', false]],
+    items: [
+      ['W-2 forms', 'file', true],
+      ['1099 forms', 'file', false],
+      ['Prior year return', 'file', true],
+      ['Did you move in 2025?', 'boolean', true],
+      ['Charitable donations total', 'number', false],
+      ['Dependents (names and dates of birth)', 'text', false],
+    ],
   },
   {
     title: 'Bookkeeping onboarding',
-    items: [['Last 3 months of bank statements', 'file', true], ['Chart of accounts', 'file', false], ['Fiscal year end', 'date', true], ['Accounting software used', 'text', true], ['Do you run payroll?', 'boolean', true]],
+    items: [
+      ['Last 3 months of bank statements', 'file', true],
+      ['Chart of accounts', 'file', false],
+      ['Fiscal year end', 'date', true],
+      ['Accounting software used', 'text', true],
+      ['Do you run payroll?', 'boolean', true],
+    ],
   },
   {
     title: 'Mortgage pre-approval documents',
-    items: [['Two most recent pay stubs', 'file', true], ['W-2s for the last two years', 'file', true], ['Bank statements (60 days)', 'file', true], ['Photo ID', 'file', true], ['Gift letter', 'file', false], ['Intended purchase price', 'number', true]],
+    items: [
+      ['Two most recent pay stubs', 'file', true],
+      ['W-2s for the last two years', 'file', true],
+      ['Bank statements (60 days)', 'file', true],
+      ['Photo ID', 'file', true],
+      ['Gift letter', 'file', false],
+      ['Intended purchase price', 'number', true],
+    ],
   },
   {
     title: 'Estate planning intake',
-    items: [['Existing will', 'file', false], ['Beneficiaries', 'text', true], ['Date of birth', 'date', true], ['Property deeds', 'file', false], ['Minor children?', 'boolean', true]],
+    items: [
+      ['Existing will', 'file', false],
+      ['Beneficiaries', 'text', true],
+      ['Date of birth', 'date', true],
+      ['Property deeds', 'file', false],
+      ['Minor children?', 'boolean', true],
+    ],
   },
   {
     title: 'Q3 payroll reconciliation',
-    items: [['Payroll register', 'file', true], ['941 filing', 'file', true], ['Headcount at quarter end', 'number', true]],
+    items: [
+      ['Payroll register', 'file', true],
+      ['941 filing', 'file', true],
+      ['Headcount at quarter end', 'number', true],
+    ],
   },
   {
     title: 'Trust annual accounting',
-    items: [['Brokerage statements', 'file', true], ['Distributions made', 'text', true], ['Trustee fees paid', 'number', false], ['Valuation date', 'date', true]],
+    items: [
+      ['Brokerage statements', 'file', true],
+      ['Distributions made', 'text', true],
+      ['Trustee fees paid', 'number', false],
+      ['Valuation date', 'date', true],
+    ],
   },
   {
     title: 'Business tax return (Form 1120-S)',
-    items: [['Profit and loss statement', 'file', true], ['Balance sheet', 'file', true], ['Fixed asset additions', 'file', false], ['Shareholder distributions', 'number', true], ['Vehicle used for business?', 'boolean', false]],
+    items: [
+      ['Profit and loss statement', 'file', true],
+      ['Balance sheet', 'file', true],
+      ['Fixed asset additions', 'file', false],
+      ['Shareholder distributions', 'number', true],
+      ['Vehicle used for business?', 'boolean', false],
+    ],
   },
   {
     title: 'KYC identity verification',
-    items: [['Passport or driving licence', 'file', true], ['Proof of address', 'file', true], ['Nationality', 'text', true]],
+    items: [
+      ['Passport or driving licence', 'file', true],
+      ['Proof of address', 'file', true],
+      ['Nationality', 'text', true],
+    ],
   },
   {
     title: 'Litigation hold documents',
-    items: [['Relevant e-mails (export)', 'file', true], ['Contracts with the counterparty', 'file', true], ['Date the dispute began', 'date', true], ['Summary of events', 'text', true]],
+    items: [
+      ['Relevant e-mails (export)', 'file', true],
+      ['Contracts with the counterparty', 'file', true],
+      ['Date the dispute began', 'date', true],
+      ['Summary of events', 'text', true],
+    ],
   },
 ];
 
@@ -206,7 +307,8 @@ function makeRequests(rand: () => number, clients: SandboxClient[], count: numbe
     const status = weighted(rand);
     const items = template.items.map(([name, type, required]) => ({ name, type, required }));
     const total = items.length;
-    const completed = status === 'completed' ? total : status === 'in_progress' ? 1 + Math.floor(rand() * (total - 1)) : status === 'sent' ? 0 : Math.floor(rand() * total);
+    const completed =
+      status === 'completed' ? total : status === 'in_progress' ? 1 + Math.floor(rand() * (total - 1)) : status === 'sent' ? 0 : Math.floor(rand() * total);
     const due = created + (10 + Math.floor(rand() * 40)) * DAY;
     const dueDate = i % 9 === 4 ? null : i % 10 === 7 ? `${isoDay(due)}T17:00:00.000Z` : isoDay(due);
     requests.push({
@@ -281,7 +383,12 @@ export function seedFirms(options: SeedOptions = {}): Map<string, SandboxFirm> {
   // so a search by the shorter name must prefer the exact match and say so.
   overlappingNames(demoClients);
   const demoRequests = makeRequests(rand, demoClients, options.requests ?? 90, now);
-  giveRequests(demoClients, demoRequests, OVERLAPPING.map(([name]) => name), 2);
+  giveRequests(
+    demoClients,
+    demoRequests,
+    OVERLAPPING.map(([name]) => name),
+    2,
+  );
   const demo: SandboxFirm = {
     id: 'firm_maple_finch',
     name: 'Maple & Finch Accounting',

@@ -19,16 +19,7 @@ import {
 import { negotiate, notModified, readBody } from './http-rules.js';
 import { isOpen, readOurs } from './requests.js';
 import { FaultInjector, type Fault, type InjectOptions, type Route } from './faults.js';
-import {
-  SANDBOX_KEYS,
-  prng,
-  seedFirms,
-  uuidFrom,
-  type SandboxFirm,
-  type SandboxKeys,
-  type SandboxRequest,
-  type SeedOptions,
-} from './seed.js';
+import { SANDBOX_KEYS, prng, seedFirms, uuidFrom, type SandboxFirm, type SandboxKeys, type SandboxRequest, type SeedOptions } from './seed.js';
 
 export type { Fault, InjectOptions, Route } from './faults.js';
 export type { LoggedCall } from './answer.js';
@@ -534,7 +525,7 @@ export class Sandbox {
     const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
     const slice = Math.max(1024, Math.min(64 * 1024, Math.floor(rate / 100)));
     const started = performance.now();
-    for (let sent = 0; sent < bytes.length && !res.destroyed; ) {
+    for (let sent = 0; sent < bytes.length && !res.destroyed;) {
       const n = Math.min(slice, bytes.length - sent);
       // The slice leaves when the link has carried everything before it and itself.
       const due = started + ((sent + n) * 1000) / rate;
@@ -546,7 +537,6 @@ export class Sandbox {
     }
     res.end();
   }
-
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

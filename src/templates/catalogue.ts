@@ -47,7 +47,9 @@ function find(catalog: TemplateCatalog, name: string, so: string | undefined): T
   const wanted = fold(name.trim());
   const found = catalog.templates.find((t) => t.name === wanted);
   if (found) return found;
-  throw new UnknownTemplateError(`No template is named ${quoted(name, 60)}${so ? `; ${so}` : ''}. Templates: ${catalog.templates.map((t) => t.name).join(', ')}.${problemsText(catalog)}`);
+  throw new UnknownTemplateError(
+    `No template is named ${quoted(name, 60)}${so ? `; ${so}` : ''}. Templates: ${catalog.templates.map((t) => t.name).join(', ')}.${problemsText(catalog)}`,
+  );
 }
 
 /** The names `catalog` offers, as one string: what tells tools/list and the template resources have changed. */

@@ -56,7 +56,12 @@ export async function readyTemplates(file: string | undefined): Promise<void> {
 }
 
 function pathText(path: Path): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(the whole file)';
+  return (
+    path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .replace(/^\./, '') || '(the whole file)'
+  );
 }
 
 /** The 1-based line of the deepest node on `path` (or of `key` inside it) that the document has. */
@@ -115,13 +120,19 @@ function issueMessage(issue: z.core.$ZodIssue, data: unknown): string {
 /** Parses and checks a templates file's text; `file` names it in every problem. */
 export function parseTemplatesFile(text: string, file: string): { templates: Template[]; problems: string[] } {
   const yaml = yamlReader();
-  if (!yaml) return { templates: [], problems: [`${file} was not read: the YAML reader was not loaded (a bug in docreq-mcp: readyTemplates was not awaited before the server started)`] };
+  if (!yaml)
+    return {
+      templates: [],
+      problems: [`${file} was not read: the YAML reader was not loaded (a bug in docreq-mcp: readyTemplates was not awaited before the server started)`],
+    };
   const lines = new yaml.LineCounter();
   const doc = yaml.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length) {
     return {
       templates: [],
-      problems: doc.errors.slice(0, MAX_PROBLEMS).map((e) => `${file}, line ${lines.linePos(e.pos[0]).line}: not valid YAML or JSON: ${YAML_ERRORS[e.code] ?? e.message.split('\n')[0]}`),
+      problems: doc.errors
+        .slice(0, MAX_PROBLEMS)
+        .map((e) => `${file}, line ${lines.linePos(e.pos[0]).line}: not valid YAML or JSON: ${YAML_ERRORS[e.code] ?? e.message.split('\n')[0]}`),
     };
   }
   let data: unknown;
@@ -155,7 +166,10 @@ export function parseTemplatesFile(text: string, file: string): { templates: Tem
   const seen = new Map<string, number>();
   list.forEach((t, i) => {
     const first = seen.get(t.name);
-    if (first !== undefined) problems.push(`${file}, line ${lineOf(doc, lines, [...prefix, i, 'name'])}: ${pathText([...prefix, i, 'name'])} "${t.name}" is also the name of ${pathText([...prefix, first])}`);
+    if (first !== undefined)
+      problems.push(
+        `${file}, line ${lineOf(doc, lines, [...prefix, i, 'name'])}: ${pathText([...prefix, i, 'name'])} "${t.name}" is also the name of ${pathText([...prefix, first])}`,
+      );
     else seen.set(t.name, i);
   });
   if (problems.length) return { templates: [], problems };

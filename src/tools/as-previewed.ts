@@ -33,7 +33,8 @@ function unknownField(profile: ServiceProfile, argument: Argument): string {
   return `the service probably does not know the field ${JSON.stringify(name)} and dropped it: set ${setting} in ${PROFILE} to the name it uses`;
 }
 
-const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v));
+const text = (v: unknown): string | null =>
+  v === null || v === undefined || v === '' ? null : typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
 
 /** What a list record says the service kept (the list's documented fields). */
 function keptFromList(r: RequestRecord): Kept {
@@ -63,16 +64,19 @@ function compareWithPreview(previewed: CreatePayload, kept: Kept, client: Client
   const compared: string[] = [];
   if (kept.clientId !== undefined && text(kept.clientId) !== null) {
     compared.push('client');
-    if (text(kept.clientId) !== previewed.clientId) differences.push(`it belongs to client id ${quoted(text(kept.clientId), 40)}, not ${oneLine(previewed.clientId, 40)} as previewed`);
+    if (text(kept.clientId) !== previewed.clientId)
+      differences.push(`it belongs to client id ${quoted(text(kept.clientId), 40)}, not ${oneLine(previewed.clientId, 40)} as previewed`);
   } else if (kept.clientName !== undefined && text(kept.clientName) !== null) {
     compared.push('client');
-    if (nameKey(text(kept.clientName)) !== nameKey(client.displayName)) differences.push(`it names the client ${quoted(text(kept.clientName), 48)}, not ${quoted(client.displayName, 48)} as previewed`);
+    if (nameKey(text(kept.clientName)) !== nameKey(client.displayName))
+      differences.push(`it names the client ${quoted(text(kept.clientName), 48)}, not ${quoted(client.displayName, 48)} as previewed`);
   }
   if (kept.title !== undefined) {
     compared.push('title');
     const title = text(kept.title);
     if (title === null) differences.push(`it has no title (previewed ${quoted(previewed.title, 80)}): ${unknownField(profile, 'title')}`);
-    else if (titleKey(title) !== titleKey(previewed.title)) differences.push(`its title reads ${quoted(title, 80)}, not ${quoted(previewed.title, 80)} as previewed`);
+    else if (titleKey(title) !== titleKey(previewed.title))
+      differences.push(`its title reads ${quoted(title, 80)}, not ${quoted(previewed.title, 80)} as previewed`);
   }
   if (kept.dueDate !== undefined) {
     compared.push('due date');
@@ -84,7 +88,9 @@ function compareWithPreview(previewed: CreatePayload, kept: Kept, client: Client
     } else if (previewed.dueDate && reading && reading.day === null) {
       differences.push(`its due date reads ${quoted(due, 40)}, which this server cannot read as a day (previewed ${previewed.dueDate})`);
     } else if (previewed.dueDate && reading && reading.day !== previewed.dueDate) {
-      differences.push(`its due date is ${reading.day}, not ${previewed.dueDate} as previewed (read from ${quoted(due, 40)}${reading.form === 'DD/MM/YYYY' || reading.form === 'MM/DD/YYYY' || reading.form === 'DD.MM.YYYY' ? '; check dates.ambiguous' : ''})`);
+      differences.push(
+        `its due date is ${reading.day}, not ${previewed.dueDate} as previewed (read from ${quoted(due, 40)}${reading.form === 'DD/MM/YYYY' || reading.form === 'MM/DD/YYYY' || reading.form === 'DD.MM.YYYY' ? '; check dates.ambiguous' : ''})`,
+      );
     } else if (!previewed.dueDate && due !== null) {
       differences.push(`it has a due date, ${quoted(due, 40)}, that the preview did not (the service's own default)`);
     }
@@ -104,7 +110,9 @@ function compareWithPreview(previewed: CreatePayload, kept: Kept, client: Client
     const sent = profile.modeSpelled(previewed.correctnessMode);
     if (mode === null) differences.push(`it shows no correctness mode (previewed ${previewed.correctnessMode}): ${unknownField(profile, 'correctnessMode')}`);
     else if (mode.toLowerCase() !== sent.toLowerCase() && mode.toLowerCase() !== previewed.correctnessMode) {
-      differences.push(`its correctness mode is ${quoted(mode, 30)}, not ${previewed.correctnessMode} as previewed: the service may spell modes otherwise (values.correctnessMode in ${PROFILE})`);
+      differences.push(
+        `its correctness mode is ${quoted(mode, 30)}, not ${previewed.correctnessMode} as previewed: the service may spell modes otherwise (values.correctnessMode in ${PROFILE})`,
+      );
     }
   }
   if (differences.length) return { asPreviewed: false, differences, detail: '' };
@@ -124,7 +132,8 @@ function notChecked(detail: string): PreviewCheck {
  * when the record matches (the result's own words then stand, as for any service that keeps what it is sent).
  */
 export function checkText(check: PreviewCheck): string {
-  if (check.asPreviewed === false) return `\nNOT AS PREVIEWED — the service's record differs from the preview:\n${check.differences.map((d) => `- ${d}`).join('\n')}`;
+  if (check.asPreviewed === false)
+    return `\nNOT AS PREVIEWED — the service's record differs from the preview:\n${check.differences.map((d) => `- ${d}`).join('\n')}`;
   if (check.asPreviewed === true) return '';
   return `\nNot checked against the preview: ${check.detail}.`;
 }
@@ -157,7 +166,8 @@ export async function checkSends(ctx: Pick<ToolContext, 'api' | 'config' | 'sign
     if (showsEnough(s.kept)) return compareWithPreview(s.payload, s.kept, s.client, profile);
     if (!list) return notChecked(listProblem);
     const found = findCreated(list, s.request?.id, s.client, s.payload.title);
-    if (!found) return notChecked("the service's list does not show it yet, so what it kept could not be compared with the preview: check with list_requests later");
+    if (!found)
+      return notChecked("the service's list does not show it yet, so what it kept could not be compared with the preview: check with list_requests later");
     // What the answer showed stands; the list fills in the rest.
     const fromAnswer = Object.fromEntries(Object.entries(s.kept ?? {}).filter(([, v]) => v !== undefined));
     return { ...compareWithPreview(s.payload, { ...keptFromList(found), ...fromAnswer }, s.client, profile), listed: found };

@@ -63,6 +63,13 @@ export function pagingNote(what: 'request' | 'client', paging: string | undefine
 }
 
 /** Every note of fit for one request list, in the order they matter. */
-export function requestFitNotes(all: readonly RequestRecord[], byStatus: Readonly<Record<string, number>>, profile: ServiceProfile, paging: string | undefined): string[] {
-  return [pagingNote('request', paging), unknownStatusNote(byStatus, profile), unreadDatesNote(all), impossibleCountsNote(all)].filter((n): n is string => n !== undefined);
+export function requestFitNotes(
+  all: readonly RequestRecord[],
+  byStatus: Readonly<Record<string, number>>,
+  profile: ServiceProfile,
+  paging: string | undefined,
+): string[] {
+  return [pagingNote('request', paging), unknownStatusNote(byStatus, profile), unreadDatesNote(all), impossibleCountsNote(all)].filter(
+    (n): n is string => n !== undefined,
+  );
 }

@@ -50,7 +50,13 @@ const NONE = { open: 0, overdue: 0 } as const;
  * The clients that match, with the status counts over all of them; with a join, beside each match its
  * name's open and overdue requests and its name key.
  */
-function matchClients(all: readonly Client[], search: string | undefined, wanted: string | undefined, join: Join | undefined, perName: ReadonlyMap<string, JoinCount>) {
+function matchClients(
+  all: readonly Client[],
+  search: string | undefined,
+  wanted: string | undefined,
+  join: Join | undefined,
+  perName: ReadonlyMap<string, JoinCount>,
+) {
   const keysOf = join ? clientKeys(all) : [];
   const needle = search ? fold(search.trim()) : '';
   const byStatus = newCounts();
@@ -105,10 +111,7 @@ export const listClients = defineTool({
   inputSchema: z.strictObject({
     search: z.string().max(200).optional().describe('Part of the name, e-mail or a tag.'),
     status: z.string().max(50).optional().describe('Exact status, e.g. "active".'),
-    requests: z
-      .enum(JOINS)
-      .optional()
-      .describe('With an open request, none open, or an overdue one.'),
+    requests: z.enum(JOINS).optional().describe('With an open request, none open, or an overdue one.'),
     details: z.boolean().optional().describe('true: other fields (phone, tags…).'),
     ...pageInput(DEFAULT_LIMIT),
   }),
@@ -171,13 +174,27 @@ export const listClients = defineTool({
       wanted !== undefined ? `status ${quoted(status, 30)}` : '',
       join ? `${JOIN_TEXT[join]} (requests joined by client name)` : '',
     ].filter(Boolean);
-    const header = summarizeList({ total: all.length, noun: 'client', matched: matches.length, filters, facts: [`By status: ${statusText(byStatus)}.`], offset, returned: slice.length });
+    const header = summarizeList({
+      total: all.length,
+      noun: 'client',
+      matched: matches.length,
+      filters,
+      facts: [`By status: ${statusText(byStatus)}.`],
+      offset,
+      returned: slice.length,
+    });
     let hint = filters.length ? 'No client matched. Try a shorter or different search, or drop the status filter.' : 'The firm has no clients.';
     if (wanted !== undefined && all.length > 0 && !Object.keys(byStatus).some((s) => s.toLowerCase() === wanted)) {
       hint = `No client has status ${quoted(status, 30)}. Statuses that occur: ${statusText(byStatus, 20)}.`;
     }
     const result: ListClientsResult = {
-      text: pageText([header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'), slice.map((c, j) => joinedLine(c, shared.has(sliceKeys[j] ?? ''))), offset, matches.length, hint),
+      text: pageText(
+        [header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'),
+        slice.map((c, j) => joinedLine(c, shared.has(sliceKeys[j] ?? ''))),
+        offset,
+        matches.length,
+        hint,
+      ),
       structured: { total: all.length, matched: matches.length, offset, returned: slice.length, nextOffset, byStatus: { ...byStatus }, clients: slice, notes },
     };
     return remember(memo, memoKey, result);

@@ -50,7 +50,13 @@ function partialNameNote(given: string, perName: Map<string, NameCount>, clients
   }
   const parts = [...shown].map(([key, { name, n }]) => {
     const who = ids.get(key) ?? [];
-    const idText = who.length === 0 ? 'no client has this name now' : `${who.length > 1 ? `${who.length} clients, ids` : 'id'} ${who.slice(0, MAX_NAME_IDS).map((c) => oneLine(c.id, 40)).join(', ')}${who.length > MAX_NAME_IDS ? ', …' : ''}`;
+    const idText =
+      who.length === 0
+        ? 'no client has this name now'
+        : `${who.length > 1 ? `${who.length} clients, ids` : 'id'} ${who
+            .slice(0, MAX_NAME_IDS)
+            .map((c) => oneLine(c.id, 40))
+            .join(', ')}${who.length > MAX_NAME_IDS ? ', …' : ''}`;
     return `${quoted(name, 48)} (${idText}; ${count(n, 'request')})`;
   });
   const more = names.length > MAX_NAMES ? `, and ${count(names.length - MAX_NAMES, 'other name')}` : '';
@@ -77,7 +83,14 @@ function filterWords(q: RequestQuestion, sel: Selection): string[] {
 }
 
 /** Notes: the list's fit, records not read in full, names shared by several clients among what matched, other names a whole name is part of, and part of a name met in several names (first). */
-function matchNotes(all: readonly RequestRecord[], clients: readonly Client[], sel: Selection, q: RequestQuestion, profile: ServiceProfile, paging: string | undefined): string[] {
+function matchNotes(
+  all: readonly RequestRecord[],
+  clients: readonly Client[],
+  sel: Selection,
+  q: RequestQuestion,
+  profile: ServiceProfile,
+  paging: string | undefined,
+): string[] {
   const notes: string[] = [...requestFitNotes(all, sel.found.byStatus, profile, paging), ...unreadableNotes(all, 'request')];
   if (sel.shared.size) {
     const perName = matchedPerName(sel);
@@ -100,10 +113,31 @@ function matchNotes(all: readonly RequestRecord[], clients: readonly Client[], s
 }
 
 /** The counts' sentences, and what to say when nothing matched. */
-function factWords(all: readonly RequestRecord[], sel: Selection, asOf: string, filters: string[]): { facts: string[]; hint: string; averageDaysOverdue: number | null } {
-  const { byStatus, openCount, overdueCount, dueSoon, totalItems, completedItems, outstandingItems, noDueDate, openNoDueDate, lateDays, lateCounted, oldestOverdue } = sel.found;
+function factWords(
+  all: readonly RequestRecord[],
+  sel: Selection,
+  asOf: string,
+  filters: string[],
+): { facts: string[]; hint: string; averageDaysOverdue: number | null } {
+  const {
+    byStatus,
+    openCount,
+    overdueCount,
+    dueSoon,
+    totalItems,
+    completedItems,
+    outstandingItems,
+    noDueDate,
+    openNoDueDate,
+    lateDays,
+    lateCounted,
+    oldestOverdue,
+  } = sel.found;
   const averageDaysOverdue = lateCounted ? Math.round((lateDays / lateCounted) * 10) / 10 : null;
-  const lateText = oldestOverdue === null ? '' : ` (on average ${averageDaysOverdue ?? '?'} days late; oldest due ${oldestOverdue}, ${count(daysBetween(oldestOverdue, asOf) ?? 0, 'day')} late)`;
+  const lateText =
+    oldestOverdue === null
+      ? ''
+      : ` (on average ${averageDaysOverdue ?? '?'} days late; oldest due ${oldestOverdue}, ${count(daysBetween(oldestOverdue, asOf) ?? 0, 'day')} late)`;
   const facts = [
     `Of ${filters.length ? 'these' : 'them'}: ${num(openCount)} open, ${num(sel.matched - openCount)} closed, ${num(overdueCount)} overdue${lateText}, ` +
       `${count(dueSoon, 'open request')} due within 7 days; ${num(noDueDate)} with no due date (${num(openNoDueDate)} open); ` +
@@ -187,11 +221,7 @@ export const listRequests = defineTool({
   inputSchema: z.strictObject({
     state: z.enum(['open', 'closed']).optional().describe('open or closed.'),
     status: z.array(z.string().max(50)).max(20).optional().describe('Any of these statuses.'),
-    client: z
-      .string()
-      .max(200)
-      .optional()
-      .describe('Whole client name if one matches exactly, else part of one.'),
+    client: z.string().max(200).optional().describe('Whole client name if one matches exactly, else part of one.'),
     search: z.string().max(200).optional().describe('Part of the title.'),
     overdue: z.boolean().optional().describe('Only overdue, or only not.'),
     hasDueDate: z.boolean().optional().describe('With a due date, or without.'),
@@ -200,10 +230,7 @@ export const listRequests = defineTool({
     createdBefore: day.optional().describe('Created on/before.'),
     createdAfter: day.optional().describe('Created on/after.'),
     groupBy: z.enum(['client']).optional().describe('Rows per client name, not requests.'),
-    sort: z
-      .enum(SORTS)
-      .optional()
-      .describe('Default newest. most_*: groupBy only.'),
+    sort: z.enum(SORTS).optional().describe('Default newest. most_*: groupBy only.'),
     ...pageInput(DEFAULT_LIMIT),
   }),
   outputSchema,
@@ -238,7 +265,8 @@ export const listRequests = defineTool({
     const { facts, hint, averageDaysOverdue } = factWords(all, sel, asOf, filters);
     const base = { asOf, total: all.length, ...countsOut(sel, averageDaysOverdue), notes };
     const summary = { prefix: `As of ${asOf}: `, total: all.length, noun: 'request', matched, filters, facts, offset };
-    const text = (header: string, lines: string[], rows: number) => pageText([header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'), lines, offset, rows, hint);
+    const text = (header: string, lines: string[], rows: number) =>
+      pageText([header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'), lines, offset, rows, hint);
 
     if (sel.grouped) {
       const { groups } = found;

@@ -63,7 +63,10 @@ function answer(catalogue: Templates, catalog: TemplateCatalog, name: string | u
   const base = { total: templates.length, problems: [...catalog.problems] };
   if (name !== undefined) {
     const found = catalogue.find(name, { catalog });
-    return { text: templateText(found) + problemsText(catalog), structured: { ...base, templates: [templateSummary(found)], items: found.items.map((i) => ({ ...i })) } };
+    return {
+      text: templateText(found) + problemsText(catalog),
+      structured: { ...base, templates: [templateSummary(found)], items: found.items.map((i) => ({ ...i })) },
+    };
   }
   const fromFile = catalog.templates.filter((t) => t.source === 'file').length;
   const header = `${templates.length} templates (${templates.length - fromFile} built-in, ${fromFile} the firm's). Call list_templates with name for a template's items.`;

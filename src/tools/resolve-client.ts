@@ -42,7 +42,11 @@ export function clientResolver(clients: Client[]): (query: string) => { client?:
   }
   return (query) => {
     const q = query.trim().toLowerCase();
-    for (const [map, key] of [[index[0], q], [index[1], q], [index[2], q.replace(/\s+/g, ' ')]] as const) {
+    for (const [map, key] of [
+      [index[0], q],
+      [index[1], q],
+      [index[2], q.replace(/\s+/g, ' ')],
+    ] as const) {
       const found = map.get(key) ?? [];
       if (found.length === 1) return { client: found[0], candidates: found };
       if (found.length > 1) return { candidates: found };
@@ -106,7 +110,12 @@ export async function findClient(ctx: ToolContext, query: string): Promise<Clien
 /** Where the page finds the clients to choose among: each by name and e-mail (through the renderer) and id (exact). */
 const PAGE_CHOICE_META = 'docreq-mcp/choose';
 function choiceOnPage(query: string, candidates: Client[]): Record<string, unknown> {
-  return { [PAGE_CHOICE_META]: { given: oneLine(query, 200), candidates: candidates.map((c) => ({ id: c.id, displayName: oneLine(c.displayName, 200), email: oneLine(c.email, 200) })) } };
+  return {
+    [PAGE_CHOICE_META]: {
+      given: oneLine(query, 200),
+      candidates: candidates.map((c) => ({ id: c.id, displayName: oneLine(c.displayName, 200), email: oneLine(c.email, 200) })),
+    },
+  };
 }
 
 /** Up to this many candidates are offered in the host's form; more are listed as before. */
@@ -128,9 +137,10 @@ export function pickable(candidates: Client[]): boolean {
  */
 async function pickClient(ctx: ToolContext, query: string, candidates: Client[]): Promise<Client | undefined> {
   if (!pickable(candidates)) return undefined;
-  const picks = await ctx.choose(`${quoted(query, 60)} matches ${candidates.length} clients. Which one should get this request? Nothing is sent until the request is confirmed.`, [
-    { key: 'client', title: 'Client', options: candidates.map((c) => ({ value: c.id!, title: candidateTitle(c) })) },
-  ]);
+  const picks = await ctx.choose(
+    `${quoted(query, 60)} matches ${candidates.length} clients. Which one should get this request? Nothing is sent until the request is confirmed.`,
+    [{ key: 'client', title: 'Client', options: candidates.map((c) => ({ value: c.id!, title: candidateTitle(c) })) }],
+  );
   if (picks === 'unsupported') return undefined;
   const id = picks === 'declined' ? null : picks.client;
   if (!id) throw new UserInputError(`Nothing was sent: the person chose none of the ${candidates.length} clients ${quoted(query, 60)} matches.`);
@@ -160,6 +170,8 @@ function notFound(clients: Client[], query: string): string {
   const count = tied > shown.length ? ` (${tied} clients look equally close; ${shown.length} shown — use list_clients with a search to narrow them)` : '';
   return (
     `No client has the id, e-mail or exact name ${quoted(query, 60)}; nothing was sent.` +
-    (shown.length ? ` Closest${count}:\n${shown.map(clientLine).join('\n')}\nPass the id of the right one as client.` : ' Use list_clients with a search to find the client, then pass its id.')
+    (shown.length
+      ? ` Closest${count}:\n${shown.map(clientLine).join('\n')}\nPass the id of the right one as client.`
+      : ' Use list_clients with a search to find the client, then pass its id.')
   );
 }

@@ -25,7 +25,11 @@ export function homePage(req: IncomingMessage, res: ServerResponse, options: { m
       ? '<p>You sign in with your firm account when you connect; no key is needed.</p>'
       : "<p>Each connection sends your firm's API key as <code>Authorization: Bearer &lt;key&gt;</code>. Ask whoever runs this server for it, and keep it out of shared files.</p>") +
     `<h2>Claude</h2><p>${signIn ? 'In Claude (claude.ai or the desktop app): Settings → Connectors → Add custom connector, with the address above.' : 'Claude’s custom connectors sign in rather than send a key; with this server, use Claude Code:'}</p>` +
-    code(signIn ? `claude mcp add --transport http document-requests ${url}` : `claude mcp add --transport http document-requests ${url} --header "Authorization: Bearer <your key>"`) +
+    code(
+      signIn
+        ? `claude mcp add --transport http document-requests ${url}`
+        : `claude mcp add --transport http document-requests ${url} --header "Authorization: Bearer <your key>"`,
+    ) +
     `<h2>VS Code</h2><p>In <code>.vscode/mcp.json</code>${signIn ? '' : ' (VS Code asks for the key once and keeps it)'}:</p>` +
     code(JSON.stringify(vscode, null, 2)) +
     '<p class="note">Other assistants: add a remote MCP server (Streamable HTTP) with the address above.</p>';
@@ -38,7 +42,10 @@ export function homePage(req: IncomingMessage, res: ServerResponse, options: { m
 
 /** The origin this request reached: its Host (checked against the allowed hosts before this), https when a proxy says it terminated TLS. */
 function requestOrigin(req: IncomingMessage): string {
-  const forwarded = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim().toLowerCase();
+  const forwarded = String(req.headers['x-forwarded-proto'] ?? '')
+    .split(',')[0]!
+    .trim()
+    .toLowerCase();
   const scheme = forwarded === 'https' || forwarded === 'http' ? forwarded : 'http';
   return `${scheme}://${req.headers.host ?? 'localhost'}`;
 }

@@ -93,7 +93,12 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const reach = storeReach(sendStore, true);
   const sending = { ledger: new SendLedger(sendStore), confirmations: new Confirmations(options.config.tokenSecret) };
   // Metrics only when asked for (DOCREQ_METRICS_PORT): prom-client is loaded then, and only then.
-  const metrics = options.metricsPort === undefined ? undefined : await (await import('./metrics.js')).createMetrics({ store: () => sendStore.get('health:probe').then(() => true), storeBackend: sendStore.backend, idp: options.idpProbe });
+  const metrics =
+    options.metricsPort === undefined
+      ? undefined
+      : await (
+          await import('./metrics.js')
+        ).createMetrics({ store: () => sendStore.get('health:probe').then(() => true), storeBackend: sendStore.backend, idp: options.idpProbe });
   const mcpEntry = perRequestEntry(options.config.templatesFile);
   const timeouts = { ...CONNECTION_TIMEOUTS, ...options.timeouts };
   const server: Server = createHttpServer({ connectionsCheckingInterval: timeouts.checkMs }, (req, res) => answerRequest(service, req, res));
@@ -114,10 +119,20 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     deadlineMs: options.deadlineMs ?? options.config.timeoutMs + 5_000,
     signIn: { asked: Boolean(options.auth) },
     sessions: new ClientSessions(sendStore),
-    lifecycle, sendStore, reach, fingerprinter, store, metrics, sharedPool, sending, write,
+    lifecycle,
+    sendStore,
+    reach,
+    fingerprinter,
+    store,
+    metrics,
+    sharedPool,
+    sending,
+    write,
     accessLog: accessLogger(write),
     // While draining, the SDK's answers (SSE ones name Connection: keep-alive) say Connection: close.
-    mcpEntry: toNodeHandler({ fetch: async (request: Request, extra?: Parameters<McpHttpHandler['fetch']>[1]) => lifecycle.closing(await mcpEntry.handler.fetch(request, extra)) }),
+    mcpEntry: toNodeHandler({
+      fetch: async (request: Request, extra?: Parameters<McpHttpHandler['fetch']>[1]) => lifecycle.closing(await mcpEntry.handler.fetch(request, extra)),
+    }),
   };
 
   const { port } = await lifecycle.listen(options.port, options.host);
@@ -133,7 +148,13 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
 }
 
 /** What the caller holds: the address, the per-key state, and the way to stop (drain, then close everything opened at start). */
-function handleOf(service: Service, url: string, port: number, mcpEntry: { stop(): void }, metricsServer: { url: string; close(): Promise<void> } | undefined): HttpService {
+function handleOf(
+  service: Service,
+  url: string,
+  port: number,
+  mcpEntry: { stop(): void },
+  metricsServer: { url: string; close(): Promise<void> } | undefined,
+): HttpService {
   const { lifecycle, store, sendStore, reach, fingerprinter, sharedPool } = service;
   return {
     url,
@@ -205,11 +226,15 @@ function rateLimiter(sendStore: SendStore, store: KeyScopeStore, options: HttpSe
         await sendStore.incr(`${firm}:${window}`, 121_000, -calls); // refused calls do not count
         return Math.max(1_000, (window + 1) * 60_000 - now);
       } catch (error) {
-        if (!storeRateWarned) write(`docreq-mcp warn: rate limit: ${(error as Error).message.replace(/^Nothing was sent: /, '')}; counting per process until it is back\n`);
+        if (!storeRateWarned)
+          write(`docreq-mcp warn: rate limit: ${(error as Error).message.replace(/^Nothing was sent: /, '')}; counting per process until it is back\n`);
         storeRateWarned = true;
       }
     }
-    return store.scope(`${fingerprint}${who}`).ensure('rate', () => new RateBucket(options.rateLimit)).take(calls);
+    return store
+      .scope(`${fingerprint}${who}`)
+      .ensure('rate', () => new RateBucket(options.rateLimit))
+      .take(calls);
   };
 }
 
@@ -238,7 +263,9 @@ export async function serveHttp(reading: SettingsReading, options: { sandbox?: S
   };
   const { oauth } = startMode(reading);
   if (reading.text('apiKey')?.trim() || (reading.text('apiKeyFile')?.trim() && !oauth)) {
-    fail('DOCREQ_API_KEY (or DOCREQ_API_KEY_FILE) is set, but team mode (--transport http) takes the key from each request\'s Authorization header: a key of the service\'s own would let anyone who reaches the port act as the firm. Unset it and start again.');
+    fail(
+      "DOCREQ_API_KEY (or DOCREQ_API_KEY_FILE) is set, but team mode (--transport http) takes the key from each request's Authorization header: a key of the service's own would let anyone who reaches the port act as the firm. Unset it and start again.",
+    );
   }
   const { settings, problems } = loadHttpSettings(flags, env);
   if (problems.length) fail(`team mode cannot start:\n${problems.map((p) => `- ${p}`).join('\n')}`);
@@ -252,7 +279,7 @@ export async function serveHttp(reading: SettingsReading, options: { sandbox?: S
     process.stderr.write(
       `docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n` +
         (oauth
-          ? 'docreq-mcp info: sign-in (--auth oauth): the service holds the demo firm\'s key; staff sign in at the demo identity provider below\n'
+          ? "docreq-mcp info: sign-in (--auth oauth): the service holds the demo firm's key; staff sign in at the demo identity provider below\n"
           : `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`),
     );
   } else {
@@ -274,19 +301,34 @@ export async function serveHttp(reading: SettingsReading, options: { sandbox?: S
   for (const problem of config.problems) logger.warn(`configuration: ${problem}`);
   // Replicas that share a store are behind one address: a preview on one and its send on another need the same secret.
   if (config.store.backend === 'redis' && !reading.text('tokenSecret')?.trim()) {
-    logger.warn('DOCREQ_STORE_URL is set (a store replicas share) but DOCREQ_TOKEN_SECRET is not: a confirmation token issued by another replica will be refused: set DOCREQ_TOKEN_SECRET, the same on every replica (openssl rand -hex 32).');
+    logger.warn(
+      'DOCREQ_STORE_URL is set (a store replicas share) but DOCREQ_TOKEN_SECRET is not: a confirmation token issued by another replica will be refused: set DOCREQ_TOKEN_SECRET, the same on every replica (openssl rand -hex 32).',
+    );
   }
-  if (!isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) && settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))) {
-    logger.warn(`listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`);
+  if (
+    !isLoopbackHost(settings.host.replace(/^\[|\]$/g, '')) &&
+    settings.allowedHosts.every((h) => isLoopbackHost(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')))
+  ) {
+    logger.warn(
+      `listening on ${settings.host}, but DOCREQ_ALLOWED_HOSTS accepts only loopback names: set it to the host names clients use, or every request gets 403.`,
+    );
   }
 
   const probe = signIn.probe;
   const idpProbe = probe ? () => probe.discover().then(() => true) : undefined;
-  const service = await startHttpService({ ...settings, config, baseUrl, ...(signIn.create ? { auth: signIn.create } : {}), ...(idpProbe ? { idpProbe } : {}) });
+  const service = await startHttpService({
+    ...settings,
+    config,
+    baseUrl,
+    ...(signIn.create ? { auth: signIn.create } : {}),
+    ...(idpProbe ? { idpProbe } : {}),
+  });
   if (service.metricsUrl) logger.info(`metrics (Prometheus text format) at ${service.metricsUrl}`);
   if (service.sendStore.reach.shared) logger.info(`send store: ${service.sendStore.reach.note}`);
   else logger.warn(`send store: ${service.sendStore.reach.note}`);
-  logger.info(`docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; ${signIn.mode === 'oauth' ? 'staff sign in with OAuth; the key stays in the service' : 'the key comes with each request'})${config.readOnly ? ', read-only' : ''}`);
+  logger.info(
+    `docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; ${signIn.mode === 'oauth' ? 'staff sign in with OAuth; the key stays in the service' : 'the key comes with each request'})${config.readOnly ? ', read-only' : ''}`,
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

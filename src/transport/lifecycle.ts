@@ -131,4 +131,3 @@ export class Lifecycle {
     for (const socket of this.sockets) socket.destroy();
   }
 }
-

@@ -48,7 +48,12 @@ export async function createMetrics(probes: MetricsProbes): Promise<Metrics> {
   const prom = loaded.default ?? loaded;
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry, prefix: 'docreq_' });
-  const calls = new prom.Counter({ name: 'docreq_tool_calls_total', help: 'Tool calls answered, by tool and outcome (ok, error: an error result, input_required, protocol_error).', labelNames: ['tool', 'outcome'], registers: [registry] });
+  const calls = new prom.Counter({
+    name: 'docreq_tool_calls_total',
+    help: 'Tool calls answered, by tool and outcome (ok, error: an error result, input_required, protocol_error).',
+    labelNames: ['tool', 'outcome'],
+    registers: [registry],
+  });
   const latency = new prom.Histogram({
     name: 'docreq_tool_call_duration_seconds',
     help: 'Time to answer a tool call, by tool.',
@@ -56,8 +61,18 @@ export async function createMetrics(probes: MetricsProbes): Promise<Metrics> {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  const sends = new prom.Counter({ name: 'docreq_sends_total', help: 'What became of each send the sending tools handled (a batch counts each recipient), by tool and outcome.', labelNames: ['tool', 'outcome'], registers: [registry] });
-  const limited = new prom.Counter({ name: 'docreq_rate_limited_total', help: 'Requests refused with 429: over DOCREQ_RATE_LIMIT this minute (limit), or a batch larger than it (batch).', labelNames: ['reason'], registers: [registry] });
+  const sends = new prom.Counter({
+    name: 'docreq_sends_total',
+    help: 'What became of each send the sending tools handled (a batch counts each recipient), by tool and outcome.',
+    labelNames: ['tool', 'outcome'],
+    registers: [registry],
+  });
+  const limited = new prom.Counter({
+    name: 'docreq_rate_limited_total',
+    help: 'Requests refused with 429: over DOCREQ_RATE_LIMIT this minute (limit), or a batch larger than it (batch).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   new prom.Counter({
     name: 'docreq_sign_ins_total',
     help: 'Firm sign-ins (--auth oauth), by outcome: signed_in, refused.',
@@ -91,7 +106,13 @@ export async function createMetrics(probes: MetricsProbes): Promise<Metrics> {
   return {
     call(name, result, ms) {
       const tool = TOOL_NAMES.has(name) ? name : 'unknown';
-      const outcome: CallOutcome = !result ? 'protocol_error' : result.resultType === 'input_required' ? 'input_required' : (result as CallToolResult).isError ? 'error' : 'ok';
+      const outcome: CallOutcome = !result
+        ? 'protocol_error'
+        : result.resultType === 'input_required'
+          ? 'input_required'
+          : (result as CallToolResult).isError
+            ? 'error'
+            : 'ok';
       calls.inc({ tool, outcome });
       latency.observe({ tool }, ms / 1000);
       if (!SENDING.has(tool) || outcome !== 'ok') return;

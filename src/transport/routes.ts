@@ -216,7 +216,8 @@ async function serveMcp(svc: Service, req: IncomingMessage, res: ServerResponse,
   await answerMcp(svc, req, res, scope.entry, caller, message.body, session);
 }
 
-const SESSION_ENDED = "Session not found: this connection's session has ended (closed, or unused for 24 hours) or belongs to another key or person. Reconnect (initialize again); nothing was called or sent.";
+const SESSION_ENDED =
+  "Session not found: this connection's session has ended (closed, or unused for 24 hours) or belongs to another key or person. Reconnect (initialize again); nothing was called or sent.";
 
 /** Why a request of a session whose host cannot be known sends nothing (reads are still answered). */
 const HOST_UNKNOWN = "the send store, which keeps what this connection's host can show, cannot be reached; try again shortly";
@@ -228,7 +229,13 @@ const HOST_UNKNOWN = "the send store, which keeps what this connection's host ca
  * for the model): a session's request is answered with sending disabled, and an initialize with 503.
  * undefined once answered.
  */
-async function sessionOf(svc: Service, req: IncomingMessage, res: ServerResponse, owner: string, body: unknown): Promise<{ capabilities?: ClientCapabilities; unknown?: string } | undefined> {
+async function sessionOf(
+  svc: Service,
+  req: IncomingMessage,
+  res: ServerResponse,
+  owner: string,
+  body: unknown,
+): Promise<{ capabilities?: ClientCapabilities; unknown?: string } | undefined> {
   const sessionId = req.headers['mcp-session-id'];
   const message = body as { method?: unknown; params?: { capabilities?: ClientCapabilities } } | null;
   try {
@@ -256,7 +263,10 @@ async function identify(svc: Service, req: IncomingMessage, res: ServerResponse,
   if (who?.ok) actor = who.identity;
   const bearer = who?.ok ? { key: who.apiKey } : bearerKey(req.headers.authorization);
   if ('missing' in bearer) {
-    const challenge = bearer.missing === 'absent' ? 'Bearer realm="docreq-mcp"' : 'Bearer realm="docreq-mcp", error="invalid_request", error_description="malformed bearer token"';
+    const challenge =
+      bearer.missing === 'absent'
+        ? 'Bearer realm="docreq-mcp"'
+        : 'Bearer realm="docreq-mcp", error="invalid_request", error_description="malformed bearer token"';
     return void jsonError(res, 401, "Unauthorized: send the firm's API key as Authorization: Bearer <key>.", { 'WWW-Authenticate': challenge });
   }
   const key = bearer.key;
@@ -267,7 +277,12 @@ async function identify(svc: Service, req: IncomingMessage, res: ServerResponse,
 }
 
 /** The body, parsed and summarised into the access log; undefined once refused (too large, not JSON, nested too deep). */
-async function readMessage(svc: Service, req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>): Promise<{ body: unknown; toolCalls: number } | undefined> {
+async function readMessage(
+  svc: Service,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: Record<string, unknown>,
+): Promise<{ body: unknown; toolCalls: number } | undefined> {
   const text = await readBody(req, svc.maxBody);
   if (text === undefined) return void jsonError(res, 413, `Request body larger than ${svc.maxBody} bytes.`, { Connection: 'close' });
   let body: unknown;
@@ -292,7 +307,11 @@ async function admitToolCalls(svc: Service, res: ServerResponse, { key, fingerpr
   if (toolCalls > svc.rateLimit) {
     // Waiting would never help: no minute holds this many calls. No Retry-After, so no client waits for nothing.
     svc.metrics?.rateLimited('batch');
-    jsonError(res, 429, `Rate limited: this batch holds ${toolCalls} tool calls, more than the ${svc.rateLimit} a minute allowed per key (DOCREQ_RATE_LIMIT); send them in smaller batches.`);
+    jsonError(
+      res,
+      429,
+      `Rate limited: this batch holds ${toolCalls} tool calls, more than the ${svc.rateLimit} a minute allowed per key (DOCREQ_RATE_LIMIT); send them in smaller batches.`,
+    );
     return false;
   }
   if (toolCalls > 0) {
@@ -300,7 +319,9 @@ async function admitToolCalls(svc: Service, res: ServerResponse, { key, fingerpr
     if (waitMs > 0) {
       svc.metrics?.rateLimited('limit');
       const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-      jsonError(res, 429, `Rate limited: at most ${svc.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, { 'Retry-After': String(seconds) });
+      jsonError(res, 429, `Rate limited: at most ${svc.rateLimit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.`, {
+        'Retry-After': String(seconds),
+      });
       return false;
     }
   }
@@ -308,7 +329,15 @@ async function admitToolCalls(svc: Service, res: ServerResponse, { key, fingerpr
 }
 
 /** Answers with a server built for this request with its key, within the deadline; closed when the answer ends. */
-async function answerMcp(svc: Service, req: IncomingMessage, res: ServerResponse, entry: Record<string, unknown>, { key, fingerprint, actor }: Caller, body: unknown, session: { capabilities?: ClientCapabilities; unknown?: string }): Promise<void> {
+async function answerMcp(
+  svc: Service,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: Record<string, unknown>,
+  { key, fingerprint, actor }: Caller,
+  body: unknown,
+  session: { capabilities?: ClientCapabilities; unknown?: string },
+): Promise<void> {
   const { metrics, write, deadlineMs } = svc;
   const clientCapabilities = session.capabilities;
   // A reader's session is read-only mode: the sending tools are not listed and cannot be called.
@@ -323,7 +352,17 @@ async function answerMcp(svc: Service, req: IncomingMessage, res: ServerResponse
   const state = svc.store.scope(fingerprint).ensure('api', () => new ApiState());
   let mcp: ReturnType<typeof createServer> | undefined;
   const build = () =>
-    (mcp = createServer(config, { logger, api: { ...svc.api, sharedPool: svc.sharedPool, state }, sending: svc.sending, stateless: true, clientCapabilities, keyFrom: actor ? 'env' : 'header', actor, audit: (line) => write(`${line}\n`), onCall: metrics && ((tool, result, ms) => metrics.call(tool, result, ms)) }));
+    (mcp = createServer(config, {
+      logger,
+      api: { ...svc.api, sharedPool: svc.sharedPool, state },
+      sending: svc.sending,
+      stateless: true,
+      clientCapabilities,
+      keyFrom: actor ? 'env' : 'header',
+      actor,
+      audit: (line) => write(`${line}\n`),
+      onCall: metrics && ((tool, result, ms) => metrics.call(tool, result, ms)),
+    }));
   const deadline = setTimeout(() => {
     entry.deadline = true;
     jsonError(res, 504, `The request took longer than ${deadlineMs} ms and was stopped; if it was a send, check list_requests before trying again.`);

@@ -47,14 +47,20 @@ export interface DiscoveryOptions {
 /** The origin hosts reach: sign-in's public address, else this request's Host (already checked) with the scheme a proxy says it terminated. */
 function publicOrigin(req: IncomingMessage, options: DiscoveryOptions): string {
   if (options.signIn) return options.signIn.resource.slice(0, options.signIn.resource.length - options.mcpPath.length);
-  const forwarded = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim().toLowerCase();
+  const forwarded = String(req.headers['x-forwarded-proto'] ?? '')
+    .split(',')[0]!
+    .trim()
+    .toLowerCase();
   const scheme = forwarded === 'https' || forwarded === 'http' ? forwarded : 'http';
   return `${scheme}://${req.headers.host ?? 'localhost'}`;
 }
 
 function serverCard(origin: string, options: DiscoveryOptions): Record<string, unknown> {
   // The tools a model is offered: not the one only the preview page calls.
-  const tools = TOOLS.filter((t) => !(options.readOnly && !t.annotations.readOnlyHint) && !APP_ONLY_TOOLS.includes(t.name)).map((t) => ({ name: t.name, title: t.title }));
+  const tools = TOOLS.filter((t) => !(options.readOnly && !t.annotations.readOnlyHint) && !APP_ONLY_TOOLS.includes(t.name)).map((t) => ({
+    name: t.name,
+    title: t.title,
+  }));
   // Bearer: each request carries the firm's key; the card names the header, never a value. Sign-in: the
   // host learns how from the protected-resource metadata (and the 401 that names it), so no header.
   const headers = options.signIn

@@ -73,7 +73,14 @@ export function rendersPages(capabilities: { extensions?: Record<string, unknown
 
 /** The pages offered beside these tools, as resources/list shows them (a page is listed only for a tool offered). */
 export function appResources(offered: readonly string[]): Resource[] {
-  return APP_PAGES.filter((p) => p.tools.some((t) => offered.includes(t))).map((p): Resource => ({ uri: p.uri, name: p.page, title: p.title, description: p.description, mimeType: APP_MIME_TYPE, _meta: { ui: { csp: APP_CSP } } }));
+  return APP_PAGES.filter((p) => p.tools.some((t) => offered.includes(t))).map((p): Resource => ({
+    uri: p.uri,
+    name: p.page,
+    title: p.title,
+    description: p.description,
+    mimeType: APP_MIME_TYPE,
+    _meta: { ui: { csp: APP_CSP } },
+  }));
 }
 
 /** resources/read of a page: its HTML and CSP; undefined for any other URI. */

@@ -21,9 +21,19 @@ import type {
 const PROTOCOL_VERSION: typeof LATEST_PROTOCOL_VERSION = '2026-01-26';
 
 type Json = Record<string, unknown>;
-interface Message { jsonrpc?: string; id?: number | string; method?: string; params?: Json; result?: unknown; error?: { code?: number; message?: string } }
+interface Message {
+  jsonrpc?: string;
+  id?: number | string;
+  method?: string;
+  params?: Json;
+  result?: unknown;
+  error?: { code?: number; message?: string };
+}
 
-export interface ToolCall { name: string; arguments: Record<string, unknown> }
+export interface ToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
 
 export class Bridge {
   ontoolinput?: (params: McpUiToolInputNotification['params']) => void;

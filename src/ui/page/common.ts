@@ -15,7 +15,11 @@ import { Bridge } from './bridge.js';
 export type Child = Node | string | number | null | undefined | false;
 
 /** An element with attributes and children; strings become text nodes, never markup. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | boolean | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -68,7 +72,10 @@ export function readable(result: ToolResultLike): ToolResultLike {
 }
 
 export function resultText(result: ToolResultLike): string {
-  return (result.content ?? []).filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text!).join('\n');
+  return (result.content ?? [])
+    .filter((c) => c.type === 'text' && typeof c.text === 'string')
+    .map((c) => c.text!)
+    .join('\n');
 }
 
 /**
@@ -76,11 +83,20 @@ export function resultText(result: ToolResultLike): string {
  * words name tools and settings) behind a disclosure, each line once.
  */
 export function failureView(heading: string, line: string, result: ToolResultLike): Child[] {
-  const said = [...new Set(resultText(result).split('\n').map((l) => l.trim()).filter(Boolean))];
+  const said = [
+    ...new Set(
+      resultText(result)
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ),
+  ];
   return [
     el('h1', {}, heading),
     el('p', { role: 'status', class: 'status bad', 'data-testid': 'status' }, line),
-    said.length ? el('details', {}, el('summary', {}, 'What the assistant was told'), el('ul', { class: 'said' }, ...said.map((l) => el('li', {}, text(l))))) : null,
+    said.length
+      ? el('details', {}, el('summary', {}, 'What the assistant was told'), el('ul', { class: 'said' }, ...said.map((l) => el('li', {}, text(l)))))
+      : null,
   ];
 }
 

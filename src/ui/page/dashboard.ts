@@ -8,7 +8,14 @@ import { connect, el, failureView, newApp, grouped, readable, show, text, type T
  * More, or the most overdue first, is asked of the server through the host bridge.
  */
 
-interface Group { clientName: string | null; requests: number; open: number; overdue: number; nextDue: string | null; oldestOverdue: string | null }
+interface Group {
+  clientName: string | null;
+  requests: number;
+  open: number;
+  overdue: number;
+  nextDue: string | null;
+  oldestOverdue: string | null;
+}
 interface Listing {
   asOf: string;
   matched?: number;
@@ -45,11 +52,21 @@ const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00
 
 function bar(value: number, max: number, kind: string, label: string): HTMLElement {
   const width = max > 0 ? Math.round((value / max) * 1000) / 10 : 0;
-  return el('span', { class: 'cell' }, el('span', { class: 'num', 'data-count': label, 'data-value': String(value) }, value), el('span', { class: `bar ${kind}`, style: `width:${width}%`, 'aria-hidden': 'true' }));
+  return el(
+    'span',
+    { class: 'cell' },
+    el('span', { class: 'num', 'data-count': label, 'data-value': String(value) }, value),
+    el('span', { class: `bar ${kind}`, style: `width:${width}%`, 'aria-hidden': 'true' }),
+  );
 }
 
 function tile(label: string, value: number, key: string): HTMLElement {
-  return el('div', { class: 'tile' }, el('span', { class: 'big', 'data-total': key, 'data-value': String(value) }, value), el('span', { class: 'muted' }, label));
+  return el(
+    'div',
+    { class: 'tile' },
+    el('span', { class: 'big', 'data-total': key, 'data-value': String(value) }, value),
+    el('span', { class: 'muted' }, label),
+  );
 }
 
 /** Asks the server again through the host (the person pressed a button); the answer replaces or extends the rows. */
@@ -83,7 +100,11 @@ function render(raw: ToolResultLike, append = false): void {
     tile('due within 7 days', s.dueWithin7Days, 'dueWithin7Days'),
     tile('closed', s.closed, 'closed'),
   );
-  const head = [el('h1', {}, 'Document requests'), el('p', { class: 'muted' }, `As of ${s.asOf}; exact counts over ${grouped(s.matched ?? s.total ?? 0)} matching requests.`), totals];
+  const head = [
+    el('h1', {}, 'Document requests'),
+    el('p', { class: 'muted' }, `As of ${s.asOf}; exact counts over ${grouped(s.matched ?? s.total ?? 0)} matching requests.`),
+    totals,
+  ];
   if (s.groups) {
     // As given: the page never re-sorts what it was handed.
     shown = append ? [...shown, ...s.groups] : [...s.groups];
@@ -99,7 +120,18 @@ function render(raw: ToolResultLike, append = false): void {
       'table',
       { class: 'bars', 'data-testid': 'groups' },
       el('caption', { 'data-testid': 'caption' }, `Per client, ${order ?? 'in the order the server gave'}: ${which}`),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Client'), el('th', { scope: 'col' }, 'Open'), el('th', { scope: 'col' }, 'Overdue'), el('th', { scope: 'col' }, 'Next due'))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, 'Client'),
+          el('th', { scope: 'col' }, 'Open'),
+          el('th', { scope: 'col' }, 'Overdue'),
+          el('th', { scope: 'col' }, 'Next due'),
+        ),
+      ),
       el(
         'tbody',
         {},
@@ -143,7 +175,13 @@ function render(raw: ToolResultLike, append = false): void {
       { class: 'bars', 'data-testid': 'statuses' },
       el('caption', {}, 'Requests by status, most first'),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Status'), el('th', { scope: 'col' }, 'Requests'))),
-      el('tbody', {}, ...statuses.map(([name, n]) => el('tr', { 'data-status': name }, el('th', { scope: 'row' }, text(name)), el('td', {}, bar(n, max, 'open', 'requests'))))),
+      el(
+        'tbody',
+        {},
+        ...statuses.map(([name, n]) =>
+          el('tr', { 'data-status': name }, el('th', { scope: 'row' }, text(name)), el('td', {}, bar(n, max, 'open', 'requests'))),
+        ),
+      ),
     ),
   );
 }

@@ -12,10 +12,27 @@ import { connect, el, failureView, idText, newApp, grouped, readable, resultText
  * button works once per page. Wording is for the person: no tool or parameter names.
  */
 
-interface Item { name: string; required: boolean; type: string }
-interface Payload { clientId?: string; title: string; dueDate?: string; items: Item[]; correctnessMode?: string }
-interface RequestRec { id?: string | null; status?: string | null }
-interface Confirmation { needed: boolean; token: string | null; expiresAt: string | null }
+interface Item {
+  name: string;
+  required: boolean;
+  type: string;
+}
+interface Payload {
+  clientId?: string;
+  title: string;
+  dueDate?: string;
+  items: Item[];
+  correctnessMode?: string;
+}
+interface RequestRec {
+  id?: string | null;
+  status?: string | null;
+}
+interface Confirmation {
+  needed: boolean;
+  token: string | null;
+  expiresAt: string | null;
+}
 // `payload` is the exact body the service gets (its own field names); `previewed` the same request in the tools' terms.
 interface Single {
   sent: boolean;
@@ -41,7 +58,16 @@ interface Recipient {
   asPreviewed?: boolean | null;
   differences?: string[];
 }
-interface Batch { sent: number; dryRun: boolean; confirmation: Confirmation; payload: Record<string, unknown>; previewed: Payload; recipients: Recipient[]; stoppedBy: string | null; warnings: string[] }
+interface Batch {
+  sent: number;
+  dryRun: boolean;
+  confirmation: Confirmation;
+  payload: Record<string, unknown>;
+  previewed: Payload;
+  recipients: Recipient[];
+  stoppedBy: string | null;
+  warnings: string[];
+}
 
 const app = newApp('docreq-send-preview');
 let input: Record<string, unknown> = {};
@@ -80,8 +106,25 @@ function requestDetails(p: Payload): Node {
       'table',
       { 'data-testid': 'items' },
       el('caption', {}, `Checklist: ${plural(p.items.length, 'item')}, ${grouped(required)} required`),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, '#'), el('th', { scope: 'col' }, 'Item'), el('th', { scope: 'col' }, 'Type'), el('th', { scope: 'col' }, 'Required'))),
-      el('tbody', {}, ...p.items.map((i, n) => el('tr', {}, el('td', {}, n + 1), el('td', {}, text(i.name)), el('td', {}, text(i.type)), el('td', {}, i.required ? 'required' : 'optional')))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, '#'),
+          el('th', { scope: 'col' }, 'Item'),
+          el('th', { scope: 'col' }, 'Type'),
+          el('th', { scope: 'col' }, 'Required'),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        ...p.items.map((i, n) =>
+          el('tr', {}, el('td', {}, n + 1), el('td', {}, text(i.name)), el('td', {}, text(i.type)), el('td', {}, i.required ? 'required' : 'optional')),
+        ),
+      ),
     ),
   );
 }
@@ -99,16 +142,35 @@ function differencesBlock(asPreviewed: boolean | null | undefined, differences: 
 
 function warningsBlock(warnings: string[]): Child {
   if (!warnings.length) return null;
-  return el('section', { class: 'warn', 'aria-labelledby': 'warn-h' }, el('h2', { id: 'warn-h' }, 'Warnings'), el('ul', {}, ...warnings.map((w) => el('li', {}, text(w)))));
+  return el(
+    'section',
+    { class: 'warn', 'aria-labelledby': 'warn-h' },
+    el('h2', { id: 'warn-h' }, 'Warnings'),
+    el('ul', {}, ...warnings.map((w) => el('li', {}, text(w)))),
+  );
 }
 
 function exactBody(body: unknown, note: string): Node {
-  return el('details', { open: true }, el('summary', {}, 'Exact body that will be sent'), el('p', { class: 'muted' }, note), el('pre', { 'data-testid': 'body' }, JSON.stringify(body, null, 2)));
+  return el(
+    'details',
+    { open: true },
+    el('summary', {}, 'Exact body that will be sent'),
+    el('p', { class: 'muted' }, note),
+    el('pre', { 'data-testid': 'body' }, JSON.stringify(body, null, 2)),
+  );
 }
 
 /** A client as resolved: name, e-mail and id, each isolated. */
 function who(name: string | null | undefined, email: string | null | undefined, id: string | null | undefined): HTMLElement {
-  return el('span', { class: 'who' }, el('strong', {}, text(name, '(no name)', { 'data-part': 'name' })), ' ', el('span', {}, '<', text(email, 'no e-mail', { 'data-part': 'email' }), '>'), ' ', el('span', { class: 'muted' }, 'id ', idText(id, { 'data-part': 'id' })));
+  return el(
+    'span',
+    { class: 'who' },
+    el('strong', {}, text(name, '(no name)', { 'data-part': 'name' })),
+    ' ',
+    el('span', {}, '<', text(email, 'no e-mail', { 'data-part': 'email' }), '>'),
+    ' ',
+    el('span', { class: 'muted' }, 'id ', idText(id, { 'data-part': 'id' })),
+  );
 }
 
 // Suggestions the server lists in a reason: "Name" <e-mail> (id …), as its clientLabel writes them.
@@ -136,7 +198,16 @@ function reasonCell(reason: string | null, request: RequestRec | null, choose?: 
     'span',
     {},
     text(short, '', { 'data-part': 'reason' }),
-    el('details', { class: 'why', ...(pickable ? { open: true } : {}) }, el('summary', {}, suggested.length ? `${grouped(suggested.length)} ${pickable ? 'clients to choose from' : `similar client${suggested.length === 1 ? '' : 's'}`}` : 'Why'), suggested.length ? el('ul', {}, ...suggested.map((s) => el('li', {}, s))) : el('p', {}, text(reason))),
+    el(
+      'details',
+      { class: 'why', ...(pickable ? { open: true } : {}) },
+      el(
+        'summary',
+        {},
+        suggested.length ? `${grouped(suggested.length)} ${pickable ? 'clients to choose from' : `similar client${suggested.length === 1 ? '' : 's'}`}` : 'Why',
+      ),
+      suggested.length ? el('ul', {}, ...suggested.map((s) => el('li', {}, s))) : el('p', {}, text(reason)),
+    ),
   );
 }
 
@@ -148,7 +219,18 @@ function recipientsTable(recipients: Recipient[], caption: string, choose?: Choo
     'table',
     { 'data-testid': 'recipients', class: 'recipients' },
     el('caption', {}, caption),
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Given'), el('th', { scope: 'col' }, 'Client'), el('th', { scope: 'col' }, 'Outcome'), el('th', { scope: 'col' }, 'Request or why not'))),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'col' }, 'Given'),
+        el('th', { scope: 'col' }, 'Client'),
+        el('th', { scope: 'col' }, 'Outcome'),
+        el('th', { scope: 'col' }, 'Request or why not'),
+      ),
+    ),
     el(
       'tbody',
       {},
@@ -175,7 +257,10 @@ const isSingle = (s: Record<string, unknown>): s is Record<string, unknown> & Si
  * another client, nothing is sent), else by those ids.
  */
 /** The page's own token: in the result's _meta on a host that shows pages (the model never sees it). */
-interface PageToken { token: string; expiresAt: string | null }
+interface PageToken {
+  token: string;
+  expiresAt: string | null;
+}
 function pageTokenOf(result: ToolResultLike): PageToken | undefined {
   const meta = result._meta?.['docreq-mcp/send'] as Partial<PageToken> | undefined;
   return typeof meta?.token === 'string' ? { token: meta.token, expiresAt: meta.expiresAt ?? null } : undefined;
@@ -195,11 +280,19 @@ function sendCall(s: Single | Batch, token: string, byPage: boolean): ToolCall {
 
 function toolCall(s: Single | Batch, token: string): ToolCall {
   const p = s.previewed;
-  const body = { title: p.title, items: p.items, ...(p.dueDate ? { dueDate: p.dueDate } : {}), ...(p.correctnessMode ? { correctnessMode: p.correctnessMode } : {}) };
+  const body = {
+    title: p.title,
+    items: p.items,
+    ...(p.dueDate ? { dueDate: p.dueDate } : {}),
+    ...(p.correctnessMode ? { correctnessMode: p.correctnessMode } : {}),
+  };
   const allowDuplicate = input.allowDuplicate === true ? { allowDuplicate: true } : {};
   if ('recipients' in s) {
     // As the assistant gave them (so the outcome lists them so again); the token holds the ids they resolved to.
-    const given = Array.isArray(input.clients) && input.clients.length === s.recipients.length && input.clients.every((c) => typeof c === 'string') ? (input.clients) : s.recipients.map((r) => r.clientId ?? r.client);
+    const given =
+      Array.isArray(input.clients) && input.clients.length === s.recipients.length && input.clients.every((c) => typeof c === 'string')
+        ? input.clients
+        : s.recipients.map((r) => r.clientId ?? r.client);
     return { name: 'create_request_batch', arguments: { clients: given, ...body, ...allowDuplicate, confirmationToken: token } };
   }
   // The client as resolved for the preview (its id): the token is bound to it.
@@ -211,7 +304,10 @@ function status(line: string, kind = ''): HTMLElement {
 }
 
 /** The clients a name matched, when the server asks the page "which one?" (the refusal's _meta). */
-interface ChoiceAsked { given: string; candidates: { id: string; displayName: string; email: string }[] }
+interface ChoiceAsked {
+  given: string;
+  candidates: { id: string; displayName: string; email: string }[];
+}
 function choiceOf(result: ToolResultLike): ChoiceAsked | undefined {
   const asked = result._meta?.['docreq-mcp/choose'] as Partial<ChoiceAsked> | undefined;
   return asked && Array.isArray(asked.candidates) && asked.candidates.length > 1 ? (asked as ChoiceAsked) : undefined;
@@ -234,7 +330,13 @@ function renderChoice(asked: ChoiceAsked): void {
       const answer = (await app.callServerTool({ name: 'create_request', arguments: { ...input, client: id } })) as ToolResultLike;
       render(answer);
       if (app.hostCapabilities?.updateModelContext) {
-        await app.updateModelContext({ content: [{ type: 'text', text: `The person chose client id ${id} on the page; its preview is shown there, and nothing is sent unless they press Send.` }] }).catch(() => undefined);
+        await app
+          .updateModelContext({
+            content: [
+              { type: 'text', text: `The person chose client id ${id} on the page; its preview is shown there, and nothing is sent unless they press Send.` },
+            ],
+          })
+          .catch(() => undefined);
       }
     } catch {
       live.replaceChildren(status('The host did not return the preview. Nothing was sent.', 'bad'));
@@ -252,7 +354,12 @@ function renderChoice(asked: ChoiceAsked): void {
   none.addEventListener('click', () => void pick(null, buttons));
   show(
     el('h1', {}, 'Which client?'),
-    el('p', {}, text(asked.given, '', { 'data-part': 'given' }), ` matches ${grouped(asked.candidates.length)} clients. Choose the one who should get this request; nothing is sent until you press Send on its preview.`),
+    el(
+      'p',
+      {},
+      text(asked.given, '', { 'data-part': 'given' }),
+      ` matches ${grouped(asked.candidates.length)} clients. Choose the one who should get this request; nothing is sent until you press Send on its preview.`,
+    ),
     el('ul', { class: 'choices', 'data-testid': 'candidates' }, ...rows),
     el('div', { class: 'actions' }, none),
     live,
@@ -266,7 +373,14 @@ function render(raw: ToolResultLike, afterSend = false): void {
   if (asked) return renderChoice(asked);
   if (!s || (!isBatch(s) && !isSingle(s))) {
     if (afterSend) show(...failureView('Not sent', 'The service refused the request: nothing was sent.', result));
-    else show(...failureView('Nothing to send', result.isError ? 'This request could not be prepared, so nothing was sent. The assistant has been told why.' : 'No preview came with this result.', result));
+    else
+      show(
+        ...failureView(
+          'Nothing to send',
+          result.isError ? 'This request could not be prepared, so nothing was sent. The assistant has been told why.' : 'No preview came with this result.',
+          result,
+        ),
+      );
     return;
   }
   const page = pageTokenOf(raw);
@@ -294,7 +408,11 @@ function chooseRecipient(index: number, id: string): void {
 function renderPreview(s: Single | Batch, token: string | null, byPage: boolean): void {
   const batch = 'recipients' in s;
   const willSend = batch ? s.recipients.filter((r) => r.outcome === 'will_send').length : 1;
-  const sendButton = el('button', { type: 'button', class: 'primary', 'data-testid': 'send', disabled: !token }, batch ? `Send to ${plural(willSend, 'client')}` : 'Send');
+  const sendButton = el(
+    'button',
+    { type: 'button', class: 'primary', 'data-testid': 'send', disabled: !token },
+    batch ? `Send to ${plural(willSend, 'client')}` : 'Send',
+  );
   const cancelButton = el('button', { type: 'button', 'data-testid': 'cancel' }, 'Cancel');
   const live = el('div', { 'aria-live': 'polite' });
   sendButton.addEventListener('click', () => void send(s, token!, byPage, sendButton, cancelButton, live));
@@ -310,7 +428,12 @@ function renderPreview(s: Single | Batch, token: string | null, byPage: boolean)
     el('p', { class: 'muted' }, 'Nothing has been sent yet. The service e-mails each client when you press Send.'),
     batch
       ? recipientsTable(s.recipients, `Recipients: ${grouped(willSend)} will send, ${grouped(s.recipients.length - willSend)} will not`, chooseRecipient)
-      : el('section', { 'aria-labelledby': 'to-h' }, el('h2', { id: 'to-h' }, 'To'), el('p', { 'data-testid': 'client' }, who(s.client.displayName, s.client.email, s.client.id))),
+      : el(
+          'section',
+          { 'aria-labelledby': 'to-h' },
+          el('h2', { id: 'to-h' }, 'To'),
+          el('p', { 'data-testid': 'client' }, who(s.client.displayName, s.client.email, s.client.id)),
+        ),
     requestDetails(s.previewed),
     warningsBlock(s.warnings),
     exactBody(s.payload, batch ? 'The same body goes to each recipient, with its client id.' : 'This is the JSON the service receives.'),
@@ -322,7 +445,14 @@ function renderPreview(s: Single | Batch, token: string | null, byPage: boolean)
 /** A host that asked the person and was told no says so in its refusal. */
 const DECLINED = /declin|denied|reject|refus|cancel|not allowed|disallow/i;
 
-async function send(s: Single | Batch, token: string, byPage: boolean, sendButton: HTMLButtonElement, cancelButton: HTMLButtonElement, live: HTMLElement): Promise<void> {
+async function send(
+  s: Single | Batch,
+  token: string,
+  byPage: boolean,
+  sendButton: HTMLButtonElement,
+  cancelButton: HTMLButtonElement,
+  live: HTMLElement,
+): Promise<void> {
   if (pressed) return;
   pressed = true;
   sendButton.disabled = true;
@@ -334,7 +464,9 @@ async function send(s: Single | Batch, token: string, byPage: boolean, sendButto
     render(answer, true);
     const line = resultText(answer).split('\n')[0] ?? '';
     if (app.hostCapabilities?.updateModelContext) {
-      await app.updateModelContext({ content: [{ type: 'text', text: `The person pressed Send on the preview page. Result: ${line}` }] }).catch(() => undefined);
+      await app
+        .updateModelContext({ content: [{ type: 'text', text: `The person pressed Send on the preview page. Result: ${line}` }] })
+        .catch(() => undefined);
     }
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
@@ -368,7 +500,10 @@ function renderOutcome(s: Single | Batch, result: ToolResultLike, afterSend: boo
     return;
   }
   const view: Record<string, [string, string, string]> = {
-    sent: s.asPreviewed === false ? ['Sent, but not as previewed', 'Sent, but the service kept something other than the preview (below).', 'bad'] : ['Sent', 'Sent. The service e-mails the client.', 'ok'],
+    sent:
+      s.asPreviewed === false
+        ? ['Sent, but not as previewed', 'Sent, but the service kept something other than the preview (below).', 'bad']
+        : ['Sent', 'Sent. The service e-mails the client.', 'ok'],
     accepted: ['Accepted, not yet known to be e-mailed', 'The service queued the request and has not said the client was e-mailed.', ''],
     may_have_been_sent: ['May have been sent', `The outcome is unclear. ${CHECK}`, 'bad'],
     already_sent: ['Already sent', 'This preview was sent before; nothing more was sent.', ''],
@@ -376,9 +511,22 @@ function renderOutcome(s: Single | Batch, result: ToolResultLike, afterSend: boo
     previewed: ['Not sent', afterSend ? 'The service did not accept the confirmation: nothing was sent.' : 'Nothing can be sent from this preview.', 'bad'],
   };
   const [title, line, kind] = view[s.outcome] ?? ['Result', '', ''];
-  const to = el('p', { 'data-testid': 'client' }, 'To ', who(s.client.displayName, s.client.email, s.client.id), s.request?.id ? el('span', {}, ' · request ', idText(s.request.id)) : null);
+  const to = el(
+    'p',
+    { 'data-testid': 'client' },
+    'To ',
+    who(s.client.displayName, s.client.email, s.client.id),
+    s.request?.id ? el('span', {}, ' · request ', idText(s.request.id)) : null,
+  );
   // The server's warnings say it again in its own words: the page's line is enough for the outcome.
-  show(el('h1', {}, title), status(line, kind), to, differencesBlock(s.asPreviewed, s.differences), requestDetails(s.previewed), warningsBlock(s.warnings.filter((w) => !/nothing was sent/i.test(w))));
+  show(
+    el('h1', {}, title),
+    status(line, kind),
+    to,
+    differencesBlock(s.asPreviewed, s.differences),
+    requestDetails(s.previewed),
+    warningsBlock(s.warnings.filter((w) => !/nothing was sent/i.test(w))),
+  );
 }
 
 app.ontoolinput = (params) => {

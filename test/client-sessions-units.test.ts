@@ -9,7 +9,7 @@ import { ClientSessions } from '../src/transport/client-sessions.js';
 const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
 describe('client sessions', () => {
-  it('keeps what the initialize declared, for its owner only; another owner, a malformed or unknown id is an ended session', async () => {
+  it("keeps what the initialize declared, for its owner only; another owner, a malformed or unknown id is an ended session", async () => {
     const sessions = new ClientSessions(new MemoryStore());
     const id = await sessions.open('firm-a:person-1', APPS);
     expect(id).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -34,11 +34,7 @@ describe('client sessions', () => {
     let now = 1_000_000;
     const writes: number[] = [];
     const store = new MemoryStore();
-    const counted = {
-      get: (k: string) => store.get(k),
-      delete: (k: string) => store.delete(k),
-      set: (k: string, v: string, ttl: number) => (writes.push(ttl), store.set(k, v, ttl)),
-    };
+    const counted = { get: (k: string) => store.get(k), delete: (k: string) => store.delete(k), set: (k: string, v: string, ttl: number) => (writes.push(ttl), store.set(k, v, ttl)) };
     const sessions = new ClientSessions(counted, 10_000, () => now);
     const id = await sessions.open('firm', {});
     expect(writes).toEqual([10_000]);

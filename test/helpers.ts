@@ -3,14 +3,7 @@ import { createServer as createNetServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { RedisStore } from '../src/store/redis.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import {
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type ElicitResult,
-  type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeEach, expect } from 'vitest';
 import type { ApiError } from '../src/api/errors.js';
 import type { ApiClientOptions } from '../src/api/client.js';
@@ -47,18 +40,7 @@ export function suiteFolder(): string {
  */
 export function childEnv(): Record<string, string> {
   suiteFolder();
-  const names = [
-    'PATH',
-    'HOME',
-    'USERPROFILE',
-    'DOCREQ_STATE_DIR',
-    'XDG_STATE_HOME',
-    'XDG_DATA_HOME',
-    'XDG_CONFIG_HOME',
-    'XDG_CACHE_HOME',
-    'LOCALAPPDATA',
-    'APPDATA',
-  ];
+  const names = ['PATH', 'HOME', 'USERPROFILE', 'DOCREQ_STATE_DIR', 'XDG_STATE_HOME', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'LOCALAPPDATA', 'APPDATA'];
   return Object.fromEntries(names.map((name) => [name, process.env[name] ?? '']));
 }
 
@@ -130,10 +112,7 @@ export interface ConnectOptions {
   /** @internal Extra tools, e.g. one that breaks its own output schema. */
   extraTools?: ServerOptions['extraTools'];
   /** Answer elicitation requests with this (absent: the client does not support elicitation). */
-  elicit?: (
-    message: string,
-    form?: { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string; title: string }[] }> } },
-  ) => ElicitResult | Promise<ElicitResult>;
+  elicit?: (message: string, form?: { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string; title: string }[] }> } }) => ElicitResult | Promise<ElicitResult>;
   /** The client's protocol revision (default: the suite's ERA). */
   era?: '2025-11-25' | '2026-07-28';
   /** 2026 only: sees (and may replace) each HTTP request body the client sends, as a man in the middle would. */
@@ -199,13 +178,7 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
       const response = await handler.fetch(new Request('http://docreq.test/mcp', { method: 'POST', headers, body }));
       const text = await response.text();
       captured.push(text);
-      const data =
-        text.startsWith('event:') || text.includes('\ndata: ')
-          ? text
-              .split('\n')
-              .find((l) => l.startsWith('data: '))!
-              .slice(6)
-          : text;
+      const data = text.startsWith('event:') || text.includes('\ndata: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
       return JSON.parse(data) as unknown;
     },
     async call(name, args = {}) {
@@ -257,12 +230,7 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     logs.push(line);
     captured.push(line);
   });
-  const serverOptions: ServerOptions = {
-    logger,
-    api: { ...FAST_API, ...options.api },
-    clock: options.clock ?? (options.today ? () => options.today! : undefined),
-    extraTools: options.extraTools,
-  };
+  const serverOptions: ServerOptions = { logger, api: { ...FAST_API, ...options.api }, clock: options.clock ?? (options.today ? () => options.today! : undefined), extraTools: options.extraTools };
   if ((options.era ?? ERA) === '2026-07-28') return connectModern(config, serverOptions, options, logs);
   const server = createServer(config, serverOptions);
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { ...(options.elicit ? { elicitation: {} } : {}), ...options.capabilities } });
@@ -425,8 +393,7 @@ export function confirmingPerson(asked: string[] = []): NonNullable<ConnectOptio
 export const APPS_HOST = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
 /** The preview page's own token, in a result's _meta (never in what the model reads). */
-export const pageTokenOf = (result: { _meta?: Record<string, unknown> }): string | undefined =>
-  (result._meta?.['docreq-mcp/send'] as { token?: string } | undefined)?.token;
+export const pageTokenOf = (result: { _meta?: Record<string, unknown> }): string | undefined => (result._meta?.['docreq-mcp/send'] as { token?: string } | undefined)?.token;
 
 /** connect() to `sb` judged on TODAY, as a test file opens several hosts: each closed once the file is done. */
 export function hostsOn(sb: Sandbox): (options?: ConnectOptions) => Promise<Connected> {

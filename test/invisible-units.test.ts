@@ -9,19 +9,14 @@ describe('checkEmailText', () => {
   });
 
   it('an invisible or control character: refused naming it (four or more hex digits, upper case)', () => {
-    expect(checkEmailText('a\u200bb', 20)).toEqual({
-      ok: false,
-      problem: 'invisible',
-      detail: 'must not contain invisible or control characters (found U+200B), which would make the e-mail differ from the preview',
-    });
+    expect(checkEmailText('a\u200bb', 20)).toEqual({ ok: false, problem: 'invisible', detail: 'must not contain invisible or control characters (found U+200B), which would make the e-mail differ from the preview' });
     expect(checkEmailText('a\u00adb', 20)).toMatchObject({ problem: 'invisible', detail: expect.stringContaining('(found U+00AD)') as unknown });
     expect(checkEmailText('a\u{e0061}b', 20)).toMatchObject({ problem: 'invisible', detail: expect.stringContaining('(found U+E0061)') as unknown });
     expect(checkEmailText('\ufeffTitle', 20)).toMatchObject({ problem: 'invisible', detail: expect.stringContaining('(found U+FEFF)') as unknown });
   });
 
   it('nothing visible: refused as empty', () => {
-    for (const text of ['', '   ', '\ufe0f', ' \ufe0e '])
-      expect(checkEmailText(text, 20), JSON.stringify(text)).toEqual({ ok: false, problem: 'empty', detail: 'must not be empty (nothing visible)' });
+    for (const text of ['', '   ', '\ufe0f', ' \ufe0e ']) expect(checkEmailText(text, 20), JSON.stringify(text)).toEqual({ ok: false, problem: 'empty', detail: 'must not be empty (nothing visible)' });
   });
 
   it('over max characters (code points, after trimming): refused with the count; max itself is fine', () => {
@@ -42,31 +37,8 @@ describe('titleKey', () => {
 });
 
 describe('replaceInvisible: the same as replacing INVISIBLE in the whole text, found run by run', () => {
-  const parts = fc.constantFrom(
-    'a',
-    'Tax ',
-    ' · ',
-    '\n',
-    '\r\n',
-    '…',
-    '\u200b',
-    '\u202e',
-    '\u00ad',
-    '\u{E0041}',
-    '\ud800',
-    '\udc00',
-    '😀',
-    '\ufe0f',
-    'é',
-    'e\u0301',
-    '\u2028',
-    '\t',
-    ' ',
-  );
-  const text = fc.oneof(
-    fc.array(parts, { maxLength: 40 }).map((p) => p.join('')),
-    fc.string({ unit: 'binary', maxLength: 40 }),
-  );
+  const parts = fc.constantFrom('a', 'Tax ', ' · ', '\n', '\r\n', '…', '\u200b', '\u202e', '\u00ad', '\u{E0041}', '\ud800', '\udc00', '😀', '\ufe0f', 'é', 'e\u0301', '\u2028', '\t', ' ');
+  const text = fc.oneof(fc.array(parts, { maxLength: 40 }).map((p) => p.join('')), fc.string({ unit: 'binary', maxLength: 40 }));
   const keepBreaks = (run: string) => (/\s/u.test(run) ? ' ' : '');
   it('removes, or replaces by run, exactly what the whole-text replace does, on every call (short runs are remembered)', () => {
     fc.assert(

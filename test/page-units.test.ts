@@ -8,10 +8,7 @@ function capture(page: Parameters<typeof sendPage>[1], targets?: string[]) {
   let status = 0;
   let headers: Record<string, string> = {};
   let body = '';
-  const res = {
-    writeHead: (s: number, h: Record<string, string>) => ((status = s), (headers = h)),
-    end: (b: string) => (body = b),
-  } as unknown as ServerResponse;
+  const res = { writeHead: (s: number, h: Record<string, string>) => ((status = s), (headers = h)), end: (b: string) => (body = b) } as unknown as ServerResponse;
   sendPage(res, page, targets);
   return { status, headers, body };
 }

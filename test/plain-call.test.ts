@@ -37,12 +37,7 @@ async function service(overrides: Partial<HttpServiceOptions> = {}): Promise<{ s
 }
 
 function post(url: string, body: unknown, headers: Record<string, string | undefined> = {}, agent: Agent | false = false): Promise<Answer> {
-  const all: Record<string, string> = {
-    'Content-Type': 'application/json',
-    Accept: ACCEPT_BOTH,
-    'MCP-Protocol-Version': V2025,
-    Authorization: `Bearer ${sb.keys.demo}`,
-  };
+  const all: Record<string, string> = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': V2025, Authorization: `Bearer ${sb.keys.demo}` };
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) delete all[name];
     else all[name] = value;
@@ -209,28 +204,16 @@ describe('everything else keeps the SDK’s answer', () => {
 describe('a plain call cut short', () => {
   it('a confirmed batch whose client goes away: no POST after it left (its server is closed, the batch stopped)', async () => {
     const { svc } = await service();
-    const ids = sb.demoFirm.clients
-      .filter((c) => c.status === 'active')
-      .slice(0, 10)
-      .map((c) => c.id);
+    const ids = sb.demoFirm.clients.filter((c) => c.status === 'active').slice(0, 10).map((c) => c.id);
     const args = { clients: ids, title: `Plain batch ${Date.now()}`, items: [{ name: 'Bank statements' }] };
-    const preview = JSON.parse((await post(svc.url, call(args, undefined, 'create_request_batch'))).body) as {
-      result: { structuredContent: { confirmation: { token: string } } };
-    };
+    const preview = JSON.parse((await post(svc.url, call(args, undefined, 'create_request_batch'))).body) as { result: { structuredContent: { confirmation: { token: string } } } };
     const token = preview.result.structuredContent.confirmation.token;
     const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
     const before = posts();
     sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 250 });
     try {
       const u = new URL(svc.url);
-      const req = httpRequest({
-        host: u.hostname,
-        port: u.port,
-        method: 'POST',
-        path: '/mcp',
-        agent: false,
-        headers: { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': V2025, Authorization: `Bearer ${sb.keys.demo}` },
-      });
+      const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: '/mcp', agent: false, headers: { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': V2025, Authorization: `Bearer ${sb.keys.demo}` } });
       req.on('error', () => undefined);
       req.end(JSON.stringify(call({ ...args, confirmationToken: token }, undefined, 'create_request_batch')));
       while (posts() - before < 3) await new Promise((r) => setTimeout(r, 10));

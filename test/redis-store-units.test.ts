@@ -47,9 +47,7 @@ describe('RedisStore', () => {
     const lines: string[] = [];
     const store = new RedisStore(`redis://127.0.0.1:${port}/0`, (line) => lines.push(line));
     try {
-      await expect(store.claim('f:a', 'v', 1_000)).rejects.toThrow(
-        `the send store (redis at 127.0.0.1:${port}/0) cannot be used (not connected: ECONNREFUSED)`,
-      );
+      await expect(store.claim('f:a', 'v', 1_000)).rejects.toThrow(`the send store (redis at 127.0.0.1:${port}/0) cannot be used (not connected: ECONNREFUSED)`);
       await expect(store.ready(200)).rejects.toThrow('not connected: ECONNREFUSED');
       expect(lines).toEqual([`send store redis at 127.0.0.1:${port}/0: ECONNREFUSED; sending is refused until it is back`]);
     } finally {

@@ -11,17 +11,7 @@ import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@mo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { SendLedger } from '../src/send/ledger.js';
-import {
-  defaultStateDir,
-  describeRedisUrl,
-  FileStore,
-  MemoryStore,
-  openStore,
-  RedisStore,
-  StoreUnavailableError,
-  storeReach,
-  type SendStore,
-} from '../src/store/index.js';
+import { defaultStateDir, describeRedisUrl, FileStore, MemoryStore, openStore, RedisStore, StoreUnavailableError, storeReach, type SendStore } from '../src/store/index.js';
 import { captured, childEnv, freePort, startRedis as startRedisServer } from './helpers.js';
 
 /**
@@ -117,13 +107,7 @@ async function replica(sb: Sandbox, env: Record<string, string>, rateLimit = 1_0
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { url, child, log: () => log };
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { url, child, log: () => log };
     await sleep(25);
   }
   throw new Error(`replica did not start: ${log}`);
@@ -275,10 +259,7 @@ describe.skipIf(MUTATION_RUN)('the file store: stdio servers of one user', () =>
     const before = sb.callsTo('POST', '/api/v1/requests').length;
     calls.push(a.call('create_request', args), b.call('create_request', args));
     const results = (await Promise.all(calls)) as (CallToolResult & { text: string })[];
-    expect(
-      results.filter((r) => r.text.startsWith('SENT')),
-      results.map((r) => r.text).join('\n'),
-    ).toHaveLength(1);
+    expect(results.filter((r) => r.text.startsWith('SENT')), results.map((r) => r.text).join('\n')).toHaveLength(1);
     expect(results.find((r) => r.isError)?.text).toContain('already in progress');
     expect(asked).toBe(1);
     expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
@@ -421,10 +402,7 @@ describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-
   });
 
   it('two previews of the same request confirmed on two replicas: 1 POST (and the same with a service that honours the key and lists promptly)', async () => {
-    for (const [n, honest] of [
-      [5, false],
-      [6, true],
-    ] as const) {
+    for (const [n, honest] of [[5, false], [6, true]] as const) {
       sb.ignoreIdempotencyKey = !honest;
       sb.setListLag(honest ? 0 : 5_000);
       const [a, b] = await Promise.all([http(r1.url, sb.keys.demo), http(r2.url, sb.keys.demo)]);
@@ -432,14 +410,8 @@ describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-
       const [t1, t2] = [tokenOf(await a.call('create_request', input)), tokenOf(await b.call('create_request', input))];
       expect(t1).not.toBe(t2);
       const before = count();
-      const results = await Promise.all([
-        a.call('create_request', { ...input, confirmationToken: t1 }),
-        b.call('create_request', { ...input, confirmationToken: t2 }),
-      ]);
-      expect(
-        results.filter((r) => r.text.startsWith('SENT')),
-        results.map((r) => r.text).join('\n'),
-      ).toHaveLength(1);
+      const results = await Promise.all([a.call('create_request', { ...input, confirmationToken: t1 }), b.call('create_request', { ...input, confirmationToken: t2 })]);
+      expect(results.filter((r) => r.text.startsWith('SENT')), results.map((r) => r.text).join('\n')).toHaveLength(1);
       expect(count() - before).toBe(1);
       await Promise.all([a.close(), b.close()]);
     }
@@ -465,10 +437,7 @@ describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-
     // (Until the store answers again, its requests are still read with sending disabled.)
     let gone = '';
     for (let i = 0; i < 100 && !gone; i++) {
-      gone = await a.call('list_clients', {}).then(
-        () => '',
-        (error: Error) => error.message,
-      );
+      gone = await a.call('list_clients', {}).then(() => '', (error: Error) => error.message);
       if (!gone) await sleep(100);
     }
     expect(gone).toContain('Session not found');
@@ -499,15 +468,9 @@ describe.skipIf(MUTATION_RUN)('the rate limit in the store', () => {
   });
 
   const batch = (n: number) =>
-    JSON.stringify(
-      Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_templates', arguments: {} } })),
-    );
+    JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_templates', arguments: {} } })));
   const postBatch = (url: string, n: number) =>
-    fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${sb.keys.demo}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: batch(n),
-    });
+    fetch(`${url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${sb.keys.demo}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: batch(n) });
 
   it('holds across two replicas and counts every call of a JSON-RPC batch (150 calls against a limit of 120: 429)', async () => {
     const env = { DOCREQ_STORE_URL: redis.url };
@@ -523,10 +486,7 @@ describe.skipIf(MUTATION_RUN)('the rate limit in the store', () => {
 
   /** `docreq-mcp check` as a child process: its stdout. */
   const check = async (env: Record<string, string>, args: string[] = []) => {
-    const { stdout } = await run(process.execPath, [BIN, 'check', ...args], {
-      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env },
-      timeout: 15_000,
-    });
+    const { stdout } = await run(process.execPath, [BIN, 'check', ...args], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env }, timeout: 15_000 });
     captured.push(stdout);
     return stdout;
   };
@@ -543,9 +503,7 @@ describe.skipIf(MUTATION_RUN)('the rate limit in the store', () => {
     const teamMemory = await check({ DOCREQ_STORE: 'memory', DOCREQ_TRANSPORT: 'http' });
     expect(teamMemory).toMatch(/^! send store: .*once-only holds per process only \(memory store\), and the rate limit holds per process only/m);
     // With redis, check says it holds across every replica; stdio (one person) is not warned.
-    expect(await check({ DOCREQ_STORE_URL: redis.url }, ['--transport', 'http'])).toMatch(
-      /^✓ send store: redis at 127\.0\.0\.1:\d+\/3: once-only and the rate limit hold across every replica/m,
-    );
+    expect(await check({ DOCREQ_STORE_URL: redis.url }, ['--transport', 'http'])).toMatch(/^✓ send store: redis at 127\.0\.0\.1:\d+\/3: once-only and the rate limit hold across every replica/m);
     expect(await check({})).toMatch(/^✓ send store: the file store at .*: once-only holds across the processes of this machine only/m);
   });
 
@@ -586,7 +544,7 @@ describe('claims are leases: renewed while held, cleared soon after their proces
     await redisStore.close();
   });
 
-  it.skipIf(MUTATION_RUN)('a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)', async () => {
+  it.skipIf(MUTATION_RUN)("a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)", async () => {
     const dir = tempDir();
     const lib = new URL('../dist/index.js', import.meta.url).href;
     const script = `
@@ -595,10 +553,7 @@ describe('claims are leases: renewed while held, cleared soon after their proces
       const release = await ledger.lock('firm-lease', 'client-1', 'tax');
       process.stdout.write(release ? 'locked\\n' : 'refused\\n');
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH ?? '', DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     const said = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
     expect(said).toBe('locked');
@@ -608,10 +563,7 @@ describe('claims are leases: renewed while held, cleared soon after their proces
     expect(await ledger.lock('firm-lease', 'client-1', 'tax')).toBeUndefined();
     expect(await ledger.claimed('firm-lease', 'client-1', 'tax')).toBe(true);
     // Another title to that client, and that title to another client: not blocked.
-    for (const [client, title] of [
-      ['client-1', 'payroll'],
-      ['client-2', 'tax'],
-    ] as const) {
+    for (const [client, title] of [['client-1', 'payroll'], ['client-2', 'tax']] as const) {
       const release = await ledger.lock('firm-lease', client, title);
       expect(release).toBeDefined();
       await release!();
@@ -635,11 +587,7 @@ describe('bounded per firm: one firm never evicts another', () => {
     const ledger = new SendLedger(store);
     await ledger.record('firmB', 'client-1', 'tax', { outcome: 'sent', requestId: 'r-b', title: 'Tax' });
     for (let i = 0; i < sends; i += 500) {
-      await Promise.all(
-        Array.from({ length: Math.min(500, sends - i) }, (_, j) =>
-          ledger.record('firmA', `client-${i + j}`, 'tax', { outcome: 'sent', requestId: null, title: 'Tax' }),
-        ),
-      );
+      await Promise.all(Array.from({ length: Math.min(500, sends - i) }, (_, j) => ledger.record('firmA', `client-${i + j}`, 'tax', { outcome: 'sent', requestId: null, title: 'Tax' })));
     }
     expect((await ledger.recent('firmB', 'client-1', 'tax'))?.requestId).toBe('r-b');
   }
@@ -708,7 +656,7 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
   const TTL = 400;
   const unique = () => `firm-${randomBytes(4).toString('hex')}`;
 
-  it.each(backends)("%s: a claim is one owner's until it expires or its owner releases it; only the owner renews or releases", async (_name, make) => {
+  it.each(backends)('%s: a claim is one owner\'s until it expires or its owner releases it; only the owner renews or releases', async (_name, make) => {
     const { store, pass } = await make();
     const key = `${unique()}:claim:a`;
     expect(await store.claim(key, 'A', TTL)).toBe(true);
@@ -835,10 +783,7 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
     await store.get(key); // makes the firm's folder
     const sha = (text: string, n: number) => createHash('sha256').update(text).digest('hex').slice(0, n);
     mkdirSync(join(dir, 'v1', sha('firm-dir', 24), sha(key, 40))); // where the entry's file goes: a folder
-    const error = await store.get(key).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await store.get(key).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain('EISDIR');
   });
@@ -877,14 +822,9 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
       ['incr', store.incr(key, 1_000)],
     ];
     for (const [what, attempt] of attempts) {
-      const error = await attempt.then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const error = await attempt.then(() => undefined, (e: unknown) => e);
       expect(error, what).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).message, what).toContain(
-        `Nothing was sent: the send store (the file store at ${join(blocker, 'state')}) cannot be used (ENOTDIR on mkdir)`,
-      );
+      expect((error as Error).message, what).toContain(`Nothing was sent: the send store (the file store at ${join(blocker, 'state')}) cannot be used (ENOTDIR on mkdir)`);
     }
   });
 
@@ -903,7 +843,7 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
     expect(await store.get(key)).toBe('B');
   });
 
-  it("file: pruning drops expired entries and writers' leftovers, and over the bound the soonest-expiring records, never a live claim", async () => {
+  it('file: pruning drops expired entries and writers\' leftovers, and over the bound the soonest-expiring records, never a live claim', async () => {
     let now = Date.now();
     const dir = tempDir();
     const store = new FileStore(dir, 10, () => now);
@@ -985,10 +925,7 @@ describe('the redis store says where it is, never who', () => {
     const store = new RedisStore(redis.url);
     await store.ready();
     await store.set('firm-wrong:rate:x', 'not-a-number-s3cret', 60_000);
-    const error = await store.incr('firm-wrong:rate:x', 60_000).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await store.incr('firm-wrong:rate:x', 60_000).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain(`(redis at 127.0.0.1:${redis.port}/3) cannot be used (Error)`);
     expect((error as Error).message).not.toContain('s3cret');
@@ -1000,10 +937,7 @@ describe('the redis store says where it is, never who', () => {
     const port = await freePort();
     const said: string[] = [];
     const store = new RedisStore(`redis://user:s3cret@127.0.0.1:${port}/1`, (m) => said.push(m));
-    const error = await store.claim('firm-down:claim:a', 'A', 1_000).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await store.claim('firm-down:claim:a', 'A', 1_000).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain(`(redis at 127.0.0.1:${port}/1) cannot be used (not connected: ECONNREFUSED)`);
     await expect(store.ready(100)).rejects.toThrow(`not connected: ECONNREFUSED`);

@@ -18,6 +18,7 @@ import {
 } from './errors.js';
 import type { ListStreamParser } from './list-stream.js';
 import { proxyRoute, proxySettings, type ProxyEnv } from './proxy.js';
+import { loadUndici, type Undici } from './undici.js';
 
 /**
  * One HTTP exchange with the service: undici (loaded late, only the parts used), the keep-alive pool
@@ -57,35 +58,6 @@ const CERTIFICATE_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'HOSTNAME_MISMATCH',
 ]);
-
-// undici is loaded after `initialize` (warm()) or on the first call, not at start-up; and only the
-// parts this client uses (its Agent, EnvHttpProxyAgent and request): undici's index loads fetch,
-// WebSocket, cookies, caches and mocks too, about three times the work before the first call.
-// Node's tls (the root certificates, read only with a CA of the firm's) and zlib (the decoders) come
-// with it, after `initialize` and not before: no exchange happens before undici is here.
-interface Undici {
-  Agent: typeof import('undici').Agent;
-  EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
-  /** undici's request with the dispatcher as `this` (what undici.request(url, { dispatcher }) calls). */
-  request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-  tls: typeof import('node:tls');
-  zlib: typeof import('node:zlib');
-}
-let undici: Promise<Undici> | undefined;
-// CommonJS modules: their namespace's `default` is module.exports. The API methods go onto the
-// Dispatcher prototype as undici's index puts them (its proxy agent calls connect on its clients).
-const loadUndici = () =>
-  (undici ??= Promise.all([
-    import('undici/lib/dispatcher/dispatcher.js'),
-    import('undici/lib/api/index.js'),
-    import('undici/lib/dispatcher/agent.js'),
-    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
-    import('node:tls'),
-    import('node:zlib'),
-  ]).then(([dispatcher, api, agent, proxy, tls, zlib]) => {
-    Object.assign(dispatcher.default.prototype, api.default);
-    return { Agent: agent.default, EnvHttpProxyAgent: proxy.default, request: api.default.request, tls, zlib };
-  }));
 
 export interface RawAnswer<T = never> {
   status: number;
@@ -333,95 +305,112 @@ export class ServiceExchange {
         res.body.destroy();
         return { status, headers: res.headers, bytes: Buffer.alloc(0) };
       }
-      const max = this.options.maxResponseBytes;
-      const declared = Number(header(res.headers, 'content-length'));
-      if (Number.isFinite(declared) && declared > max) {
-        res.body.destroy();
-        throw this.tooLarge(status, declared);
-      }
-      const chain = decoders(header(res.headers, 'content-encoding'), zlib);
-      if (!chain) {
-        res.body.destroy();
-        throw new BadResponseError(
-          `The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 40)}).`,
-          { status },
-        );
-      }
-      let decodeError: Error | undefined;
-      const source: Readable =
-        chain.length === 0
-          ? res.body
-          : (pipeline([res.body as unknown as Readable, ...chain], (error) => {
-              if (error && chain.some((d) => d.errored === error)) decodeError = error;
-            }) as unknown as Readable);
-      // A successful list streams into records; anything else is read whole (it is small or refused).
-      const parser = listParser && status >= 200 && status <= 299 ? listParser() : undefined;
-      const chunks: Buffer[] = [];
-      const pending: Buffer[] = [];
-      let pendingBytes = 0;
-      let size = 0;
-      try {
-        for await (const chunk of source as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (size > max) {
-            // Counted after decompression: a bomb stops here, having cost at most the cap.
-            source.destroy();
-            res.body.destroy();
-            throw this.tooLarge(status, size, chain.length > 0);
-          }
-          if (parser) {
-            // Small socket reads are gathered into larger pieces: the parser's cost is per piece.
-            pending.push(chunk);
-            pendingBytes += chunk.length;
-            if (pendingBytes >= PARSE_PIECE) {
-              parser.write(pendingBytes === chunk.length ? chunk : Buffer.concat(pending, pendingBytes));
-              pending.length = 0;
-              pendingBytes = 0;
-            }
-          } else chunks.push(chunk);
-        }
-        if (parser && pendingBytes > 0) parser.write(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes));
-      } catch (error) {
-        if (error instanceof ApiError) throw error;
-        const zlibCode = (error as { code?: string }).code ?? '';
-        if (decodeError || /^Z_|^ERR_BROTLI|ERR__ERROR|ERR_ZLIB/.test(zlibCode)) {
-          throw new BadResponseError(
-            `The service's answer (${status}, ${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`,
-            { status },
-          );
-        }
-        throw error;
-      }
-      if (parser) {
-        try {
-          return { status, headers: res.headers, bytes: Buffer.alloc(0), records: parser.end() };
-        } catch (error) {
-          const type = this.options.redact(header(res.headers, 'content-type') ?? '').split(';')[0];
-          throw new BadResponseError(`${(error as Error).message} It answered ${status}${type ? ` (${oneLine(type, 40)})` : ''}, ${size} bytes.`, { status });
-        }
-      }
-      return { status, headers: res.headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) };
+      return await this.readAnswer(res, status, zlib, listParser);
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      const code = errorCode(error);
-      if (CERTIFICATE_CODES.has(code)) {
-        throw new CertificateError(
-          `The TLS certificate of ${this.origin} is not trusted (${code}).${isPost ? ' Nothing was sent.' : ''} If the service or a company proxy uses a private certificate authority, point NODE_EXTRA_CA_CERTS at that CA's certificate file (PEM) and restart; otherwise check the base URL's host name and this machine's clock.`,
-          { code },
-        );
-      }
-      if (timedOut || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
-        throw new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, {
-          outcomeUnknown: isPost && written,
-          status: status || undefined,
-        });
-      }
-      if (!isPost && signal?.aborted) throw new CancelledError('The call was cancelled before the service answered.');
-      throw new UnreachableError(this.unreachable(code), { code, status: status || undefined });
+      throw this.failure(error, { isPost, written, timedOut, status, cancelled: !isPost && signal?.aborted === true });
     } finally {
       clearTimeout(timer);
       if (cancel) signal!.removeEventListener('abort', cancel);
     }
+  }
+
+  /**
+   * An answer's body, decompressed as it streams and counted after decompression against the cap: a
+   * successful list streams into records, anything else is read whole (it is small or refused).
+   */
+  private async readAnswer<T>(
+    res: Dispatcher.ResponseData,
+    status: number,
+    zlib: Undici['zlib'],
+    listParser: Exchange<T>['listParser'],
+  ): Promise<RawAnswer<T>> {
+    const max = this.options.maxResponseBytes;
+    const declared = Number(header(res.headers, 'content-length'));
+    if (Number.isFinite(declared) && declared > max) {
+      res.body.destroy();
+      throw this.tooLarge(status, declared);
+    }
+    const chain = decoders(header(res.headers, 'content-encoding'), zlib);
+    if (!chain) {
+      res.body.destroy();
+      throw new BadResponseError(
+        `The service answered ${status} with a Content-Encoding this client cannot read (${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 40)}).`,
+        { status },
+      );
+    }
+    let decodeError: Error | undefined;
+    const source: Readable =
+      chain.length === 0
+        ? res.body
+        : (pipeline([res.body as unknown as Readable, ...chain], (error) => {
+            if (error && chain.some((d) => d.errored === error)) decodeError = error;
+          }) as unknown as Readable);
+    const parser = listParser && status >= 200 && status <= 299 ? listParser() : undefined;
+    const chunks: Buffer[] = [];
+    const pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let size = 0;
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > max) {
+          // Counted after decompression: a bomb stops here, having cost at most the cap.
+          source.destroy();
+          res.body.destroy();
+          throw this.tooLarge(status, size, chain.length > 0);
+        }
+        if (parser) {
+          // Small socket reads are gathered into larger pieces: the parser's cost is per piece.
+          pending.push(chunk);
+          pendingBytes += chunk.length;
+          if (pendingBytes >= PARSE_PIECE) {
+            parser.write(pendingBytes === chunk.length ? chunk : Buffer.concat(pending, pendingBytes));
+            pending.length = 0;
+            pendingBytes = 0;
+          }
+        } else chunks.push(chunk);
+      }
+      if (parser && pendingBytes > 0) parser.write(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes));
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      const zlibCode = (error as { code?: string }).code ?? '';
+      if (decodeError || /^Z_|^ERR_BROTLI|ERR__ERROR|ERR_ZLIB/.test(zlibCode)) {
+        throw new BadResponseError(
+          `The service's answer (${status}, ${oneLine(this.options.redact(header(res.headers, 'content-encoding') ?? ''), 20)}) could not be decompressed (${zlibCode || 'corrupt data'}).`,
+          { status },
+        );
+      }
+      throw error;
+    }
+    if (parser) {
+      try {
+        return { status, headers: res.headers, bytes: Buffer.alloc(0), records: parser.end() };
+      } catch (error) {
+        const type = this.options.redact(header(res.headers, 'content-type') ?? '').split(';')[0];
+        throw new BadResponseError(`${(error as Error).message} It answered ${status}${type ? ` (${oneLine(type, 40)})` : ''}, ${size} bytes.`, { status });
+      }
+    }
+    return { status, headers: res.headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) };
+  }
+
+  /** What a failure other than an answer means: an untrusted certificate, the deadline, a cancel, or no answer at all. */
+  private failure(error: unknown, at: { isPost: boolean; written: boolean; timedOut: boolean; status: number; cancelled: boolean }): ApiError {
+    const code = errorCode(error);
+    if (CERTIFICATE_CODES.has(code)) {
+      return new CertificateError(
+        `The TLS certificate of ${this.origin} is not trusted (${code}).${at.isPost ? ' Nothing was sent.' : ''} If the service or a company proxy uses a private certificate authority, point NODE_EXTRA_CA_CERTS at that CA's certificate file (PEM) and restart; otherwise check the base URL's host name and this machine's clock.`,
+        { code },
+      );
+    }
+    if (at.timedOut || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, {
+        outcomeUnknown: at.isPost && at.written,
+        status: at.status || undefined,
+      });
+    }
+    if (at.cancelled) return new CancelledError('The call was cancelled before the service answered.');
+    return new UnreachableError(this.unreachable(code), { code, status: at.status || undefined });
   }
 
   /** Why no answer came, naming what to fix: the proxy when the call goes through one, else DOCREQ_BASE_URL. */

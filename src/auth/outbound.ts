@@ -1,3 +1,4 @@
+import { loadUndici } from '../api/undici.js';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
@@ -110,13 +111,6 @@ export interface OutboundOptions {
   timeoutMs: number;
 }
 
-type Undici = typeof import('undici');
-// undici is CommonJS: bundled, its namespace has only `default` (module.exports); Node's own import has both.
-const loadUndici = async () => {
-  const m = await import('undici');
-  return (m as Undici & { default?: Undici }).default ?? m;
-};
-
 /**
  * GETs a public https URL's JSON text, or undefined (refused address, not https, a redirect, not 200,
  * too big, too slow, any network error). The reason goes to `why`, never to the client asking.
@@ -133,8 +127,8 @@ export async function fetchPublicJson(url: URL, options: OutboundOptions, why: (
   } else if (!allowLoopback && (host === 'localhost' || host.endsWith('.localhost'))) {
     return void why('refused: localhost');
   }
-  const undici = await loadUndici();
-  const agent = new undici.Agent({
+  const { Agent, request } = await loadUndici();
+  const agent = new Agent({
     connect: { lookup: guardedLookup(allowLoopback), timeout: options.timeoutMs },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
@@ -142,7 +136,13 @@ export async function fetchPublicJson(url: URL, options: OutboundOptions, why: (
   });
   const signal = AbortSignal.timeout(options.timeoutMs);
   try {
-    const answer = await undici.request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: 'application/json' } });
+    const answer = await request.call(agent, {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      signal,
+      headers: { accept: 'application/json' },
+    });
     if (answer.statusCode !== 200) {
       await answer.body.dump().catch(() => undefined);
       return void why(`answered ${answer.statusCode}${answer.statusCode >= 300 && answer.statusCode < 400 ? ' (redirects are not followed)' : ''}`);

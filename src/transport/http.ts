@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { proxySettings } from '../api/client.js';
+import { loadUndici } from '../api/undici.js';
 import { SendLedger } from '../send/ledger.js';
 import { Confirmations } from '../send/token.js';
 import { openStore, storeFingerprint, storeReach, type SendStore } from '../store/index.js';
@@ -185,13 +186,6 @@ function handleOf(
 function keyFingerprinter(tokenSecret: string | undefined): KeyFingerprinter {
   return new KeyFingerprinter(tokenSecret ? createHmac('sha256', tokenSecret).update('docreq-mcp key fingerprints').digest() : undefined);
 }
-
-type Undici = typeof import('undici');
-// undici is CommonJS: bundled, its namespace has only `default` (module.exports); Node's own import has both.
-const loadUndici = async () => {
-  const m = await import('undici');
-  return (m as Undici & { default?: Undici }).default ?? m;
-};
 
 /**
  * One connection pool to the service for the whole process, whatever the key: connections carry

@@ -151,12 +151,10 @@ describe('A. compression', () => {
   it('refuses a compression bomb early, counting decompressed bytes, with bounded memory', async () => {
     sb.inject('GET /api/v1/requests', { kind: 'bomb', bytes: 1024 * 1024 * 1024 });
     const before = process.memoryUsage().rss;
-    const started = Date.now();
     const error = await failure(api({ maxResponseBytes: 4 * 1024 * 1024 }).listRequests());
-    expect(error).toBeInstanceOf(TooLargeError);
     expect(error.message).toContain('larger than the 4.0 MB cap');
+    expect(error).toBeInstanceOf(TooLargeError);
     expect(error.message).toContain('once decompressed');
-    expect(Date.now() - started).toBeLessThan(5_000);
     // 1 GiB inflated would need GBs; stopping at the 4 MB cap costs tens of MB at most.
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
     expect(requestGets()).toHaveLength(1); // not retried

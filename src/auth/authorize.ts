@@ -4,7 +4,7 @@ import type { AuthContext } from './context.js';
 import { digest, random } from './crypto.js';
 import type { Federation } from './federation.js';
 import { checkResource, checkScope } from './grant-checks.js';
-import { OAuthError, one, readBody, redirect } from './oauth-http.js';
+import { OAuthError, one, readFormBody, redirect } from './oauth-http.js';
 import { sendPage } from '../page.js';
 import { consentPage, errorPage } from './pages.js';
 import { pkceChallenge } from './pkce.js';
@@ -70,7 +70,7 @@ export function authorization(ctx: AuthContext, clients: Clients, idp: Federatio
     /** POST /authorize/decision: the person chose; on to the identity provider, or back to the app. */
     async decision(req: IncomingMessage, res: ServerResponse): Promise<void> {
       if (!consent.fromOwnPage(req)) return sendPage(res, errorPage('This form can only be sent from the sign-in page itself.', 403));
-      const body = await readBody(req);
+      const body = await readFormBody(req);
       if (body.kind !== 'form')
         return sendPage(
           res,

@@ -63,9 +63,9 @@ export interface ListBody {
   encoded: Partial<Record<Encoding, Promise<Buffer>>>;
 }
 
-export const json = (status: number, value: unknown, headers?: Record<string, string>): Answer => ({ status, body: JSON.stringify(value), headers });
+export const jsonAnswer = (status: number, value: unknown, headers?: Record<string, string>): Answer => ({ status, body: JSON.stringify(value), headers });
 export const failure = (status: number, code: string, message: string, details?: { field: string; message: string }[]) =>
-  json(status, { error: details ? { code, message, details } : { code, message } });
+  jsonAnswer(status, { error: details ? { code, message, details } : { code, message } });
 
 /** Resolves when the response can take more, or is gone. */
 export function drained(res: ServerResponse): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { CORRECTNESS_MODES, ITEM_TYPES, type CorrectnessMode, type ItemType } from '../domain/checklist.js';
-import { failure, json, type Answer, type Problem } from './answer.js';
+import { failure, jsonAnswer, type Answer, type Problem } from './answer.js';
 import { CLOSED, listRecord, type Kept } from './requests.js';
 import { KNOWN_NAMES, SANDBOX_KEYS, isoDay, type SandboxFirm, type SandboxRequest } from './seed.js';
 
@@ -312,7 +312,7 @@ export function createdAnswer(r: SandboxRequest, d: ResolvedDialect): Answer {
       [n.correctnessMode]: d.correctnessModes[r.correctnessMode as CorrectnessMode] ?? r.correctnessMode,
     };
   }
-  return json(status, wrap === 'bare' ? shown : { [wrap]: shown });
+  return jsonAnswer(status, wrap === 'bare' ? shown : { [wrap]: shown });
 }
 
 /** A problem's field as one name: `checklist[0].label`. */
@@ -335,7 +335,7 @@ export function refusal(shape: ErrorShape, status: number, code: string, message
     case 'rfc7807': {
       const body: Record<string, unknown> = { type: `https://problems.docreq.example/${code}`, title, status, detail: message, code };
       if (details) body['invalid-params'] = details.map((p) => ({ name: fieldOf(p), reason: p.message }));
-      answer = json(status, body, { 'content-type': 'application/problem+json' });
+      answer = jsonAnswer(status, body, { 'content-type': 'application/problem+json' });
       break;
     }
     case 'jsonapi': {
@@ -347,18 +347,18 @@ export function refusal(shape: ErrorShape, status: number, code: string, message
             source: p.in === 'header' ? { header: fieldOf(p) } : { pointer: `/data/attributes/${p.path.join('/')}` },
           }))
         : [{ ...base, detail: message }];
-      answer = json(status, { errors }, { 'content-type': 'application/vnd.api+json' });
+      answer = jsonAnswer(status, { errors }, { 'content-type': 'application/vnd.api+json' });
       break;
     }
     case 'fastapi': {
       const type = (p: Problem) => (p.kind === 'missing' ? 'missing' : p.kind === 'extra' ? 'extra_forbidden' : 'value_error');
-      answer = json(status, { detail: details ? details.map((p) => ({ type: type(p), loc: [p.in ?? 'body', ...p.path], msg: p.message })) : message });
+      answer = jsonAnswer(status, { detail: details ? details.map((p) => ({ type: type(p), loc: [p.in ?? 'body', ...p.path], msg: p.message })) : message });
       break;
     }
     case 'rails': {
       const errors: Record<string, string[]> = {};
       for (const p of details ?? [{ path: ['base'], message }]) (errors[fieldOf(p) || 'base'] ??= []).push(p.message);
-      answer = json(status, { errors });
+      answer = jsonAnswer(status, { errors });
       break;
     }
   }

@@ -31,7 +31,7 @@ export function notModified(req: IncomingMessage, list: ListBody): boolean {
   const since = ims ? Date.parse(ims) : Number.NaN;
   return !Number.isNaN(since) && list.modifiedSec * 1000 <= since;
 }
-export async function readBody(req: IncomingMessage): Promise<string | null> {
+export async function readPostBody(req: IncomingMessage): Promise<string | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

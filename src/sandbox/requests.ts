@@ -30,7 +30,7 @@ export function listRecord(r: SandboxRequest) {
   };
 }
 
-export function isOpen(r: SandboxRequest, closed: ReadonlySet<string> = CLOSED): boolean {
+export function openAtService(r: SandboxRequest, closed: ReadonlySet<string> = CLOSED): boolean {
   return !closed.has(r.status.toLowerCase()) && r.completedItems < r.totalItems;
 }
 

@@ -16,8 +16,8 @@ import {
   type ResolvedDialect,
   type SandboxDialect,
 } from './dialect.js';
-import { negotiate, notModified, readBody } from './http-rules.js';
-import { isOpen, readOurs } from './requests.js';
+import { negotiate, notModified, readPostBody } from './http-rules.js';
+import { openAtService, readOurs } from './requests.js';
 import { FaultInjector, type Fault, type InjectOptions, type Route } from './faults.js';
 import { SANDBOX_KEYS, prng, seedFirms, uuidFrom, type SandboxFirm, type SandboxKeys, type SandboxRequest, type SeedOptions } from './seed.js';
 
@@ -217,7 +217,7 @@ export class Sandbox {
 
   /** The requests that count towards a firm's active-request limit (open ones). */
   activeRequests(key: string): number {
-    return this.firms.get(key)!.requests.filter((r) => isOpen(r, this.dialect.statuses.closed)).length;
+    return this.firms.get(key)!.requests.filter((r) => openAtService(r, this.dialect.statuses.closed)).length;
   }
 
   /**
@@ -302,7 +302,7 @@ export class Sandbox {
     if (query !== undefined) entry.query = query;
     this.calls.push(entry);
     const rule = this.faults.take(route);
-    const body = req.method === 'POST' ? await readBody(req) : '';
+    const body = req.method === 'POST' ? await readPostBody(req) : '';
     if (req.method === 'POST') entry.body = body ?? undefined;
     if (this.link.latencyMs > 0) await sleep(this.link.latencyMs);
     return this.faults.answer(rule, req, res, path, body, entry);
@@ -434,7 +434,7 @@ export class Sandbox {
     }
     const { kept, problems } = this.dialect.reads === 'ours' ? readOurs(input, firm) : readCreate(input, firm, this.dialect);
     if (problems.length > 0) return this.fail(422, 'validation_failed', 'The request could not be created: some fields are invalid.', problems);
-    const active = firm.requests.filter((r) => isOpen(r, this.dialect.statuses.closed)).length;
+    const active = firm.requests.filter((r) => openAtService(r, this.dialect.statuses.closed)).length;
     if (active >= firm.activeRequestLimit) {
       const words = `The ${firm.plan} plan allows ${firm.activeRequestLimit} active requests and the firm has ${active}.`;
       return this.fail(409, 'active_request_limit_reached', `${words} Complete or archive requests, or upgrade the plan.`);

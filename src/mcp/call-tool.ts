@@ -162,107 +162,161 @@ export function capabilitiesOf(
 
 export type ToolCall = { params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } } };
 
+type Redact = ServerParts['redact'];
+type Sending = ServerParts['sending'];
+
+/** "Send it?" and "which one?" in the host's form, over a 2025 connection that carries the answer back (stdio, or a stateful one). */
+function formQuestions(server: Server, redact: Redact, modern: () => boolean) {
+  const asked = <T>(question: Promise<T>, what: string, then: string) =>
+    question.catch((error: unknown) => {
+      const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
+      throw new UserInputError(`Nothing was sent: ${what} failed (${why}). Ask them in the chat, then ${then}.`);
+    });
+  const options = (extra: ServerContext) => ({ signal: extra.mcpReq.signal, timeout: 10 * 60_000 });
+  return {
+    async confirm(message: string, extra: ServerContext): Promise<Confirmation> {
+      if (modern() || !server.getClientCapabilities()?.elicitation) return 'unsupported';
+      const result = await asked(
+        server.elicitInput({ message, requestedSchema: CONFIRM_SCHEMA }, options(extra)),
+        'asking the person to confirm',
+        'call again',
+      );
+      return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
+    },
+    async choose(message: string, questions: readonly Choice[], extra: ServerContext): Promise<Picks | 'declined' | 'unsupported'> {
+      if (!server.getClientCapabilities()?.elicitation) return 'unsupported';
+      const result = await asked(
+        server.elicitInput({ message, requestedSchema: chooseSchema(questions) }, options(extra)),
+        'asking the person which one they meant',
+        'call again with the id',
+      );
+      if (result.action !== 'accept') return 'declined';
+      return picksOf(questions, result.content) ?? 'declined';
+    },
+  };
+}
+
+/** A tool this server does not offer: held back by read-only mode (a result the model can act on), or no tool at all (a protocol error). */
+function notOffered(name: string, parts: ServerParts): CallToolResult {
+  const { config, options, catalogue, offered, redact } = parts;
+  if (config.readOnly && catalogue.some((t) => t.name === name)) {
+    // A signed-in reader is told their role; the setting is named only to whoever runs the server.
+    if (options.actor?.role === 'reader')
+      return errorResult(
+        `${name} is not offered: you are signed in with the reader role, which may list and read but not send. Ask your firm's IT team if you should be able to send. Nothing was sent.`,
+      );
+    return errorResult(`${name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`);
+  }
+  // "Unknown tool" is one of the specification's Protocol Errors (-32602).
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Unknown tool ${quoted(redact(String(name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
+  );
+}
+
+/** What an MRTR round brought back: the answer to "send it?", picks made in earlier rounds, and this round's answer to a choice. */
+interface Round {
+  answer?: 'accepted' | 'declined';
+  carried?: Record<string, unknown> | undefined;
+  chosen?: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+  /** The picks this call settled on (carried, then this round's), for a later round's state. */
+  picked?: Record<string, unknown> | undefined;
+}
+
+/**
+ * MRTR (2026-07-28 with elicitation): the first round's question went back as input_required with a request
+ * state bound like a token (key fingerprint, the signed-in person, this tool and input, expiry); the retry
+ * answers it once. A missing, altered, expired, foreign or replayed state sends nothing (an error result).
+ */
+async function readRound(
+  state: unknown,
+  extra: ServerContext,
+  sending: Sending,
+  binding: (picks: Record<string, unknown> | undefined) => Record<string, unknown>,
+  redact: Redact,
+): Promise<Round | { refused: CallToolResult }> {
+  const read = typeof state === 'string' ? readState(state) : undefined;
+  const round: Round = { carried: read?.picks };
+  const check = read ? sending.tokens.verify(read.token, binding(round.carried)) : ({ ok: false, reason: 'malformed' } as const);
+  if (!check.ok)
+    return {
+      refused: errorResult(
+        `Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`,
+      ),
+    };
+  let first: boolean;
+  try {
+    first = await claimRequestState(sending.ledger, sending.firm, check.id);
+  } catch (error) {
+    return { refused: errorResult(redact(error instanceof Error ? error.message : String(error))) };
+  }
+  if (!first) return { refused: errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.') };
+  const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
+  // A round that asked only "which one?" holds no answer to the confirmation: it is asked next.
+  if (view.kind !== 'missing')
+    round.answer =
+      view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
+  const choice = inputResponse(extra.mcpReq.inputResponses, 'choose');
+  if (choice.kind === 'elicit') round.chosen = { action: choice.action, ...(choice.content ? { content: choice.content } : {}) };
+  else if (choice.kind === 'missing' && view.kind === 'missing') round.answer = 'declined';
+  return round;
+}
+
+/** The API client, once every setting speaks (docs/settings.md): one that cannot be read stops every call, naming it. */
+function configuredApi({ api, config }: ServerParts): NonNullable<ServerParts['api']> {
+  if (api && !config.callsDisabled?.length) return api;
+  throw new ConfigurationError(
+    `docreq-mcp is not configured, so nothing was called:\n${(api ? config.callsDisabled! : config.problems).map((p) => `- ${p}`).join('\n')}\n` +
+      'Set these in the host\'s "env" for this server and restart it. To try it without an account, add --sandbox to the command (in the MCP Bundle: turn on the sandbox).',
+  );
+}
+
+/** A failure as a result: an expected one in the person's words (with what the page needs to help), anything else redacted and cut. */
+function failureResult(error: unknown, toolName: string, parts: ServerParts): CallToolResult {
+  const { options, logger, redact } = parts;
+  const expected = explain(error, options.keyFrom);
+  if (expected !== undefined) {
+    logger.info(`${toolName}: ${expected.split('\n')[0]}`);
+    // A refusal the page can help the person with (which client?) carries what the page needs in _meta.
+    const pageMeta = error instanceof UserInputError ? error.pageMeta : undefined;
+    return pageMeta ? { ...errorResult(expected), _meta: pageMeta } : errorResult(expected);
+  }
+  // Redacted before it is cut: a secret cut by the cap would otherwise survive as its prefix.
+  const message = redact(error instanceof Error ? error.message : String(error));
+  logger.error(`${toolName} failed unexpectedly: ${message}`);
+  return errorResult(
+    `${toolName} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`,
+  );
+}
+
 /** The tools/call handler of one server, before its result is sealed. */
 export function toolCaller(server: Server, parts: ServerParts, modern: () => boolean) {
-  const { config, options, logger, api, sending, redact, catalogue, offered, clock } = parts;
+  const { config, options, logger, sending, redact, offered, clock } = parts;
   const clientCapabilities = (extra: ServerContext) => capabilitiesOf(server, options, modern, extra);
-
-  async function confirm(message: string, extra: ServerContext): Promise<Confirmation> {
-    // Only over a connection that can carry the answer back to this server (stdio, or a stateful one).
-    if (modern() || !server.getClientCapabilities()?.elicitation) return 'unsupported';
-    const request = { message, requestedSchema: CONFIRM_SCHEMA };
-    const result = await server.elicitInput(request, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 }).catch((error: unknown) => {
-      const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
-      throw new UserInputError(`Nothing was sent: asking the person to confirm failed (${why}). Ask them in the chat, then call again.`);
-    });
-    return result.action === 'accept' && result.content?.confirm === true ? 'accepted' : 'declined';
-  }
-
-  /** "Which one?" in the host's form (2025 connections that can carry the answer back). */
-  async function choose(message: string, questions: readonly Choice[], extra: ServerContext): Promise<Picks | 'declined' | 'unsupported'> {
-    if (!server.getClientCapabilities()?.elicitation) return 'unsupported';
-    const result = await server
-      .elicitInput({ message, requestedSchema: chooseSchema(questions) }, { signal: extra.mcpReq.signal, timeout: 10 * 60_000 })
-      .catch((error: unknown) => {
-        const why = oneLine(redact(error instanceof Error ? error.message : String(error)), 200);
-        throw new UserInputError(
-          `Nothing was sent: asking the person which one they meant failed (${why}). Ask them in the chat, then call again with the id.`,
-        );
-      });
-    if (result.action !== 'accept') return 'declined';
-    return picksOf(questions, result.content) ?? 'declined';
-  }
+  const form = formQuestions(server, redact, modern);
 
   return async function callTool(request: ToolCall, extra: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const tool = offered.find((t) => t.name === request.params.name);
-    if (!tool) {
-      // A tool this server has, held back by read-only mode, is refused as a tool result (the model can act on it).
-      if (config.readOnly && catalogue.some((t) => t.name === request.params.name)) {
-        // A signed-in reader is told their role; the setting is named only to whoever runs the server.
-        if (options.actor?.role === 'reader')
-          return errorResult(
-            `${request.params.name} is not offered: you are signed in with the reader role, which may list and read but not send. Ask your firm's IT team if you should be able to send. Nothing was sent.`,
-          );
-        return errorResult(`${request.params.name} is not offered: the server runs read-only (DOCREQ_READ_ONLY / --read-only). Nothing was sent.`);
-      }
-      // A name no tool has is a protocol error: "Unknown tool" is one of the specification's Protocol Errors (-32602).
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool ${quoted(redact(String(request.params.name)), 60)}. Tools: ${offered.map((t) => t.name).join(', ')}.`,
-      );
-    }
+    if (!tool) return notOffered(request.params.name, parts);
     // jitless: one parse a call does not earn back zod's compiling a checker for the schema (see checkOutput).
     const parsed = tool.inputSchema.safeParse(decodeArguments(request.params.arguments ?? {}, tool.inputSchema), { jitless: true });
     if (!parsed.success) return errorResult(describeIssues(parsed.error, tool));
-    // MRTR (2026-07-28 with elicitation): the first round's question goes back as input_required with a
-    // request state bound like a token (key fingerprint, the signed-in person, this tool and input, expiry); the retry
-    // answers it once. A missing, altered, expired, foreign or replayed state sends nothing.
     const mrtr = modern() && Boolean(clientCapabilities(extra)?.elicitation);
     const binding = (picks: Record<string, unknown> | undefined) => ({ mrtr: tool.name, input: parsed.data as unknown, ...(picks ? { picks } : {}) });
-    let answer: 'accepted' | 'declined' | undefined;
-    // Picks made in earlier rounds (from the state), and this round's answer to a choice.
-    let carried: Record<string, unknown> | undefined;
-    let chosen: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> } | undefined;
     const state = mrtr ? extra.mcpReq.requestState<string>() : undefined;
+    let round: Round = {};
     if (mrtr && state !== undefined) {
-      const read = typeof state === 'string' ? readState(state) : undefined;
-      carried = read?.picks;
-      const check = read ? sending.tokens.verify(read.token, binding(carried)) : ({ ok: false, reason: 'malformed' } as const);
-      if (!check.ok)
-        return errorResult(
-          `Nothing was sent: the confirmation state that came back is not valid for this call (${check.reason}). Call again without it to be asked again.`,
-        );
-      let first: boolean;
-      try {
-        first = await claimRequestState(sending.ledger, sending.firm, check.id);
-      } catch (error) {
-        return errorResult(redact(error instanceof Error ? error.message : String(error)));
-      }
-      if (!first) return errorResult('Nothing was sent: this confirmation was already answered once. Call again to be asked again.');
-      const view = inputResponse(extra.mcpReq.inputResponses, 'confirm');
-      // A round that asked only "which one?" holds no answer to the confirmation: it is asked next.
-      if (view.kind !== 'missing')
-        answer =
-          view.kind === 'elicit' && view.action === 'accept' && (view.content as { confirm?: unknown } | undefined)?.confirm === true ? 'accepted' : 'declined';
-      const choice = inputResponse(extra.mcpReq.inputResponses, 'choose');
-      if (choice.kind === 'elicit') chosen = { action: choice.action, ...(choice.content ? { content: choice.content } : {}) };
-      else if (choice.kind === 'missing' && view.kind === 'missing') answer = 'declined';
+      const read = await readRound(state, extra, sending, binding, redact);
+      if ('refused' in read) return read.refused;
+      round = { ...read, picked: read.carried };
     }
-    // The picks this call settled on (carried, then this round's), for a later round's state.
-    let picked: Record<string, unknown> | undefined = carried;
     const started = Date.now();
     try {
-      // Every setting speaks (docs/settings.md): one that cannot be read stops every call, naming it.
-      if (!api || config.callsDisabled?.length) {
-        throw new ConfigurationError(
-          `docreq-mcp is not configured, so nothing was called:\n${(api ? config.callsDisabled! : config.problems).map((p) => `- ${p}`).join('\n')}\n` +
-            'Set these in the host\'s "env" for this server and restart it. To try it without an account, add --sandbox to the command (in the MCP Bundle: turn on the sandbox).',
-        );
-      }
+      const client = configuredApi(parts);
       const progressToken = request.params._meta?.progressToken;
       const deadline = started + config.timeoutMs;
       const ctx: ToolContext = {
-        api,
+        api: client,
         config,
         templates: parts.templates,
         signal: extra.mcpReq.signal,
@@ -277,19 +331,19 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
         redact,
         today: clock(),
         confirm: (message) => {
-          if (!mrtr) return confirm(message, extra);
-          if (answer) return Promise.resolve(answer);
+          if (!mrtr) return form.confirm(message, extra);
+          if (round.answer) return Promise.resolve(round.answer);
           return Promise.reject(new AskThroughClient(message));
         },
         choose: async (message, questions) => {
-          if (!mrtr) return choose(message, questions, extra);
-          const earlier = carried && picksOf(questions, carried);
+          if (!mrtr) return form.choose(message, questions, extra);
+          const earlier = round.carried && picksOf(questions, round.carried);
           if (earlier) return earlier;
-          if (!chosen) throw new AskThroughClient(message, 'choose', chooseSchema(questions));
+          if (!round.chosen) throw new AskThroughClient(message, 'choose', chooseSchema(questions));
           // Declined, or an answer that picks nothing offered: nothing is sent (never asked again in a loop).
-          const fresh = chosen.action === 'accept' ? picksOf(questions, chosen.content) : undefined;
+          const fresh = round.chosen.action === 'accept' ? picksOf(questions, round.chosen.content) : undefined;
           if (!fresh) return 'declined';
-          picked = { ...carried, ...fresh };
+          round.picked = { ...round.carried, ...fresh };
           return fresh;
         },
         progress: async (progress, total, message) => {
@@ -311,22 +365,10 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       if (error instanceof AskThroughClient) {
         return inputRequired({
           inputRequests: { [error.key]: inputRequired.elicit({ message: error.question, requestedSchema: error.schema }) },
-          requestState: stateOf(sending.tokens.issue(binding(picked)).token, picked),
+          requestState: stateOf(sending.tokens.issue(binding(round.picked)).token, round.picked),
         });
       }
-      const expected = explain(error, options.keyFrom);
-      if (expected !== undefined) {
-        logger.info(`${tool.name}: ${expected.split('\n')[0]}`);
-        // A refusal the page can help the person with (which client?) carries what the page needs in _meta.
-        const pageMeta = error instanceof UserInputError ? error.pageMeta : undefined;
-        return pageMeta ? { ...errorResult(expected), _meta: pageMeta } : errorResult(expected);
-      }
-      // Redacted before it is cut: a secret cut by the cap would otherwise survive as its prefix.
-      const message = redact(error instanceof Error ? error.message : String(error));
-      logger.error(`${tool.name} failed unexpectedly: ${message}`);
-      return errorResult(
-        `${tool.name} failed unexpectedly (${oneLine(message, 300)}). Nothing was retried; if it was a send, check list_requests before trying again.`,
-      );
+      return failureResult(error, tool.name, parts);
     }
   };
 }

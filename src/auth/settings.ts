@@ -45,6 +45,119 @@ function readSecretFile(path: string, what: string, problems: string[]): string 
   return value;
 }
 
+type Text = (name: SettingName) => string | undefined;
+
+/** The firm's key, held by the service: from a file only (a secret manager's mount), or the sandbox's. */
+function firmKey(text: Text, sandboxApiKey: string | undefined, problems: string[]): string | undefined {
+  if (sandboxApiKey) return sandboxApiKey;
+  const file = text('apiKeyFile');
+  if (!file) {
+    problems.push("--auth oauth needs DOCREQ_API_KEY_FILE: a file holding the firm's key, which the service uses for signed-in staff.");
+    return undefined;
+  }
+  const apiKey = readSecretFile(file, 'DOCREQ_API_KEY_FILE', problems);
+  if (apiKey && /\s/.test(apiKey)) {
+    problems.push('DOCREQ_API_KEY_FILE holds white space inside the key: it must hold the key alone.');
+    return undefined;
+  }
+  return apiKey;
+}
+
+/** The secret access tokens are signed with: its own file, or derived from DOCREQ_TOKEN_SECRET (both shared by replicas), else random. */
+function signingSecret(
+  text: Text,
+  tokenSecret: string | undefined,
+  found: { problems: string[]; notes: string[]; secrets: string[] },
+): { secret: Uint8Array; secretFrom: 'file' | 'token secret' | 'random' } {
+  const secretFile = text('authSecretFile');
+  if (secretFile) {
+    const value = readSecretFile(secretFile, 'DOCREQ_AUTH_SECRET_FILE', found.problems);
+    if (value && value.length < 32) found.problems.push('DOCREQ_AUTH_SECRET_FILE must hold at least 32 characters (e.g. openssl rand -hex 32).');
+    if (value) found.secrets.push(value);
+    return { secret: new Uint8Array(Buffer.from(value ?? '')), secretFrom: 'file' };
+  }
+  if (tokenSecret && tokenSecret.length >= 32) {
+    return { secret: new Uint8Array(hkdfSync('sha256', tokenSecret, 'docreq-mcp', 'access tokens', 32)), secretFrom: 'token secret' };
+  }
+  found.notes.push(
+    'access tokens are signed with a random per-process secret: set DOCREQ_AUTH_SECRET_FILE (or DOCREQ_TOKEN_SECRET) so that every replica, and a restarted one, accepts them.',
+  );
+  return { secret: new Uint8Array(randomBytes(32)), secretFrom: 'random' };
+}
+
+type IdpAnswer = { issuer: string; clientId: string; clientSecret: string };
+interface IdpSetup {
+  idp: (publicUrl: string) => Promise<IdpAnswer>;
+  allowLoopbackHttp: boolean;
+  policy: Policy;
+  close: () => Promise<void>;
+  /** What `check` probes (the firm's provider only). */
+  probe?: NonNullable<AuthSetup['probe']>;
+}
+
+/** The sandbox's demo identity provider, started once the service's address is known (its demo policy unless rules were set). */
+async function demoIdp(policy: Policy, notes: string[]): Promise<IdpSetup> {
+  const demo = await import('../sandbox/idp.js');
+  const setup: IdpSetup = {
+    policy: !policy.readers.length && !policy.senders.length ? { ...demo.DEMO_POLICY } : policy,
+    allowLoopbackHttp: true,
+    close: () => Promise.resolve(),
+    idp: async (url) => {
+      const started = await demo.startDemoIdp([`${url}/login/callback`]);
+      setup.close = () => started.close();
+      return started;
+    },
+  };
+  notes.push(
+    `sandbox demo identity provider: ${demo.DEMO_USERS.map((u) => `${u.email} (password ${u.password})`).join('; ')}; readers ${setup.policy.readers.join(', ')}; senders ${setup.policy.senders.join(', ')}`,
+  );
+  return setup;
+}
+
+/** The firm's OpenID Connect provider: issuer, client id and secret file checked; what `check` probes. */
+function firmIdp(
+  text: Text,
+  policy: Policy,
+  found: { problems: string[]; secrets: string[] },
+  probed: Omit<NonNullable<AuthSetup['probe']>, 'issuer' | 'clientId' | 'clientSecretRead' | 'policy' | 'discover'>,
+): IdpSetup {
+  const { problems } = found;
+  const issuer = text('oidcIssuer');
+  const clientId = text('oidcClientId');
+  const secretPath = text('oidcClientSecretFile');
+  if (!issuer) problems.push("--auth oauth needs DOCREQ_OIDC_ISSUER: the firm's OpenID Connect issuer URL.");
+  else if (!checkBaseUrl(issuer).ok) problems.push('DOCREQ_OIDC_ISSUER must be an https URL (http only on loopback), without user, query or fragment.');
+  if (!clientId) problems.push("--auth oauth needs DOCREQ_OIDC_CLIENT_ID: this service's client id at the identity provider.");
+  const clientSecret = secretPath ? readSecretFile(secretPath, 'DOCREQ_OIDC_CLIENT_SECRET_FILE', problems) : undefined;
+  if (!secretPath) problems.push("--auth oauth needs DOCREQ_OIDC_CLIENT_SECRET_FILE: a file holding this service's client secret at the identity provider.");
+  const allowLoopbackHttp = Boolean(issuer && /^http:/i.test(issuer));
+  if (clientSecret) found.secrets.push(clientSecret);
+  // The discovery document, fetched and checked (its issuer must be this one) by openid-client, as sign-in does.
+  const discover = async () =>
+    (
+      await oidc.discovery(new URL(issuer!), clientId ?? '', undefined, undefined, {
+        timeout: 5,
+        ...(allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}),
+      })
+    ).serverMetadata();
+  if (!policy.readers.length && !policy.senders.length)
+    problems.push('--auth oauth needs DOCREQ_AUTH_READERS and/or DOCREQ_AUTH_SENDERS: nobody would be let in.');
+  return {
+    idp: () => Promise.resolve({ issuer: issuer!, clientId: clientId!, clientSecret: clientSecret! }),
+    allowLoopbackHttp,
+    policy,
+    close: () => Promise.resolve(),
+    probe: {
+      issuer: issuer && checkBaseUrl(issuer).ok ? issuer : undefined,
+      clientId,
+      clientSecretRead: clientSecret !== undefined,
+      policy,
+      discover,
+      ...probed,
+    },
+  };
+}
+
 export async function loadAuthSetup(
   flags: FlagValues,
   env: NodeJS.ProcessEnv,
@@ -55,7 +168,7 @@ export async function loadAuthSetup(
   const secrets: string[] = [];
   const reading = readSettings(flags, env);
   // Sign-in's values trimmed, white space alone counting as unset.
-  const text = (name: SettingName): string | undefined => {
+  const text: Text = (name) => {
     const value = reading.text(name);
     return value === undefined || value.trim() === '' ? SETTINGS[name].default : value.trim();
   };
@@ -64,45 +177,14 @@ export async function loadAuthSetup(
   if (!mode.success) return { mode: 'bearer', problems: [`DOCREQ_AUTH (or --auth) must be bearer or oauth.`], notes, close: () => Promise.resolve() };
   if (mode.data === 'bearer') return { mode: 'bearer', problems, notes, close: () => Promise.resolve() };
 
-  // The firm's key, held by the service: from a file only (a secret manager's mount), or the sandbox's.
-  let apiKey = options.sandboxApiKey;
-  if (!apiKey) {
-    const file = text('apiKeyFile');
-    if (!file) problems.push("--auth oauth needs DOCREQ_API_KEY_FILE: a file holding the firm's key, which the service uses for signed-in staff.");
-    else apiKey = readSecretFile(file, 'DOCREQ_API_KEY_FILE', problems);
-    if (apiKey && /\s/.test(apiKey)) {
-      problems.push('DOCREQ_API_KEY_FILE holds white space inside the key: it must hold the key alone.');
-      apiKey = undefined;
-    }
-  }
-
-  // The secret access tokens are signed with: its own file, or derived from DOCREQ_TOKEN_SECRET (both shared by replicas).
-  let secret: Uint8Array;
-  let secretFrom: 'file' | 'token secret' | 'random';
-  const secretFile = text('authSecretFile');
-  const tokenSecret = reading.text('tokenSecret');
-  if (secretFile) {
-    const value = readSecretFile(secretFile, 'DOCREQ_AUTH_SECRET_FILE', problems);
-    if (value && value.length < 32) problems.push('DOCREQ_AUTH_SECRET_FILE must hold at least 32 characters (e.g. openssl rand -hex 32).');
-    secret = new Uint8Array(Buffer.from(value ?? ''));
-    secretFrom = 'file';
-    if (value) secrets.push(value);
-  } else if (tokenSecret && tokenSecret.length >= 32) {
-    secret = new Uint8Array(hkdfSync('sha256', tokenSecret, 'docreq-mcp', 'access tokens', 32));
-    secretFrom = 'token secret';
-  } else {
-    secret = new Uint8Array(randomBytes(32));
-    secretFrom = 'random';
-    notes.push(
-      'access tokens are signed with a random per-process secret: set DOCREQ_AUTH_SECRET_FILE (or DOCREQ_TOKEN_SECRET) so that every replica, and a restarted one, accepts them.',
-    );
-  }
+  const apiKey = firmKey(text, options.sandboxApiKey, problems);
+  const { secret, secretFrom } = signingSecret(text, reading.text('tokenSecret'), { problems, notes, secrets });
 
   const readers = parseRules(text('authReaders'));
   const senders = parseRules(text('authSenders'));
   for (const p of readers.problems) problems.push(`DOCREQ_AUTH_READERS: ${p}.`);
   for (const p of senders.problems) problems.push(`DOCREQ_AUTH_SENDERS: ${p}.`);
-  let policy: Policy = { readers: readers.rules, senders: senders.rules };
+  const rules: Policy = { readers: readers.rules, senders: senders.rules };
   const hosts = settingSchema('authRedirectHosts').safeParse(text('authRedirectHosts'));
   const redirectHosts = hosts.success ? hosts.data : [];
   if (!hosts.success) problems.push(`DOCREQ_AUTH_REDIRECT_HOSTS ${hosts.error.issues[0]?.message ?? 'cannot be read'}.`);
@@ -119,71 +201,25 @@ export async function loadAuthSetup(
     else problems.push(`DOCREQ_PUBLIC_URL (or --public-url) ${checked.reason}.`);
   }
 
-  let closeIdp = (): Promise<void> => Promise.resolve();
-  let probe: AuthSetup['probe'];
-  let idp: (publicUrl: string) => Promise<{ issuer: string; clientId: string; clientSecret: string }>;
-  let allowLoopbackHttp = false;
-  if (options.sandboxApiKey && !text('oidcIssuer')) {
-    // The sandbox's demo identity provider, started once the service's address is known.
-    const demo = await import('../sandbox/idp.js');
-    if (!policy.readers.length && !policy.senders.length) policy = { ...demo.DEMO_POLICY };
-    allowLoopbackHttp = true;
-    idp = async (url) => {
-      const started = await demo.startDemoIdp([`${url}/login/callback`]);
-      closeIdp = () => started.close();
-      return started;
-    };
-    notes.push(
-      `sandbox demo identity provider: ${demo.DEMO_USERS.map((u) => `${u.email} (password ${u.password})`).join('; ')}; readers ${policy.readers.join(', ')}; senders ${policy.senders.join(', ')}`,
-    );
-  } else {
-    const issuer = text('oidcIssuer');
-    const clientId = text('oidcClientId');
-    const secretPath = text('oidcClientSecretFile');
-    if (!issuer) problems.push("--auth oauth needs DOCREQ_OIDC_ISSUER: the firm's OpenID Connect issuer URL.");
-    else if (!checkBaseUrl(issuer).ok) problems.push('DOCREQ_OIDC_ISSUER must be an https URL (http only on loopback), without user, query or fragment.');
-    if (!clientId) problems.push("--auth oauth needs DOCREQ_OIDC_CLIENT_ID: this service's client id at the identity provider.");
-    const clientSecret = secretPath ? readSecretFile(secretPath, 'DOCREQ_OIDC_CLIENT_SECRET_FILE', problems) : undefined;
-    if (!secretPath) problems.push("--auth oauth needs DOCREQ_OIDC_CLIENT_SECRET_FILE: a file holding this service's client secret at the identity provider.");
-    allowLoopbackHttp = Boolean(issuer && /^http:/i.test(issuer));
-    idp = () => Promise.resolve({ issuer: issuer!, clientId: clientId!, clientSecret: clientSecret! });
-    if (clientSecret) secrets.push(clientSecret);
-    // The discovery document, fetched and checked (its issuer must be this one) by openid-client, as sign-in does.
-    const discover = async () =>
-      (
-        await oidc.discovery(new URL(issuer!), clientId ?? '', undefined, undefined, {
-          timeout: 5,
-          ...(allowLoopbackHttp ? { execute: [oidc.allowInsecureRequests] } : {}),
-        })
-      ).serverMetadata();
-    probe = {
-      issuer: issuer && checkBaseUrl(issuer).ok ? issuer : undefined,
-      clientId,
-      clientSecretRead: clientSecret !== undefined,
-      policy,
-      publicUrl,
-      secretFrom,
-      sessionHours,
-      discover,
-    };
-    if (!policy.readers.length && !policy.senders.length)
-      problems.push('--auth oauth needs DOCREQ_AUTH_READERS and/or DOCREQ_AUTH_SENDERS: nobody would be let in.');
-  }
-
+  const setup =
+    options.sandboxApiKey && !text('oidcIssuer')
+      ? await demoIdp(rules, notes)
+      : firmIdp(text, rules, { problems, secrets }, { publicUrl, secretFrom, sessionHours });
+  const { policy, allowLoopbackHttp } = setup;
   return {
     mode: 'oauth',
     problems,
     notes,
     apiKey,
     secrets: [apiKey, ...secrets].filter((x): x is string => typeof x === 'string' && x.length >= 4),
-    ...(probe ? { probe } : {}),
+    ...(setup.probe ? { probe: setup.probe } : {}),
     create: async (listeningUrl, shared) => {
       const url = publicUrl ?? listeningUrl;
       const store = options.store ?? shared;
       return createAuth({
         publicUrl: url,
         secret,
-        idp: await idp(url),
+        idp: await setup.idp(url),
         policy,
         apiKey: apiKey!,
         allowLoopbackHttp,
@@ -192,6 +228,6 @@ export async function loadAuthSetup(
         ...(store ? { store } : {}),
       });
     },
-    close: () => closeIdp(),
+    close: () => setup.close(),
   };
 }

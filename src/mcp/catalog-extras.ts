@@ -157,14 +157,22 @@ function message(text: string, description: string): GetPromptResult {
   return { description, messages: [{ role: 'user', content: { type: 'text', text } }] };
 }
 
+type Offered = Omit<(typeof PROMPTS)[number], 'sends'>[];
+
 /** Registers resources, prompts and completion on the SDK's low-level Server (capabilities declared by its constructor). */
 export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): void {
-  const current = () => deps.templates.current();
-  const catalog = current();
-  const prompts = PROMPTS.filter((p) => !(deps.readOnly && p.sends)).map(({ sends: _sends, ...p }) => p);
+  const catalog = deps.templates.current();
+  const prompts: Offered = PROMPTS.filter((p) => !(deps.readOnly && p.sends)).map(({ sends: _sends, ...p }) => p);
   if (catalog.problems.length) deps.logger?.warn(templatesStatus(catalog));
   else deps.logger?.debug(templatesStatus(catalog));
+  registerResources(server, deps);
+  registerPrompts(server, deps, prompts);
+  registerCompletion(server, deps, prompts);
+}
 
+/** The templates as resources (the index, one per template, a resource template by name), then the MCP Apps pages. */
+function registerResources(server: Server, deps: ExtrasDeps): void {
+  const current = () => deps.templates.current();
   const json = (uri: string, value: unknown): ReadResourceResult => ({
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
   });
@@ -213,7 +221,10 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
     if (!found) throw new ResourceNotFoundError(oneLine(uri, 200));
     return json(uri, templateJson(found));
   });
+}
 
+/** The prompts: a send-checklist draft, overdue chasers and the weekly status (read-only mode: none that sends). */
+function registerPrompts(server: Server, deps: ExtrasDeps, prompts: Offered): void {
   server.setRequestHandler('prompts/list', () => ({ prompts }));
   server.setRequestHandler('prompts/get', (request) => {
     const { name, arguments: args = {} } = request.params;
@@ -234,7 +245,11 @@ export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): v
         return message(weeklyStatus(today), prompt.description!);
     }
   });
+}
 
+/** Completion: template names for the resource template and the prompts, client names (from the service, as data) for the prompts. */
+function registerCompletion(server: Server, deps: ExtrasDeps, prompts: Offered): void {
+  const current = () => deps.templates.current();
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref, argument } = request.params;
     const none = { completion: { values: [], total: 0, hasMore: false } };

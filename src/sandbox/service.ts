@@ -2,9 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
-import { drained, type Answer, type Encoding, type ListBody, type ListName, type LoggedCall, type Problem } from './answer.js';
+import type { Answer, ListBody, ListName, LoggedCall, Problem } from './answer.js';
 import {
   applyToSeed,
   createdAnswer,
@@ -16,7 +14,8 @@ import {
   type ResolvedDialect,
   type SandboxDialect,
 } from './dialect.js';
-import { negotiate, notModified, readPostBody } from './http-rules.js';
+import { readPostBody } from './http-rules.js';
+import { deliver, encode } from './delivery.js';
 import { openAtService, readOurs } from './requests.js';
 import { FaultInjector, type Fault, type InjectOptions, type Route } from './faults.js';
 import { SANDBOX_KEYS, prng, seedFirms, uuidFrom, type SandboxFirm, type SandboxKeys, type SandboxRequest, type SeedOptions } from './seed.js';
@@ -74,8 +73,6 @@ interface Remembered {
 }
 
 const DAY_MS = 86_400_000;
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
 
 /**
  * The Document Request Service, in memory, on loopback: the API document plus the decisions docs/service-profile.md lists as the defaults,
@@ -91,7 +88,7 @@ export class Sandbox {
   private readonly revoked = new Set<string>([SANDBOX_KEYS.revoked]);
   private readonly faults = new FaultInjector({
     route: (req, path, body) => this.route(req, path, body),
-    deliver: (req, res, answer, entry, force) => this.deliver(req, res, answer, entry, force),
+    deliver: (req, res, answer, entry, force) => deliver(req, res, answer, entry, { compress: this.compress, bytesPerSec: this.link.bytesPerSec }, force),
     refuse: (status, code, message, problems) => this.fail(status, code, message, problems),
   });
   /** Serialized lists per firm, by list and page: `requests`, `requests 2`. */
@@ -210,7 +207,7 @@ export class Sandbox {
     for (const firm of this.firms.values()) {
       for (const what of ['clients', 'requests'] as const) {
         const list = this.listBody(firm, what, now).list!;
-        await Promise.all([this.encode(list, 'gzip'), this.encode(list, 'br')]);
+        await Promise.all([encode(list, 'gzip'), encode(list, 'br')]);
       }
     }
   }
@@ -395,19 +392,6 @@ export class Sandbox {
     }
   }
 
-  private encode(list: ListBody, encoding: Encoding): Promise<Buffer> {
-    const cached = list.encoded[encoding];
-    if (cached) return cached;
-    const input = (list.bytes ??= Buffer.from(list.text));
-    const made =
-      encoding === 'br'
-        ? brotliAsync(input, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: input.length } })
-        : gzipAsync(input, { level: 6 });
-    list.encoded[encoding] = made;
-    made.catch(() => delete list.encoded[encoding]);
-    return made;
-  }
-
   private create(firm: SandboxFirm, text: string | null, idempotencyKey: string | undefined): Answer {
     const now = this.clock();
     const scope = idempotencyKey && !this.ignoreIdempotencyKey ? `${firm.id} ${idempotencyKey}` : undefined;
@@ -466,76 +450,6 @@ export class Sandbox {
     const answer = createdAnswer(record, this.dialect);
     if (scope) this.idempotent.set(scope, { at: now, fingerprint, answer });
     return answer;
-  }
-
-  /**
-   * Writes an answer: list answers with their validators (a matching If-None-Match, or failing that
-   * If-Modified-Since, gives 304) and compressed when asked (br preferred, else gzip); `force`
-   * compresses whatever was asked. Bodies are paced by the emulated link.
-   */
-  private async deliver(req: IncomingMessage, res: ServerResponse, answer: Answer, entry: LoggedCall, force?: Encoding): Promise<void> {
-    if (res.destroyed) return;
-    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...answer.headers };
-    const list = answer.list;
-    let payload: Buffer | string = answer.body;
-    let status = answer.status;
-    if (list) {
-      headers.etag = list.etag;
-      headers['last-modified'] = new Date(list.modifiedSec * 1000).toUTCString();
-      headers['cache-control'] = 'no-cache';
-      headers.vary = 'Accept-Encoding';
-      if (!force && notModified(req, list)) {
-        status = 304;
-        entry.status = 304;
-        delete headers['content-type'];
-        res.writeHead(304, headers);
-        res.end();
-        return;
-      }
-    }
-    const encoding = force ?? (list && this.compress ? negotiate(req.headers['accept-encoding']) : undefined);
-    if (encoding) {
-      payload = list ? await this.encode(list, encoding) : await gzipAsync(Buffer.from(answer.body));
-      headers['content-encoding'] = encoding;
-      headers.vary = 'Accept-Encoding';
-      entry.contentEncoding = encoding;
-    } else if (list) {
-      payload = list.bytes ??= Buffer.from(list.text);
-    }
-    if (res.destroyed) return;
-    if (status === 204 && Buffer.byteLength(payload) === 0) {
-      // No Content: neither a body nor the headers that describe one.
-      delete headers['content-type'];
-      res.writeHead(status, headers);
-      res.end();
-      return;
-    }
-    headers['content-length'] = String(Buffer.byteLength(payload));
-    res.writeHead(status, headers);
-    await this.writeBody(res, payload);
-  }
-
-  /** Ends the response with `payload`, in timed slices when the link caps bandwidth. */
-  private async writeBody(res: ServerResponse, payload: Buffer | string): Promise<void> {
-    const rate = this.link.bytesPerSec;
-    if (!rate || payload.length === 0) {
-      res.end(payload);
-      return;
-    }
-    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
-    const slice = Math.max(1024, Math.min(64 * 1024, Math.floor(rate / 100)));
-    const started = performance.now();
-    for (let sent = 0; sent < bytes.length && !res.destroyed;) {
-      const n = Math.min(slice, bytes.length - sent);
-      // The slice leaves when the link has carried everything before it and itself.
-      const due = started + ((sent + n) * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 1) await sleep(wait);
-      const ok = res.write(bytes.subarray(sent, sent + n));
-      sent += n;
-      if (!ok) await drained(res);
-    }
-    res.end();
   }
 }
 

@@ -39,6 +39,15 @@ export default {
     // keeps for every replica (its owner only).
     'src/tools/send-from-page.ts',
     'src/transport/client-sessions.ts',
+    // Reached by nearly every test: run with `--units` (vitest.stryker-units.config.ts), the files that test them directly.
+    // What an answer from the service means (errors.ts; the exchange's statuses, cap and failures) and what
+    // of it may be shown (records.ts: redaction before the cap); the tool error that becomes a result.
+    'src/api/exchange.ts',
+    'src/api/errors.ts',
+    'src/api/records.ts',
+    'src/errors.ts',
+    // Settings fail closed: a safety setting or a store that cannot be read disables sending.
+    'src/config.ts',
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.stryker.config.ts', pool: 'forks', related: true },

@@ -21,6 +21,10 @@ export const NOT_MUTATION_TESTED = [
   'test/team-stack.test.ts', // the local team stack: the built CLI's replicas, redis-server and nginx as child processes
   'test/server-card.test.ts', // team mode's Server Card over HTTP: no send path
   'test/test-needs.test.ts', // npm test's first step, a script run as a child process
+  // Unit files of the modules every test reaches: run with them in vitest.stryker-units.config.ts (npm run mutate -- --units).
+  'test/config-rules-units.test.ts',
+  'test/api-errors-units.test.ts',
+  'test/records-units.test.ts',
 ];
 
 export default defineConfig({

@@ -22,6 +22,9 @@
 //                      (scripts/mutation-sample.mjs). CI runs it with the check.
 //   --write-baseline   add new survivors to mutation/survivors.json with reason "TODO" (the check
 //                      fails until each has a real reason) and drop entries now killed
+//   --units            run the mutants against vitest.stryker-units.config.ts, the files that test the modules
+//                      every test reaches (config.ts, api/errors.ts, errors.ts, api/records.ts, api/exchange.ts)
+//                      directly: under the whole suite each of their survivors costs minutes
 // Every other option goes to Stryker as it is: --mutate <globs, comma-separated>, --concurrency N,
 // --logLevel debug, --timeoutMS N, …
 import { createHash } from 'node:crypto';
@@ -50,6 +53,8 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--write-baseline') own.writeBaseline = true;
   else if (arg === '--report') own.report = resolve(args[++i] ?? '');
   else if (arg === '--sample') own.sample = Number(args[++i]);
+  // The modules every test reaches, run against the files that test them directly (vitest.stryker-units.config.ts).
+  else if (arg === '--units') strykerOptions.vitest = { configFile: 'vitest.stryker-units.config.ts', pool: 'forks', related: true };
   else if (arg === '--incremental')
     strykerOptions.incremental = true; // the default; accepted
   else if (arg.startsWith('--')) {

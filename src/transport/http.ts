@@ -264,25 +264,7 @@ export async function serveHttp(reading: SettingsReading, options: { sandbox?: S
   const { settings, problems } = loadHttpSettings(flags, env);
   if (problems.length) fail(`team mode cannot start:\n${problems.map((p) => `- ${p}`).join('\n')}`);
 
-  let sandbox: Sandbox | undefined;
-  let baseUrl: string;
-  if (options.sandbox) {
-    sandbox = await (await import('../sandbox/service.js')).startSandbox(options.sandbox);
-    baseUrl = sandbox.url;
-    const k = sandbox.keys;
-    process.stderr.write(
-      `docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n` +
-        (oauth
-          ? "docreq-mcp info: sign-in (--auth oauth): the service holds the demo firm's key; staff sign in at the demo identity provider below\n"
-          : `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`),
-    );
-  } else {
-    const text = reading.text('baseUrl');
-    if (!text?.trim()) fail('team mode needs DOCREQ_BASE_URL (or --base-url): the service every request is sent to. To try it, add --sandbox.');
-    const checked = checkBaseUrl(text!.trim());
-    if (!checked.ok) fail(`DOCREQ_BASE_URL (or --base-url) ${checked.reason}.`);
-    baseUrl = (checked as { url: string }).url;
-  }
+  const { sandbox, baseUrl } = await serviceAddress(reading, options.sandbox, oauth, fail);
 
   const signIn = await (await import('../auth/settings.js')).loadAuthSetup(flags, env, { sandboxApiKey: sandbox?.keys.demo });
   if (signIn.problems.length) fail(`sign-in (--auth oauth) cannot start:\n${signIn.problems.map((p) => `- ${p}`).join('\n')}`);
@@ -324,6 +306,40 @@ export async function serveHttp(reading: SettingsReading, options: { sandbox?: S
     `docreq-mcp ${VERSION} serving MCP over HTTP at ${service.url}${MCP_PATH} for ${new URL(baseUrl).origin} (stateless; ${signIn.mode === 'oauth' ? 'staff sign in with OAuth; the key stays in the service' : 'the key comes with each request'})${config.readOnly ? ', read-only' : ''}`,
   );
 
+  stopOnSignals(service, logger, async () => {
+    await sandbox?.close();
+    await signIn.close();
+  });
+  return service;
+}
+
+/** The service every request goes to: the embedded sandbox (its keys named on stderr), or DOCREQ_BASE_URL, checked. */
+async function serviceAddress(
+  reading: SettingsReading,
+  sandboxOptions: SandboxOptions | undefined,
+  oauth: boolean,
+  fail: (message: string) => never,
+): Promise<{ sandbox?: Sandbox; baseUrl: string }> {
+  if (sandboxOptions) {
+    const sandbox = await (await import('../sandbox/service.js')).startSandbox(sandboxOptions);
+    const k = sandbox.keys;
+    process.stderr.write(
+      `docreq-mcp info: sandbox API on ${sandbox.url} (${sandbox.demoFirm.name}); nothing reaches a real service\n` +
+        (oauth
+          ? "docreq-mcp info: sign-in (--auth oauth): the service holds the demo firm's key; staff sign in at the demo identity provider below\n"
+          : `docreq-mcp info: sandbox keys (send one as Authorization: Bearer <key>): demo ${k.demo}; harbor ${k.harbor}; northwind ${k.northwind}; revoked ${k.revoked}\n`),
+    );
+    return { sandbox, baseUrl: sandbox.url };
+  }
+  const text = reading.text('baseUrl');
+  if (!text?.trim()) fail('team mode needs DOCREQ_BASE_URL (or --base-url): the service every request is sent to. To try it, add --sandbox.');
+  const checked = checkBaseUrl(text.trim());
+  if (!checked.ok) fail(`DOCREQ_BASE_URL (or --base-url) ${checked.reason}.`);
+  return { baseUrl: (checked as { url: string }).url };
+}
+
+/** SIGTERM or SIGINT: no new connections, requests in flight finish (at most 10 s), then what else runs is closed and the process exits. */
+function stopOnSignals(service: HttpService, logger: ReturnType<typeof createLogger>, closeRest: () => Promise<void>): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -331,12 +347,10 @@ export async function serveHttp(reading: SettingsReading, options: { sandbox?: S
     logger.info(`${signal}: no new connections; letting ${service.inflight} request(s) in flight finish (at most 10 s)`);
     void service.close(10_000).then(async (finished) => {
       if (!finished) logger.warn(`stopped with ${service.inflight} request(s) still in flight`);
-      await sandbox?.close();
-      await signIn.close();
+      await closeRest();
       process.exit(finished ? 0 : 1);
     });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  return service;
 }

@@ -1,5 +1,12 @@
 // Mutation testing (docs/proof.md). Run it with `npm run mutate` (scripts/mutate.mjs),
 // which checks the survivors against mutation/survivors.json; `npx stryker run` alone only reports.
+/**
+ * The modules nearly every test reaches: each of their survivors would cost minutes under the whole suite, so they are
+ * run with `npm run mutate -- --units --mutate <them>`, against vitest.stryker-units.config.ts (the files that test
+ * them directly); the kill sample re-runs their kills with that suite too.
+ */
+export const UNITS_RUN = ['src/config.ts', 'src/api/errors.ts', 'src/errors.ts', 'src/api/records.ts', 'src/api/exchange.ts'];
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   // The modules that hold the promises (README, "The promises in brief"): once and as previewed (send/, store/, the send steps and
@@ -39,7 +46,7 @@ export default {
     // keeps for every replica (its owner only).
     'src/tools/send-from-page.ts',
     'src/transport/client-sessions.ts',
-    // Reached by nearly every test: run with `--units` (vitest.stryker-units.config.ts), the files that test them directly.
+    // Reached by nearly every test: UNITS_RUN above.
     // What an answer from the service means (errors.ts; the exchange's statuses, cap and failures) and what
     // of it may be shown (records.ts: redaction before the cap); the tool error that becomes a result.
     'src/api/exchange.ts',

@@ -35,7 +35,7 @@ import { pathToFileURL } from 'node:url';
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const BASELINE = resolve(ROOT, 'mutation/survivors.json');
 const MIN_SCORE = 90; // docs/proof.md
-const config = (await import(pathToFileURL(resolve(ROOT, 'stryker.config.mjs')).href)).default;
+const { default: config, UNITS_RUN } = await import(pathToFileURL(resolve(ROOT, 'stryker.config.mjs')).href);
 const REPORT = resolve(ROOT, config.jsonReporter.fileName);
 const INCREMENTAL = resolve(ROOT, config.incrementalFile);
 const DIGEST_NAME = 'mutation/record.sha256';
@@ -118,7 +118,7 @@ if (own.sample > 0 && !failures.length) {
   const seed = process.env.DOCREQ_SAMPLE_SEED ?? commitOf(ROOT);
   const started = Date.now();
   console.log(`\nre-running ${own.sample} recorded kills (seed ${seed.slice(0, 12)}):`);
-  failures.push(...sampleKills(ROOT, report, own.sample, seed));
+  failures.push(...sampleKills(ROOT, report, own.sample, seed, UNITS_RUN));
   console.log(`the sample took ${formatDuration(Date.now() - started)}`);
 }
 if (failures.length) {

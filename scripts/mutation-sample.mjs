@@ -30,9 +30,9 @@ export function applyMutant(source, { location: { start, end }, replacement }) {
   return source.slice(0, offset(start)) + replacement + source.slice(offset(end));
 }
 
-/** Runs vitest in the copy over these arguments; 'killed' when a test (or a file, at load) fails. */
-function run(copy, vitest, args, report) {
-  spawnSync(process.execPath, [vitest, 'run', '--config', 'vitest.stryker.config.ts', ...args, '--reporter=json', `--outputFile=${report}`], {
+/** Runs vitest in the copy over these arguments, with the suite the mutant was run against; 'killed' when a test (or a file, at load) fails. */
+function run(copy, vitest, suite, args, report) {
+  spawnSync(process.execPath, [vitest, 'run', '--config', suite, ...args, '--reporter=json', `--outputFile=${report}`], {
     cwd: copy,
     env: { ...process.env, CI: '1' },
     encoding: 'utf8',
@@ -55,7 +55,7 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * Picks `count` killed mutants (seeded by `seed`, the commit) from the record and re-runs each against the test that
  * killed it. Returns the failures, each in words; an empty list when every sampled kill holds.
  */
-export function sampleKills(root, record, count, seed, log = console.log) {
+export function sampleKills(root, record, count, seed, unitsRun = [], log = console.log) {
   const names = new Map();
   for (const [file, { tests }] of Object.entries(record.testFiles ?? {})) for (const t of tests) names.set(t.id, { file, name: t.name });
   const killed = [];
@@ -86,18 +86,20 @@ export function sampleKills(root, record, count, seed, log = console.log) {
       }
       writeFileSync(path, applyMutant(source, mutant));
       const where = `${file}:${mutant.location.start.line} ${mutant.mutatorName} → ${JSON.stringify(mutant.replacement.slice(0, 60))}`;
+      // The modules every test reaches were run against the files that test them directly (stryker.config.mjs UNITS_RUN).
+      const suite = unitsRun.includes(file) ? 'vitest.stryker-units.config.ts' : 'vitest.stryker.config.ts';
       try {
         // First the test the record names; then, as Stryker runs them, every file of the tests that cover the mutant.
-        let outcome = run(copy, vitest, [test.file, '-t', `^${escape(test.name)}$`], join(copy, `kill-${i}.json`));
+        let outcome = run(copy, vitest, suite, [test.file, '-t', `^${escape(test.name)}$`], join(copy, `kill-${i}.json`));
         let by = `"${test.file} › ${test.name.slice(0, 80)}"`;
         if (outcome !== 'killed') {
           const covering = [...new Set([...(mutant.killedBy ?? []), ...(mutant.coveredBy ?? [])].map((id) => names.get(id)?.file).filter(Boolean))];
-          const wider = run(copy, vitest, covering, join(copy, `kill-${i}-files.json`));
+          const wider = run(copy, vitest, suite, covering, join(copy, `kill-${i}-files.json`));
           if (wider !== 'not run') [outcome, by] = [wider, `the ${covering.length} file(s) covering it (${covering.join(', ')})`];
         }
         if (outcome !== 'killed') {
           // Records merged before test ids were renamed can name the wrong tests: the whole mutation suite settles it.
-          const whole = run(copy, vitest, [], join(copy, `kill-${i}-all.json`));
+          const whole = run(copy, vitest, suite, [], join(copy, `kill-${i}-all.json`));
           if (whole !== 'not run') [outcome, by] = [whole, 'the whole mutation suite (its recorded tests did not kill it alone)'];
         }
         log(`  ${i + 1}/${count} ${outcome}: ${where} by ${by}`);

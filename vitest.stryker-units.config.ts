@@ -14,6 +14,7 @@ const UNIT_FILES = [
   'test/config.test.ts',
   'test/api-errors-units.test.ts',
   'test/records-units.test.ts',
+  'test/exchange-units.test.ts',
   'test/api.test.ts',
   'test/api-sending.test.ts',
   'test/network.test.ts',

@@ -25,6 +25,7 @@ export const NOT_MUTATION_TESTED = [
   'test/config-rules-units.test.ts',
   'test/api-errors-units.test.ts',
   'test/records-units.test.ts',
+  'test/exchange-units.test.ts',
 ];
 
 export default defineConfig({

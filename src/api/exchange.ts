@@ -106,7 +106,9 @@ function errorCode(error: unknown): string {
     if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
     e = (e as { cause?: unknown }).cause;
   }
-  return (error as { code?: string } | undefined)?.code ?? 'network error';
+  // A code that is not a string (a DOMException's is a number) names nothing a person can act on.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : 'network error';
 }
 
 /** Retry-After in milliseconds (seconds or an HTTP date), or undefined. */

@@ -95,6 +95,29 @@ describe('a 2025 tools/call that can receive nothing before its answer', () => {
     expect(fromPage.headers['access-control-expose-headers']).toContain('WWW-Authenticate');
   });
 
+  it('a call that asks only for progress takes the plain way too: with no progress to give, one JSON body; with progress, the events the SDK writes', async () => {
+    const { svc } = await service();
+    const templates = (meta: Record<string, unknown>) => call({}, meta, 'list_templates');
+    // list_templates reports no progress: its answer alone, as one body, the same message the SDK's stream carries.
+    const plain = await post(svc.url, templates({ progressToken: 'p1' }));
+    expect(plain.headers['content-type']).toBe('application/json');
+    const viaSdk = await post(svc.url, templates({ progressToken: 'p1', 'io.example/other': 1 }));
+    expect(viaSdk.headers['content-type']).toBe('text/event-stream');
+    expect(events(viaSdk)).toEqual([JSON.parse(plain.body)]);
+    // list_clients reports progress: every event alike, progress first, the answer last.
+    await post(svc.url, call()); // warms the list, so both calls below revalidate it alike
+    const streamed = await post(svc.url, call(undefined, { progressToken: 7 }));
+    const sdkStreamed = await post(svc.url, call(undefined, { progressToken: 7, 'io.example/other': 1 }));
+    expect(streamed.headers['content-type']).toBe('text/event-stream');
+    expect(streamed.headers['cache-control']).toBe(sdkStreamed.headers['cache-control']);
+    expect(events(streamed)).toEqual(events(sdkStreamed));
+    expect(events(streamed).length).toBeGreaterThan(1);
+    expect(streamed.body).toBe(sdkStreamed.body);
+    // A token of no type the protocol has is the SDK's to refuse; _meta beside the token, the SDK's to stream.
+    for (const meta of [{ progressToken: { a: 1 } }, { progressToken: true }]) expect((await post(svc.url, templates(meta))).body).toMatch(/"error"/);
+    expect((await post(svc.url, templates({ progressToken: 'p', other: 1 }))).headers['content-type']).toBe('text/event-stream');
+  });
+
   it('a call the server refuses is the same JSON-RPC error either way', async () => {
     const { svc } = await service();
     const before = sb.calls.length;

@@ -4,14 +4,15 @@ import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/se
 
 /**
  * Team mode's common case, answered without the SDK's HTTP layer: a 2025-era stateless POST holding
- * one `tools/call` that can receive nothing before its answer. Such a call asked for no progress (it
- * has no `_meta`, so no progress token and no 2026 envelope), and in stateless mode no log level can
- * have been asked of its server (docs/team-mode.md) nor can the server ask the client anything (no
- * initialize, so no elicitation). Its one message back is therefore the JSON-RPC answer, which is
- * written as one `application/json` body, the Streamable HTTP transport's other answer form and the
- * one the SDK's own JSON response mode writes. The SDK's server still reads, checks and dispatches
- * the message, and words every error; only the web Request, the SSE stream and their conversions to
- * and from Node's request are skipped (they were about a third of such a call's CPU).
+ * one `tools/call` whose `_meta`, if any, asks for progress only (no 2026 envelope). In stateless mode
+ * no log level can have been asked of its server (docs/team-mode.md) nor can the server ask the client
+ * anything (no initialize, so no elicitation): what it can send before its answer is progress, and only
+ * when a progress token was given. Without one, its one message back is the JSON-RPC answer, written as
+ * one `application/json` body (the Streamable HTTP transport's other answer form, the one the SDK's own
+ * JSON response mode writes); with one, the progress and then the answer are written as the SDK writes
+ * them, as a `text/event-stream` of `message` events. The SDK's server still reads, checks and
+ * dispatches the message, and words every error; only the web Request, the SDK's stream and their
+ * conversions to and from Node's request are skipped (they were about a third of such a call's CPU).
  *
  * Anything else goes to the SDK's entry, which also answers every refusal: an Accept header without
  * both media types (406), a body that is not JSON (415), a missing or unsupported
@@ -27,7 +28,8 @@ export const PLAIN_CALL_MAX_MS = 60_000;
 
 export function isPlainToolCall(req: IncomingMessage, body: unknown): body is JSONRPCMessage {
   const message = body as { method?: unknown; params?: unknown } | null;
-  if (message?.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null || '_meta' in message.params) return false;
+  if (message?.method !== 'tools/call' || typeof message.params !== 'object' || message.params === null) return false;
+  if ('_meta' in message.params && !asksProgressOnly((message.params as { _meta?: unknown })._meta)) return false;
   // Node joins a repeated header into one string (only set-cookie comes as a list).
   const headers = req.headers as Record<string, string | undefined>;
   const accept = headers.accept ?? '';
@@ -41,19 +43,37 @@ export function isPlainToolCall(req: IncomingMessage, body: unknown): body is JS
   return route.kind === 'legacy' && route.reason === 'no-claim';
 }
 
+/** A `_meta` holding a progress token and nothing else (a 2026 call's envelope, or anything unknown, goes to the SDK). */
+function asksProgressOnly(meta: unknown): boolean {
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return false;
+  const keys = Object.keys(meta);
+  const token = (meta as { progressToken?: unknown }).progressToken;
+  return keys.length === 1 && keys[0] === 'progressToken' && (typeof token === 'string' || typeof token === 'number');
+}
+
+/** The SDK's event-stream answer: its headers, and each message as one `message` event. */
+const STREAM_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive' };
+const event = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
 /**
- * Hands the call to `server` over a transport of one message each way and writes its answer. Nothing
+ * Hands the call to `server` over a transport of one message each way (progress before the answer, as
+ * events) and writes its answer. Nothing
  * is written when the server is closed first: the client went away, or the request's deadline
  * answered 504 (both close the request's server, and so this transport, before anything else runs).
  */
 export async function answerPlainCall(server: Server, message: JSONRPCMessage, res: ServerResponse): Promise<void> {
+  let streaming = false;
   const answer = await new Promise<JSONRPCMessage | undefined>((resolve, reject) => {
     const transport: Transport = {
       start: () => Promise.resolve(),
-      // Only the answer is written; anything else sent before it would be dropped, as the SDK's JSON
-      // response mode drops it (none can be: see isPlainToolCall).
+      // Progress (the only message a plain call can get before its answer: see isPlainToolCall) starts the event stream.
       send: (out) => {
         if ('result' in out || 'error' in out) resolve(out);
+        else if (!res.writableEnded && (streaming || !res.headersSent)) {
+          if (!streaming) res.writeHead(200, STREAM_HEADERS);
+          streaming = true;
+          res.write(event(out));
+        }
         return Promise.resolve();
       },
       close: () => {
@@ -68,6 +88,7 @@ export async function answerPlainCall(server: Server, message: JSONRPCMessage, r
       .catch(reject);
   });
   if (answer === undefined) return;
+  if (streaming) return void (res.writableEnded || res.end(event(answer)));
   // No Connection header of its own: while the service drains, Node's says close (the SDK's SSE answers name keep-alive).
   res.writeHead(200, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(answer));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthContext } from './context.js';
 import { digest, random } from './crypto.js';
-import { json, readBody } from './oauth-http.js';
+import { json, readFormBody } from './oauth-http.js';
 import { fetchPublicJson } from './outbound.js';
 import { allowedRedirectUris } from './redirect-uris.js';
 import { MINUTE, type ClientRecord } from './types.js';
@@ -61,7 +61,7 @@ export function clients(ctx: AuthContext) {
 
     /** POST /register (RFC 7591): a public client with its redirect URIs. */
     async register(req: IncomingMessage, res: ServerResponse): Promise<void> {
-      const body = await readBody(req);
+      const body = await readFormBody(req);
       if (body.kind !== 'json') {
         const why = body.kind === 'bad' ? body.why : 'Send the client metadata as a JSON object (Content-Type: application/json).';
         return json(res, body.kind === 'bad' ? body.status : 400, { error: 'invalid_client_metadata', error_description: why });

@@ -5,7 +5,7 @@ import { sessionRecord, type AuthContext } from './context.js';
 import { digest, random } from './crypto.js';
 import type { Federation } from './federation.js';
 import { checkCodeGrant, checkRefreshClient, checkResource, checkSessionTime } from './grant-checks.js';
-import { OAuthError, formOf, json, one, readBody } from './oauth-http.js';
+import { OAuthError, formOf, json, one, readFormBody } from './oauth-http.js';
 import { decide } from './policy.js';
 import { recordSession, sessionEnded, updateSession, withdraw } from './sessions.js';
 import { CODE_MS, type CodeGrant, type Session } from './types.js';
@@ -43,7 +43,7 @@ export function grants(ctx: AuthContext, idp: Federation) {
   return {
     /** POST /token: an authorization code or a refresh token for tokens. */
     async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
-      const form = formOf(await readBody(req));
+      const form = formOf(await readFormBody(req));
       const clientId = one(form, 'client_id');
       checkResource(one(form, 'resource'), resource);
       const grantType = one(form, 'grant_type');
@@ -92,7 +92,7 @@ export function grants(ctx: AuthContext, idp: Federation) {
 
     /** POST /revoke (RFC 7009): a refresh or access token ends its whole session, on every replica. */
     async revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
-      const tokenText = one(formOf(await readBody(req)), 'token');
+      const tokenText = one(formOf(await readFormBody(req)), 'token');
       if (!tokenText) throw new OAuthError('invalid_request', 'token is missing.');
       const stored = await store.get(keys.refreshKey(tokenText));
       if (stored) {

@@ -17,7 +17,7 @@ const MAX_FORM = 16 * 1024;
 /** A request body as sign-in reads it: a form, a JSON object, or why it cannot be used (a 4xx, never a 500). */
 export type Body = { kind: 'form'; params: URLSearchParams } | { kind: 'json'; value: Record<string, unknown> } | { kind: 'bad'; status: number; why: string };
 
-export function readBody(req: IncomingMessage): Promise<Body> {
+export function readFormBody(req: IncomingMessage): Promise<Body> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -36,6 +36,7 @@ export default tseslint.config(
         performance: 'readonly',
         Buffer: 'readonly',
         fetch: 'readonly',
+        Headers: 'readonly',
       },
     },
   },

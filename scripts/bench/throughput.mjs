@@ -13,7 +13,7 @@
 //   npm run build && node scripts/bench/throughput.mjs
 //   THROUGHPUT_BEFORE=/path/to/a/built/copy node scripts/bench/throughput.mjs   # adds that build's rows (and checks its answers match)
 //   THROUGHPUT_CALLS=6000 THROUGHPUT_ROUNDS=4 THROUGHPUT_CONNECTIONS=20 THROUGHPUT_SEED=31 node scripts/bench/throughput.mjs
-//   THROUGHPUT_ONLY=varied node scripts/bench/throughput.mjs                   # one workload: templates, templates-meta, repeated or varied
+//   THROUGHPUT_ONLY=varied node scripts/bench/throughput.mjs                   # one workload: templates, templates-meta, templates-2026, repeated or varied
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { freePort, sandboxKey } from '../processes.mjs';
@@ -173,9 +173,31 @@ const headers = (key) => ({
   'mcp-protocol-version': '2025-11-25',
 });
 
+/**
+ * A 2026-07-28 tools/call as the official SDK v2 client sends it (its headers and body, the request's
+ * envelope in `_meta`), captured once from the client itself and then sent as it is.
+ */
+async function modernCall(url, key, name, args) {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  let seen;
+  const tap = async (target, init) => {
+    if (init?.method === 'POST' && String(init.body).includes('"tools/call"'))
+      seen = { headers: Object.fromEntries(new Headers(init.headers)), body: String(init.body) };
+    return fetch(target, init);
+  };
+  const client = new Client({ name: 'throughput', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: tap, requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.callTool({ name, arguments: args });
+  await client.close();
+  if (!seen) throw new Error('the 2026 client sent no tools/call');
+  return seen;
+}
+
 /** What one call answers (the JSON-RPC result, SSE framing taken off), checked to be a result and not a tool error. */
-async function answer(svc, key, name, args, meta = false) {
-  const text = await (await fetch(`${svc.url}/mcp`, { method: 'POST', headers: headers(key), body: body(name, args, meta) })).text();
+async function answer(svc, key, name, args, meta = false, raw = undefined) {
+  const text = await (
+    await fetch(`${svc.url}/mcp`, { method: 'POST', headers: raw?.headers ?? headers(key), body: raw?.body ?? body(name, args, meta) })
+  ).text();
   const json = text.startsWith('{')
     ? text
     : (text
@@ -203,8 +225,8 @@ function burst(svc, key, next, amount) {
       {
         url: `${svc.url}/mcp`,
         method: 'POST',
-        headers: headers(key),
-        body: body(name0, args0, next.meta),
+        headers: next.raw?.headers ?? headers(key),
+        body: next.raw?.body ?? body(name0, args0, next.meta),
         connections: CONNECTIONS,
         amount,
         ...(next.varies ? { requests: [{ setupRequest: (req) => ({ ...req, body: body(...next(), next.meta) }) }] } : {}),
@@ -232,7 +254,8 @@ function burst(svc, key, next, amount) {
 function source(svc, workload, varied) {
   const meta = Boolean(workload.meta);
   if (svc.reference) return Object.assign(() => ['ping', {}], { peek: () => ['ping', {}], varies: false, meta });
-  if (!workload.varied) return Object.assign(() => [workload.tool, workload.args], { peek: () => [workload.tool, workload.args], varies: false, meta });
+  const raw = workload.raw?.[svc.url];
+  if (!workload.varied) return Object.assign(() => [workload.tool, workload.args], { peek: () => [workload.tool, workload.args], varies: false, meta, raw });
   let i = 0;
   const next = () => ['list_requests', varied[i++ % varied.length]];
   return Object.assign(next, { peek: () => ['list_requests', varied[i % varied.length]], varies: true, meta });
@@ -245,6 +268,8 @@ export const WORKLOADS = [
   { id: 'templates', label: 'list_templates, repeated', tool: 'list_templates', args: {}, target: 0.8 },
   // The same call as SDK clients send it when they ask for progress (`_meta`): the SDK's HTTP entry, not the plain-call path.
   { id: 'templates-meta', label: 'list_templates, repeated, with _meta (a progress token)', tool: 'list_templates', args: {}, meta: true, target: undefined },
+  // As the official SDK v2 client sends it in the 2026-07-28 era (headers and `_meta` envelope, no initialize); the reference is asked in 2025 as ever.
+  { id: 'templates-2026', label: 'list_templates, repeated, a 2026-07-28 client', tool: 'list_templates', args: {}, era: '2026', target: undefined },
   { id: 'repeated', label: 'list_requests @ 10,000, repeated', tool: 'list_requests', args: {}, target: undefined },
   { id: 'varied', label: 'list_requests @ 10,000, varied (a different question each call)', tool: 'list_requests', varied: true, target: 0.6 },
 ];
@@ -267,11 +292,17 @@ export async function run() {
   const only = process.env.THROUGHPUT_ONLY?.split(',');
   let checked = 0;
   for (const workload of WORKLOADS.filter((w) => !only || only.includes(w.id))) {
+    // A 2026 workload's call, as the SDK v2 client sends it to each server.
+    if (workload.era === '2026') {
+      workload.raw = {};
+      for (const svc of Object.values(servers)) if (!svc.reference) workload.raw[svc.url] = await modernCall(svc.url, sb.key, workload.tool, workload.args);
+    }
     // Every question first answers, and not as an error; with a before build, the same answer byte for byte.
     const sample = workload.varied ? varied.slice(0, CHECKED) : [workload.args];
     for (const args of sample) {
       const answers = {};
-      for (const [which, svc] of Object.entries(servers)) if (!svc.reference) answers[which] = await answer(svc, sb.key, workload.tool, args, workload.meta);
+      for (const [which, svc] of Object.entries(servers))
+        if (!svc.reference) answers[which] = await answer(svc, sb.key, workload.tool, args, workload.meta, workload.raw?.[svc.url]);
       if (answers.before !== undefined && answers.before !== answers.after)
         throw new Error(`before and after answer ${workload.tool} ${JSON.stringify(args)} differently`);
       checked++;

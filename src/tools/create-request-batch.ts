@@ -91,11 +91,7 @@ interface Recipient {
 }
 
 const label = (r: Recipient) => (r.client ? clientLabel(r.client) : quoted(r.given, 60));
-const idList = (cs: Client[]) =>
-  cs
-    .slice(0, 5)
-    .map((c) => `${quoted(c.displayName, 40)} <${oneLine(c.email, 50)}> (id ${oneLine(c.id, 40)})`)
-    .join(', ') + (cs.length > 5 ? `, …${cs.length - 5} more` : '');
+const idList = (cs: Client[]) => cs.slice(0, 5).map((c) => `${quoted(c.displayName, 40)} <${oneLine(c.email, 50)}> (id ${oneLine(c.id, 40)})`).join(', ') + (cs.length > 5 ? `, …${cs.length - 5} more` : '');
 
 /** The client a recipient resolved to, as its structured row names it. */
 const resolvedAs = (r: Recipient) => ({ displayName: r.client?.displayName ?? null, email: r.client?.email ?? null });
@@ -127,8 +123,7 @@ async function resolveAll(
     const { client, candidates } = found[n]!;
     if (!client) {
       if (noneChosen.has(n)) return { ...base, outcome: 'skipped', reason: `the person chose none of the ${candidates.length} clients it matches` };
-      if (candidates.length > 1)
-        return { ...base, outcome: 'skipped', reason: `ambiguous: matches ${candidates.length} clients: ${idList(candidates)}; pass the id of the one meant` };
+      if (candidates.length > 1) return { ...base, outcome: 'skipped', reason: `ambiguous: matches ${candidates.length} clients: ${idList(candidates)}; pass the id of the one meant` };
       const { shown } = closestClients(clients, query);
       const later = paging ? `; the service's client list signals more pages (${paging}), so it may be on a page it did not list` : '';
       return { ...base, outcome: 'skipped', reason: `no client has this id, e-mail or exact name${shown.length ? `; closest: ${idList(shown)}` : ''}${later}` };
@@ -168,11 +163,7 @@ async function pickAmbiguous(ctx: ToolContext, given: string[], found: { client?
   const keyOf = (n: number) => `recipient${n + 1}`;
   const picks = await ctx.choose(
     `${asked.length === 1 ? 'One recipient matches' : `${asked.length} recipients match`} several clients. Which client is meant for each? Nothing is sent until the batch is confirmed.`,
-    asked.map((n) => ({
-      key: keyOf(n),
-      title: `Recipient ${n + 1}: ${quoted(given[n], 60)}`,
-      options: found[n]!.candidates.map((c) => ({ value: c.id!, title: candidateTitle(c) })),
-    })),
+    asked.map((n) => ({ key: keyOf(n), title: `Recipient ${n + 1}: ${quoted(given[n], 60)}`, options: found[n]!.candidates.map((c) => ({ value: c.id!, title: candidateTitle(c) })) })),
   );
   if (picks === 'unsupported') return none;
   if (picks === 'declined') throw new UserInputError('Nothing was sent: the person declined to say which clients were meant.');
@@ -195,12 +186,7 @@ const COUNTED: [Outcome, string][] = [
 /** Exact counts: a result's four (and any already sent or declined); a preview's will send and skipped. */
 function countsLine(recipients: Recipient[], preview = false): string {
   const count = (o: Outcome) => recipients.filter((r) => r.outcome === o).length;
-  const shown: [Outcome, string][] = preview
-    ? [
-        ['will_send', 'will send'],
-        ['skipped', 'skipped'],
-      ]
-    : COUNTED;
+  const shown: [Outcome, string][] = preview ? [['will_send', 'will send'], ['skipped', 'skipped']] : COUNTED;
   const extra = (['accepted', 'already_sent', 'declined'] as const)
     .filter((o) => count(o) > 0)
     .map((o) => (o === 'accepted' ? `${count(o)} accepted (queued by the service, not yet known to be e-mailed)` : `${count(o)} ${o.replace('_', ' ')}`));
@@ -211,12 +197,7 @@ function recipientLines(recipients: Recipient[]): string {
   return recipients
     .map((r, n) => {
       const id = r.request?.id ? `, request id ${oneLine(r.request.id, 40)}` : '';
-      const check =
-        !r.check || r.check.asPreviewed === true
-          ? ''
-          : r.check.asPreviewed === false
-            ? ` — NOT AS PREVIEWED: ${r.check.differences.join('; ')}`
-            : ` — not checked against the preview: ${r.check.detail}`;
+      const check = !r.check || r.check.asPreviewed === true ? '' : r.check.asPreviewed === false ? ` — NOT AS PREVIEWED: ${r.check.differences.join('; ')}` : ` — not checked against the preview: ${r.check.detail}`;
       return `  ${n + 1}. ${label(r)}: ${r.outcome.replace(/_/g, ' ')}${id}${r.reason ? ` — ${r.reason}` : ''}${check}`;
     })
     .join('\n');
@@ -289,8 +270,7 @@ export const createRequestBatch = defineTool({
     const willSend = () => recipients.filter((r) => r.outcome === 'will_send');
     const draftText = `${describeDraft(draft)}\nExact body for each (${profile.spec.body.client} set per recipient): ${JSON.stringify(payload)}`;
 
-    const nothingToSend = () =>
-      result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
+    const nothingToSend = () => result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
     if (willSend().length === 0) return nothingToSend();
 
     // How a send is confirmed here; on a host that shows the page, only the page's token, through the person's press.
@@ -304,19 +284,14 @@ export const createRequestBatch = defineTool({
       if (check.ok) tokenId = check.id;
       else tokenNote = tokenRefused(check.reason, 'batch (recipients that will send, title, due date, items, mode, allowDuplicate)');
     }
-    if (way === 'pressed' && !tokenId)
-      throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
+    if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
     const preview = (why: string) => {
       const page = way === 'page' || way === 'pressed';
       const issued = way === 'none' ? undefined : ctx.sending.tokens.issue(page ? pageBinding(binding) : binding);
       const expiresAt = issued ? new Date(issued.expiresAt).toISOString() : null;
       // The page's token goes only where the page gets it: the model's text and structuredContent never hold it.
       const needed = way === 'token' || page;
-      const next = !issued
-        ? `Next: ${cannotConfirm(mode).message}`
-        : page
-          ? pageNext(issued.expiresAt, 'create_request_batch')
-          : previewNext(needed, issued.token, issued.expiresAt, 'create_request_batch');
+      const next = !issued ? `Next: ${cannotConfirm(mode).message}` : page ? pageNext(issued.expiresAt, 'create_request_batch') : previewNext(needed, issued.token, issued.expiresAt, 'create_request_batch');
       return {
         ...result(
           `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent. ${countsLine(recipients, true)}.${why ? ` ${why}` : ''}`,
@@ -403,10 +378,7 @@ export const createRequestBatch = defineTool({
     // As previewed, checked: every send against its preview, the service's list read at most once for all of them.
     const done = [...sends].filter(([send]) => send.outcome === 'sent');
     if (done.length) {
-      const checks = await checkSends(
-        ctx,
-        done.map(([send, r]) => ({ payload: send.payload, client: r.client!, request: send.request, kept: send.kept })),
-      );
+      const checks = await checkSends(ctx, done.map(([send, r]) => ({ payload: send.payload, client: r.client!, request: send.request, kept: send.kept })));
       done.forEach(([send, r], i) => {
         r.check = checks[i];
         // An answer that named only the request's id (or nothing): the request as the list shows it.

@@ -48,13 +48,8 @@ const output = z.object({
   request: requestRecord.nullable().describe('The created request, or null.'),
   outcome: z
     .enum(OUTCOMES)
-    .describe(
-      'previewed, declined, sent, accepted (queued by the service, not yet known to be e-mailed), may_have_been_sent (check list_requests), already_sent (this token was used before).',
-    ),
-  asPreviewed: z
-    .boolean()
-    .nullable()
-    .describe("After a send: true when the service's record matches the preview, false when it differs (differences), null when not checked."),
+    .describe('previewed, declined, sent, accepted (queued by the service, not yet known to be e-mailed), may_have_been_sent (check list_requests), already_sent (this token was used before).'),
+  asPreviewed: z.boolean().nullable().describe("After a send: true when the service's record matches the preview, false when it differs (differences), null when not checked."),
   differences: z.array(z.string()).describe("How the service's record differs from the preview, each with its likely cause."),
   sentBy: z.string().nullable().describe('After a send with sign-in: the e-mail of the person it was sent in the name of; otherwise null.'),
   warnings: z.array(z.string()),
@@ -97,8 +92,7 @@ export const createRequest = defineTool({
     const requests = ctx.api.listRequests({ signal: ctx.signal, deadline: ctx.deadline });
     requests.catch(() => undefined);
     const client = await findClient(ctx, input.client);
-    if (!client.id)
-      throw new UserInputError(`The client ${quoted(client.displayName, 60)} has no id in the service's answer, so no request can be created for it.`);
+    if (!client.id) throw new UserInputError(`The client ${quoted(client.displayName, 60)} has no id in the service's answer, so no request can be created for it.`);
     const warnings = [...draft.warnings];
     const inactive = notActive(client);
     if (inactive) warnings.push(notActiveWarning(inactive));
@@ -108,20 +102,8 @@ export const createRequest = defineTool({
     const allowDuplicate = input.allowDuplicate ?? false;
     const binding = { tool: 'create_request', payload, allowDuplicate };
     const { clientId: _, ...previewed } = payload;
-    const base = {
-      client: documentedClient(client),
-      payload: body,
-      previewed,
-      dryRun: input.dryRun ?? false,
-      asPreviewed: null,
-      differences: [] as string[],
-      sentBy: null,
-    };
-    const result = (
-      text: string,
-      structured: Omit<Output, 'client' | 'payload' | 'previewed' | 'dryRun' | 'asPreviewed' | 'differences' | 'sentBy'> & Partial<Pick<Output, 'sentBy'>>,
-      isError = false,
-    ) => ({
+    const base = { client: documentedClient(client), payload: body, previewed, dryRun: input.dryRun ?? false, asPreviewed: null, differences: [] as string[], sentBy: null };
+    const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'previewed' | 'dryRun' | 'asPreviewed' | 'differences' | 'sentBy'> & Partial<Pick<Output, 'sentBy'>>, isError = false) => ({
       text,
       structured: { ...base, ...structured },
       isError,
@@ -152,8 +134,7 @@ export const createRequest = defineTool({
         tokenNote = tokenRefused(check.reason, 'request (client, title, due date, items, mode, allowDuplicate)');
       }
     }
-    if (way === 'pressed' && !tokenId)
-      throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
+    if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
 
     await ctx.progress(1, 3, "Checking the client's open requests");
     const duplicate = await duplicateOf(ctx, client, payload.title, await requests);
@@ -171,11 +152,7 @@ export const createRequest = defineTool({
       // The page's token goes only where the page gets it: the model's text and structuredContent never hold it.
       const shown = page ? null : (issued?.token ?? null);
       const needed = way === 'token' || page;
-      const next = !issued
-        ? `Next: ${cannotConfirm(mode).message}`
-        : page
-          ? pageNext(issued.expiresAt, 'create_request')
-          : previewNext(needed, issued.token, issued.expiresAt, 'create_request');
+      const next = !issued ? `Next: ${cannotConfirm(mode).message}` : page ? pageNext(issued.expiresAt, 'create_request') : previewNext(needed, issued.token, issued.expiresAt, 'create_request');
       return {
         ...result(
           `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent.${why ? ` ${why}` : ''}\n${summary(client, body, draft)}` +
@@ -200,25 +177,9 @@ export const createRequest = defineTool({
       if (send.outcome === 'sent') {
         const checked = check ? { asPreviewed: check.asPreviewed, differences: check.differences } : {};
         const sent = !send.accepted;
-        return {
-          ...base,
-          ...checked,
-          sent,
-          outcome: sent ? 'sent' : 'accepted',
-          request: send.request,
-          confirmation: noToken,
-          sentBy: actor?.email ?? null,
-          warnings: [...warnings, ...send.warnings],
-        };
+        return { ...base, ...checked, sent, outcome: sent ? 'sent' : 'accepted', request: send.request, confirmation: noToken, sentBy: actor?.email ?? null, warnings: [...warnings, ...send.warnings] };
       }
-      return {
-        ...base,
-        sent: false,
-        outcome: 'may_have_been_sent',
-        request: null,
-        confirmation: noToken,
-        warnings: [...warnings, (send.error as Error).message],
-      };
+      return { ...base, sent: false, outcome: 'may_have_been_sent', request: null, confirmation: noToken, warnings: [...warnings, (send.error as Error).message] };
     };
     const report = await sendOnce(ctx, {
       tool: 'create_request',
@@ -265,14 +226,11 @@ export const createRequest = defineTool({
       case 'may_have_been_sent':
         // A failure the API client does not know is answered as one (src/mcp/call-tool.ts), after it was recorded as "may have been sent".
         if (!(send.error instanceof ApiError)) throw send.error as Error;
-        return result(
-          `MAY HAVE BEEN SENT — ${send.reason}; this server refuses to send it again for 24 hours unless allowDuplicate is given.`,
-          outcome(),
-          true,
-        );
+        return result(`MAY HAVE BEEN SENT — ${send.reason}; this server refuses to send it again for 24 hours unless allowDuplicate is given.`, outcome(), true);
       default:
         // Not sent: the store or the service's answer says why (its guidance is added where errors become results).
         throw (send.error as Error | undefined) ?? new UserInputError(`Nothing was sent: ${send.reason}.`);
     }
   },
 });
+

@@ -99,7 +99,8 @@ export function secretFromFile(path: string, what: string, hint = ''): { value?:
 
 function issueText(error: z.ZodError, schema: z.ZodType): string {
   const inner = schema instanceof z.ZodPipe ? (schema.out as z.ZodType) : schema;
-  return error.issues.map((i) => plainIssue(i, inner)).join('; ');
+  // Two findings worded alike (too big for a safe integer, and over the maximum) are said once.
+  return [...new Set(error.issues.map((i) => plainIssue(i, inner)))].join('; ');
 }
 
 /**

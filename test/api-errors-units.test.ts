@@ -439,6 +439,9 @@ describe('fieldPath', () => {
     ['/data/attributes', ''],
     ['/data/title', 'title'],
     ['/data', ''],
+    ['/data/attributes/data/x', 'data.x'],
+    ['/data/attributes/data', 'data'],
+    ['/data/data', 'data'],
     ['/data/attributesX/y', 'attributesX.y'],
     ['/database/x', 'database.x'],
     ['/x/data/attributes/y', 'x.data.attributes.y'],
@@ -698,6 +701,13 @@ describe('readErrorBody: each entry of a details list', () => {
       { field: 'b', message: '5' },
       { field: 'c', message: 'true' },
       { field: 'd', message: '{e: [1, 2]}' },
+    ]);
+  });
+
+  it('Rails objects: a key that names no field (empty, or the JSON:API wrapper alone) gives an empty field', () => {
+    expect(details({ '': 'The body is wrong', '/data': 'Not a resource' })).toEqual([
+      { field: '', message: 'The body is wrong' },
+      { field: '', message: 'Not a resource' },
     ]);
   });
 

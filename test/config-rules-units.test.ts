@@ -456,6 +456,13 @@ describe('loadConfig: another setting that cannot be read stops the calls, and d
     expect(config).toMatchObject({ timeoutMs: 30_000, maxResponseMb: 256, logLevel: 'info', templatesFile: undefined, readOnly: false });
   });
 
+  it('a value zod finds wrong twice in the same words (too big for a whole number and for the range): said once', () => {
+    const [problem] = loadConfig({}, { ...BASE, DOCREQ_TIMEOUT_MS: '1e16' }).callsDisabled ?? [];
+    const [rules, shape] = problem!.replace('DOCREQ_TIMEOUT_MS (or --timeout-ms) ', '').split(': got ');
+    expect(shape).toBe('a 4-character value of letters, digits (not shown).');
+    expect(rules).toBe('must be a whole number from 100 to 600000');
+  });
+
   it('the flag is named beside the variable, and a value given by flag is judged the same', () => {
     expect(loadConfig({ timeoutMs: '50' }, BASE).callsDisabled).toEqual([
       'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 2-character value of digits (not shown).',

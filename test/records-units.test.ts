@@ -132,6 +132,12 @@ describe('toClient: a record read field by field', () => {
     }
   });
 
+  it('numbers and booleans are written as themselves, not passed through the redaction (they are not the service\'s text)', () => {
+    const redact = redactor(['true', 'false', '1234']);
+    expect(toClient({ id: 1234, displayName: true, email: false, status: 'true' }, redact)).toStrictEqual({ id: '1234', displayName: 'true', email: 'false', status: R });
+    expect(toRequest({ title: true, status: false }, redact)).toStrictEqual({ ...NULL_REQUEST, title: 'true', status: 'false' });
+  });
+
   it('objects and lists become compact JSON; what cannot be written as JSON becomes null', () => {
     const loop: Record<string, unknown> = { a: 1 };
     loop.self = loop;

@@ -137,7 +137,8 @@ export function fieldPath(raw: unknown): string {
     parts = raw.slice(0, 20).filter((p): p is string | number => typeof p === 'string' || (typeof p === 'number' && Number.isFinite(p)));
     if (typeof parts[0] === 'string' && LOCATIONS.has(parts[0]) && parts.length > 1) parts = parts.slice(1);
   } else if (typeof raw === 'string' && raw.startsWith('/')) {
-    const pointer = raw.replace(/^\/data\/attributes(?=\/|$)/, '').replace(/^\/data(?=\/|$)/, '');
+    // One prefix taken off, JSON:API's /data/attributes or /data: an attribute itself named `data` is kept.
+    const pointer = raw.replace(/^\/data(?:\/attributes)?(?=\/|$)/, '');
     parts = pointer
       .split('/')
       .slice(1)

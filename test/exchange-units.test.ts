@@ -747,6 +747,39 @@ describe('deadlines and cancels', () => {
     controller.abort();
     expect(text(got)).toBe('{"ok":1}');
   });
+
+  it('a call whose deadline is this very millisecond is not started either: a POST sends nothing and says so', async () => {
+    const s = await answering(201, {}, '{}');
+    const x = exchangeTo(s.url);
+    // Several tries: each is made within the millisecond of its deadline nearly always (a budget of exactly 0 ms).
+    for (let i = 0; i < 5; i++) {
+      const error = await failure(post(x, '{}', { deadline: Date.now() }));
+      expect(error).toBeInstanceOf(TimedOutError);
+      expect(error.message).toBe('The service did not answer within 5000 ms.');
+      expect(error.outcomeUnknown).toBe(false);
+    }
+    await pause(30);
+    expect(s.seen).toHaveLength(0);
+    expect(s.connections()).toBe(0);
+  });
+
+  it.each([
+    ['a string', () => 'the host went away'],
+    ['an Error whose cause is null', () => new Error('the host went away', { cause: null })],
+    ['an Error caused by an Error without a code', () => new Error('the host went away', { cause: new Error('its pipe closed') })],
+  ])('a GET cancelled while it waits, with %s as the reason, says the same words', async (_, reason) => {
+    const s = await serve(async (_req, res) => {
+      await pause(1_500);
+      if (!res.destroyed) res.end('{}');
+    });
+    const controller = new AbortController();
+    const pending = failure(get(exchangeTo(s.url), REQUESTS, { signal: controller.signal }));
+    await pause(100);
+    controller.abort(reason());
+    const error = await pending;
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(error.message).toBe('The call was cancelled before the service answered.');
+  });
 });
 
 describe('no answer', () => {
@@ -794,7 +827,7 @@ describe('no answer', () => {
     expect(error.message).toBe(`Could not reach the service at ${s.url} (UND_ERR_SOCKET).`);
   });
 
-  it('a gzip body whose connection closes mid-way fails with the status it had, not as too large', async () => {
+  it('a gzip body whose connection closes mid-way is the network failing, with the status it had: not too large, not "could not be decompressed"', async () => {
     const zipped = gzipSync(Buffer.alloc(200_000, 0x41));
     const s = await serve(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(zipped.length * 2) });
@@ -803,9 +836,58 @@ describe('no answer', () => {
       res.socket?.destroy();
     });
     const error = await failure(get(exchangeTo(s.url)));
-    expect(error).not.toBeInstanceOf(TooLargeError);
+    expect(error).toBeInstanceOf(UnreachableError);
     expect(error.message).toContain('(UND_ERR_SOCKET)');
+    expect(error.message).not.toContain('decompressed');
     expect(error.status).toBe(200);
+  });
+
+  it('a gzip body still arriving when the deadline passes, or when a GET is cancelled, is timed out or cancelled: not "could not be decompressed"', async () => {
+    const zipped = gzipSync(Buffer.alloc(200_000, 0x41));
+    const trickle = () =>
+      serve(async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.write(zipped.subarray(0, 100));
+        await pause(3_000);
+        if (!res.destroyed) res.end(zipped.subarray(100));
+      });
+    const late = await failure(exchangeTo((await trickle()).url).exchange({ method: 'GET', path: REQUESTS, deadline: Date.now() + 300 }));
+    expect(late).toBeInstanceOf(TimedOutError);
+    expect(late.message).not.toContain('decompressed');
+    const controller = new AbortController();
+    const pending = failure(get(exchangeTo((await trickle()).url), REQUESTS, { signal: controller.signal }));
+    await pause(150);
+    controller.abort();
+    const cancelled = await pending;
+    expect(cancelled).toBeInstanceOf(CancelledError);
+    expect(cancelled.message).toBe('The call was cancelled before the service answered.');
+  });
+
+  describe('what a failure that is not an answer is named: its code, or the code of what caused it', () => {
+    /** An error with this code (none when undefined), caused by `cause` when one is given. */
+    const coded = (code: string | undefined, cause?: Error): Error => Object.assign(new Error('failed', cause ? { cause } : undefined), code === undefined ? {} : { code });
+    /** An error whose code is `depth` causes below it. */
+    const wrapped = (depth: number): Error => (depth === 0 ? coded('EPIPE') : coded(undefined, wrapped(depth - 1)));
+    it.each([
+      ['its own code', coded('EPIPE'), 'EPIPE'],
+      ["its cause's code, when it has none", coded(undefined, coded('EPIPE')), 'EPIPE'],
+      ["its cause's code, when its own is the bare UND_ERR_SOCKET", coded('UND_ERR_SOCKET', coded('ECONNRESET')), 'ECONNRESET'],
+      ['UND_ERR_SOCKET, when nothing below it names more', coded('UND_ERR_SOCKET', coded(undefined)), 'UND_ERR_SOCKET'],
+      ['a code four errors down', wrapped(3), 'EPIPE'],
+      ['"network error", when the code is further down than that', wrapped(4), 'network error'],
+      ['"network error", when nothing names one', coded(undefined, coded(undefined)), 'network error'],
+    ])('%s', async (_, thrown, code) => {
+      const s = await answering(200, { 'content-type': 'application/json' }, '{}');
+      // What the exchange's own steps may throw once the status is known (here: what is told of the status).
+      const onStatus = () => {
+        throw thrown;
+      };
+      const error = await failure(get(exchangeTo(s.url), REQUESTS, { onStatus }));
+      expect(error).toBeInstanceOf(UnreachableError);
+      expect(error.code).toBe(code);
+      expect(error.message).toBe(`Could not reach the service at ${s.url} (${code}).`);
+      expect(error.status).toBe(200);
+    });
   });
 });
 

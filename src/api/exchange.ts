@@ -346,7 +346,8 @@ export class ServiceExchange {
       chain.length === 0
         ? res.body
         : (pipeline([res.body as unknown as Readable, ...chain], (error) => {
-            if (error && chain.some((d) => d.errored === error)) decodeError = error;
+            // A decoder's own failure. What comes down from the body (the network, the deadline, a cancel) is not the data's fault.
+            if (error && error !== res.body.errored && chain.some((d) => d.errored === error)) decodeError = error;
           }) as unknown as Readable);
     const parser = listParser && status >= 200 && status <= 299 ? listParser() : undefined;
     const chunks: Buffer[] = [];

@@ -15,6 +15,7 @@ const UNIT_FILES = [
   'test/api-errors-units.test.ts',
   'test/records-units.test.ts',
   'test/exchange-units.test.ts',
+  'test/exchange-answers-units.test.ts',
   'test/api.test.ts',
   'test/api-sending.test.ts',
   'test/network.test.ts',

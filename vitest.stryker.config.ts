@@ -26,6 +26,7 @@ export const NOT_MUTATION_TESTED = [
   'test/api-errors-units.test.ts',
   'test/records-units.test.ts',
   'test/exchange-units.test.ts',
+  'test/exchange-answers-units.test.ts',
 ];
 
 export default defineConfig({

@@ -113,9 +113,18 @@ describe('a 2025 tools/call that can receive nothing before its answer', () => {
     expect(events(streamed)).toEqual(events(sdkStreamed));
     expect(events(streamed).length).toBeGreaterThan(1);
     expect(streamed.body).toBe(sdkStreamed.body);
+    // A numeric token is a token too.
+    expect((await post(svc.url, templates({ progressToken: 3 }))).headers['content-type']).toBe('application/json');
     // A token of no type the protocol has is the SDK's to refuse; _meta beside the token, the SDK's to stream.
     for (const meta of [{ progressToken: { a: 1 } }, { progressToken: true }]) expect((await post(svc.url, templates(meta))).body).toMatch(/"error"/);
-    expect((await post(svc.url, templates({ progressToken: 'p', other: 1 }))).headers['content-type']).toBe('text/event-stream');
+    for (const meta of [{ progressToken: 'p', other: 1 }, { other: 1 }, {}])
+      expect((await post(svc.url, templates(meta))).headers['content-type']).toBe('text/event-stream');
+    // _meta that is not an object: the SDK's entry refuses the message (400, -32600), as it did before there was a plain way.
+    for (const meta of [null, 'progressToken', ['progressToken'], 7]) {
+      const raw = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_templates', arguments: {}, _meta: meta } };
+      const answer = await post(svc.url, raw);
+      expect([meta, answer.status, (JSON.parse(answer.body) as { error?: { code: number } }).error?.code]).toEqual([meta, 400, -32600]);
+    }
   });
 
   it('a call the server refuses is the same JSON-RPC error either way', async () => {

@@ -45,10 +45,10 @@ export function isPlainToolCall(req: IncomingMessage, body: unknown): body is JS
 
 /** A `_meta` holding a progress token and nothing else (a 2026 call's envelope, or anything unknown, goes to the SDK). */
 function asksProgressOnly(meta: unknown): boolean {
-  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return false;
-  const keys = Object.keys(meta);
+  if (typeof meta !== 'object' || meta === null) return false;
+  // JSON gives own properties only: a token read here is the object's one key, or it is not there.
   const token = (meta as { progressToken?: unknown }).progressToken;
-  return keys.length === 1 && keys[0] === 'progressToken' && (typeof token === 'string' || typeof token === 'number');
+  return Object.keys(meta).length === 1 && (typeof token === 'string' || typeof token === 'number');
 }
 
 /** The SDK's event-stream answer: its headers, and each message as one `message` event. */

@@ -162,8 +162,7 @@ async function startReference() {
 }
 
 // With `meta`, the call carries `_meta` with a progress token, as SDK clients send a call that asks for
-// progress: such a call cannot take team mode's plain-call path (src/transport/plain-call.ts) and is
-// answered by the SDK's HTTP entry (an SSE stream), as every 2026-07-28 call is.
+// progress (team mode answers it on its plain-call path too, src/transport/plain-call.ts).
 const body = (name, args, meta = false) =>
   JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: { progressToken: 1 } } : {}) } });
 const headers = (key) => ({
@@ -266,7 +265,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((
 /** The workloads, each with its target against the reference (issue 31). */
 export const WORKLOADS = [
   { id: 'templates', label: 'list_templates, repeated', tool: 'list_templates', args: {}, target: 0.8 },
-  // The same call as SDK clients send it when they ask for progress (`_meta`): the SDK's HTTP entry, not the plain-call path.
+  // The same call as SDK clients send it when they ask for progress (`_meta` with a progress token).
   { id: 'templates-meta', label: 'list_templates, repeated, with _meta (a progress token)', tool: 'list_templates', args: {}, meta: true, target: undefined },
   // As the official SDK v2 client sends it in the 2026-07-28 era (headers and `_meta` envelope, no initialize); the reference is asked in 2025 as ever.
   { id: 'templates-2026', label: 'list_templates, repeated, a 2026-07-28 client', tool: 'list_templates', args: {}, era: '2026', target: undefined },

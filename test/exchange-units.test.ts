@@ -958,12 +958,20 @@ describe('proxies', () => {
     expect(s.seen).toHaveLength(0);
   });
 
-  it('an HTTPS_PROXY that is not a URL, for an http service: nothing is sent', async () => {
+  it.each([
+    ['HTTPS_PROXY', { HTTPS_PROXY: 'not a url' }],
+    ['https_proxy', { https_proxy: 'not a url', HTTP_PROXY: '' }],
+    ['HTTP_PROXY', { HTTP_PROXY: 'not a url', NO_PROXY: '127.0.0.1' }],
+  ] as const)('a %s that is not a URL beside a service it does not route: nothing is sent, and the words name it', async (variable, proxyEnv) => {
     const s = await answering(200, {}, '{}');
-    const x = exchangeTo(s.url, { proxyEnv: { HTTPS_PROXY: 'not a url' } });
+    const baseUrl = variable.toLowerCase() === 'http_proxy' ? s.url.replace('http:', 'https:') : s.url;
+    const x = exchangeTo(baseUrl, { proxyEnv });
     const error = await failure(get(x));
     expect(error).toBeInstanceOf(UnreachableError);
     expect(error.code).toBe('ERR_INVALID_URL');
+    expect(error.message).toBe(
+      `${variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`,
+    );
     await x.close();
     expect(s.seen).toHaveLength(0);
   });

@@ -17,7 +17,7 @@ import {
   errorFromStatus,
 } from './errors.js';
 import type { ListStreamParser } from './list-stream.js';
-import { proxyRoute, proxySettings, type ProxyEnv } from './proxy.js';
+import { proxyRoute, proxySettings, unreadableProxy, type ProxyEnv } from './proxy.js';
 import { loadUndici, type Undici } from './undici.js';
 
 /**
@@ -170,9 +170,11 @@ export class ServiceExchange {
       const proxies = proxySettings(this.options.proxyEnv);
       if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
       const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv);
-      if (route.kind === 'invalid') {
+      // The variable for this service's scheme first; either one unreadable stops the proxy agent from being made.
+      const broken = route.kind === 'invalid' ? route.variable : unreadableProxy(this.options.proxyEnv);
+      if (broken) {
         throw new UnreachableError(
-          `${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`,
+          `${broken} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`,
           { code: 'ERR_INVALID_URL' },
         );
       }

@@ -58,3 +58,14 @@ export function proxyRoute(baseUrl: string, env: ProxyEnv = processEnvironment()
     return { kind: 'invalid', variable };
   }
 }
+
+/**
+ * The first proxy variable that is set but is not a URL, as curl would read it (lower case first), or undefined.
+ * undici's EnvHttpProxyAgent cannot be made while either is so, whichever the service's scheme.
+ */
+export function unreadableProxy(env: ProxyEnv = processEnvironment()): string | undefined {
+  return ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'].find((name) => {
+    const value = env[name];
+    return value !== undefined && value !== '' && !URL.canParse(value);
+  });
+}

@@ -888,6 +888,49 @@ describe('no answer', () => {
       expect(error.message).toBe(`Could not reach the service at ${s.url} (${code}).`);
       expect(error.status).toBe(200);
     });
+
+    /** The failure an exchange step throws with this code, once the status is known. */
+    const failingWith = async (code: string) => {
+      const s = await answering(200, { 'content-type': 'application/json' }, '{}');
+      const onStatus = () => {
+        throw coded(code);
+      };
+      return { url: s.url, error: await failure(get(exchangeTo(s.url), REQUESTS, { onStatus })) };
+    };
+
+    it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])(
+      'a failure to connect (%s) names the address to check',
+      async (code) => {
+        const { url, error } = await failingWith(code);
+        expect(error).toBeInstanceOf(UnreachableError);
+        expect(error.message).toBe(
+          `Could not reach the service at ${url} (${code}): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`,
+        );
+      },
+    );
+
+    it.each([
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'UNABLE_TO_GET_ISSUER_CERT',
+      'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'CERT_HAS_EXPIRED',
+      'CERT_NOT_YET_VALID',
+      'CERT_UNTRUSTED',
+      'CERT_REVOKED',
+      'CERT_SIGNATURE_FAILURE',
+      'CERT_REJECTED',
+      'INVALID_CA',
+      'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      'HOSTNAME_MISMATCH',
+    ])('a certificate refused by TLS (%s) is named as such, with what to do', async (code) => {
+      const { url, error } = await failingWith(code);
+      expect(error).toBeInstanceOf(CertificateError);
+      expect(error.message).toContain(`The TLS certificate of ${url} is not trusted (${code}).`);
+      expect(error.message).toContain('NODE_EXTRA_CA_CERTS');
+    });
   });
 });
 
@@ -955,6 +998,13 @@ describe('proxies', () => {
     }
     await x.close();
     await x.close();
+    expect(s.seen).toHaveLength(0);
+  });
+
+  it("with both variables not URLs, the one for the service's scheme is named", async () => {
+    const s = await answering(200, {}, '{}');
+    const error = await failure(get(exchangeTo(s.url, { proxyEnv: { HTTPS_PROXY: 'bad one', HTTP_PROXY: 'bad two' } })));
+    expect(error.message).toMatch(/^HTTP_PROXY is not a URL/);
     expect(s.seen).toHaveLength(0);
   });
 

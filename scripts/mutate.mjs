@@ -56,7 +56,8 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--sample') own.sample = Number(args[++i]);
   // The modules every test reaches, run against the files that test them directly (vitest.stryker-units.config.ts).
   // Static mutants too: against these files each costs one run of them (about 30 s), not of the whole suite.
-  else if (arg === '--units') Object.assign(strykerOptions, { vitest: { configFile: 'vitest.stryker-units.config.ts', pool: 'forks', related: true }, ignoreStatic: false });
+  else if (arg === '--units')
+    Object.assign(strykerOptions, { vitest: { configFile: 'vitest.stryker-units.config.ts', pool: 'forks', related: true }, ignoreStatic: false });
   else if (arg === '--incremental')
     strykerOptions.incremental = true; // the default; accepted
   else if (arg.startsWith('--')) {

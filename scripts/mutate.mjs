@@ -24,8 +24,7 @@
 //                      fails until each has a real reason) and drop entries now killed
 //   --units            run the mutants against vitest.stryker-units.config.ts, the files that test the modules
 //                      every test reaches (config.ts, api/errors.ts, errors.ts, api/records.ts, api/exchange.ts)
-//                      directly: under the whole suite each of their survivors costs minutes. Their static
-//                      mutants are run too (each costs one run of those files)
+//                      directly: under the whole suite each of their survivors costs minutes
 // Every other option goes to Stryker as it is: --mutate <globs, comma-separated>, --concurrency N,
 // --logLevel debug, --timeoutMS N, …
 import { createHash } from 'node:crypto';
@@ -55,9 +54,7 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--report') own.report = resolve(args[++i] ?? '');
   else if (arg === '--sample') own.sample = Number(args[++i]);
   // The modules every test reaches, run against the files that test them directly (vitest.stryker-units.config.ts).
-  // Static mutants too: against these files each costs one run of them (about 30 s), not of the whole suite.
-  else if (arg === '--units')
-    Object.assign(strykerOptions, { vitest: { configFile: 'vitest.stryker-units.config.ts', pool: 'forks', related: true }, ignoreStatic: false });
+  else if (arg === '--units') strykerOptions.vitest = { configFile: 'vitest.stryker-units.config.ts', pool: 'forks', related: true };
   else if (arg === '--incremental')
     strykerOptions.incremental = true; // the default; accepted
   else if (arg.startsWith('--')) {

@@ -24,6 +24,7 @@ import {
 } from '../src/api/errors.js';
 import { CLIENTS, REQUESTS, ServiceExchange, header, type ExchangeSettings, type RawAnswer } from '../src/api/exchange.js';
 import { ListStreamParser } from '../src/api/list-stream.js';
+import { describeProxy } from '../src/api/proxy.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { redactor } from '../src/text/redact.js';
 import { USER_AGENT } from '../src/version.js';
@@ -999,6 +1000,12 @@ describe('proxies', () => {
     await x.close();
     await x.close();
     expect(s.seen).toHaveLength(0);
+  });
+
+  it('check says the same as a call: a broken proxy variable beside a service it does not route is named', () => {
+    expect(describeProxy('http://127.0.0.1:9', { HTTPS_PROXY: 'not a url' })).toBe('a proxy setting that is not a URL (check HTTPS_PROXY)');
+    expect(describeProxy('http://127.0.0.1:9', { HTTPS_PROXY: 'bad one', HTTP_PROXY: 'bad two' })).toBe('a proxy setting that is not a URL (check HTTP_PROXY)');
+    expect(describeProxy('http://127.0.0.1:9', { HTTPS_PROXY: 'http://proxy.example:3128' })).toBe('direct (no HTTPS_PROXY or HTTP_PROXY set)');
   });
 
   it("with both variables not URLs, the one for the service's scheme is named", async () => {

@@ -17,7 +17,7 @@ import {
   errorFromStatus,
 } from './errors.js';
 import type { ListStreamParser } from './list-stream.js';
-import { proxyRoute, proxySettings, unreadableProxy, type ProxyEnv } from './proxy.js';
+import { proxyRoute, proxySettings, type ProxyEnv } from './proxy.js';
 import { loadUndici, type Undici } from './undici.js';
 
 /**
@@ -170,11 +170,9 @@ export class ServiceExchange {
       const proxies = proxySettings(this.options.proxyEnv);
       if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
       const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv);
-      // The variable for this service's scheme first; either one unreadable stops the proxy agent from being made.
-      const broken = route.kind === 'invalid' ? route.variable : unreadableProxy(this.options.proxyEnv);
-      if (broken) {
+      if (route.kind === 'invalid') {
         throw new UnreachableError(
-          `${broken} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`,
+          `${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`,
           { code: 'ERR_INVALID_URL' },
         );
       }

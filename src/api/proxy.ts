@@ -26,8 +26,19 @@ export function describeProxy(baseUrl: string, env: ProxyEnv = processEnvironmen
 
 type ProxyRoute = { kind: 'direct'; why: string } | { kind: 'proxy'; origin: string; variable: string } | { kind: 'invalid'; variable: string };
 
-/** How a call to `baseUrl` is routed: direct, through a proxy (its origin and variable, never its credentials), or a proxy setting that is not a URL. */
+/**
+ * How a call to `baseUrl` is routed: direct, through a proxy (its origin and variable, never its credentials), or a
+ * proxy setting that is not a URL: the variable for this scheme first, else any other, since undici's
+ * EnvHttpProxyAgent cannot be made while either is so, whichever the service's scheme.
+ */
 export function proxyRoute(baseUrl: string, env: ProxyEnv = processEnvironment()): ProxyRoute {
+  const route = schemeRoute(baseUrl, env);
+  if (route.kind === 'invalid') return route;
+  const broken = unreadableProxy(env);
+  return broken ? { kind: 'invalid', variable: broken } : route;
+}
+
+function schemeRoute(baseUrl: string, env: ProxyEnv): ProxyRoute {
   const url = new URL(baseUrl);
   const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
   const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;
@@ -59,11 +70,8 @@ export function proxyRoute(baseUrl: string, env: ProxyEnv = processEnvironment()
   }
 }
 
-/**
- * The first proxy variable that is set but is not a URL, as curl would read it (lower case first), or undefined.
- * undici's EnvHttpProxyAgent cannot be made while either is so, whichever the service's scheme.
- */
-export function unreadableProxy(env: ProxyEnv = processEnvironment()): string | undefined {
+/** The first proxy variable that is set but is not a URL, as curl would read it (lower case first), or undefined. */
+function unreadableProxy(env: ProxyEnv): string | undefined {
   return ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'].find((name) => {
     const value = env[name];
     return value !== undefined && value !== '' && !URL.canParse(value);

@@ -30,18 +30,26 @@ export function readServiceProfile(file: string | undefined): { profile: Service
   const fail = (why: string) => ({ profile: DEFAULT_PROFILE, problem: `DOCREQ_SERVICE_PROFILE (${file}) ${why}; sending is disabled until it is fixed.` });
   let text: string;
   try {
-    if (!statSync(file).isFile()) return fail('is not a regular file');
-    if (statSync(file).size > MAX_BYTES) return fail(`is larger than ${MAX_BYTES / 1024} KB`);
+    const found = statSync(file);
+    if (!found.isFile()) return fail('is not a regular file');
+    if (found.size > MAX_BYTES) return fail(`is larger than ${MAX_BYTES / 1024} KB`);
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    return fail(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    // Not a file this machine has: the value is not echoed, since a key pasted here instead of a path must reach no log.
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return {
+      profile: DEFAULT_PROFILE,
+      problem: `DOCREQ_SERVICE_PROFILE must be the path of the profile file (the value set is not shown), and names a file that cannot be read (${code}); sending is disabled until it is fixed.`,
+    };
   }
   let data: unknown;
   if (/^\s*\{/.test(text)) {
     try {
       data = JSON.parse(text);
     } catch (error) {
-      return fail(`is not valid JSON (${(error as Error).message.split('\n')[0]})`);
+      // Node's message may quote the start of the text: only where it went wrong is kept.
+      const where = /at position \d+(?: \(line \d+ column \d+\))?/.exec((error as Error).message)?.[0];
+      return fail(`is not valid JSON${where ? ` (${where})` : ''}`);
     }
   } else {
     const yaml = yamlReader();

@@ -418,9 +418,9 @@ describe('loadConfig: a safety setting or a store that cannot be read disables s
     const folder = join(dir, 'profile-folder');
     mkdirSync(folder);
     const cases: [string, string][] = [
-      [join(dir, 'no-profile.json'), 'cannot be read (ENOENT)'],
       [folder, 'is not a regular file'],
       [file('bad.json', '{"body": '), 'is not valid JSON'],
+      [file('bad-name.json', '{"body": {"sk_live_secret": 1,}}'), 'is not valid JSON (at position 30'],
       [file('unknown.json', '{"colour": "red"}'), 'has problems: (the whole file): has a field it does not know: colour'],
       [file('big.json', `{"x": "${'a'.repeat(256 * 1024)}"}`), 'is larger than 256 KB'],
     ];
@@ -434,6 +434,23 @@ describe('loadConfig: a safety setting or a store that cannot be read disables s
       expect(config.serviceProfile).toBe(DEFAULT_PROFILE);
       expect(config.api).toBeDefined();
     }
+    // Node's own message quotes the start of the text; only where it went wrong is kept.
+    // (Node 22 and later add the line and column.)
+    const quoted = loadConfig({}, { ...BASE, DOCREQ_SERVICE_PROFILE: file('quoted.json', '{sk_live_secret') }).problems[0];
+    expect([
+      `DOCREQ_SERVICE_PROFILE (${join(dir, 'quoted.json')}) is not valid JSON (at position 1); sending is disabled until it is fixed.`,
+      `DOCREQ_SERVICE_PROFILE (${join(dir, 'quoted.json')}) is not valid JSON (at position 1 (line 1 column 2)); sending is disabled until it is fixed.`,
+    ]).toContain(quoted);
+  });
+
+  it('a service profile path that names no file: the value is not echoed (a key pasted there instead of a path reaches no log)', () => {
+    const pasted = 'sk_live_0123456789abcdef';
+    const config = loadConfig({}, { ...BASE, DOCREQ_SERVICE_PROFILE: pasted });
+    expect(config.problems).toEqual([
+      'DOCREQ_SERVICE_PROFILE must be the path of the profile file (the value set is not shown), and names a file that cannot be read (ENOENT); sending is disabled until it is fixed.',
+    ]);
+    expect(config.sendingDisabled).toBe(config.problems[0]);
+    expect(config.serviceProfile).toBe(DEFAULT_PROFILE);
   });
 });
 

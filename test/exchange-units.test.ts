@@ -962,9 +962,75 @@ describe('proxies', () => {
     const s = await answering(200, {}, '{}');
     const error = await failure(get(exchangeTo(s.url, { proxyEnv: { HTTP_PROXY: proxyUrl } })));
     expect(error).toBeInstanceOf(UnreachableError);
-    expect(error.code).toBe('UND_ERR_ABORTED');
-    expect(error.message).toBe(`Could not reach the service at ${s.url} through the proxy ${proxyUrl} (UND_ERR_ABORTED; from HTTP_PROXY).`);
+    expect(error.code).toBe('PROXY_REFUSED_TUNNEL');
+    expect(error.message).toBe(
+      `The proxy ${proxyUrl} (from HTTP_PROXY) answered 403 instead of opening a tunnel to the service at ${s.url}, so the service was not reached: check that the proxy lets this machine reach that host and port, or add the service's host to NO_PROXY.`,
+    );
     expect(sockets.length).toBeGreaterThan(0);
+    expect(s.seen).toHaveLength(0);
+  });
+
+  /** A proxy of the test's own: `onSocket` decides what each connection gets; `connections` counts them. */
+  async function rawProxy(onSocket: (socket: Socket) => void): Promise<{ url: string; connections: () => number }> {
+    let count = 0;
+    const sockets = new Set<Socket>();
+    const proxy = createNetServer((socket) => {
+      count++;
+      sockets.add(socket);
+      socket.on('error', () => undefined).on('close', () => sockets.delete(socket));
+      onSocket(socket);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    afterAll(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          proxy.close(() => resolve());
+        }),
+    );
+    return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, connections: () => count };
+  }
+
+  it.each(['http', 'https'])(
+    'a proxy that closes every connection instead of a tunnel (%s service): the call fails at once, dialled once, and says what the proxy did',
+    async (scheme) => {
+      const proxy = await rawProxy((socket) => socket.destroy());
+      const s = await answering(200, {}, '{}');
+      const baseUrl = scheme === 'http' ? s.url : s.url.replace('http:', 'https:');
+      const variable = scheme === 'http' ? 'HTTP_PROXY' : 'HTTPS_PROXY';
+      const x = exchangeTo(baseUrl, { proxyEnv: { [variable]: proxy.url } });
+      for (const call of [() => get(x), () => post(x)]) {
+        const before = proxy.connections();
+        const error = await failure(call());
+        expect(error).toBeInstanceOf(UnreachableError);
+        expect(error.code).toBe('PROXY_CLOSED_TUNNEL');
+        expect(error.outcomeUnknown).toBe(false);
+        expect(error.message).toBe(
+          `The proxy ${proxy.url} (from ${variable}) closed the connection instead of opening a tunnel to the service at ${baseUrl}, so the service was not reached: check that the proxy lets this machine reach that host and port, or add the service's host to NO_PROXY.`,
+        );
+        // undici alone dials such a proxy again at once, without end: tens of thousands of connections.
+        expect(proxy.connections() - before).toBe(1);
+      }
+      expect(s.seen).toHaveLength(0);
+    },
+  );
+
+  it('a proxy that takes the connection and never answers CONNECT: the deadline ends the call (a GET, and a POST as "may have been sent")', async () => {
+    const proxy = await rawProxy(() => undefined);
+    const s = await answering(200, {}, '{}');
+    const x = exchangeTo(s.url, { proxyEnv: { HTTP_PROXY: proxy.url }, timeoutMs: 300 });
+    const slowGet = await failure(x.exchange({ method: 'GET', path: REQUESTS, deadline: Date.now() + 300 }));
+    expect(slowGet).toBeInstanceOf(TimedOutError);
+    expect(slowGet.message).toBe('The service did not answer within 300 ms.');
+    const slowPost = await failure(x.exchange({ method: 'POST', path: REQUESTS, deadline: Date.now() + 300, body: '{}' }));
+    expect(slowPost).toBeInstanceOf(TimedOutError);
+    expect(slowPost.outcomeUnknown).toBe(true);
+    const cancel = new AbortController();
+    const cancelled = failure(x.exchange({ method: 'GET', path: REQUESTS, deadline: soon(), signal: cancel.signal }));
+    setTimeout(() => cancel.abort(), 50);
+    const error = await cancelled;
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(error.message).toBe('The call was cancelled before the service answered.');
     expect(s.seen).toHaveLength(0);
   });
 

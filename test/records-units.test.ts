@@ -169,6 +169,20 @@ describe('toClient: a record read field by field', () => {
     expect(client).toStrictEqual({ id: x(2000, 'i'), displayName: x(2000, 'd'), email: x(2000, 'e'), status: '1' });
   });
 
+  it('the cut keeps a character whole or leaves it out: a pair of surrogates (an emoji) across the cap is not split', () => {
+    const emoji = '\u{1F4C4}';
+    const client = toClient({ id: x(1999) + emoji, displayName: x(1998) + emoji + 'z', email: { k: x(1993) + emoji }, status: x(1999) + 'é' + emoji }, marking);
+    expect(client.id).toBe(x(1999));
+    expect(client.displayName).toBe(x(1998) + emoji);
+    expect(client.email).toBe(`{"k":"${x(1993)}`);
+    expect(client.status).toBe(x(1999) + 'é');
+    const extra = toClient({ ...CLIENT, a: x(499) + emoji, b: [x(498) + emoji + 'z'] }).extra;
+    expect(extra).toStrictEqual({ a: x(499), b: [x(498) + emoji] });
+    // A text redaction changed, as the record is kept otherwise whole.
+    expect(toRequest({ ...REQUEST, title: x(1991) + SECRET + emoji }, marking).title).toBe(x(1991) + R.slice(0, 9));
+    expect(toRequest({ ...REQUEST, title: SECRET + x(1989) + emoji + 'z' }, marking).title).toBe(R + x(1989));
+  });
+
   it('JSON of 2,000 characters kept whole; longer JSON cut to 2,000, with no marker', () => {
     const client = toClient({ id: { k: x(3000) }, displayName: [x(1996)], email: [x(1997)] });
     expect(client.id).toBe(`{"k":"${x(1994)}`);

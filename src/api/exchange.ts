@@ -111,6 +111,17 @@ function errorCode(error: unknown): string {
   return typeof code === 'string' ? code : 'network error';
 }
 
+/** The status a proxy refused a tunnel with, found as errorCode finds the code. */
+function proxyStatus(error: unknown): number | string {
+  let e: unknown = error;
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    const status = (e as { proxyStatus?: unknown }).proxyStatus;
+    if (typeof status === 'number') return status;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return 'no tunnel';
+}
+
 /** Retry-After in milliseconds (seconds or an HTTP date), or undefined. */
 function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
@@ -121,6 +132,61 @@ function parseRetryAfter(value: string | undefined, now = Date.now()): number | 
 
 /** Failures of the connection itself (not of an answer): where the fix is the address that was dialled. */
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** The proxy closed its connection, or answered other than 200, when asked for a tunnel (CONNECT): the service was not reached. */
+export const TUNNEL_CLOSED = 'PROXY_CLOSED_TUNNEL';
+export const TUNNEL_REFUSED = 'PROXY_REFUSED_TUNNEL';
+
+/**
+ * The pool a proxy agent keeps to its proxy, with two differences, both for a tunnel that was never made (so nothing
+ * reached the service): a proxy that closes the connection instead of answering CONNECT fails the call (undici reads a
+ * closed socket while connecting as worth another try and dials again at once, without end and past the call's
+ * deadline: tens of thousands of connections a minute), and a refusal says so with the proxy's status.
+ */
+function tunnelPool(pool: Dispatcher): Dispatcher {
+  // Bound before it is replaced below: the proxy agent calls `connect` on this pool.
+  const connect: (options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData> = pool.connect.bind(pool);
+  const tunnel = async (options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData> => {
+    let made: Dispatcher.ConnectData;
+    try {
+      made = await connect(options);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'UND_ERR_SOCKET') throw error;
+      throw Object.assign(new Error('The proxy closed the connection instead of opening a tunnel.', { cause: error }), { code: TUNNEL_CLOSED });
+    }
+    if (made.statusCode === 200) return made;
+    made.socket.on('error', () => undefined).destroy();
+    throw Object.assign(new Error(`The proxy answered ${made.statusCode} instead of opening a tunnel.`), {
+      code: TUNNEL_REFUSED,
+      proxyStatus: made.statusCode,
+    });
+  };
+  return Object.assign(pool, { connect: tunnel });
+}
+
+/**
+ * The answer's headers, or the stop signal's reason as soon as it fires: undici hears an abort only once the
+ * request has a connection, so a call still waiting for one (a proxy that never answers CONNECT) would outlive its
+ * deadline. An answer that comes after the stop is let go.
+ */
+function untilStopped(pending: Promise<Dispatcher.ResponseData>, stop: AbortSignal): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    const stopped = () => reject(stop.reason as Error);
+    if (stop.aborted) stopped();
+    stop.addEventListener('abort', stopped, { once: true });
+    pending.then(
+      (res) => {
+        stop.removeEventListener('abort', stopped);
+        if (stop.aborted) res.body.on('error', () => undefined).destroy();
+        else resolve(res);
+      },
+      (error: Error) => {
+        stop.removeEventListener('abort', stopped);
+        reject(error);
+      },
+    );
+  });
+}
 
 /** Decoders for a Content-Encoding, outermost last; undefined when an encoding is not one we read. */
 function decoders(encoding: string | undefined, { createBrotliDecompress, createGunzip, createInflate }: Undici['zlib']): Transform[] | undefined {
@@ -163,7 +229,7 @@ export class ServiceExchange {
   /** One keep-alive pool per API client, routed through the environment's proxy when one is set. */
   private pool(): Promise<Dispatcher> {
     if (this.options.sharedPool) return Promise.resolve(this.options.sharedPool);
-    return (this.dispatcher ??= loadUndici().then(({ Agent, EnvHttpProxyAgent, tls: { rootCertificates } }) => {
+    return (this.dispatcher ??= loadUndici().then(({ Agent, EnvHttpProxyAgent, Pool, tls: { rootCertificates } }) => {
       const ca = this.options.ca === undefined ? undefined : [...rootCertificates, ...(Array.isArray(this.options.ca) ? this.options.ca : [this.options.ca])];
       const tls = ca ? { ca } : {};
       const common = { keepAliveTimeout: 4_000, connections: 16, connect: tls };
@@ -176,7 +242,7 @@ export class ServiceExchange {
           { code: 'ERR_INVALID_URL' },
         );
       }
-      return new EnvHttpProxyAgent({ ...common, ...proxies, requestTls: tls });
+      return new EnvHttpProxyAgent({ ...common, ...proxies, requestTls: tls, clientFactory: (origin, options) => tunnelPool(new Pool(origin, options)) });
     }));
   }
 
@@ -284,16 +350,19 @@ export class ServiceExchange {
       const url = target(this.url(path));
       if (signal?.aborted) throw new CancelledError(isPost ? 'The call was cancelled before sending. Nothing was sent.' : 'The call was cancelled.');
       written = true;
-      const res = await request.call(dispatcher, {
-        origin: url.origin,
-        path: url.path,
-        method,
-        headers,
-        body,
-        signal: stop.signal,
-        headersTimeout: budgetMs,
-        bodyTimeout: budgetMs,
-      });
+      const res = await untilStopped(
+        request.call(dispatcher, {
+          origin: url.origin,
+          path: url.path,
+          method,
+          headers,
+          body,
+          signal: stop.signal,
+          headersTimeout: budgetMs,
+          bodyTimeout: budgetMs,
+        }),
+        stop.signal,
+      );
       status = res.statusCode;
       // Errors are seen through iteration; a body dropped early must not raise an unhandled 'error' later.
       res.body.on('error', () => undefined);
@@ -399,6 +468,8 @@ export class ServiceExchange {
 
   /** What a failure other than an answer means: an untrusted certificate, the deadline, a cancel, or no answer at all. */
   private failure(error: unknown, at: { isPost: boolean; written: boolean; timedOut: boolean; status: number; cancelled: boolean }): ApiError {
+    // The person's cancel is what happened, whatever the connection was doing when it came.
+    if (at.cancelled && !at.timedOut) return new CancelledError('The call was cancelled before the service answered.');
     const code = errorCode(error);
     if (CERTIFICATE_CODES.has(code)) {
       return new CertificateError(
@@ -412,15 +483,18 @@ export class ServiceExchange {
         status: at.status || undefined,
       });
     }
-    if (at.cancelled) return new CancelledError('The call was cancelled before the service answered.');
-    return new UnreachableError(this.unreachable(code), { code, status: at.status || undefined });
+    return new UnreachableError(this.unreachable(code, error), { code, status: at.status || undefined });
   }
 
   /** Why no answer came, naming what to fix: the proxy when the call goes through one, else DOCREQ_BASE_URL. */
-  private unreachable(code: string): string {
+  private unreachable(code: string, error: unknown): string {
     const shown = oneLine(code, 40);
     const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv);
     if (route.kind === 'proxy') {
+      if (code === TUNNEL_CLOSED || code === TUNNEL_REFUSED) {
+        const did = code === TUNNEL_CLOSED ? 'closed the connection' : `answered ${proxyStatus(error)}`;
+        return `The proxy ${route.origin} (from ${route.variable}) ${did} instead of opening a tunnel to the service at ${this.origin}, so the service was not reached: check that the proxy lets this machine reach that host and port, or add the service's host to NO_PROXY.`;
+      }
       return CONNECT_CODES.has(code)
         ? `Could not reach the proxy ${route.origin} (${shown}; from ${route.variable}), so the service at ${this.origin} was not reached: check that the proxy runs and ${route.variable} names it, or add the service's host to NO_PROXY.`
         : `Could not reach the service at ${this.origin} through the proxy ${route.origin} (${shown}; from ${route.variable}).`;

@@ -52,16 +52,23 @@ const MAX_FIELD = 2_000;
 
 const same: Redact = (text) => text;
 
+/** The first `max` UTF-16 units of `text`, less a lone high surrogate at the cut: a character is kept whole or left out. */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
 /** A field as text, redacted before it is capped (a secret cut by the cap would survive as its prefix). */
 function asText(value: unknown, redact: Redact): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') {
     const clean = redact(value);
-    return clean.length > MAX_FIELD ? clean.slice(0, MAX_FIELD) : clean;
+    return cut(clean, MAX_FIELD);
   }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   try {
-    return redact(JSON.stringify(value)).slice(0, MAX_FIELD);
+    return cut(redact(JSON.stringify(value)), MAX_FIELD);
   } catch {
     return null;
   }
@@ -75,7 +82,7 @@ function redacted<R extends Record<string, unknown>>(record: R, keys: readonly s
     const v = record[key];
     if (typeof v !== 'string') continue;
     const clean = redact(v);
-    if (clean !== v) (copy ??= { ...record })[key as keyof R] = clean.slice(0, MAX_FIELD) as R[keyof R];
+    if (clean !== v) (copy ??= { ...record })[key as keyof R] = cut(clean, MAX_FIELD) as R[keyof R];
   }
   return copy ?? record;
 }
@@ -121,7 +128,7 @@ const cappedWith =
   <T>(v: T): T => {
     if (typeof v !== 'string') return v;
     const clean = redact(v);
-    return (clean.length > EXTRA_LIMITS.text ? clean.slice(0, EXTRA_LIMITS.text) : clean) as T;
+    return cut(clean, EXTRA_LIMITS.text) as T;
   };
 
 /**

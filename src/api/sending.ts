@@ -10,9 +10,9 @@ import {
   errorFromStatus,
   isErrorBody,
 } from './errors.js';
-import { REQUESTS, type CallOptions, type RawAnswer, type ServiceExchange } from './exchange.js';
+import { REQUESTS, TUNNEL_CLOSED, TUNNEL_REFUSED, type CallOptions, type RawAnswer, type ServiceExchange } from './exchange.js';
 import type { ApiState } from './lists.js';
-import { toRequest, type RequestRecord } from './records.js';
+import { cut, toRequest, type RequestRecord } from './records.js';
 import { DEFAULT_PROFILE, type Kept, type ServiceProfile } from '../domain/service-profile.js';
 
 /** Sending: the one POST, never retried, and what its outcome was (sent, refused, not sent, or not known). */
@@ -35,8 +35,8 @@ export interface CreateOutcome {
 
 const MAX_KEPT = 2_000;
 
-// Errors where the connection never opened, so a POST cannot have reached the service.
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+// Errors where the connection never opened (to the service, or through the proxy's tunnel), so a POST cannot have reached the service.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', TUNNEL_CLOSED, TUNNEL_REFUSED]);
 
 /** How long a call may take, and how much of it a POST needs left to start. */
 export interface SendSettings {
@@ -125,7 +125,7 @@ export class RequestSender {
     const text = (v: unknown): unknown => {
       if (v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean') return v;
       const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
-      return this.redact(s).slice(0, MAX_KEPT);
+      return cut(this.redact(s), MAX_KEPT);
     };
     const out: Kept = {};
     for (const [k, v] of Object.entries(kept)) (out as Record<string, unknown>)[k] = k === 'items' ? v : text(v);

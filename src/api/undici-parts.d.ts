@@ -19,3 +19,7 @@ declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
   const EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
   export default EnvHttpProxyAgent;
 }
+declare module 'undici/lib/dispatcher/pool.js' {
+  const Pool: typeof import('undici').Pool;
+  export default Pool;
+}

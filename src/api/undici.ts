@@ -8,6 +8,8 @@ import type { Dispatcher } from 'undici';
 export interface Undici {
   Agent: typeof import('undici').Agent;
   EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
+  /** The pool a proxy agent keeps to its proxy (already loaded by the Agent). */
+  Pool: typeof import('undici').Pool;
   /** undici's request with the dispatcher as `this` (what undici.request(url, { dispatcher }) calls). */
   request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
   tls: typeof import('node:tls');
@@ -22,9 +24,10 @@ export const loadUndici = (): Promise<Undici> =>
     import('undici/lib/api/index.js'),
     import('undici/lib/dispatcher/agent.js'),
     import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+    import('undici/lib/dispatcher/pool.js'),
     import('node:tls'),
     import('node:zlib'),
-  ]).then(([dispatcher, api, agent, proxy, tls, zlib]) => {
+  ]).then(([dispatcher, api, agent, proxy, pool, tls, zlib]) => {
     Object.assign(dispatcher.default.prototype, api.default);
-    return { Agent: agent.default, EnvHttpProxyAgent: proxy.default, request: api.default.request, tls, zlib };
+    return { Agent: agent.default, EnvHttpProxyAgent: proxy.default, Pool: pool.default, request: api.default.request, tls, zlib };
   }));

@@ -5,7 +5,15 @@
  * run with `npm run mutate -- --units --mutate <them>`, against vitest.stryker-units.config.ts (the files that test
  * them directly); the kill sample re-runs their kills with that suite too.
  */
-export const UNITS_RUN = ['src/config.ts', 'src/api/errors.ts', 'src/errors.ts', 'src/api/records.ts', 'src/api/exchange.ts'];
+export const UNITS_RUN = [
+  'src/config.ts',
+  'src/api/errors.ts',
+  'src/errors.ts',
+  'src/api/records.ts',
+  'src/api/exchange.ts',
+  'src/api/pool.ts',
+  'src/api/no-answer.ts',
+];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -47,9 +55,11 @@ export default {
     'src/tools/send-from-page.ts',
     'src/transport/client-sessions.ts',
     // Reached by nearly every test: UNITS_RUN above.
-    // What an answer from the service means (errors.ts; the exchange's statuses, cap and failures) and what
+    // What an answer from the service means (errors.ts; the exchange's statuses and cap; no-answer.ts's failures; pool.ts's proxy tunnel) and what
     // of it may be shown (records.ts: redaction before the cap); the tool error that becomes a result.
     'src/api/exchange.ts',
+    'src/api/pool.ts',
+    'src/api/no-answer.ts',
     'src/api/errors.ts',
     'src/api/records.ts',
     'src/errors.ts',

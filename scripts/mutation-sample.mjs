@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** What a copy needs to run the suite: everything but the installed modules (linked), git and reports. */
-const LEFT_OUT = new Set(['node_modules', '.git', 'reports', '.stryker-tmp', 'coverage', '.bench', 'bundle']);
+export const LEFT_OUT = new Set(['node_modules', '.git', 'reports', '.stryker-tmp', 'coverage', '.bench', 'bundle']);
 
 /** A small seeded generator (mulberry32): the same commit picks the same sample. */
 function generator(seedText) {

@@ -7,23 +7,23 @@ import {
   ApiError,
   BadResponseError,
   CancelledError,
-  CertificateError,
   KeyRejectedError,
   NotFoundServiceError,
   RedirectedError,
   TimedOutError,
   TooLargeError,
-  UnreachableError,
   errorFromStatus,
 } from './errors.js';
 import type { ListStreamParser } from './list-stream.js';
-import { proxyRoute, proxySettings, type ProxyEnv } from './proxy.js';
+import { noAnswer } from './no-answer.js';
+import { newPool } from './pool.js';
+import type { ProxyEnv } from './proxy.js';
 import { loadUndici, type Undici } from './undici.js';
 
 /**
- * One HTTP exchange with the service: undici (loaded late, only the parts used), the keep-alive pool
- * and its proxy and certificate authorities, the headers, decompression as the body streams, the
- * size cap after decompression, and every failure mapped to a typed error (redirects never followed).
+ * One HTTP exchange with the service: undici (loaded late, only the parts used), the headers, the deadline and a
+ * cancel, decompression as the body streams, the size cap after decompression, and every failure a typed error
+ * (redirects never followed). The pool is pool.ts's; what no answer means is no-answer.ts's.
  */
 
 /** Every call is bounded by an absolute `deadline` (ms since the epoch) and may be cancelled. */
@@ -39,25 +39,6 @@ export const REQUESTS = '/api/v1/requests';
 
 /** Small socket reads are gathered into pieces of this size before the list parser sees them. */
 const PARSE_PIECE = 256 * 1024;
-
-// The TLS handshake refused the service's certificate: a setup mistake, never retried.
-const CERTIFICATE_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REVOKED',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_REJECTED',
-  'INVALID_CA',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'HOSTNAME_MISMATCH',
-]);
 
 export interface RawAnswer<T = never> {
   status: number;
@@ -99,69 +80,12 @@ export function header(headers: RawAnswer['headers'], name: string): string | un
   return Array.isArray(v) ? v[0] : v;
 }
 
-function errorCode(error: unknown): string {
-  let e: unknown = error;
-  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  // A code that is not a string (a DOMException's is a number) names nothing a person can act on.
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : 'network error';
-}
-
-/** The status a proxy refused a tunnel with, found as errorCode finds the code. */
-function proxyStatus(error: unknown): number | string {
-  let e: unknown = error;
-  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const status = (e as { proxyStatus?: unknown }).proxyStatus;
-    if (typeof status === 'number') return status;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return 'no tunnel';
-}
-
 /** Retry-After in milliseconds (seconds or an HTTP date), or undefined. */
 function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.round(Number(value) * 1000);
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** Failures of the connection itself (not of an answer): where the fix is the address that was dialled. */
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-/** The proxy closed its connection, or answered other than 200, when asked for a tunnel (CONNECT): the service was not reached. */
-export const TUNNEL_CLOSED = 'PROXY_CLOSED_TUNNEL';
-export const TUNNEL_REFUSED = 'PROXY_REFUSED_TUNNEL';
-
-/**
- * The pool a proxy agent keeps to its proxy, with two differences, both for a tunnel that was never made (so nothing
- * reached the service): a proxy that closes the connection instead of answering CONNECT fails the call (undici reads a
- * closed socket while connecting as worth another try and dials again at once, without end and past the call's
- * deadline: tens of thousands of connections a minute), and a refusal says so with the proxy's status.
- */
-function tunnelPool(pool: Dispatcher): Dispatcher {
-  // Bound before it is replaced below: the proxy agent calls `connect` on this pool.
-  const connect: (options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData> = pool.connect.bind(pool);
-  const tunnel = async (options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData> => {
-    let made: Dispatcher.ConnectData;
-    try {
-      made = await connect(options);
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'UND_ERR_SOCKET') throw error;
-      throw Object.assign(new Error('The proxy closed the connection instead of opening a tunnel.', { cause: error }), { code: TUNNEL_CLOSED });
-    }
-    if (made.statusCode === 200) return made;
-    made.socket.on('error', () => undefined).destroy();
-    throw Object.assign(new Error(`The proxy answered ${made.statusCode} instead of opening a tunnel.`), {
-      code: TUNNEL_REFUSED,
-      proxyStatus: made.statusCode,
-    });
-  };
-  return Object.assign(pool, { connect: tunnel });
 }
 
 /**
@@ -226,24 +150,10 @@ export class ServiceExchange {
 
   constructor(private readonly options: ExchangeSettings) {}
 
-  /** One keep-alive pool per API client, routed through the environment's proxy when one is set. */
+  /** One keep-alive pool per API client (or the one shared in team mode). */
   private pool(): Promise<Dispatcher> {
     if (this.options.sharedPool) return Promise.resolve(this.options.sharedPool);
-    return (this.dispatcher ??= loadUndici().then(({ Agent, EnvHttpProxyAgent, Pool, tls: { rootCertificates } }) => {
-      const ca = this.options.ca === undefined ? undefined : [...rootCertificates, ...(Array.isArray(this.options.ca) ? this.options.ca : [this.options.ca])];
-      const tls = ca ? { ca } : {};
-      const common = { keepAliveTimeout: 4_000, connections: 16, connect: tls };
-      const proxies = proxySettings(this.options.proxyEnv);
-      if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
-      const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv);
-      if (route.kind === 'invalid') {
-        throw new UnreachableError(
-          `${route.variable} is not a URL, so nothing could be sent through it: set it to the proxy's address (e.g. http://proxy.example.com:3128) or unset it.`,
-          { code: 'ERR_INVALID_URL' },
-        );
-      }
-      return new EnvHttpProxyAgent({ ...common, ...proxies, requestTls: tls, clientFactory: (origin, options) => tunnelPool(new Pool(origin, options)) });
-    }));
+    return (this.dispatcher ??= loadUndici().then((undici) => newPool(undici, this.options)));
   }
 
   /** Loads undici and makes the pool now (right after `initialize`), so the first call costs what a later one does. */
@@ -379,7 +289,7 @@ export class ServiceExchange {
       return await this.readAnswer(res, status, zlib, listParser);
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      throw this.failure(error, { isPost, written, timedOut, status, cancelled: !isPost && signal?.aborted === true });
+      throw noAnswer(error, { isPost, written, timedOut, status, cancelled: !isPost && signal?.aborted === true }, this.options);
     } finally {
       clearTimeout(timer);
       if (cancel) signal!.removeEventListener('abort', cancel);
@@ -464,44 +374,6 @@ export class ServiceExchange {
       }
     }
     return { status, headers: res.headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) };
-  }
-
-  /** What a failure other than an answer means: an untrusted certificate, the deadline, a cancel, or no answer at all. */
-  private failure(error: unknown, at: { isPost: boolean; written: boolean; timedOut: boolean; status: number; cancelled: boolean }): ApiError {
-    // The person's cancel is what happened, whatever the connection was doing when it came.
-    if (at.cancelled && !at.timedOut) return new CancelledError('The call was cancelled before the service answered.');
-    const code = errorCode(error);
-    if (CERTIFICATE_CODES.has(code)) {
-      return new CertificateError(
-        `The TLS certificate of ${this.origin} is not trusted (${code}).${at.isPost ? ' Nothing was sent.' : ''} If the service or a company proxy uses a private certificate authority, point NODE_EXTRA_CA_CERTS at that CA's certificate file (PEM) and restart; otherwise check the base URL's host name and this machine's clock.`,
-        { code },
-      );
-    }
-    if (at.timedOut || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
-      return new TimedOutError(`The service did not answer within ${this.options.timeoutMs} ms.`, {
-        outcomeUnknown: at.isPost && at.written,
-        status: at.status || undefined,
-      });
-    }
-    return new UnreachableError(this.unreachable(code, error), { code, status: at.status || undefined });
-  }
-
-  /** Why no answer came, naming what to fix: the proxy when the call goes through one, else DOCREQ_BASE_URL. */
-  private unreachable(code: string, error: unknown): string {
-    const shown = oneLine(code, 40);
-    const route = proxyRoute(this.options.baseUrl, this.options.proxyEnv);
-    if (route.kind === 'proxy') {
-      if (code === TUNNEL_CLOSED || code === TUNNEL_REFUSED) {
-        const did = code === TUNNEL_CLOSED ? 'closed the connection' : `answered ${proxyStatus(error)}`;
-        return `The proxy ${route.origin} (from ${route.variable}) ${did} instead of opening a tunnel to the service at ${this.origin}, so the service was not reached: check that the proxy lets this machine reach that host and port, or add the service's host to NO_PROXY.`;
-      }
-      return CONNECT_CODES.has(code)
-        ? `Could not reach the proxy ${route.origin} (${shown}; from ${route.variable}), so the service at ${this.origin} was not reached: check that the proxy runs and ${route.variable} names it, or add the service's host to NO_PROXY.`
-        : `Could not reach the service at ${this.origin} through the proxy ${route.origin} (${shown}; from ${route.variable}).`;
-    }
-    return CONNECT_CODES.has(code)
-      ? `Could not reach the service at ${this.origin} (${shown}): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`
-      : `Could not reach the service at ${this.origin} (${shown}).`;
   }
 
   private tooLarge(status: number, bytes: number, decompressed = false): TooLargeError {

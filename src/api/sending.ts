@@ -10,7 +10,8 @@ import {
   errorFromStatus,
   isErrorBody,
 } from './errors.js';
-import { REQUESTS, TUNNEL_CLOSED, TUNNEL_REFUSED, type CallOptions, type RawAnswer, type ServiceExchange } from './exchange.js';
+import { REQUESTS, type CallOptions, type RawAnswer, type ServiceExchange } from './exchange.js';
+import { TUNNEL_CLOSED, TUNNEL_REFUSED } from './pool.js';
 import type { ApiState } from './lists.js';
 import { cut, toRequest, type RequestRecord } from './records.js';
 import { DEFAULT_PROFILE, type Kept, type ServiceProfile } from '../domain/service-profile.js';

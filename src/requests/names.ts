@@ -2,7 +2,8 @@
 import type { Client, RequestRecord } from '../api/records.js';
 import { nameKeys } from './name-keys.js';
 import { sharedClientNames } from './facts.js';
-import type { NameCount, Selection } from './query.js';
+import type { NameCount } from './pass.js';
+import type { Selection } from './query.js';
 
 /** Matched requests per name key (grouped: per group; else with a client name asked: per match; otherwise none). */
 export function matchedPerName(sel: Selection): Map<string, number> {

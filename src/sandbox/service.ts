@@ -2,19 +2,10 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Answer, ListBody, ListName, LoggedCall, Problem } from './answer.js';
-import {
-  applyToSeed,
-  createdAnswer,
-  listedRecord,
-  readCreate,
-  refusal,
-  resolveDialect,
-  type DIALECTS,
-  type ResolvedDialect,
-  type SandboxDialect,
-} from './dialect.js';
+import type { Answer, ListName, LoggedCall, Problem } from './answer.js';
+import { applyToSeed, createdAnswer, readCreate, refusal, resolveDialect, type DIALECTS, type ResolvedDialect, type SandboxDialect } from './dialect.js';
 import { readPostBody } from './http-rules.js';
+import { ListBodies } from './list-bodies.js';
 import { deliver, encode } from './delivery.js';
 import { openAtService, readOurs } from './requests.js';
 import { FaultInjector, type Fault, type InjectOptions, type Route } from './faults.js';
@@ -91,8 +82,8 @@ export class Sandbox {
     deliver: (req, res, answer, entry, force) => deliver(req, res, answer, entry, { compress: this.compress, bytesPerSec: this.link.bytesPerSec }, force),
     refuse: (status, code, message, problems) => this.fail(status, code, message, problems),
   });
-  /** Serialized lists per firm, by list and page: `requests`, `requests 2`. */
-  private readonly bodies = new WeakMap<SandboxFirm, Map<string, ListBody>>();
+  /** Serialized lists per firm, by list and page. */
+  private readonly lists: ListBodies;
   /** Calls per Authorization value, for the dialect's rate limit. */
   private readonly rateCounts = new Map<string, { count: number; since: number }>();
   /** Idempotency-Keys, scoped by firm: `${firm.id} ${key}`. */
@@ -113,6 +104,7 @@ export class Sandbox {
 
   constructor(private readonly options: SandboxOptions = {}) {
     this.dialect = resolveDialect(options.dialect);
+    this.lists = new ListBodies(this.dialect, () => this.baseUrl);
     this.firms = this.seed(options);
     this.listLagMs = options.listLagMs ?? 0;
     this.link = { latencyMs: options.latencyMs ?? 0, bytesPerSec: options.bandwidthBytesPerSec ?? 0 };
@@ -255,7 +247,12 @@ export class Sandbox {
   }
 
   private markStale(firm: SandboxFirm, ...lists: ListName[]): void {
-    for (const [key, list] of this.bodies.get(firm) ?? []) if (lists.includes(key.split(' ')[0] as ListName)) list.stale = true;
+    this.lists.markStale(firm, ...lists);
+  }
+
+  /** A list's answer, as it stands at `now` (a lagging list leaves out what it does not show yet). */
+  private listBody(firm: SandboxFirm, what: ListName, now: number, page = 1): Answer {
+    return this.lists.answer(firm, what, page, what === 'requests' ? this.hiddenIndexes(firm, now) : [], now);
   }
 
   /** A refusal, in the shape of the service the sandbox plays. */
@@ -341,55 +338,6 @@ export class Sandbox {
       if (now < at) hidden.push(i);
     }
     return hidden;
-  }
-
-  /**
-   * Lists are serialized once per change: large seeded firms answer at the speed of the socket. The
-   * validators and the compressed bodies are computed once per serialized body too.
-   */
-  private listBody(firm: SandboxFirm, what: ListName, now: number, page = 1): Answer {
-    const cache = this.bodies.get(firm) ?? new Map<string, ListBody>();
-    this.bodies.set(firm, cache);
-    const key = page === 1 ? what : `${what} ${page}`;
-    const indexes = what === 'requests' ? this.hiddenIndexes(firm, now) : [];
-    const hidden = indexes.join(',');
-    let list = cache.get(key);
-    if (!list || list.stale || list.hidden !== hidden) {
-      const skip = new Set(indexes);
-      const shown = skip.size === 0 ? firm.requests : firm.requests.filter((_, i) => !skip.has(i));
-      const records = what === 'clients' ? firm.clients : shown.map((r) => listedRecord(r, this.dialect));
-      const { value, headers } = this.paged(records, what, page);
-      const text = JSON.stringify(value);
-      const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
-      if (list && list.etag === etag) {
-        list = { ...list, hidden, stale: false };
-      } else {
-        const modifiedSec = Math.max(Math.floor(now / 1000), list ? list.modifiedSec + 1 : 0);
-        list = { text, etag, modifiedSec, hidden, stale: false, encoded: {}, headers };
-      }
-      cache.set(key, list);
-    }
-    return { status: 200, body: list.text, list, headers: list.headers };
-  }
-
-  /** A list answer's body: every record (ours), or one page of them with the dialect's signal of the rest. */
-  private paged(records: unknown[], what: ListName, page: number): { value: Record<string, unknown>; headers?: Record<string, string> } {
-    const paging = this.dialect.paging;
-    if (!paging) return { value: { data: records } };
-    const start = (page - 1) * paging.pageSize;
-    const data = records.slice(start, start + paging.pageSize);
-    const more = start + paging.pageSize < records.length;
-    const next = `${this.baseUrl}/api/v1/${what}?page=${page + 1}`;
-    switch (paging.signal) {
-      case 'next':
-        return { value: { data, next: more ? next : null } };
-      case 'has_more':
-        return { value: { data, has_more: more } };
-      case 'link':
-        return { value: { data }, headers: more ? { link: `<${next}>; rel="next"` } : undefined };
-      case 'total':
-        return { value: { data, total: records.length } };
-    }
   }
 
   private create(firm: SandboxFirm, text: string | null, idempotencyKey: string | undefined): Answer {

@@ -1,0 +1,156 @@
+// The survivors, checked against the whole suite. Stryker runs each mutant against the tests its coverage says reach
+// it; a test that reaches the code in a way coverage does not see (a built CLI, a module loaded before the test, a
+// server started in beforeAll) is never run against it, so a reason written for a survivor ("equivalent",
+// "unreachable") may be false. This applies every recorded survivor at once to a copy of the project, builds it
+// (dist/ carries the mutants too, so the built-CLI tests see them) and runs the whole suite, `npm test`'s, once. If
+// nothing fails, every survivor survives the whole suite. If something fails, the set is halved until each failure is
+// pinned to the mutants that cause it, running only the test files that failed. docs/proof.md says how long.
+//
+//   node scripts/mutation-verify.mjs [--files src/a.ts,src/b.ts] [--out mutation/verified.json]
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LEFT_OUT, commitOf } from './mutation-sample.mjs';
+
+const root = resolve(import.meta.dirname, '..');
+const { values } = parseArgs({ options: { files: { type: 'string' }, out: { type: 'string', default: 'mutation/verified.json' } } });
+const record = JSON.parse(readFileSync(join(root, 'mutation/stryker-incremental.json'), 'utf8'));
+const only = values.files ? new Set(values.files.split(',')) : undefined;
+
+/** Character offset of a 1-based line and column. */
+function offsetIn(source, { line, column }) {
+  let at = 0;
+  for (let l = 1; l < line; l++) at = source.indexOf('\n', at) + 1;
+  return at + column - 1;
+}
+
+// Every survivor (and mutant no test reached) that was run: static mutants were not run, so there is no reason to check.
+const survivors = [];
+for (const [file, { mutants, source }] of Object.entries(record.files)) {
+  if (only && !only.has(file)) continue;
+  if (readFileSync(join(root, file), 'utf8') !== source) throw new Error(`${file} changed since its mutation run: run it again first (npm run mutate)`);
+  for (const m of mutants) {
+    if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
+    survivors.push({ file, mutant: m, from: offsetIn(source, m.location.start), to: offsetIn(source, m.location.end) });
+  }
+}
+
+/** The sources with these mutants in place; mutants that overlap one already taken wait for a later set. */
+function applied(set) {
+  const byFile = new Map();
+  for (const s of set) byFile.set(s.file, [...(byFile.get(s.file) ?? []), s]);
+  const out = new Map();
+  for (const [file, list] of byFile) {
+    let text = record.files[file].source;
+    for (const s of [...list].sort((a, b) => b.from - a.from)) text = text.slice(0, s.from) + s.mutant.replacement + text.slice(s.to);
+    out.set(file, text);
+  }
+  return out;
+}
+
+/** Splits the survivors into sets with no two overlapping in one file (most fit in the first). */
+function disjointSets(list) {
+  const sets = [];
+  for (const s of list) {
+    const fits = sets.find((set) => !set.some((t) => t.file === s.file && t.from < s.to && s.from < t.to));
+    if (fits) fits.push(s);
+    else sets.push([s]);
+  }
+  return sets;
+}
+
+const copy = mkdtempSync(join(tmpdir(), 'docreq-verify-'));
+cpSync(root, copy, { recursive: true, filter: (from) => !LEFT_OUT.has(from.slice(root.length + 1).split('/')[0]) });
+symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
+const vitest = join(root, 'node_modules/vitest/vitest.mjs');
+let runs = 0;
+const started = Date.now();
+
+/** Builds the copy with these mutants and runs the whole suite (or these test files): the failing tests ("file › name"), or null when the build itself fails. */
+function failuresWith(set, files = []) {
+  const sources = applied(set);
+  for (const [file, text] of sources) writeFileSync(join(copy, file), text);
+  try {
+    runs++;
+    const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: copy, encoding: 'utf8' });
+    if (build.status !== 0) return null;
+    const report = join(copy, `verify-${runs}.json`);
+    spawnSync(process.execPath, [vitest, 'run', ...files, '--reporter=json', `--outputFile=${report}`], {
+      cwd: copy,
+      env: { ...process.env, CI: '1' },
+      encoding: 'utf8',
+      timeout: 1_200_000,
+    });
+    const results = JSON.parse(readFileSync(report, 'utf8')).testResults;
+    return results.flatMap((r) => {
+      const name = r.name.slice(copy.length + 1);
+      const failed = r.assertionResults.filter((a) => a.status === 'failed').map((a) => `${name} › ${a.fullName}`);
+      return failed.length || r.status !== 'failed' ? failed : [`${name} (failed to load)`];
+    });
+  } finally {
+    for (const file of sources.keys()) writeFileSync(join(copy, file), record.files[file].source);
+  }
+}
+
+const where = (s) =>
+  `${s.file}:${s.mutant.location.start.line}:${s.mutant.location.start.column} ${s.mutant.mutatorName} → ${JSON.stringify(s.mutant.replacement.slice(0, 60))}`;
+const killed = [];
+const interacting = [];
+
+/** Pins the failures of a set that fails to its mutants: halves until one mutant alone fails (killed) or neither half does (they act together). */
+function pin(set, failures) {
+  const files = [...new Set((failures ?? []).map((f) => f.split(' ')[0]))];
+  if (set.length === 1) {
+    killed.push({ mutant: where(set[0]), id: set[0].mutant.id, by: failures ?? ['the build'] });
+    console.log(`  killed: ${where(set[0])} by ${(failures ?? ['the build']).slice(0, 3).join('; ')}`);
+    return;
+  }
+  const half = [set.slice(0, set.length >> 1), set.slice(set.length >> 1)];
+  let pinned = false;
+  for (const part of half) {
+    const f = failuresWith(part, files);
+    console.log(
+      `  ${part.length} mutant(s): ${f === null ? 'the build fails' : `${f.length} failing test(s)`} (run ${runs}, ${Math.round((Date.now() - started) / 60_000)} min)`,
+    );
+    if (f === null || f.length) {
+      pinned = true;
+      pin(part, f);
+    }
+  }
+  if (!pinned) interacting.push({ mutants: set.map(where), failures });
+}
+
+try {
+  const sets = disjointSets(survivors);
+  console.log(
+    `${survivors.length} survivors of ${new Set(survivors.map((s) => s.file)).size} modules, in ${sets.length} set(s) of mutants that do not overlap`,
+  );
+  for (const set of sets) {
+    const f = failuresWith(set);
+    console.log(
+      `${set.length} mutant(s) at once: ${f === null ? 'the build fails' : `${f.length} failing test(s)`} (run ${runs}, ${Math.round((Date.now() - started) / 60_000)} min)`,
+    );
+    if (f === null || f.length) pin(set, f);
+  }
+} finally {
+  rmSync(copy, { recursive: true, force: true });
+}
+
+const minutes = Math.round((Date.now() - started) / 6_000) / 10;
+const result = {
+  commit: commitOf(root),
+  date: new Date().toISOString().slice(0, 10),
+  suite: 'the whole suite (vitest.config.ts, both eras), against a build carrying the mutants',
+  survivors: survivors.length,
+  runs,
+  minutes,
+  killed,
+  interacting,
+};
+if (!only) writeFileSync(join(root, values.out), `${JSON.stringify(result, null, 2)}\n`);
+console.log(
+  `${survivors.length - killed.length - interacting.flatMap((i) => i.mutants).length} of ${survivors.length} survive the whole suite; ${killed.length} killed; ${interacting.length} set(s) that fail only together; ${runs} runs in ${minutes} min`,
+);
+process.exitCode = killed.length || interacting.length ? 1 : 0;

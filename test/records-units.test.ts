@@ -178,6 +178,10 @@ describe('toClient: a record read field by field', () => {
     expect(client.status).toBe(x(1999) + 'é');
     const extra = toClient({ ...CLIENT, a: x(499) + emoji, b: [x(498) + emoji + 'z'] }).extra;
     expect(extra).toStrictEqual({ a: x(499), b: [x(498) + emoji] });
+    // The first and the last high surrogate (U+10000 and U+10FFFF) across the cap; a text within the cap is kept as it came, a lone surrogate at its end included.
+    expect(toClient({ ...CLIENT, id: x(1999) + '\u{10000}', displayName: x(1999) + '\u{10FFFF}' })).toMatchObject({ id: x(1999), displayName: x(1999) });
+    // (A status that is a number: the record is read field by field, through the cap.)
+    expect(toClient({ ...CLIENT, id: x(1999) + '\ud83d', displayName: x(1998) + '\ud83d', status: 1 })).toMatchObject({ id: x(1999) + '\ud83d', displayName: x(1998) + '\ud83d' });
     // A text redaction changed, as the record is kept otherwise whole.
     expect(toRequest({ ...REQUEST, title: x(1991) + SECRET + emoji }, marking).title).toBe(x(1991) + R.slice(0, 9));
     expect(toRequest({ ...REQUEST, title: SECRET + x(1989) + emoji + 'z' }, marking).title).toBe(R + x(1989));

@@ -95,20 +95,13 @@ function parseRetryAfter(value: string | undefined, now = Date.now()): number | 
  */
 function untilStopped(pending: Promise<Dispatcher.ResponseData>, stop: AbortSignal): Promise<Dispatcher.ResponseData> {
   return new Promise((resolve, reject) => {
-    const stopped = () => reject(stop.reason as Error);
-    if (stop.aborted) stopped();
-    stop.addEventListener('abort', stopped, { once: true });
-    pending.then(
-      (res) => {
-        stop.removeEventListener('abort', stopped);
-        if (stop.aborted) res.body.on('error', () => undefined).destroy();
-        else resolve(res);
-      },
-      (error: Error) => {
-        stop.removeEventListener('abort', stopped);
-        reject(error);
-      },
-    );
+    // Once settled, a later stop (a cancel while the body is read) rejects nothing: no listener to take off.
+    stop.addEventListener('abort', () => reject(stop.reason as Error));
+    if (stop.aborted) reject(stop.reason as Error);
+    pending.then((res) => {
+      if (!stop.aborted) resolve(res);
+      else res.body.on('error', () => undefined).destroy();
+    }, reject);
   });
 }
 

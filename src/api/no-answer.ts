@@ -70,7 +70,7 @@ export function noAnswer(error: unknown, at: NoAnswerAt, settings: NoAnswerSetti
       { code },
     );
   }
-  if (at.timedOut || code.startsWith('UND_ERR_HEADERS_TIMEOUT') || code === 'UND_ERR_BODY_TIMEOUT') {
+  if (at.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new TimedOutError(`The service did not answer within ${settings.timeoutMs} ms.`, {
       outcomeUnknown: at.isPost && at.written,
       status: at.status || undefined,

@@ -27,27 +27,18 @@ function tunnelPool(pool: Dispatcher): Dispatcher {
       made = await connect(options);
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'UND_ERR_SOCKET') throw error;
-      throw Object.assign(new Error('The proxy closed the connection instead of opening a tunnel.', { cause: error }), { code: TUNNEL_CLOSED });
+      throw Object.assign(new Error(TUNNEL_CLOSED), { code: TUNNEL_CLOSED });
     }
     if (made.statusCode === 200) return made;
-    made.socket.on('error', () => undefined).destroy();
-    throw Object.assign(new Error(`The proxy answered ${made.statusCode} instead of opening a tunnel.`), {
-      code: TUNNEL_REFUSED,
-      proxyStatus: made.statusCode,
-    });
+    made.socket.destroy();
+    throw Object.assign(new Error(TUNNEL_REFUSED), { code: TUNNEL_REFUSED, proxyStatus: made.statusCode });
   };
   return Object.assign(pool, { connect: tunnel });
 }
 
-/** The status a proxy refused a tunnel with, found as errorCode finds the code. */
-export function proxyStatus(error: unknown): number | string {
-  let e: unknown = error;
-  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const status = (e as { proxyStatus?: unknown }).proxyStatus;
-    if (typeof status === 'number') return status;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return 'no tunnel';
+/** The status a proxy refused a tunnel with (the error made above reaches the exchange as it is). */
+export function proxyStatus(error: unknown): number {
+  return (error as { proxyStatus: number }).proxyStatus;
 }
 
 /** The pool for calls to `baseUrl`: undici's Agent, or its EnvHttpProxyAgent when a proxy is set (a setting that is not a URL: no pool, and why). */

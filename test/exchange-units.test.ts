@@ -1015,6 +1015,16 @@ describe('proxies', () => {
     },
   );
 
+  it('a tunnel the proxy opens and then drops: the service was not reached through it, with the code', async () => {
+    const proxy = await rawProxy((socket) => socket.once('data', () => socket.end('HTTP/1.1 200 Connection established\r\n\r\n')));
+    const s = await answering(200, {}, '{}');
+    const error = await failure(get(exchangeTo(s.url, { proxyEnv: { HTTP_PROXY: proxy.url } })));
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect(error.message).toBe(`Could not reach the service at ${s.url} through the proxy ${proxy.url} (${error.code}; from HTTP_PROXY).`);
+    expect(error.code).toMatch(/^[A-Z_]+$/);
+    expect(s.seen).toHaveLength(0);
+  });
+
   it('a proxy that takes the connection and never answers CONNECT: the deadline ends the call (a GET, and a POST as "may have been sent")', async () => {
     const proxy = await rawProxy(() => undefined);
     const s = await answering(200, {}, '{}');

@@ -106,13 +106,31 @@ const STATUS_WEIGHTS: [string, number][] = [
 const DAY = 86_400_000;
 export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-function weighted(rand: () => number): string {
+/** A settled request's status: what a request has come to once its due date is weeks behind it (mostly completed). */
+const SETTLED_WEIGHTS: [string, number][] = [
+  ['completed', 0.86],
+  ['archived', 0.07],
+  ['cancelled', 0.05],
+  ['in_progress', 0.01],
+  ['sent', 0.01],
+];
+
+function weighted(rand: () => number, weights = STATUS_WEIGHTS): string {
   let r = rand();
-  for (const [status, w] of STATUS_WEIGHTS) {
+  for (const [status, w] of weights) {
     if ((r -= w) < 0) return status;
   }
   return 'sent';
 }
+
+/**
+ * How far back a firm's requests go: 120 days for the demo's few, a day per 20 requests beyond that, and at most
+ * three years. A large firm (more than 2,400 requests) is a few years of tax seasons, so its requests older than
+ * SETTLED_DAYS are mostly closed and its filters select what a real firm's would (a few percent overdue, not half).
+ */
+const HISTORY_DAYS = 3 * 365;
+const LARGE_FIRM = 2_400;
+const SETTLED_DAYS = 60;
 
 function slug(name: string): string {
   return name
@@ -150,12 +168,13 @@ function makeClients(rand: () => number, count: number, domain: string): Sandbox
 
 function makeRequests(rand: () => number, clients: SandboxClient[], count: number, now: number): SandboxRequest[] {
   const requests: SandboxRequest[] = [];
-  const spanDays = Math.max(120, Math.ceil(count / 20));
+  const spanDays = Math.min(HISTORY_DAYS, Math.max(120, Math.ceil(count / 20)));
+  const large = count > LARGE_FIRM;
   for (let i = 0; i < count; i++) {
     const client = clients[Math.floor(rand() * clients.length)]!;
     const template = pick(rand, TEMPLATES);
     const created = now - Math.floor((i / count) * spanDays * DAY) - Math.floor(rand() * 8 * 3_600_000);
-    const status = weighted(rand);
+    const status = weighted(rand, large && now - created > SETTLED_DAYS * DAY ? SETTLED_WEIGHTS : STATUS_WEIGHTS);
     const items = template.items.map(([name, type, required]) => ({ name, type, required }));
     const total = items.length;
     const completed =

@@ -1,14 +1,10 @@
 import { getEventListeners } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BadResponseError, CancelledError, TimedOutError, TooLargeError, UnreachableError } from '../src/api/errors.js';
-import { REQUESTS, ServiceExchange, type ExchangeSettings } from '../src/api/exchange.js';
-import { ListStreamParser } from '../src/api/list-stream.js';
-import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { redactor } from '../src/text/redact.js';
+import { REQUESTS } from '../src/api/exchange.js';
+import { TIMEOUT_MS, exchanges, get, list, pause, serve } from './exchange-helpers.js';
 import { apiFailure } from './helpers.js';
 
 /**
@@ -19,71 +15,8 @@ import { apiFailure } from './helpers.js';
  * that end a body part-way. All over real HTTP on 127.0.0.1 with tiny servers of the test's own.
  */
 
-const KEY = SANDBOX_KEYS.demo;
 const failure = apiFailure;
-const TIMEOUT_MS = 5_000;
-const made: ServiceExchange[] = [];
-afterAll(async () => {
-  for (const x of made) await x.close();
-});
-function exchangeTo(baseUrl: string, options: Partial<ExchangeSettings> = {}): ServiceExchange {
-  const x = new ServiceExchange({
-    baseUrl,
-    apiKey: KEY,
-    timeoutMs: TIMEOUT_MS,
-    maxResponseBytes: 1.5 * 1024 * 1024,
-    proxyEnv: {},
-    ca: undefined,
-    sharedPool: undefined,
-    redact: redactor([KEY]),
-    onKeyRejected: () => undefined,
-    ...options,
-  });
-  made.push(x);
-  return x;
-}
-const soon = () => Date.now() + TIMEOUT_MS;
-type More = Partial<Parameters<ServiceExchange['exchange']>[0]>;
-const get = (x: ServiceExchange, more: More = {}) => x.exchange({ method: 'GET', path: REQUESTS, deadline: soon(), ...more });
-/** A list answer read as it streams. */
-const list = (x: ServiceExchange, more: More = {}) =>
-  x.exchange<unknown>({ method: 'GET', path: REQUESTS, deadline: soon(), listParser: () => new ListStreamParser<unknown>('requests', (raw) => raw), ...more });
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
-
-/**
- * A throwaway HTTP server on loopback; closed (with its connections) after the file. `allClosed()` resolves
- * true once as many connections as were opened have been closed, or false if that has not happened in
- * `withinMs` (an upper bound on a wait, never a measure of speed).
- */
-async function serve(handler: Handler): Promise<{ url: string; allClosed: (withinMs?: number) => Promise<boolean> }> {
-  let opened = 0;
-  let closedCount = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => void handler(req, res));
-  server.on('connection', (s: Socket) => {
-    opened++;
-    sockets.add(s);
-    s.on('close', () => {
-      closedCount++;
-      sockets.delete(s);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  const allClosed = async (withinMs = 3_000) => {
-    for (let waited = 0; closedCount < opened && waited < withinMs; waited += 20) await pause(20);
-    return opened > 0 && closedCount === opened;
-  };
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, allClosed };
-}
+const { exchangeTo } = exchanges();
 
 /** A body far larger than what undici buffers before it stops reading the socket. */
 const BIG = Buffer.alloc(4 * 1024 * 1024, 0x20);
@@ -149,7 +82,7 @@ describe("the caller's cancel signal", () => {
     process.on('warning', onWarning);
     try {
       for (let i = 0; i < 12; i++) {
-        const got = await get(x, { signal: controller.signal });
+        const got = await get(x, REQUESTS, { signal: controller.signal });
         expect(got.bytes.toString('utf8')).toBe('{"ok":true}');
         expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
       }
@@ -173,7 +106,7 @@ describe("the caller's cancel signal", () => {
     // Codes that only contain a zlib error's or a headers timeout's name are not those.
     for (const code of ['HOST_Z_STOP', 'HOST_ERR_BROTLI_STOP', 'HOST_UND_ERR_HEADERS_TIMEOUT']) {
       const controller = new AbortController();
-      const pending = failure(get(x, { signal: controller.signal }));
+      const pending = failure(get(x, REQUESTS, { signal: controller.signal }));
       await pause(100);
       controller.abort(Object.assign(new Error('the host went away'), { code }));
       const error = await pending;

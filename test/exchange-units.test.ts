@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createHttpsServer } from 'node:https';
@@ -22,12 +22,10 @@ import {
   TooLargeError,
   UnreachableError,
 } from '../src/api/errors.js';
-import { CLIENTS, REQUESTS, ServiceExchange, header, type ExchangeSettings, type RawAnswer } from '../src/api/exchange.js';
-import { ListStreamParser } from '../src/api/list-stream.js';
+import { CLIENTS, REQUESTS, header, type RawAnswer } from '../src/api/exchange.js';
 import { describeProxy } from '../src/api/proxy.js';
-import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { redactor } from '../src/text/redact.js';
 import { USER_AGENT } from '../src/version.js';
+import { CAP, KEY, TIMEOUT_MS, answering, exchanges, get, list, pause, post, serve, soon } from './exchange-helpers.js';
 import { apiFailure, freePort, sandbox, suiteFolder } from './helpers.js';
 
 /**
@@ -39,87 +37,9 @@ import { apiFailure, freePort, sandbox, suiteFolder } from './helpers.js';
  */
 
 const sb = await sandbox();
-const KEY = SANDBOX_KEYS.demo;
 const failure = apiFailure;
-/** The size cap of these exchanges: 1.5 MB. */
-const CAP = 1.5 * 1024 * 1024;
-const TIMEOUT_MS = 5_000;
-
-let keyRejections = 0;
-const made: ServiceExchange[] = [];
-afterAll(async () => {
-  for (const x of made) await x.close();
-});
-function exchangeTo(baseUrl: string, options: Partial<ExchangeSettings> = {}): ServiceExchange {
-  const x = new ServiceExchange({
-    baseUrl,
-    apiKey: KEY,
-    timeoutMs: TIMEOUT_MS,
-    maxResponseBytes: CAP,
-    proxyEnv: {},
-    ca: undefined,
-    sharedPool: undefined,
-    redact: redactor([KEY]),
-    onKeyRejected: () => keyRejections++,
-    ...options,
-  });
-  made.push(x);
-  return x;
-}
-const soon = () => Date.now() + TIMEOUT_MS;
-type More = Partial<Parameters<ServiceExchange['exchange']>[0]>;
-const get = (x: ServiceExchange, path = REQUESTS, more: More = {}) => x.exchange({ method: 'GET', path, deadline: soon(), ...more });
-const post = (x: ServiceExchange, body = '{"title":"x"}', more: More = {}) => x.exchange({ method: 'POST', path: REQUESTS, deadline: soon(), body, ...more });
-/** A list answer read as it streams, each element kept as it came. */
-const list = (x: ServiceExchange, more: More = {}) =>
-  x.exchange<unknown>({ method: 'GET', path: REQUESTS, deadline: soon(), listParser: () => new ListStreamParser<unknown>('requests', (raw) => raw), ...more });
+const { exchangeTo, keyRejections } = exchanges();
 const text = (answer: RawAnswer<unknown>) => answer.bytes.toString('utf8');
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void | Promise<void>;
-
-/** A throwaway HTTP server on loopback that records what it received; closed (with its connections) after the file. */
-async function serve(handler: Handler): Promise<{ url: string; seen: Seen[]; connections: () => number }> {
-  const seen: Seen[] = [];
-  let connections = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(parts).toString('utf8');
-      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      void handler(req, res, body);
-    });
-  });
-  server.on('connection', (s: Socket) => {
-    connections++;
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, connections: () => connections };
-}
-
-/** A server answering every call with this status, headers and body. */
-const answering = (status: number, headers: Record<string, string | string[]> = {}, body: string | Buffer = '') =>
-  serve((_req, res) => {
-    res.writeHead(status, headers);
-    res.end(body);
-  });
 
 /** A valid list body of exactly `bytes` bytes: `{"data":[{"n":0},…]}` padded with spaces. */
 function listOf(bytes: number): { body: Buffer; count: number } {
@@ -560,12 +480,12 @@ describe('what a refusal means', () => {
     const s = await answering(401, { 'content-type': 'application/json' }, '{"error":"Revoked."}');
     const x = exchangeTo(s.url);
     const answer = await get(x);
-    const before = keyRejections;
+    const before = keyRejections();
     expect(x.statusError({ ...answer, status: 403 }, 'GET', REQUESTS)).not.toBeInstanceOf(KeyRejectedError);
-    expect(keyRejections).toBe(before);
+    expect(keyRejections()).toBe(before);
     const error = x.statusError(answer, 'GET', REQUESTS);
     expect(error).toBeInstanceOf(KeyRejectedError);
-    expect(keyRejections).toBe(before + 1);
+    expect(keyRejections()).toBe(before + 1);
   });
 
   it('a 299 and a 399 are told apart from a redirect at the edges', async () => {

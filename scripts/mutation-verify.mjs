@@ -1,10 +1,12 @@
-// The survivors, checked against the whole suite. Stryker runs each mutant against the tests its coverage says reach
-// it; a test that reaches the code in a way coverage does not see (a built CLI, a module loaded before the test, a
+// The survivors, checked against the whole in-process suite. Stryker runs each mutant against the tests its coverage
+// says reach it; a test that reaches the code in a way coverage does not see (a module loaded before the test, a
 // server started in beforeAll) is never run against it, so a reason written for a survivor ("equivalent",
-// "unreachable") may be false. This applies every recorded survivor at once to a copy of the project, builds it
-// (dist/ carries the mutants too, so the built-CLI tests see them) and runs the whole suite, `npm test`'s, once. If
-// nothing fails, every survivor survives the whole suite. If something fails, the set is halved until each failure is
-// pinned to the mutants that cause it, running only the test files that failed. docs/proof.md says how long.
+// "unreachable") may be false. This applies every recorded survivor at once to a copy of the project and runs every
+// test file that runs the source in its own process (vitest.stryker.config.ts's set plus the unit files the units
+// runs use; the built-CLI, package and browser files run dist/, which holds no mutant), a fresh module graph per file.
+// If nothing fails, every survivor survives that suite. Where something fails, the set is halved (module by module
+// first) and only the failing files are run again, until each failure is pinned to the mutants that cause it.
+// docs/proof.md says how long it takes.
 //
 //   node scripts/mutation-verify.mjs [--files src/a.ts,src/b.ts] [--out mutation/verified.json]
 import { spawnSync } from 'node:child_process';
@@ -64,26 +66,49 @@ function disjointSets(list) {
 const copy = mkdtempSync(join(tmpdir(), 'docreq-verify-'));
 cpSync(root, copy, { recursive: true, filter: (from) => !LEFT_OUT.has(from.slice(root.length + 1).split('/')[0]) });
 symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
+// The in-process suite: the mutation run's files and the units runs' files, one era, a fresh module graph per file.
+writeFileSync(
+  join(copy, 'vitest.verify.config.ts'),
+  `import { defineConfig } from 'vitest/config';
+import { NOT_MUTATION_TESTED } from './vitest.stryker.config';
+export default defineConfig({
+  test: {
+    name: 'verify',
+    include: ['test/**/*.test.ts'],
+    exclude: NOT_MUTATION_TESTED.filter((file) => !file.endsWith('-units.test.ts')),
+    testTimeout: 90_000,
+    hookTimeout: 60_000,
+    retry: 1,
+    pool: 'forks',
+    globalSetup: ['mutation/global-setup.ts'],
+    setupFiles: ['mutation/setup.ts'],
+  },
+});
+`,
+);
 const vitest = join(root, 'node_modules/vitest/vitest.mjs');
 let runs = 0;
 const started = Date.now();
 
-/** Builds the copy with these mutants and runs the whole suite (or these test files): the failing tests ("file › name"), or null when the build itself fails. */
+/** Runs the suite (or these test files) with these mutants in place: the failing tests ("file › name"); a file that failed to load counts as one. */
 function failuresWith(set, files = []) {
   const sources = applied(set);
   for (const [file, text] of sources) writeFileSync(join(copy, file), text);
   try {
     runs++;
-    const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: copy, encoding: 'utf8' });
-    if (build.status !== 0) return null;
     const report = join(copy, `verify-${runs}.json`);
-    spawnSync(process.execPath, [vitest, 'run', ...files, '--reporter=json', `--outputFile=${report}`], {
+    spawnSync(process.execPath, [vitest, 'run', '--config', 'vitest.verify.config.ts', ...files, '--reporter=json', `--outputFile=${report}`], {
       cwd: copy,
-      env: { ...process.env, CI: '1' },
+      env: { ...process.env, CI: '1', DOCREQ_MUTATION_RUN: '1' },
       encoding: 'utf8',
-      timeout: 1_200_000,
+      timeout: 1_800_000,
     });
-    const results = JSON.parse(readFileSync(report, 'utf8')).testResults;
+    let results;
+    try {
+      results = JSON.parse(readFileSync(report, 'utf8')).testResults;
+    } catch {
+      return ['(the suite did not finish)'];
+    }
     return results.flatMap((r) => {
       const name = r.name.slice(copy.length + 1);
       const failed = r.assertionResults.filter((a) => a.status === 'failed').map((a) => `${name} › ${a.fullName}`);
@@ -94,6 +119,19 @@ function failuresWith(set, files = []) {
   }
 }
 
+/** Two halves of a set: by modules while it spans several (balanced by count), else by its mutants. */
+function halves(set) {
+  const files = [...new Set(set.map((s) => s.file))];
+  if (files.length === 1) return [set.slice(0, set.length >> 1), set.slice(set.length >> 1)];
+  const first = [];
+  for (const file of files) {
+    if (first.length && first.length + set.filter((s) => s.file === file).length > set.length / 2) break;
+    first.push(...set.filter((s) => s.file === file));
+  }
+  if (first.length === set.length) first.splice(set.filter((s) => s.file === files.at(-1)).length * -1);
+  return [first, set.filter((s) => !first.includes(s))];
+}
+
 const where = (s) =>
   `${s.file}:${s.mutant.location.start.line}:${s.mutant.location.start.column} ${s.mutant.mutatorName} → ${JSON.stringify(s.mutant.replacement.slice(0, 60))}`;
 const killed = [];
@@ -101,20 +139,19 @@ const interacting = [];
 
 /** Pins the failures of a set that fails to its mutants: halves until one mutant alone fails (killed) or neither half does (they act together). */
 function pin(set, failures) {
-  const files = [...new Set((failures ?? []).map((f) => f.split(' ')[0]))];
+  const files = failures.some((f) => f.startsWith('(')) ? [] : [...new Set(failures.map((f) => f.split(' ')[0]))];
   if (set.length === 1) {
-    killed.push({ mutant: where(set[0]), id: set[0].mutant.id, by: failures ?? ['the build'] });
-    console.log(`  killed: ${where(set[0])} by ${(failures ?? ['the build']).slice(0, 3).join('; ')}`);
+    killed.push({ mutant: where(set[0]), id: set[0].mutant.id, by: failures });
+    console.log(`  killed: ${where(set[0])} by ${failures.slice(0, 3).join('; ')}`);
     return;
   }
-  const half = [set.slice(0, set.length >> 1), set.slice(set.length >> 1)];
   let pinned = false;
-  for (const part of half) {
+  for (const part of halves(set)) {
     const f = failuresWith(part, files);
     console.log(
-      `  ${part.length} mutant(s): ${f === null ? 'the build fails' : `${f.length} failing test(s)`} (run ${runs}, ${Math.round((Date.now() - started) / 60_000)} min)`,
+      `  ${part.length} mutant(s) of ${new Set(part.map((s) => s.file)).size} module(s): ${f.length} failing test(s) (run ${runs}, ${Math.round((Date.now() - started) / 60_000)} min)`,
     );
-    if (f === null || f.length) {
+    if (f.length) {
       pinned = true;
       pin(part, f);
     }
@@ -142,7 +179,7 @@ const minutes = Math.round((Date.now() - started) / 6_000) / 10;
 const result = {
   commit: commitOf(root),
   date: new Date().toISOString().slice(0, 10),
-  suite: 'the whole suite (vitest.config.ts, both eras), against a build carrying the mutants',
+  suite: 'every test file that runs the source in its own process (vitest.stryker.config.ts plus the unit files), one era, a fresh module graph per file',
   survivors: survivors.length,
   runs,
   minutes,

@@ -104,6 +104,44 @@ describe('the scope and the resource an app asks for', () => {
   });
 });
 
+describe('the metadata an app registers with (RFC 7591)', () => {
+  it.each(['client_name', 'token_endpoint_auth_method', 'scope', 'client_uri', 'logo_uri'])('%s that is not a string is refused, naming it', async (field) => {
+    for (const value of [5, true, ['x'], { x: 1 }, null]) {
+      const reg = await register(svc, [REDIRECT], { [field]: value });
+      expect(reg.status, JSON.stringify(value)).toBe(400);
+      expect(reg.body).toEqual({ error: 'invalid_client_metadata', error_description: `${field} must be a string.` });
+    }
+  });
+
+  it.each(['grant_types', 'response_types'])('%s that is not an array of strings is refused, naming it', async (field) => {
+    for (const value of ['code', ['code', 1], [null], { 0: 'code' }, 7]) {
+      const reg = await register(svc, [REDIRECT], { [field]: value });
+      expect(reg.status, JSON.stringify(value)).toBe(400);
+      expect(reg.body).toEqual({ error: 'invalid_client_metadata', error_description: `${field} must be an array of strings.` });
+    }
+  });
+
+  it('a body that is not a JSON object is refused; well-typed metadata registers a public client, its name kept to 100 characters', async () => {
+    const notJson = await fetch(`${svc.url}/register`, form({ redirect_uris: REDIRECT }));
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toEqual({ error: 'invalid_client_metadata', error_description: 'Send the client metadata as a JSON object (Content-Type: application/json).' });
+    const meta = { client_name: `An app ${'n'.repeat(120)}`, scope: 'mcp', client_uri: 'https://app.example', logo_uri: 'https://app.example/logo.png', grant_types: ['authorization_code'], response_types: ['code'] };
+    const reg = await register(svc, [REDIRECT], meta);
+    expect(reg.status).toBe(201);
+    expect(reg.body).toMatchObject({
+      client_id: expect.stringMatching(/^dcr_/) as unknown,
+      redirect_uris: [REDIRECT],
+      client_name: meta.client_name.slice(0, 100),
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    });
+    const unnamed = await register(svc, [REDIRECT]);
+    expect(unnamed.status).toBe(201);
+    expect(unnamed.body).not.toHaveProperty('client_name');
+  });
+});
+
 describe('redirect URIs an app may register', () => {
   const refusedAt = async (uris: unknown) => {
     const reg = await register(svc, uris);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DocReqApi, type ApiClientOptions } from '../src/api/client.js';
 import {
@@ -15,6 +15,7 @@ import {
 import { ServiceProfile, serviceProfileSchema } from '../src/domain/service-profile.js';
 import { createLogger } from '../src/log.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
+import { rawProxy } from './exchange-helpers.js';
 import { FAST_API, apiFailure, sandbox } from './helpers.js';
 
 /**
@@ -372,23 +373,15 @@ describe('no answer', () => {
     ['closes the connection', 'closed the connection', (socket: Socket) => socket.destroy()],
     ['answers 407', 'answered 407', (socket: Socket) => socket.once('data', () => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n'))],
   ])('a proxy that %s instead of a tunnel: not sent, and the words say so', async (_, did, onSocket) => {
-    const proxy = createNetServer((socket) => {
-      socket.on('error', () => undefined);
-      onSocket(socket);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    try {
-      const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-      const error = await apiFailure(api({ proxyEnv: { HTTP_PROXY: proxyUrl } }).createRequest(payload(), key()));
-      expect(error).toBeInstanceOf(UnreachableError);
-      expect(error.outcomeUnknown).toBe(false);
-      expect(error.message).toBe(
-        `The proxy ${proxyUrl} (from HTTP_PROXY) ${did} instead of opening a tunnel to the service at ${sb.url}, so the service was not reached: check that the proxy lets this machine reach that host and port, or add the service's host to NO_PROXY. Nothing was sent.`,
-      );
-      expect(POSTS()).toHaveLength(0);
-    } finally {
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
-    }
+    const proxy = await rawProxy(onSocket);
+    const error = await apiFailure(api({ proxyEnv: { HTTP_PROXY: proxy.url } }).createRequest(payload(), key()));
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect(error.outcomeUnknown).toBe(false);
+    expect(error.message).toBe(
+      `The proxy ${proxy.url} (from HTTP_PROXY) ${did} instead of opening a tunnel to the service at ${sb.url}, so the service was not reached: check that the proxy lets this machine reach that host and port, or add the service's host to NO_PROXY. Nothing was sent.`,
+    );
+    expect(proxy.connections()).toBe(1);
+    expect(POSTS()).toHaveLength(0);
   });
 
 

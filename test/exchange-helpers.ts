@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll } from 'vitest';
 import { REQUESTS, ServiceExchange, type ExchangeSettings } from '../src/api/exchange.js';
 import { ListStreamParser } from '../src/api/list-stream.js';
@@ -111,3 +111,24 @@ export const answering = (status: number, headers: Record<string, string | strin
     res.writeHead(status, headers);
     res.end(body);
   });
+
+/** A proxy of the test's own (plain TCP): `onSocket` decides what each connection gets; `connections()` counts them. Closed after the file. */
+export async function rawProxy(onSocket: (socket: Socket) => void): Promise<{ url: string; connections: () => number }> {
+  let count = 0;
+  const sockets = new Set<Socket>();
+  const proxy = createNetServer((socket) => {
+    count++;
+    sockets.add(socket);
+    socket.on('error', () => undefined).on('close', () => sockets.delete(socket));
+    onSocket(socket);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        proxy.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, connections: () => count };
+}

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
-import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createHttpsServer } from 'node:https';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
@@ -25,7 +25,7 @@ import {
 import { CLIENTS, REQUESTS, header, type RawAnswer } from '../src/api/exchange.js';
 import { describeProxy } from '../src/api/proxy.js';
 import { USER_AGENT } from '../src/version.js';
-import { CAP, KEY, TIMEOUT_MS, answering, exchanges, get, list, pause, post, serve, soon } from './exchange-helpers.js';
+import { CAP, KEY, TIMEOUT_MS, answering, exchanges, get, list, pause, post, rawProxy, serve, soon } from './exchange-helpers.js';
 import { apiFailure, freePort, sandbox, suiteFolder } from './helpers.js';
 
 /**
@@ -871,14 +871,8 @@ describe('proxies', () => {
   });
 
   it('a proxy that refuses the tunnel: the service was not reached through it', async () => {
-    const sockets: Socket[] = [];
-    const proxy = createNetServer((socket) => {
-      sockets.push(socket);
-      socket.once('data', () => socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n'));
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const proxy = await rawProxy((socket) => socket.once('data', () => socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n')));
+    const proxyUrl = proxy.url;
     const s = await answering(200, {}, '{}');
     const error = await failure(get(exchangeTo(s.url, { proxyEnv: { HTTP_PROXY: proxyUrl } })));
     expect(error).toBeInstanceOf(UnreachableError);
@@ -886,30 +880,9 @@ describe('proxies', () => {
     expect(error.message).toBe(
       `The proxy ${proxyUrl} (from HTTP_PROXY) answered 403 instead of opening a tunnel to the service at ${s.url}, so the service was not reached: check that the proxy lets this machine reach that host and port, or add the service's host to NO_PROXY.`,
     );
-    expect(sockets.length).toBeGreaterThan(0);
+    expect(proxy.connections()).toBe(1);
     expect(s.seen).toHaveLength(0);
   });
-
-  /** A proxy of the test's own: `onSocket` decides what each connection gets; `connections` counts them. */
-  async function rawProxy(onSocket: (socket: Socket) => void): Promise<{ url: string; connections: () => number }> {
-    let count = 0;
-    const sockets = new Set<Socket>();
-    const proxy = createNetServer((socket) => {
-      count++;
-      sockets.add(socket);
-      socket.on('error', () => undefined).on('close', () => sockets.delete(socket));
-      onSocket(socket);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    afterAll(
-      () =>
-        new Promise<void>((resolve) => {
-          for (const socket of sockets) socket.destroy();
-          proxy.close(() => resolve());
-        }),
-    );
-    return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, connections: () => count };
-  }
 
   it.each(['http', 'https'])(
     'a proxy that closes every connection instead of a tunnel (%s service): the call fails at once, dialled once, and says what the proxy did',

@@ -27,6 +27,7 @@ import {
 import type { CreatePayload } from '../src/api/records.js';
 import { checkBaseUrl } from '../src/config.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
+import { rawProxy } from './exchange-helpers.js';
 import { captured, sandbox, apiFailure, childEnv, suiteFolder } from './helpers.js';
 
 const run = promisify(execFile);
@@ -294,6 +295,26 @@ describe('D. proxies', () => {
     expect(out.stdout).not.toContain('s3cret');
     expect(out.stdout).toContain('the key is accepted');
     expect(proxy.seen.length).toBeGreaterThan(0);
+  });
+
+  it('the built CLI behind a proxy that closes every connection instead of a tunnel: `check` ends, dials it a few times, and says what the proxy did', async () => {
+    const cli = new URL('../dist/cli.js', import.meta.url).pathname;
+    if (!existsSync(cli)) return; // npm test builds first
+    const proxy = await rawProxy((socket) => socket.destroy());
+    // check exits 1 when the service cannot be reached: its output is on the error.
+    const out = await run(process.execPath, [cli, 'check'], {
+      env: { ...childEnv(), DOCREQ_API_KEY: SANDBOX_KEYS.demo, DOCREQ_BASE_URL: sb.url, HTTP_PROXY: proxy.url },
+      timeout: 15_000,
+    }).then(
+      () => ({ stdout: 'exited 0', stderr: '', code: 0 }),
+      (error: { stdout: string; stderr: string; code: number }) => error,
+    );
+    captured.push(out.stdout, out.stderr);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain(`The proxy ${proxy.url} (from HTTP_PROXY) closed the connection instead of opening a tunnel to the service at ${sb.url}`);
+    // undici alone dials such a proxy again without end (tens of thousands of connections) and the check never ends.
+    expect(proxy.connections()).toBeGreaterThan(0);
+    expect(proxy.connections()).toBeLessThan(10);
   });
 });
 

@@ -5,8 +5,7 @@ import type { Logger } from '../log.js';
 import type { Template } from '../templates/builtin.js';
 import { expandTemplate } from '../templates/expand.js';
 import { UnknownTemplateError, type Templates } from '../templates/catalogue.js';
-import { templatesStatus, type TemplateCatalog } from '../templates/load.js';
-import { templateJson, templateSummary } from '../templates/render.js';
+import type { TemplateCatalog } from '../templates/load.js';
 import { fold, oneLine, quoted } from '../text/render.js';
 import { addDays } from '../clock.js';
 import { TOOLS } from '../tools/index.js';
@@ -163,8 +162,8 @@ type Offered = Omit<(typeof PROMPTS)[number], 'sends'>[];
 export function registerTemplatesAndPrompts(server: Server, deps: ExtrasDeps): void {
   const catalog = deps.templates.current();
   const prompts: Offered = PROMPTS.filter((p) => !(deps.readOnly && p.sends)).map(({ sends: _sends, ...p }) => p);
-  if (catalog.problems.length) deps.logger?.warn(templatesStatus(catalog));
-  else deps.logger?.debug(templatesStatus(catalog));
+  if (catalog.problems.length) deps.logger?.warn(catalog.status);
+  else deps.logger?.debug(catalog.status);
   registerResources(server, deps);
   registerPrompts(server, deps, prompts);
   registerCompletion(server, deps, prompts);
@@ -214,12 +213,13 @@ function registerResources(server: Server, deps: ExtrasDeps): void {
     const page = readAppPage(uri);
     if (page) return page;
     const catalog = current();
-    if (uri === INDEX_URI) return json(uri, { templates: catalog.templates.map(templateSummary), problems: catalog.problems });
+    if (uri === INDEX_URI) return json(uri, { templates: catalog.summaries, problems: catalog.problems });
     const name = uri.startsWith(`${INDEX_URI}/`) ? decodeURIComponent(uri.slice(INDEX_URI.length + 1)) : undefined;
     const found = name ? named(deps.templates, name, catalog) : undefined;
+    const full = found && catalog.full.get(found);
     // SDK v2 answers it with the current specification's code (-32602, data.uri) in both eras.
-    if (!found) throw new ResourceNotFoundError(oneLine(uri, 200));
-    return json(uri, templateJson(found));
+    if (!full) throw new ResourceNotFoundError(oneLine(uri, 200));
+    return json(uri, full);
   });
 }
 

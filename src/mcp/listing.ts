@@ -1,5 +1,5 @@
 import type { CacheHint, Server, Tool } from '@modelcontextprotocol/server';
-import { templateNames, type Templates } from '../templates/catalogue.js';
+import type { Templates } from '../templates/catalogue.js';
 import type { ToolDefinition } from '../tools/define.js';
 import { listedTool, withTemplateNames } from './tool-schema.js';
 
@@ -42,9 +42,8 @@ export function toolListing(offered: ToolDefinition[], templates: Templates): ()
   let listed = baseListed;
   return () => {
     const catalog = templates.current();
-    const names = templateNames(catalog);
-    if (names !== listedNames) {
-      listedNames = names;
+    if (catalog.names !== listedNames) {
+      listedNames = catalog.names;
       listed = withTemplateNames(baseListed, catalog);
     }
     return listed;

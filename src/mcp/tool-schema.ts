@@ -2,8 +2,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolDefinition } from '../tools/define.js';
 import { deepFreeze } from '../freeze.js';
-import type { TemplateCatalog } from '../templates/load.js';
-import { templateParamDescription } from '../templates/render.js';
+import type { ShownCatalog } from '../templates/render.js';
 import { APP_ONLY_TOOLS, withAppPage } from '../ui/apps.js';
 
 /** How a tool is listed by tools/list: schemas every major function-calling API accepts as they are. */
@@ -179,21 +178,26 @@ const SEE_FIRST = (name: string) => `Template: the names listed for ${name}'s te
  * pointing to it, and the rest counted and left to list_templates. Then each tool's MCP Apps page is
  * linked (ui/apps.ts), outside the budget: hosts do not hand `_meta` to the model.
  */
-export function withTemplateNames(tools: Tool[], catalog: TemplateCatalog): Tool[] {
+export function withTemplateNames(tools: Tool[], catalog: ShownCatalog): Tool[] {
   return describeTemplates(tools, catalog).map(withAppPage);
 }
 
-function describeTemplates(tools: Tool[], catalog: TemplateCatalog): Tool[] {
+/** The catalogue's longest `template` description whose names fit in `room` characters. */
+function describedIn(catalog: ShownCatalog, room: number): string {
+  return catalog.paramDescriptions.findLast((d) => d.room <= room)!.text;
+}
+
+function describeTemplates(tools: Tool[], catalog: ShownCatalog): Tool[] {
   const hasTemplate = (t: Tool) => Boolean((t.inputSchema.properties as Record<string, unknown> | undefined)?.template);
   const first = tools.find(hasTemplate);
   if (!first) return tools;
   // What a model is handed: a tool only the page calls is listed only to hosts that keep it from the model.
   const size = (listed: Tool[]) => JSON.stringify(listed.filter((t) => !APP_ONLY_TOOLS.includes(t.name))).length;
-  const all = templateParamDescription(catalog, Infinity);
+  const all = describedIn(catalog, Infinity);
   const everywhere = tools.map((t) => describeTemplate(t, all));
   if (size(everywhere) < TOOLS_LIST_BUDGET) return everywhere;
-  const bare = templateParamDescription(catalog, 0);
+  const bare = describedIn(catalog, 0);
   const others = tools.map((t) => describeTemplate(t, t === first ? bare : SEE_FIRST(first.name)));
   const room = Math.min(1_000, TOOLS_LIST_BUDGET - 1 - size(others) + 'see list_templates'.length);
-  return others.map((t) => (t.name === first.name ? describeTemplate(t, templateParamDescription(catalog, room)) : t));
+  return others.map((t) => (t.name === first.name ? describeTemplate(t, describedIn(catalog, room)) : t));
 }

@@ -3,7 +3,7 @@ import { UserInputError } from '../errors.js';
 import { fold, quoted } from '../text/render.js';
 import type { Template } from './builtin.js';
 import { loadTemplates, type TemplateCatalog } from './load.js';
-import { problemsText } from './render.js';
+import { problemsText, shownCatalog, type ShownCatalog } from './render.js';
 
 /** A name no template has: the one refusal of it, naming every template there is. */
 export class UnknownTemplateError extends UserInputError {
@@ -13,10 +13,10 @@ export class UnknownTemplateError extends UserInputError {
 /** The catalogue a server offers: the built-ins and the firm's file, as the file is now. */
 export interface Templates {
   /**
-   * The catalogue as it is now: the same object until the file changes (a stat per call tells), so
-   * answers worked out from it may be kept against it.
+   * The catalogue as it is now, with what the answers show of it: the same object until the file
+   * changes (a stat per call tells), so answers worked out from it may be kept against it.
    */
-  current(): TemplateCatalog;
+  current(): ShownCatalog;
   /**
    * The template `name` names (case- and accent-insensitive, spaces around ignored), in `catalog` when
    * an answer is being worked out from one, else in the current one. Throws UnknownTemplateError,
@@ -52,9 +52,6 @@ function find(catalog: TemplateCatalog, name: string, so: string | undefined): T
   );
 }
 
-/** The names `catalog` offers, as one string: what tells tools/list and the template resources have changed. */
-export const templateNames = (catalog: TemplateCatalog): string => catalog.templates.map((t) => t.name).join(',');
-
 /**
  * The file is read when the catalogue is first asked for and again only after it changed, so an
  * edited file is used without a restart. An edit that leaves the file unusable (half written, a
@@ -62,13 +59,13 @@ export const templateNames = (catalog: TemplateCatalog): string => catalog.templ
  * `check` and a restart report the problem.
  */
 function catalogueOf(file: string | undefined): Templates {
-  let kept: { catalog: TemplateCatalog; stamp: string } | undefined;
-  const current = (): TemplateCatalog => {
+  let kept: { catalog: ShownCatalog; stamp: string } | undefined;
+  const current = (): ShownCatalog => {
     const stamp = stampOf(file);
     if (kept && kept.stamp === stamp) return kept.catalog;
     const fresh = loadTemplates(file);
     const last = kept?.catalog;
-    const catalog = last && fresh.problems.length > 0 && last.problems.length === 0 ? last : fresh;
+    const catalog = last && fresh.problems.length > 0 && last.problems.length === 0 ? last : shownCatalog(fresh);
     kept = { catalog, stamp };
     return catalog;
   };
@@ -77,9 +74,9 @@ function catalogueOf(file: string | undefined): Templates {
     find: (name, how) => find(how?.catalog ?? current(), name, how?.so),
     watchNames(onChange) {
       if (!file) return undefined;
-      let names = templateNames(current());
+      let names = current().names;
       const check = () => {
-        const now = templateNames(current());
+        const now = current().names;
         if (now === names) return;
         names = now;
         onChange();

@@ -237,14 +237,3 @@ export function loadTemplates(file: string | undefined): TemplateCatalog {
     problems: [],
   };
 }
-
-/** One line for `check` and the logs: what is loaded, or why the firm's file is not used. */
-export function templatesStatus(catalog: TemplateCatalog): string {
-  const builtIn = `${catalog.builtIn} built-in`;
-  if (!catalog.file) return `templates: ${builtIn} (no DOCREQ_TEMPLATES_FILE)`;
-  if (catalog.problems.length) {
-    return `templates: ${builtIn} only; the firm's file is not used until fixed:\n${catalog.problems.map((p) => `  - ${p}`).join('\n')}`;
-  }
-  const overrides = catalog.overridden.length ? `, replacing ${catalog.overridden.join(', ')}` : '';
-  return `templates: ${builtIn}, ${catalog.fromFile} from ${catalog.file}${overrides}`;
-}

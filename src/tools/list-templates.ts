@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Template } from '../templates/builtin.js';
 import type { Templates } from '../templates/catalogue.js';
 import type { TemplateCatalog } from '../templates/load.js';
-import { problemsText, templateItemOut, templateSummary, templateSummaryOut } from '../templates/render.js';
+import { problemsText, templateItemOut, templateSummaryOut, type ShownCatalog } from '../templates/render.js';
 import { MAX_ITEM_NAME, MAX_TITLE } from '../domain/checklist.js';
 import { defineTool, type ToolResult } from './define.js';
 import { answerTable, remember } from '../freeze.js';
@@ -58,15 +58,13 @@ export const listTemplates = defineTool({
 });
 
 /** What list_templates answers about one catalogue (throws for a name it does not have). */
-function answer(catalogue: Templates, catalog: TemplateCatalog, name: string | undefined): ToolResult<ListTemplatesOut> {
-  const templates = catalog.templates.map(templateSummary);
+function answer(catalogue: Templates, catalog: ShownCatalog, name: string | undefined): ToolResult<ListTemplatesOut> {
+  const templates = catalog.summaries;
   const base = { total: templates.length, problems: [...catalog.problems] };
   if (name !== undefined) {
     const found = catalogue.find(name, { catalog });
-    return {
-      text: templateText(found) + problemsText(catalog),
-      structured: { ...base, templates: [templateSummary(found)], items: found.items.map((i) => ({ ...i })) },
-    };
+    const { items, ...summary } = catalog.full.get(found)!;
+    return { text: templateText(found) + problemsText(catalog), structured: { ...base, templates: [summary], items } };
   }
   const fromFile = catalog.templates.filter((t) => t.source === 'file').length;
   const header = `${templates.length} templates (${templates.length - fromFile} built-in, ${fromFile} the firm's). Call list_templates with name for a template's items.`;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { StoreUnavailableError } from '../store/store.js';
 import { resourceGuard } from './access-token.js';
 import { authorization } from './authorize.js';
@@ -5,8 +6,9 @@ import { clients } from './clients.js';
 import { authContext } from './context.js';
 import { federation } from './federation.js';
 import { grants } from './grants.js';
+import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { OAuthError, json } from './oauth-http.js';
-import { SCOPE, type Auth, type AuthOptions } from './types.js';
+import type { Auth, AuthOptions } from './types.js';
 
 /**
  * Firm sign-in (docs/sign-in-setup.md): this service is an OAuth 2.1 protected resource (RFC 9728) and its own
@@ -15,7 +17,7 @@ import { SCOPE, type Auth, type AuthOptions } from './types.js';
  * replicas share) whose audience is this service's /mcp; refresh tokens, codes, sign-ins in progress,
  * registered clients and revoked sessions live in an AuthStore that replicas share.
  *
- * This file is the authorization server's face: its metadata and its routes. The parts: ./authorize.ts
+ * This file is the authorization server's face: its routes (its metadata in ./metadata.ts). The parts: ./authorize.ts
  * (consent), ./federation.ts (the identity provider), ./grants.ts (tokens), ./clients.ts (apps),
  * ./access-token.ts (resource verification); the checks in ./pkce.ts, ./redirect-uris.ts, ./consent.ts
  * and ./grant-checks.ts.
@@ -44,29 +46,8 @@ export function createAuth(options: AuthOptions): Auth {
   const flow = authorization(ctx, apps, idp);
   const tokens = grants(ctx, idp);
 
-  const protectedResource = {
-    resource,
-    authorization_servers: [issuer],
-    scopes_supported: [SCOPE],
-    bearer_methods_supported: ['header'],
-    resource_name: 'Document Requests',
-  };
-  const serverMetadata = {
-    issuer,
-    authorization_endpoint: `${base}/authorize`,
-    token_endpoint: `${base}/token`,
-    registration_endpoint: `${base}/register`,
-    revocation_endpoint: `${base}/revoke`,
-    scopes_supported: [SCOPE],
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
-    code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
-    revocation_endpoint_auth_methods_supported: ['none'],
-    authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: true,
-  };
+  const protectedResource = protectedResourceMetadata(resource, issuer);
+  const serverMetadata = authorizationServerMetadata(base, issuer);
 
   const auth: Auth = {
     resource,
@@ -76,16 +57,7 @@ export function createAuth(options: AuthOptions): Auth {
       const path = url.pathname;
       const method = req.method ?? 'GET';
       const api = ['/token', '/register', '/revoke'].includes(path) || path.startsWith('/.well-known/');
-      if (api && method === 'OPTIONS') {
-        res.writeHead(204, {
-          'Access-Control-Allow-Origin': '*',
-          'Access-Control-Allow-Methods': 'GET, POST',
-          'Access-Control-Allow-Headers': 'Content-Type, Authorization, Mcp-Protocol-Version',
-          'Access-Control-Max-Age': '600',
-        });
-        res.end();
-        return true;
-      }
+      if (api && method === 'OPTIONS') return preflight(res);
       try {
         if (method === 'GET' && (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/mcp'))
           json(res, 200, protectedResource, { 'Cache-Control': 'max-age=300' });
@@ -101,23 +73,40 @@ export function createAuth(options: AuthOptions): Auth {
           json(res, 405, { error: 'invalid_request', error_description: `${path} answers ${ROUTES[path]} only.` }, { Allow: ROUTES[path] });
         } else return false;
       } catch (error) {
-        if (error instanceof OAuthError) json(res, error.status, { error: error.code, error_description: error.message });
-        else {
-          // Not the input's fault (the store, a bug): said as OAuth says it, without the details.
-          log(`docreq-mcp warn: sign-in ${path} failed: ${error instanceof Error ? error.name : 'error'}`);
-          const storeDown = error instanceof StoreUnavailableError;
-          if (!res.headersSent)
-            json(
-              res,
-              storeDown ? 503 : 500,
-              { error: storeDown ? 'temporarily_unavailable' : 'server_error', error_description: 'Sign-in cannot answer right now; try again in a moment.' },
-              storeDown ? { 'Retry-After': '5' } : {},
-            );
-        }
+        failed(error, path, res, log);
       }
       return true;
     },
     authenticate: resourceGuard({ secret: options.secret, issuer, resource, resourceMetadataUrl, apiKey: options.apiKey, store: ctx.store }),
   };
   return auth;
+}
+
+/** A browser's CORS preflight for sign-in's API routes and metadata: any origin, GET and POST. */
+function preflight(res: ServerResponse): true {
+  res.writeHead(204, {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Methods': 'GET, POST',
+    'Access-Control-Allow-Headers': 'Content-Type, Authorization, Mcp-Protocol-Version',
+    'Access-Control-Max-Age': '600',
+  });
+  res.end();
+  return true;
+}
+
+/** A sign-in route that threw: its OAuth error as such, anything else as OAuth words it (503 while the store is down), logged by name only. */
+function failed(error: unknown, path: string, res: ServerResponse, log: (line: string) => void): void {
+  if (error instanceof OAuthError) json(res, error.status, { error: error.code, error_description: error.message });
+  else {
+    // Not the input's fault (the store, a bug): said as OAuth says it, without the details.
+    log(`docreq-mcp warn: sign-in ${path} failed: ${error instanceof Error ? error.name : 'error'}`);
+    const storeDown = error instanceof StoreUnavailableError;
+    if (!res.headersSent)
+      json(
+        res,
+        storeDown ? 503 : 500,
+        { error: storeDown ? 'temporarily_unavailable' : 'server_error', error_description: 'Sign-in cannot answer right now; try again in a moment.' },
+        storeDown ? { 'Retry-After': '5' } : {},
+      );
+  }
 }

@@ -158,6 +158,7 @@ export class FaultInjector {
     return made;
   }
 
+  /** A fault's answer in place of the real one, or the real one (`answer`) spoilt on the wire. */
   private async deliverFault(
     req: IncomingMessage,
     res: ServerResponse,
@@ -167,112 +168,114 @@ export class FaultInjector {
   ): Promise<void> {
     const real = answer?.body ?? '{"data":[]}';
     switch (fault.kind) {
-      case 'status': {
-        entry.status = fault.status;
-        // Without a body of its own, the service's refusal in its own shape.
-        const refused = fault.body === undefined ? this.service.refuse(fault.status, 'injected', `Injected ${fault.status}.`) : undefined;
-        return this.service.deliver(
-          req,
-          res,
-          {
-            status: fault.status,
-            body: refused ? refused.body : typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body),
-            headers: { ...refused?.headers, ...fault.headers },
-          },
-          entry,
-        );
-      }
+      case 'status':
       case 'html':
-        entry.status = fault.status;
-        return this.service.deliver(
-          req,
-          res,
-          {
-            status: fault.status,
-            body: `<!DOCTYPE html><html><head><title>${fault.status} Error</title></head><body><h1>${fault.status}</h1><p>upstream proxy error</p>${'<div>padding</div>'.repeat(200)}</body></html>`,
-            headers: { 'content-type': 'text/html; charset=utf-8' },
-          },
-          entry,
-        );
       case 'redirect':
-        entry.status = fault.status;
-        return this.service.deliver(
-          req,
-          res,
-          {
-            status: fault.status,
-            body: `<html><head><title>${fault.status}</title></head><body>Moved: <a href="${fault.location}">here</a></body></html>`,
-            headers: { 'content-type': 'text/html; charset=utf-8', location: fault.location },
-          },
-          entry,
-        );
+      case 'raw': {
+        const replaced = this.replacement(fault);
+        entry.status = replaced.status;
+        return this.service.deliver(req, res, replaced, entry);
+      }
       case 'reset':
         res.socket?.destroy();
         return;
       case 'resetMidBody':
-        res.writeHead(answer?.status ?? 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(real)) });
-        res.write(real.slice(0, Math.max(1, Math.floor(real.length / 2))));
-        await sleep(20);
-        res.socket?.destroy();
-        return;
+        return resetMidBody(res, answer?.status ?? 200, real);
       case 'truncated': {
         const half = real.slice(0, Math.max(1, Math.floor(real.length / 2)));
         return this.service.deliver(req, res, { status: answer?.status ?? 200, body: half }, entry);
       }
-      case 'trickle': {
-        res.writeHead(answer?.status ?? 200, { 'content-type': 'application/json' });
-        const step = fault.chunkBytes ?? 16;
-        for (let i = 0; i < real.length && !res.destroyed; i += step) {
-          res.write(real.slice(i, i + step));
-          await sleep(fault.intervalMs);
-        }
-        res.end();
-        return;
-      }
-      case 'raw':
-        entry.status = fault.status ?? 200;
-        return this.service.deliver(
-          req,
-          res,
-          { status: fault.status ?? 200, body: fault.body, headers: { 'content-type': fault.contentType ?? 'application/json' } },
-          entry,
-        );
-      case 'huge': {
+      case 'trickle':
+        return trickle(res, answer?.status ?? 200, real, fault);
+      case 'huge':
         entry.status = 200;
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
-        if (fault.declareLength) headers['content-length'] = String(fault.bytes);
-        res.writeHead(200, headers);
-        const chunk = Buffer.alloc(64 * 1024, 0x20);
-        res.write('{"data":[');
-        let sent = 9;
-        while (sent < fault.bytes - 2 && !res.destroyed) {
-          const n = Math.min(chunk.length, fault.bytes - 2 - sent);
-          const ok = res.write(n === chunk.length ? chunk : chunk.subarray(0, n));
-          sent += n;
-          entry.bytesWritten = sent;
-          if (!ok) await drained(res);
-        }
-        res.end(']}');
-        return;
-      }
-      case 'bomb': {
+        return writeHuge(res, fault, entry);
+      case 'bomb':
         entry.status = 200;
         entry.contentEncoding = 'gzip';
-        const { parts, length } = this.bomb(fault.bytes);
-        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(length) });
-        let sent = 0;
-        for (const part of parts) {
-          if (res.destroyed) break;
-          const ok = res.write(part);
-          sent += part.length;
-          entry.bytesWritten = sent;
-          if (!ok) await drained(res);
-        }
-        res.end();
-        return;
-      }
+        return writeParts(res, this.bomb(fault.bytes), entry);
     }
   }
+
+  /** The answer a replacing fault gives instead of the real one, written as the service writes any answer. */
+  private replacement(fault: Extract<Fault, { kind: 'status' | 'html' | 'redirect' | 'raw' }>): Answer {
+    switch (fault.kind) {
+      case 'status': {
+        // Without a body of its own, the service's refusal in its own shape.
+        const refused = fault.body === undefined ? this.service.refuse(fault.status, 'injected', `Injected ${fault.status}.`) : undefined;
+        return {
+          status: fault.status,
+          body: refused ? refused.body : typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body),
+          headers: { ...refused?.headers, ...fault.headers },
+        };
+      }
+      case 'html':
+        return {
+          status: fault.status,
+          body: `<!DOCTYPE html><html><head><title>${fault.status} Error</title></head><body><h1>${fault.status}</h1><p>upstream proxy error</p>${'<div>padding</div>'.repeat(200)}</body></html>`,
+          headers: { 'content-type': 'text/html; charset=utf-8' },
+        };
+      case 'redirect':
+        return {
+          status: fault.status,
+          body: `<html><head><title>${fault.status}</title></head><body>Moved: <a href="${fault.location}">here</a></body></html>`,
+          headers: { 'content-type': 'text/html; charset=utf-8', location: fault.location },
+        };
+      case 'raw':
+        return { status: fault.status ?? 200, body: fault.body, headers: { 'content-type': fault.contentType ?? 'application/json' } };
+    }
+  }
+}
+
+/** Headers and half the body, then the connection closed under it. */
+async function resetMidBody(res: ServerResponse, status: number, real: string): Promise<void> {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(real)) });
+  res.write(real.slice(0, Math.max(1, Math.floor(real.length / 2))));
+  await sleep(20);
+  res.socket?.destroy();
+}
+
+/** The real body a few bytes at a time, until it is all written or the connection is gone. */
+async function trickle(res: ServerResponse, status: number, real: string, fault: Extract<Fault, { kind: 'trickle' }>): Promise<void> {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  const step = fault.chunkBytes ?? 16;
+  for (let i = 0; i < real.length && !res.destroyed; i += step) {
+    res.write(real.slice(i, i + step));
+    await sleep(fault.intervalMs);
+  }
+  res.end();
+}
+
+/** `{"data":[` and spaces up to the size asked, streamed with backpressure, the bytes written kept in the call log. */
+async function writeHuge(res: ServerResponse, fault: Extract<Fault, { kind: 'huge' }>, entry: LoggedCall): Promise<void> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (fault.declareLength) headers['content-length'] = String(fault.bytes);
+  res.writeHead(200, headers);
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  res.write('{"data":[');
+  let sent = 9;
+  while (sent < fault.bytes - 2 && !res.destroyed) {
+    const n = Math.min(chunk.length, fault.bytes - 2 - sent);
+    const ok = res.write(n === chunk.length ? chunk : chunk.subarray(0, n));
+    sent += n;
+    entry.bytesWritten = sent;
+    if (!ok) await drained(res);
+  }
+  res.end(']}');
+}
+
+/** A gzip body already made (the bomb), written part by part with backpressure, the bytes written kept in the call log. */
+async function writeParts(res: ServerResponse, { parts, length }: { parts: Buffer[]; length: number }, entry: LoggedCall): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(length) });
+  let sent = 0;
+  for (const part of parts) {
+    if (res.destroyed) break;
+    const ok = res.write(part);
+    sent += part.length;
+    entry.bytesWritten = sent;
+    if (!ok) await drained(res);
+  }
+  res.end();
 }
 
 /** What an echoing refusal adds to its details: the Authorization header and the body, as received. */

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type OidcProvider from 'oidc-provider';
+import type { Adapter, AdapterPayload, Configuration, FindAccount } from 'oidc-provider';
 import { escapeHtml, sendPage } from '../page.js';
 
 /**
@@ -174,32 +175,60 @@ function memoryAdapter(): new (name: string) => Adapter {
   };
 }
 
-/** Starts the demo identity provider on 127.0.0.1; `redirectUris` are the docreq-mcp service's /login/callback. */
-export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptions = {}): Promise<DemoIdp> {
+/** Who the provider knows: its people, the ones disabled, and each one's claims and subject. */
+interface People {
+  users: DemoUser[];
+  disabled: Set<string>;
+  claimsOf: (user: DemoUser) => Record<string, unknown>;
+  /** A person who may sign in, by e-mail address (not disabled). */
+  known: (email: string | undefined) => DemoUser | undefined;
+  /** The provider's subject for a person (its account id): the shape's sub, else the e-mail address. */
+  subOf: (user: DemoUser) => string;
+}
+
+function demoPeople(options: DemoIdpOptions): People {
   const users = options.users ?? DEMO_USERS;
   const claimsOf = options.claims ?? demoClaims;
-  const refresh = options.refreshTokens !== false;
   const disabled = new Set<string>();
-  const known = (email: string | undefined) => users.find((u) => u.email === email && !disabled.has(u.email));
-  // The provider's subject for a person (its account id): the shape's sub, else the e-mail address.
-  const subOf = (u: DemoUser) => {
-    const sub = claimsOf(u).sub;
-    return typeof sub === 'string' ? sub : u.email;
+  return {
+    users,
+    disabled,
+    claimsOf,
+    known: (email) => users.find((u) => u.email === email && !disabled.has(u.email)),
+    subOf: (u) => {
+      const sub = claimsOf(u).sub;
+      return typeof sub === 'string' ? sub : u.email;
+    },
   };
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const clientId = 'docreq-mcp';
-  const clientSecret = randomBytes(24).toString('base64url');
-  const Provider = await loadProvider();
-  const provider = new Provider(issuer, {
+}
+
+/** The account the provider finds for a subject: that person's, or whoever `answerAs` names in their place (asked at each look-up). */
+function accountFinder(people: People, options: DemoIdpOptions): FindAccount {
+  const { users, disabled, claimsOf, subOf } = people;
+  return (_ctx, id) => {
+    const user = users.find((u) => subOf(u) === id && !disabled.has(u.email));
+    if (!user) return undefined;
+    // oidc-provider takes the ID token's sub from the accountId found, not the one asked for.
+    const other = options.answerAs?.(user.email);
+    const answer = other === undefined ? undefined : users.find((u) => u.email === other);
+    if (answer) return { accountId: subOf(answer), claims: () => ({ ...claimsOf(answer), sub: subOf(answer) }) };
+    return { accountId: id, claims: () => ({ ...claimsOf(user), sub: id }) };
+  };
+}
+
+/** The provider's configuration: our one client (`ours`), PKCE always, its own signing key and cookie key, nothing printed. */
+async function providerConfiguration(
+  ours: { clientId: string; clientSecret: string; redirectUris: string[]; refresh: boolean },
+  findAccount: FindAccount,
+): Promise<Configuration> {
+  return {
     adapter: memoryAdapter(),
     clients: [
       {
-        client_id: clientId,
-        client_secret: clientSecret,
-        redirect_uris: redirectUris,
-        grant_types: refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
+        client_id: ours.clientId,
+        client_secret: ours.clientSecret,
+        redirect_uris: ours.redirectUris,
+        grant_types: ours.refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
         response_types: ['code'],
       },
     ],
@@ -214,40 +243,48 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
     jwks: { keys: [{ ...(await exportJWK((await generateKeyPair('RS256', { extractable: true })).privateKey)), alg: 'RS256', use: 'sig' }] },
     // Set, so the provider does not print notices about its defaults (stdout is the protocol's).
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 14 * 86400, Session: 14 * 86400, RefreshToken: 14 * 86400 },
-    findAccount: (_ctx, id) => {
-      const user = users.find((u) => subOf(u) === id && !disabled.has(u.email));
-      if (!user) return undefined;
-      // oidc-provider takes the ID token's sub from the accountId found, not the one asked for.
-      const other = options.answerAs?.(user.email);
-      const answer = other === undefined ? undefined : users.find((u) => u.email === other);
-      if (answer) return { accountId: subOf(answer), claims: () => ({ ...claimsOf(answer), sub: subOf(answer) }) };
-      return { accountId: id, claims: () => ({ ...claimsOf(user), sub: id }) };
-    },
-  });
+    findAccount,
+  };
+}
+
+/** One interaction: the sign-in page (GET), then its form (POST) checked against the demo users, then back to the provider. */
+async function signIn(provider: OidcProvider, people: People, req: IncomingMessage, res: ServerResponse, login: boolean): Promise<void> {
+  const details = await provider.interactionDetails(req, res);
+  if (req.method === 'GET' && !login) return loginPage(res, details.uid, false);
+  if (req.method !== 'POST' || !login) return void res.writeHead(405).end();
+  const form = await readForm(req);
+  const user = people.known(form.get('email')?.toLowerCase());
+  if (user && user.password !== form.get('password')) return loginPage(res, details.uid, true);
+  if (!user) return loginPage(res, details.uid, true);
+  // The demo firm's own app: consent is implied, as at a firm's IdP for its own registered app.
+  const grant = new provider.Grant({ accountId: people.subOf(user), clientId: String(details.params.client_id) });
+  grant.addOIDCScope('openid email profile');
+  await provider.interactionFinished(
+    req,
+    res,
+    { login: { accountId: people.subOf(user) }, consent: { grantId: await grant.save() } },
+    { mergeWithLastSubmission: false },
+  );
+}
+
+/** Starts the demo identity provider on 127.0.0.1; `redirectUris` are the docreq-mcp service's /login/callback. */
+export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptions = {}): Promise<DemoIdp> {
+  const people = demoPeople(options);
+  const refresh = options.refreshTokens !== false;
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clientId = 'docreq-mcp';
+  const clientSecret = randomBytes(24).toString('base64url');
+  const Provider = await loadProvider();
+  const provider = new Provider(issuer, await providerConfiguration({ clientId, clientSecret, redirectUris, refresh }, accountFinder(people, options)));
   provider.on('server_error', () => undefined);
   const callback = provider.callback();
 
   server.on('request', (req, res) => {
     const match = /^\/interaction\/([A-Za-z0-9_-]+)(\/login)?$/.exec((req.url ?? '').split('?')[0]!);
     if (!match) return void callback(req, res);
-    void (async () => {
-      const details = await provider.interactionDetails(req, res);
-      if (req.method === 'GET' && !match[2]) return loginPage(res, details.uid, false);
-      if (req.method !== 'POST' || !match[2]) return void res.writeHead(405).end();
-      const form = await readForm(req);
-      const user = known(form.get('email')?.toLowerCase());
-      if (user && user.password !== form.get('password')) return loginPage(res, details.uid, true);
-      if (!user) return loginPage(res, details.uid, true);
-      // The demo firm's own app: consent is implied, as at a firm's IdP for its own registered app.
-      const grant = new provider.Grant({ accountId: subOf(user), clientId: String(details.params.client_id) });
-      grant.addOIDCScope('openid email profile');
-      await provider.interactionFinished(
-        req,
-        res,
-        { login: { accountId: subOf(user) }, consent: { grantId: await grant.save() } },
-        { mergeWithLastSubmission: false },
-      );
-    })().catch(() => {
+    void signIn(provider, people, req, res, Boolean(match[2])).catch(() => {
       if (!res.headersSent) sendPage(res, { title: 'Sign-in expired', status: 400, body: '<p>This sign-in has expired. Start again from your assistant.</p>' });
     });
   });
@@ -256,8 +293,8 @@ export async function startDemoIdp(redirectUris: string[], options: DemoIdpOptio
     issuer,
     clientId,
     clientSecret,
-    users,
-    disable: (email) => void disabled.add(email),
+    users: people.users,
+    disable: (email) => void people.disabled.add(email),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer, ListName, LoggedCall, Problem } from './answer.js';
 import { applyToSeed, createdAnswer, readCreate, refusal, resolveDialect, type DIALECTS, type ResolvedDialect, type SandboxDialect } from './dialect.js';
+import { IdempotencyKeys, bodyFingerprint, newRequest, planLimit } from './create.js';
 import { readPostBody } from './http-rules.js';
 import { ListBodies } from './list-bodies.js';
 import { deliver, encode } from './delivery.js';
@@ -56,15 +56,6 @@ export interface SentEmail {
   correctnessMode: string | null;
 }
 
-interface Remembered {
-  at: number;
-  /** sha1 of the body the key was first used with. */
-  fingerprint: string;
-  answer: Answer;
-}
-
-const DAY_MS = 86_400_000;
-
 /**
  * The Document Request Service, in memory, on loopback: the API document plus the decisions docs/service-profile.md lists as the defaults,
  * with the plan limits a dashboard enforces, fault injection and a log of every call for tests.
@@ -87,7 +78,7 @@ export class Sandbox {
   /** Calls per Authorization value, for the dialect's rate limit. */
   private readonly rateCounts = new Map<string, { count: number; since: number }>();
   /** Idempotency-Keys, scoped by firm: `${firm.id} ${key}`. */
-  private readonly idempotent = new Map<string, Remembered>();
+  private readonly idempotent = new IdempotencyKeys();
   /** When each request created through the API becomes visible in the list, by the sandbox's clock (list lag). */
   private readonly visibleAt = new WeakMap<SandboxRequest, number>();
   private readonly sockets = new Set<Socket>();
@@ -343,20 +334,14 @@ export class Sandbox {
   private create(firm: SandboxFirm, text: string | null, idempotencyKey: string | undefined): Answer {
     const now = this.clock();
     const scope = idempotencyKey && !this.ignoreIdempotencyKey ? `${firm.id} ${idempotencyKey}` : undefined;
-    const fingerprint = createHash('sha1')
-      .update(text ?? '')
-      .digest('base64url');
-    if (scope) {
-      const window = this.options.idempotencyWindowMs ?? DAY_MS;
-      for (const [k, v] of this.idempotent) if (now - v.at >= window) this.idempotent.delete(k);
-      const first = this.idempotent.get(scope);
-      if (first && first.fingerprint !== fingerprint) {
-        return this.fail(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', [
-          { path: ['Idempotency-Key'], message: 'already used with a different body', in: 'header' },
-        ]);
-      }
-      if (first) return { ...first.answer, headers: { ...first.answer.headers, 'idempotent-replayed': 'true' } };
+    const fingerprint = bodyFingerprint(text);
+    const first = scope ? this.idempotent.recall(scope, fingerprint, now, this.options.idempotencyWindowMs) : undefined;
+    if (first === 'reused') {
+      return this.fail(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', [
+        { path: ['Idempotency-Key'], message: 'already used with a different body', in: 'header' },
+      ]);
     }
+    if (first) return first;
     if (text === null) return this.fail(413, 'body_too_large', 'The request body is larger than 1 MB.');
     let input: unknown;
     try {
@@ -366,29 +351,10 @@ export class Sandbox {
     }
     const { kept, problems } = this.dialect.reads === 'ours' ? readOurs(input, firm) : readCreate(input, firm, this.dialect);
     if (problems.length > 0) return this.fail(422, 'validation_failed', 'The request could not be created: some fields are invalid.', problems);
-    const active = firm.requests.filter((r) => openAtService(r, this.dialect.statuses.closed)).length;
-    if (active >= firm.activeRequestLimit) {
-      const words = `The ${firm.plan} plan allows ${firm.activeRequestLimit} active requests and the firm has ${active}.`;
-      return this.fail(409, 'active_request_limit_reached', `${words} Complete or archive requests, or upgrade the plan.`);
-    }
-    if (firm.createdThisMonth >= firm.monthlyRequestLimit) {
-      const words = `The ${firm.plan} plan's monthly billing limit of ${firm.monthlyRequestLimit} requests has been reached.`;
-      return this.fail(402, 'billing_limit_reached', `${words} Upgrade the plan or wait for the next billing period.`);
-    }
+    const limited = planLimit(firm, this.dialect.statuses.closed);
+    if (limited) return this.fail(limited.status, limited.code, limited.message);
     const client = firm.clients.find((c) => c.id === kept.clientId)!;
-    const record: SandboxRequest = {
-      id: uuidFrom(this.rand),
-      title: kept.title,
-      status: this.dialect.statuses.rename.sent ?? 'sent',
-      dueDate: kept.dueDate,
-      createdAt: new Date(now).toISOString(),
-      clientId: client.id,
-      clientName: client.displayName,
-      totalItems: kept.items.length,
-      completedItems: 0,
-      items: kept.items,
-      correctnessMode: kept.correctnessMode ?? 'advisory',
-    };
+    const record = newRequest(uuidFrom(this.rand), kept, client, this.dialect.statuses.rename.sent ?? 'sent', now);
     firm.requests.unshift(record);
     this.visibleAt.set(record, now + this.listLagMs);
     firm.createdThisMonth++;
@@ -396,7 +362,7 @@ export class Sandbox {
     const { dueDate, items, correctnessMode } = kept;
     this.emails.push({ to: client.email, requestId: record.id, title: record.title, dueDate, items: items.length, correctnessMode });
     const answer = createdAnswer(record, this.dialect);
-    if (scope) this.idempotent.set(scope, { at: now, fingerprint, answer });
+    if (scope) this.idempotent.remember(scope, fingerprint, answer, now);
     return answer;
   }
 }

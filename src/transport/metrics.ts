@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Registry } from 'prom-client';
 import { TOOLS } from '../tools/index.js';
 
 /**
@@ -41,11 +42,11 @@ export interface Metrics {
   readonly contentType: string;
 }
 
+type Prom = typeof import('prom-client');
+
 /** Builds the registry (loads prom-client). */
 export async function createMetrics(probes: MetricsProbes): Promise<Metrics> {
-  // CommonJS: bundled, its exports are the namespace's default.
-  const loaded = (await import('prom-client')) as typeof import('prom-client') & { default?: typeof import('prom-client') };
-  const prom = loaded.default ?? loaded;
+  const prom = await loadProm();
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry, prefix: 'docreq_' });
   const calls = new prom.Counter({
@@ -73,6 +74,35 @@ export async function createMetrics(probes: MetricsProbes): Promise<Metrics> {
     labelNames: ['reason'],
     registers: [registry],
   });
+  registerProbes(prom, registry, probes);
+  return {
+    call(name, result, ms) {
+      const tool = TOOL_NAMES.has(name) ? name : 'unknown';
+      const outcome = callOutcome(result);
+      calls.inc({ tool, outcome });
+      latency.observe({ tool }, ms / 1000);
+      if (!SENDING.has(tool) || outcome !== 'ok') return;
+      const structured = (result as CallToolResult).structuredContent as { outcome?: unknown; recipients?: { outcome?: unknown }[] } | undefined;
+      const each = tool === 'create_request_batch' ? (structured?.recipients ?? []).map((r) => r.outcome) : [structured?.outcome];
+      for (const o of each) if (typeof o === 'string' && OUTCOME.test(o) && o !== 'previewed' && o !== 'will_send') sends.inc({ tool, outcome: o });
+    },
+    rateLimited(reason) {
+      limited.inc({ reason });
+    },
+    text: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
+
+/** prom-client, loaded when metrics are switched on. */
+async function loadProm(): Promise<Prom> {
+  // CommonJS: bundled, its exports are the namespace's default.
+  const loaded = (await import('prom-client')) as Prom & { default?: Prom };
+  return loaded.default ?? loaded;
+}
+
+/** The metrics worked out when scraped: sign-ins so far, whether the send store and the identity provider answer. */
+function registerProbes(prom: Prom, registry: Registry, probes: MetricsProbes): void {
   new prom.Counter({
     name: 'docreq_sign_ins_total',
     help: 'Firm sign-ins (--auth oauth), by outcome: signed_in, refused.',
@@ -103,29 +133,11 @@ export async function createMetrics(probes: MetricsProbes): Promise<Metrics> {
       },
     });
   }
-  return {
-    call(name, result, ms) {
-      const tool = TOOL_NAMES.has(name) ? name : 'unknown';
-      const outcome: CallOutcome = !result
-        ? 'protocol_error'
-        : result.resultType === 'input_required'
-          ? 'input_required'
-          : (result as CallToolResult).isError
-            ? 'error'
-            : 'ok';
-      calls.inc({ tool, outcome });
-      latency.observe({ tool }, ms / 1000);
-      if (!SENDING.has(tool) || outcome !== 'ok') return;
-      const structured = (result as CallToolResult).structuredContent as { outcome?: unknown; recipients?: { outcome?: unknown }[] } | undefined;
-      const each = tool === 'create_request_batch' ? (structured?.recipients ?? []).map((r) => r.outcome) : [structured?.outcome];
-      for (const o of each) if (typeof o === 'string' && OUTCOME.test(o) && o !== 'previewed' && o !== 'will_send') sends.inc({ tool, outcome: o });
-    },
-    rateLimited(reason) {
-      limited.inc({ reason });
-    },
-    text: () => registry.metrics(),
-    contentType: registry.contentType,
-  };
+}
+
+/** How a tools/call ended, as the calls counter labels it. */
+function callOutcome(result: CallToolResult | { resultType?: string } | undefined): CallOutcome {
+  return !result ? 'protocol_error' : result.resultType === 'input_required' ? 'input_required' : (result as CallToolResult).isError ? 'error' : 'ok';
 }
 
 async function healthy(probe: () => Promise<boolean>): Promise<boolean> {

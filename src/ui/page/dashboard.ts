@@ -92,6 +92,13 @@ function render(raw: ToolResultLike, append = false): void {
     return;
   }
   const weekEnd = addDays(s.asOf, 7);
+  const head = header(s);
+  if (s.groups) showGroups(s, s.groups, weekEnd, head, append);
+  else show(...head, statusTable(s.byStatus));
+}
+
+/** What every view starts with: the title, the as-of line and the totals. */
+function header(s: Listing): HTMLElement[] {
   const totals = el(
     'div',
     { class: 'tiles', role: 'group', 'aria-label': 'Totals' },
@@ -100,88 +107,99 @@ function render(raw: ToolResultLike, append = false): void {
     tile('due within 7 days', s.dueWithin7Days, 'dueWithin7Days'),
     tile('closed', s.closed, 'closed'),
   );
-  const head = [
+  return [
     el('h1', {}, 'Document requests'),
     el('p', { class: 'muted' }, `As of ${s.asOf}; exact counts over ${grouped(s.matched ?? s.total ?? 0)} matching requests.`),
     totals,
   ];
-  if (s.groups) {
-    // As given: the page never re-sorts what it was handed.
-    shown = append ? [...shown, ...s.groups] : [...s.groups];
-    if (!append) firstOffset = s.offset ?? 0;
-    const sort = typeof input.sort === 'string' ? input.sort : 'newest';
-    const order = ORDER[sort];
-    const count = s.groupCount ?? shown.length;
-    const from = firstOffset + 1;
-    const to = firstOffset + shown.length;
-    const which = shown.length === count ? `all ${grouped(count)} clients` : `clients ${grouped(from)}–${grouped(to)} of ${grouped(count)}`;
-    const max = Math.max(1, ...shown.map((g) => Math.max(g.open, g.overdue)));
-    const table = el(
-      'table',
-      { class: 'bars', 'data-testid': 'groups' },
-      el('caption', { 'data-testid': 'caption' }, `Per client, ${order ?? 'in the order the server gave'}: ${which}`),
+}
+
+/** The client rows shown so far (a next page appends), captioned with their order and which of how many they are, and the buttons that ask for more. */
+function showGroups(s: Listing, groups: Group[], weekEnd: string, head: HTMLElement[], append: boolean): void {
+  // As given: the page never re-sorts what it was handed.
+  shown = append ? [...shown, ...groups] : [...groups];
+  if (!append) firstOffset = s.offset ?? 0;
+  const sort = typeof input.sort === 'string' ? input.sort : 'newest';
+  const order = ORDER[sort];
+  const count = s.groupCount ?? shown.length;
+  const from = firstOffset + 1;
+  const to = firstOffset + shown.length;
+  const which = shown.length === count ? `all ${grouped(count)} clients` : `clients ${grouped(from)}–${grouped(to)} of ${grouped(count)}`;
+  const table = groupTable(shown, s.asOf, weekEnd, `Per client, ${order ?? 'in the order the server gave'}: ${which}`);
+  const actions = groupActions(s, sort, count - to);
+  show(...head, table, actions.childElementCount ? actions : null);
+}
+
+/** Open and overdue per client as bars on one scale, and each client's next due day (marked when it falls within the week). */
+function groupTable(rows: Group[], asOf: string, weekEnd: string, caption: string): HTMLElement {
+  const max = Math.max(1, ...rows.map((g) => Math.max(g.open, g.overdue)));
+  return el(
+    'table',
+    { class: 'bars', 'data-testid': 'groups' },
+    el('caption', { 'data-testid': 'caption' }, caption),
+    el(
+      'thead',
+      {},
       el(
-        'thead',
+        'tr',
         {},
-        el(
+        el('th', { scope: 'col' }, 'Client'),
+        el('th', { scope: 'col' }, 'Open'),
+        el('th', { scope: 'col' }, 'Overdue'),
+        el('th', { scope: 'col' }, 'Next due'),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      ...rows.map((g) => {
+        const soon = g.nextDue !== null && g.nextDue >= asOf && g.nextDue <= weekEnd;
+        return el(
           'tr',
           {},
-          el('th', { scope: 'col' }, 'Client'),
-          el('th', { scope: 'col' }, 'Open'),
-          el('th', { scope: 'col' }, 'Overdue'),
-          el('th', { scope: 'col' }, 'Next due'),
-        ),
-      ),
-      el(
-        'tbody',
-        {},
-        ...shown.map((g) => {
-          const soon = g.nextDue !== null && g.nextDue >= s.asOf && g.nextDue <= weekEnd;
-          return el(
-            'tr',
-            {},
-            el('th', { scope: 'row' }, text(g.clientName, '(no name)')),
-            el('td', {}, bar(g.open, max, 'open', 'open')),
-            el('td', {}, bar(g.overdue, max, 'overdue', 'overdue')),
-            el('td', {}, g.nextDue ? text(g.nextDue) : '—', soon ? el('span', { class: 'badge' }, ' due within 7 days') : null),
-          );
-        }),
-      ),
-    );
-    const actions = el('div', { class: 'actions' });
-    const { offset: _o, ...rest } = input;
-    const limit = typeof input.limit === 'number' ? input.limit : 25;
-    if (typeof s.nextOffset === 'number') {
-      const more = el('button', { type: 'button', 'data-testid': 'more' }, `Show ${grouped(Math.min(limit, count - to))} more`);
-      more.addEventListener('click', () => void ask({ ...rest, groupBy: 'client', offset: s.nextOffset, limit }, true, more));
-      actions.append(more);
-    }
-    if (sort !== 'most_overdue' && s.overdue > 0) {
-      const worst = el('button', { type: 'button', 'data-testid': 'most-overdue' }, 'Show the most overdue first');
-      worst.addEventListener('click', () => void ask({ ...rest, groupBy: 'client', sort: 'most_overdue', limit }, false, worst));
-      actions.append(worst);
-    }
-    show(...head, table, actions.childElementCount ? actions : null);
-    return;
+          el('th', { scope: 'row' }, text(g.clientName, '(no name)')),
+          el('td', {}, bar(g.open, max, 'open', 'open')),
+          el('td', {}, bar(g.overdue, max, 'overdue', 'overdue')),
+          el('td', {}, g.nextDue ? text(g.nextDue) : '—', soon ? el('span', { class: 'badge' }, ' due within 7 days') : null),
+        );
+      }),
+    ),
+  );
+}
+
+/** The buttons under the client rows: the next page (when there is one), and the most overdue first (unless shown so). */
+function groupActions(s: Listing, sort: string, remaining: number): HTMLElement {
+  const actions = el('div', { class: 'actions' });
+  const { offset: _o, ...rest } = input;
+  const limit = typeof input.limit === 'number' ? input.limit : 25;
+  if (typeof s.nextOffset === 'number') {
+    const more = el('button', { type: 'button', 'data-testid': 'more' }, `Show ${grouped(Math.min(limit, remaining))} more`);
+    more.addEventListener('click', () => void ask({ ...rest, groupBy: 'client', offset: s.nextOffset, limit }, true, more));
+    actions.append(more);
   }
+  if (sort !== 'most_overdue' && s.overdue > 0) {
+    const worst = el('button', { type: 'button', 'data-testid': 'most-overdue' }, 'Show the most overdue first');
+    worst.addEventListener('click', () => void ask({ ...rest, groupBy: 'client', sort: 'most_overdue', limit }, false, worst));
+    actions.append(worst);
+  }
+  return actions;
+}
+
+/** The firm-wide view: requests per status as bars. */
+function statusTable(byStatus: Record<string, number>): HTMLElement {
   // Statuses in the order the service's counts came (largest first), ties by name: the page's own
   // order, said so in the caption.
-  const statuses = Object.entries(s.byStatus).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const statuses = Object.entries(byStatus).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   const max = Math.max(1, ...statuses.map(([, n]) => n));
-  show(
-    ...head,
+  return el(
+    'table',
+    { class: 'bars', 'data-testid': 'statuses' },
+    el('caption', {}, 'Requests by status, most first'),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Status'), el('th', { scope: 'col' }, 'Requests'))),
     el(
-      'table',
-      { class: 'bars', 'data-testid': 'statuses' },
-      el('caption', {}, 'Requests by status, most first'),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Status'), el('th', { scope: 'col' }, 'Requests'))),
-      el(
-        'tbody',
-        {},
-        ...statuses.map(([name, n]) =>
-          el('tr', { 'data-status': name }, el('th', { scope: 'row' }, text(name)), el('td', {}, bar(n, max, 'open', 'requests'))),
-        ),
-      ),
+      'tbody',
+      {},
+      ...statuses.map(([name, n]) => el('tr', { 'data-status': name }, el('th', { scope: 'row' }, text(name)), el('td', {}, bar(n, max, 'open', 'requests')))),
     ),
   );
 }

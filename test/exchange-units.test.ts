@@ -884,10 +884,15 @@ describe('proxies', () => {
     expect(s.seen).toHaveLength(0);
   });
 
-  it.each(['http', 'https'])(
-    'a proxy that closes every connection instead of a tunnel (%s service): the call fails at once, dialled once, and says what the proxy did',
-    async (scheme) => {
-      const proxy = await rawProxy((socket) => socket.destroy());
+  // Closed at once (a FIN before the CONNECT is read), or reset once the CONNECT is in (an RST: ECONNRESET or EPIPE here).
+  const closing: [string, (socket: Socket) => void][] = [
+    ['closes', (socket) => socket.destroy()],
+    ['resets', (socket) => socket.once('data', () => socket.resetAndDestroy())],
+  ];
+  it.each(closing.flatMap(([how, onSocket]) => ['http', 'https'].map((scheme) => [how, scheme, onSocket] as const)))(
+    'a proxy that %s every connection instead of a tunnel (%s service): the call fails at once, dialled once, and says what the proxy did',
+    async (_how, scheme, onSocket) => {
+      const proxy = await rawProxy(onSocket);
       const s = await answering(200, {}, '{}');
       const baseUrl = scheme === 'http' ? s.url : s.url.replace('http:', 'https:');
       const variable = scheme === 'http' ? 'HTTP_PROXY' : 'HTTPS_PROXY';

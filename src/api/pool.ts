@@ -18,6 +18,8 @@ export const TUNNEL_REFUSED = 'PROXY_REFUSED_TUNNEL';
  * closed socket while connecting as worth another try and dials again at once, without end and past the call's
  * deadline: tens of thousands of connections a minute), and a refusal says so with the proxy's status.
  */
+const CLOSED_BY_PROXY = new Set<unknown>(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
 function tunnelPool(pool: Dispatcher): Dispatcher {
   // Bound before it is replaced below: the proxy agent calls `connect` on this pool.
   const connect: (options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData> = pool.connect.bind(pool);
@@ -26,7 +28,8 @@ function tunnelPool(pool: Dispatcher): Dispatcher {
     try {
       made = await connect(options);
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'UND_ERR_SOCKET') throw error;
+      // Closed (undici's socket error) or reset (a close with the CONNECT still unread) once connected: the proxy's doing.
+      if (!CLOSED_BY_PROXY.has((error as { code?: unknown }).code)) throw error;
       throw Object.assign(new Error(TUNNEL_CLOSED), { code: TUNNEL_CLOSED });
     }
     if (made.statusCode === 200) return made;

@@ -15,6 +15,40 @@ export const UNITS_RUN = [
   'src/api/no-answer.ts',
 ];
 
+/**
+ * Every suite a module is run against other than the whole one (vitest.stryker.config.ts): `npm run mutate -- --suite
+ * <name> --mutate <its modules>`. Each holds the files that test its modules directly; under the whole suite a survivor
+ * of theirs costs every test that passes through it (minutes). The kill sample re-runs a module's kills with its suite.
+ */
+export const SUITES = {
+  units: { config: 'vitest.stryker-units.config.ts', modules: UNITS_RUN },
+  // The request and client lists: the index, the query, the orders and the two list tools.
+  lists: {
+    config: 'vitest.stryker-lists.config.ts',
+    modules: [
+      'src/requests/facts.ts',
+      'src/requests/name-keys.ts',
+      'src/requests/names.ts',
+      'src/requests/narrow.ts',
+      'src/requests/orders.ts',
+      'src/requests/page.ts',
+      'src/requests/pass.ts',
+      'src/requests/query.ts',
+      'src/requests/tables.ts',
+      'src/tools/list-requests.ts',
+      'src/tools/list-clients.ts',
+    ],
+  },
+  // Team mode's HTTP service and its routes, and the tool call every transport makes.
+  calls: {
+    config: 'vitest.stryker-calls.config.ts',
+    modules: ['src/transport/http.ts', 'src/transport/routes.ts', 'src/mcp/call-tool.ts'],
+  },
+};
+
+/** The vitest configuration a module's mutants are run against. */
+export const suiteOf = (file) => Object.values(SUITES).find((s) => s.modules.includes(file))?.config ?? 'vitest.stryker.config.ts';
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   // The modules that hold the promises (README, "The promises in brief"): once and as previewed (send/, store/, the send steps and

@@ -25,6 +25,7 @@
 //   --units            run the mutants against vitest.stryker-units.config.ts, the files that test the modules
 //                      every test reaches (config.ts, api/errors.ts, errors.ts, api/records.ts, api/exchange.ts)
 //                      directly: under the whole suite each of their survivors costs minutes
+//   --suite <name>     the same for another group of modules (stryker.config.mjs SUITES: units, lists, calls)
 // Every other option goes to Stryker as it is: --mutate <globs, comma-separated>, --concurrency N,
 // --logLevel debug, --timeoutMS N, …
 import { createHash } from 'node:crypto';
@@ -39,11 +40,13 @@ const MIN_SCORE = 90; // docs/proof.md
 const MIN_KILLABLE = 95;
 const CANNOT_BE_KILLED = /^(Equivalent|Unreachable|Unobservable|Not visible|Object keys are unique|V8 sorts)/;
 const KILLED_BY_SUITE = /^Killed by the whole suite/;
-const { default: config, UNITS_RUN } = await import(pathToFileURL(resolve(ROOT, 'stryker.config.mjs')).href);
+const { default: config, SUITES, suiteOf } = await import(pathToFileURL(resolve(ROOT, 'stryker.config.mjs')).href);
 const REPORT = resolve(ROOT, config.jsonReporter.fileName);
 const INCREMENTAL = resolve(ROOT, config.incrementalFile);
 const DIGEST_NAME = 'mutation/record.sha256';
 const DIGEST = resolve(ROOT, DIGEST_NAME);
+/** The static mutants' runs (scripts/mutation-static.mjs): Stryker's record leaves them out. */
+const STATIC = resolve(ROOT, 'mutation/static.json');
 
 // ---- arguments ------------------------------------------------------------------------------------
 const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined, sample: 0 };
@@ -58,8 +61,16 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--report') own.report = resolve(args[++i] ?? '');
   else if (arg === '--sample') own.sample = Number(args[++i]);
   // The modules every test reaches, run against the files that test them directly (vitest.stryker-units.config.ts).
-  else if (arg === '--units') strykerOptions.vitest = { configFile: 'vitest.stryker-units.config.ts', pool: 'forks', related: true };
-  else if (arg === '--incremental')
+  else if (arg === '--units') strykerOptions.vitest = { configFile: SUITES.units.config, pool: 'forks', related: true };
+  // A module group run against the files that test it directly (stryker.config.mjs SUITES).
+  else if (arg === '--suite') {
+    const suite = SUITES[args[++i] ?? ''];
+    if (!suite) {
+      console.error(`mutate: --suite takes one of ${Object.keys(SUITES).join(', ')} (stryker.config.mjs SUITES)`);
+      process.exit(2);
+    }
+    strykerOptions.vitest = { configFile: suite.config, pool: 'forks', related: true };
+  } else if (arg === '--incremental')
     strykerOptions.incremental = true; // the default; accepted
   else if (arg.startsWith('--')) {
     const [name, inline] = arg.slice(2).split(/=(.*)/s);
@@ -122,7 +133,7 @@ if (own.sample > 0 && !failures.length) {
   const seed = process.env.DOCREQ_SAMPLE_SEED ?? commitOf(ROOT);
   const started = Date.now();
   console.log(`\nre-running ${own.sample} recorded kills (seed ${seed.slice(0, 12)}):`);
-  failures.push(...sampleKills(ROOT, report, own.sample, seed, UNITS_RUN));
+  failures.push(...sampleKills(ROOT, report, own.sample, seed, suiteOf));
   console.log(`the sample took ${formatDuration(Date.now() - started)}`);
 }
 if (failures.length) {
@@ -230,6 +241,8 @@ function formatDuration(ms) {
 }
 
 /** The source line a mutant starts on, trimmed: with the mutator and the replacement, what names a mutant across edits. */
+const sameLocation = (a, b) => a.start.line === b.start.line && a.start.column === b.start.column && a.end.line === b.end.line && a.end.column === b.end.column;
+
 function lineOf(source, line) {
   return (source.split('\n')[line - 1] ?? '').trim();
 }
@@ -257,8 +270,20 @@ function check(report) {
   const rows = [];
   const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0, errors: 0 };
   const undetected = [];
+  // The static mutants run by scripts/mutation-static.mjs, for the modules whose source is the one they were run on.
+  const statics = readJson(STATIC)?.modules ?? {};
+  const staleStatic = [];
   for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
     const row = { file, killed: 0, timeout: 0, survived: 0, noCoverage: 0, ignored: 0, errors: 0 };
+    const run = statics[file];
+    if (run && run.sha256 !== sha256(source)) staleStatic.push(file);
+    const ran = run && run.sha256 === sha256(source) ? run.mutants : [];
+    // Each one replaces a mutant of the record that Stryker left out as static (the same place and replacement).
+    for (const m of mutants) {
+      if (m.status !== 'Ignored' || !ran.length) continue;
+      const i = ran.findIndex((r) => r.replacement === m.replacement && r.mutator === m.mutatorName && sameLocation(r.location, m.location));
+      if (i !== -1) m.status = ran.splice(i, 1)[0].status;
+    }
     for (const m of mutants) {
       if (m.status === 'Killed') row.killed++;
       else if (m.status === 'Timeout') row.timeout++;
@@ -286,7 +311,9 @@ function check(report) {
     return valid ? (100 * detected) / valid : 100;
   };
   const pad = (v, n) => String(v).padStart(n);
-  console.log(`\nmutation score per module (killed + timeout over killed + timeout + survived + no coverage; static mutants are not run: "static")`);
+  console.log(
+    `\nmutation score per module (killed + timeout over killed + timeout + survived + no coverage; "static": left out by Stryker and not yet run by scripts/mutation-static.mjs)`,
+  );
   console.log(
     `${'module'.padEnd(36)} ${pad('score', 7)} ${pad('killed', 7)} ${pad('survived', 9)} ${pad('no cov', 7)} ${pad('timeout', 8)} ${pad('static', 7)} ${pad('errors', 7)}`,
   );
@@ -309,6 +336,10 @@ function check(report) {
     if (digest && digest.kept !== digest.now)
       failures.push(
         `${config.incrementalFile} differs from the one the last run wrote (its digest in ${DIGEST_NAME}): a record is written by \`npm run mutate\`, never by hand`,
+      );
+    if (staleStatic.length)
+      failures.push(
+        `changed since their static mutants were run (mutation/static.json holds another source): ${staleStatic.join(', ')}; run \`node scripts/mutation-static.mjs --files ${staleStatic.join(',')}\` and commit mutation/`,
       );
     const stale = Object.entries(report.files)
       .filter(([file, { source }]) => !existsSync(resolve(ROOT, file)) || readFileSync(resolve(ROOT, file), 'utf8') !== source)

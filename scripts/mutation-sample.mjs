@@ -55,7 +55,7 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * Picks `count` killed mutants (seeded by `seed`, the commit) from the record and re-runs each against the test that
  * killed it. Returns the failures, each in words; an empty list when every sampled kill holds.
  */
-export function sampleKills(root, record, count, seed, unitsRun = [], log = console.log) {
+export function sampleKills(root, record, count, seed, suiteOf = () => 'vitest.stryker.config.ts', log = console.log) {
   const names = new Map();
   for (const [file, { tests }] of Object.entries(record.testFiles ?? {})) for (const t of tests) names.set(t.id, { file, name: t.name });
   const killed = [];
@@ -86,8 +86,8 @@ export function sampleKills(root, record, count, seed, unitsRun = [], log = cons
       }
       writeFileSync(path, applyMutant(source, mutant));
       const where = `${file}:${mutant.location.start.line} ${mutant.mutatorName} → ${JSON.stringify(mutant.replacement.slice(0, 60))}`;
-      // The modules every test reaches were run against the files that test them directly (stryker.config.mjs UNITS_RUN).
-      const suite = unitsRun.includes(file) ? 'vitest.stryker-units.config.ts' : 'vitest.stryker.config.ts';
+      // A module of a suite apart was run against the files that test it directly (stryker.config.mjs SUITES).
+      const suite = suiteOf(file);
       try {
         // First the test the record names; then, as Stryker runs them, every file of the tests that cover the mutant.
         let outcome = run(copy, vitest, suite, [test.file, '-t', `^${escape(test.name)}$`], join(copy, `kill-${i}.json`));

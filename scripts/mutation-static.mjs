@@ -1,0 +1,156 @@
+// The static mutants, run. Stryker leaves out ("ignoreStatic") the mutants reached only while a module loads: a
+// constant, a regular expression, a table built at the top of a file. Testing one needs a fresh module graph, which
+// Stryker's reused worker does not give. This script gives it: each static mutant of the named modules is applied
+// alone to a copy of the project, and the test files that reach the module (those covering its other mutants in
+// the record) are run with a fresh module graph per file, stopping at the first failure. The mutants no test of
+// theirs kills are then applied together and the whole in-process suite is run (each one alone if that fails), so a
+// survivor here survives every test that can see it. The result is mutation/static.json, which
+// `npm run mutate -- --check` reads: its kills count in the score, its survivors need a reason in
+// mutation/survivors.json like any other, and a module changed since this ran fails the check under --ci.
+// docs/proof.md says how long it takes.
+//
+//   node scripts/mutation-static.mjs --files src/auth/pkce.ts,src/text/redact.ts
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LEFT_OUT, applyMutant, commitOf } from './mutation-sample.mjs';
+
+const root = resolve(import.meta.dirname, '..');
+const OUT = join(root, 'mutation/static.json');
+const { values } = parseArgs({ options: { files: { type: 'string' } } });
+if (!values.files) {
+  console.error('mutation-static: name the modules: --files src/a.ts,src/b.ts');
+  process.exit(2);
+}
+const record = JSON.parse(readFileSync(join(root, 'mutation/stryker-incremental.json'), 'utf8'));
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+
+/** Test id → its file, over the record. */
+const fileOfTest = new Map();
+for (const [file, { tests }] of Object.entries(record.testFiles ?? {})) for (const t of tests) fileOfTest.set(t.id, file);
+
+const modules = values.files.split(',');
+const work = [];
+for (const file of modules) {
+  const entry = record.files[file];
+  if (!entry) throw new Error(`${file} has no mutation run in the record: run npm run mutate -- --mutate ${file} first`);
+  if (readFileSync(join(root, file), 'utf8') !== entry.source) throw new Error(`${file} changed since its mutation run: run it again first`);
+  // The files whose tests reach the module at all: those that cover any of its mutants that were run.
+  const reach = new Set(
+    entry.mutants
+      .flatMap((m) => m.coveredBy ?? [])
+      .map((id) => fileOfTest.get(id))
+      .filter(Boolean),
+  );
+  for (const m of entry.mutants.filter((m) => m.status === 'Ignored' && /^Static mutant/.test(m.statusReason ?? '')))
+    work.push({ file, mutant: m, files: [...reach].filter((f) => existsSync(join(root, f))).sort() });
+}
+
+const copy = mkdtempSync(join(tmpdir(), 'docreq-static-'));
+cpSync(root, copy, { recursive: true, filter: (from) => !LEFT_OUT.has(from.slice(root.length + 1).split('/')[0]) });
+symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
+// The in-process suite (as scripts/mutation-verify.mjs runs it): a fresh module graph per file, one era.
+writeFileSync(
+  join(copy, 'vitest.static.config.ts'),
+  `import { defineConfig } from 'vitest/config';
+import { NOT_MUTATION_TESTED } from './vitest.stryker.config';
+export default defineConfig({
+  test: {
+    name: 'static',
+    include: ['test/**/*.test.ts'],
+    exclude: NOT_MUTATION_TESTED.filter((file) => !file.endsWith('-units.test.ts')),
+    testTimeout: 90_000,
+    hookTimeout: 60_000,
+    retry: 1,
+    pool: 'forks',
+    globalSetup: ['mutation/global-setup.ts'],
+    setupFiles: ['mutation/setup.ts'],
+  },
+});
+`,
+);
+const vitest = join(root, 'node_modules/vitest/vitest.mjs');
+let runs = 0;
+const started = Date.now();
+const minutes = () => Math.round((Date.now() - started) / 6_000) / 10;
+
+/** Runs these test files (all when empty) with these mutants in place: the failing tests, or a note when it did not finish. */
+function failuresWith(items, files, bail) {
+  const changed = new Map();
+  for (const s of items) changed.set(s.file, applyMutant(changed.get(s.file) ?? record.files[s.file].source, s.mutant));
+  for (const [file, text] of changed) writeFileSync(join(copy, file), text);
+  try {
+    runs++;
+    const report = join(copy, `static-${runs}.json`);
+    spawnSync(
+      process.execPath,
+      [vitest, 'run', '--config', 'vitest.static.config.ts', ...files, ...(bail ? ['--bail=1'] : []), '--reporter=json', `--outputFile=${report}`],
+      { cwd: copy, env: { ...process.env, CI: '1', DOCREQ_MUTATION_RUN: '1' }, encoding: 'utf8', timeout: 1_800_000 },
+    );
+    let results;
+    try {
+      results = JSON.parse(readFileSync(report, 'utf8')).testResults;
+    } catch {
+      return ['(the suite did not finish)'];
+    }
+    return results.flatMap((r) => {
+      const name = r.name.slice(copy.length + 1);
+      const failed = r.assertionResults.filter((a) => a.status === 'failed').map((a) => `${name} › ${a.fullName}`);
+      return failed.length || r.status !== 'failed' ? failed : [`${name} (failed to load)`];
+    });
+  } finally {
+    for (const file of changed.keys()) writeFileSync(join(copy, file), record.files[file].source);
+  }
+}
+
+const where = (s) => `${s.file}:${s.mutant.location.start.line} ${s.mutant.mutatorName} → ${JSON.stringify(s.mutant.replacement.slice(0, 60))}`;
+
+const results = [];
+try {
+  console.log(`${work.length} static mutants of ${modules.length} module(s)`);
+  const left = [];
+  for (const s of work) {
+    const f = s.files.length ? failuresWith([s], s.files, true) : [];
+    console.log(`  ${f.length ? 'killed  ' : 'survived'} ${where(s)}${f.length ? ` by ${f[0]}` : ''} (run ${runs}, ${minutes()} min)`);
+    if (f.length) results.push({ s, status: 'Killed', by: f.slice(0, 3) });
+    else left.push(s);
+  }
+  // What the module's own tests did not kill, against the whole in-process suite: together first, then one by one.
+  if (left.length) {
+    const together = failuresWith(left, [], false);
+    console.log(`${left.length} left, at once under the whole suite: ${together.length} failing test(s) (run ${runs}, ${minutes()} min)`);
+    for (const s of left) {
+      const f = together.length ? failuresWith([s], [...new Set(together.map((t) => t.split(' ')[0]))], true) : [];
+      if (together.length) console.log(`  ${f.length ? 'killed  ' : 'survived'} ${where(s)} (run ${runs}, ${minutes()} min)`);
+      results.push(f.length ? { s, status: 'Killed', by: f.slice(0, 3) } : { s, status: 'Survived' });
+    }
+  }
+} finally {
+  rmSync(copy, { recursive: true, force: true });
+}
+
+// Kept beside the results of the modules not run this time, each with the source it was run on.
+const before = existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')) : { modules: {} };
+for (const file of modules) {
+  before.modules[file] = {
+    sha256: sha256(record.files[file].source),
+    commit: commitOf(root),
+    date: new Date().toISOString().slice(0, 10),
+    mutants: results
+      .filter((r) => r.s.file === file)
+      .map(({ s, status, by }) => ({
+        mutator: s.mutant.mutatorName,
+        replacement: s.mutant.replacement,
+        location: s.mutant.location,
+        status,
+        ...(by ? { by } : {}),
+      })),
+  };
+}
+before.modules = Object.fromEntries(Object.entries(before.modules).sort(([a], [b]) => a.localeCompare(b)));
+writeFileSync(OUT, `${JSON.stringify(before, null, 2)}\n`);
+const killed = results.filter((r) => r.status === 'Killed').length;
+console.log(`${killed} of ${results.length} static mutants killed, ${results.length - killed} survive; ${runs} runs in ${minutes()} min`);

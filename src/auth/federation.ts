@@ -141,7 +141,7 @@ export function federation(ctx: AuthContext) {
       if (idpRefresh) {
         const held = keys.open(idpRefresh);
         if (!held) {
-          await ctx.endSession(grant, 'identity provider token unreadable (auth secret rotated)');
+          await ctx.endSession(grant, 'identity provider token unreadable (damaged in the store, or sealed by another deployment)');
           throw new OAuthError('invalid_grant', 'This session can no longer be renewed: sign in again.');
         }
         let tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;

@@ -60,10 +60,12 @@ function ipv6Bytes(text: string): number[] | undefined {
  * embedded in IPv6 (IPv4-mapped, IPv4-compatible, NAT64) is judged as the IPv4 address it carries.
  */
 export function forbiddenAddress(address: string, allowLoopback = false): string | undefined {
-  const family = isIP(address.split('%')[0]!);
+  // A zone (`%eth0`) names an interface, not an address: the address is judged without it.
+  const bare = address.split('%')[0]!;
+  const family = isIP(bare);
   if (family === 4) {
-    if (allowLoopback && V4_LOOPBACK.check(address, 'ipv4')) return undefined;
-    return blocked.check(address, 'ipv4') ? `${address} is a loopback, private, link-local, shared or reserved address` : undefined;
+    if (allowLoopback && V4_LOOPBACK.check(bare, 'ipv4')) return undefined;
+    return blocked.check(bare, 'ipv4') ? `${address} is a loopback, private, link-local, shared or reserved address` : undefined;
   }
   if (family !== 6) return `${address} is not an IP address`;
   const bytes = ipv6Bytes(address);
@@ -149,7 +151,9 @@ export async function fetchPublicJson(url: URL, options: OutboundOptions, why: (
     }
     const declared = Number(answer.headers['content-length']);
     if (declared > options.maxBytes) {
-      answer.body.destroy();
+      // Never read: the error its destruction (and the agent's, below) may raise has no reader to go to, and an
+      // error nobody listens for would end the process. A document's host is anyone's choice.
+      answer.body.on('error', () => undefined).destroy();
       return void why(`larger than ${options.maxBytes} bytes`);
     }
     const chunks: Buffer[] = [];
@@ -166,7 +170,8 @@ export async function fetchPublicJson(url: URL, options: OutboundOptions, why: (
   } catch (error) {
     const e = error as Error & { code?: string; cause?: Error & { code?: string } };
     const refused = [e, e.cause].find((x) => x?.code === 'EDOCREQ_REFUSED_ADDRESS');
-    return void why(refused ? refused.message : `could not be fetched (${e.code ?? e.name})`);
+    // A time-out's DOMException has a legacy numeric code (23): its name says what happened.
+    return void why(refused ? refused.message : `could not be fetched (${typeof e.code === 'string' ? e.code : e.name})`);
   } finally {
     void agent.destroy().catch(() => undefined);
   }

@@ -72,6 +72,11 @@ export default {
     'src/auth/access-token.ts',
     'src/auth/authorize.ts',
     'src/auth/grants.ts',
+    // Sign-in's outside world: the firm's identity provider (the callback used once, the same person at a refresh),
+    // the apps that may ask (registration, metadata documents) and the fetch of a document from public addresses only.
+    'src/auth/federation.ts',
+    'src/auth/clients.ts',
+    'src/auth/outbound.ts',
     'src/transport/front-door.ts',
     'src/transport/plain-call.ts',
     'src/transport/limits.ts',

@@ -19,7 +19,6 @@ const LIST_FILES = [
   'test/domain.test.ts',
   'test/rendering.test.ts',
   'test/sealed.test.ts',
-  'test/edges.test.ts',
   'test/fuzz.test.ts',
   'test/server.test.ts',
 ];

@@ -20,6 +20,7 @@
 //   --sample N         after the check: re-run N recorded kills (seeded by the commit), each mutant applied
 //                      again to a copy of the project and its killing test run; exit 1 if one survives
 //                      (scripts/mutation-sample.mjs). CI runs it with the check.
+//   --forget a,b       remove these modules (not in the mutated set) from the record, and write its digest again
 //   --write-baseline   add new survivors to mutation/survivors.json with reason "TODO" (the check
 //                      fails until each has a real reason) and drop entries now killed
 //   --units            run the mutants against vitest.stryker-units.config.ts, the files that test the modules
@@ -49,7 +50,7 @@ const DIGEST = resolve(ROOT, DIGEST_NAME);
 const STATIC = resolve(ROOT, 'mutation/static.json');
 
 // ---- arguments ------------------------------------------------------------------------------------
-const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined, sample: 0 };
+const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined, sample: 0, forget: undefined };
 const strykerOptions = {};
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i++) {
@@ -60,6 +61,7 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--write-baseline') own.writeBaseline = true;
   else if (arg === '--report') own.report = resolve(args[++i] ?? '');
   else if (arg === '--sample') own.sample = Number(args[++i]);
+  else if (arg === '--forget') own.forget = (args[++i] ?? '').split(',').filter(Boolean);
   // The modules every test reaches, run against the files that test them directly (vitest.stryker-units.config.ts).
   else if (arg === '--units') strykerOptions.vitest = { configFile: SUITES.units.config, pool: 'forks', related: true };
   // A module group run against the files that test it directly (stryker.config.mjs SUITES).
@@ -82,6 +84,23 @@ for (let i = 0; i < args.length; i++) {
     console.error(`mutate: unexpected argument ${arg} (options start with --; see the top of scripts/mutate.mjs)`);
     process.exit(2);
   }
+}
+
+// ---- forgetting modules -----------------------------------------------------------------------------
+// A module taken out of the set (or run only to see where it stands) leaves the record with its results; the record's
+// digest is written again, as after a run. A module still in the set is refused: the check would fail on it at once.
+if (own.forget?.length) {
+  const record = JSON.parse(readFileSync(INCREMENTAL, 'utf8'));
+  const inSet = own.forget.filter((file) => config.mutate.some((glob) => matchesGlob(file, glob)));
+  if (inSet.length) {
+    console.error(`mutate --forget: still in the mutated set (stryker.config.mjs): ${inSet.join(', ')}`);
+    process.exit(2);
+  }
+  for (const file of own.forget) delete record.files[file];
+  writeFileSync(INCREMENTAL, JSON.stringify(record, null, 2));
+  writeDigest();
+  console.log(`mutate --forget: ${own.forget.length} module(s) left the record; ${Object.keys(record.files).length} remain`);
+  process.exit(0);
 }
 
 // ---- the run --------------------------------------------------------------------------------------
@@ -178,6 +197,16 @@ function recordDigest() {
 
 function writeDigest() {
   writeFileSync(DIGEST, `${sha256(readFileSync(INCREMENTAL))}\n`);
+}
+
+/** The commands that run these modules again, each with its suite (stryker.config.mjs SUITES). */
+function runCommands(files) {
+  const bySuite = new Map();
+  for (const file of files) {
+    const name = Object.keys(SUITES).find((n) => SUITES[n].modules.includes(file));
+    bySuite.set(name, [...(bySuite.get(name) ?? []), file]);
+  }
+  return [...bySuite].map(([name, list]) => `\`npm run mutate -- ${name ? `--suite ${name} ` : ''}--mutate ${list.join(',')}\``).join(' and ');
 }
 
 /** Enough of glob matching for the patterns of stryker.config.mjs (`**`, `*`). */
@@ -345,9 +374,7 @@ function check(report) {
       .filter(([file, { source }]) => !existsSync(resolve(ROOT, file)) || readFileSync(resolve(ROOT, file), 'utf8') !== source)
       .map(([file]) => file);
     if (stale.length)
-      failures.push(
-        `changed since their mutation run (the record holds another source): ${stale.join(', ')}; run \`npm run mutate -- --mutate ${stale.join(',')}\` and commit mutation/`,
-      );
+      failures.push(`changed since their mutation run (the record holds another source): ${stale.join(', ')}; run ${runCommands(stale)} and commit mutation/`);
   }
 
   // The baseline: a multiset of mutants by file, mutator, replacement and source line.

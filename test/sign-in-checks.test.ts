@@ -62,6 +62,24 @@ describe('a code is redeemed only by the client it was issued to, at its redirec
   });
 });
 
+describe('the challenge an app sends to /authorize is an S256 one: 43 base64url characters, nothing before or after', () => {
+  it('one character more, fewer, or another character at either end: refused with what PKCE needs; the 43 themselves: the sign-in goes on', async () => {
+    const reg = await register(svc, [REDIRECT]);
+    const good = s256('c'.repeat(43));
+    const ok = await fetch(authorizeUrl(svc, reg.body.client_id, { code_challenge: good }), { redirect: 'manual' });
+    expect(ok.status).toBe(200);
+    for (const challenge of [`${good}A`, `!${good}`, `${good}!`, good.slice(1), `.${good.slice(1)}`]) {
+      const page = await fetch(authorizeUrl(svc, reg.body.client_id, { code_challenge: challenge, state: 'st' }), { redirect: 'manual' });
+      const back = new URL(page.headers.get('location') ?? 'http://none.invalid/');
+      expect({ status: page.status, error: back.searchParams.get('error'), why: back.searchParams.get('error_description') }, challenge).toEqual({
+        status: 302,
+        error: 'invalid_request',
+        why: 'PKCE is required: code_challenge with code_challenge_method=S256.',
+      });
+    }
+  });
+});
+
 describe('a refresh token is used only by the client it was issued to', () => {
   it('another client: refused, and the token still works for its own client', async () => {
     const c = await codeFor(svc, 'reader@demo.example', 'reader-demo');

@@ -8,7 +8,7 @@
 // first) and only the failing files are run again, until each failure is pinned to the mutants that cause it.
 // docs/proof.md says how long it takes.
 //
-//   node scripts/mutation-verify.mjs [--files src/a.ts,src/b.ts] [--out mutation/verified.json]
+//   node scripts/mutation-verify.mjs [--files src/a.ts,src/b.ts --out mutation/verified-<what>.json]
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { LEFT_OUT, commitOf } from './mutation-sample.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { files: { type: 'string' }, out: { type: 'string', default: 'mutation/verified.json' } } });
+const { values } = parseArgs({ options: { files: { type: 'string' }, out: { type: 'string' } } });
 const record = JSON.parse(readFileSync(join(root, 'mutation/stryker-incremental.json'), 'utf8'));
 const only = values.files ? new Set(values.files.split(',')) : undefined;
 
@@ -186,7 +186,9 @@ const result = {
   killed,
   interacting,
 };
-if (!only) writeFileSync(join(root, values.out), `${JSON.stringify(result, null, 2)}\n`);
+// The whole record's check goes to mutation/verified.json; a check of some modules only where --out names.
+const out = values.out ?? (only ? undefined : 'mutation/verified.json');
+if (out) writeFileSync(join(root, out), `${JSON.stringify({ ...result, ...(only ? { modules: [...only] } : {}) }, null, 2)}\n`);
 console.log(
   `${survivors.length - killed.length - interacting.flatMap((i) => i.mutants).length} of ${survivors.length} survive the whole suite; ${killed.length} killed; ${interacting.length} set(s) that fail only together; ${runs} runs in ${minutes} min`,
 );

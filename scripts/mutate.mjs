@@ -270,7 +270,9 @@ function formatDuration(ms) {
 }
 
 /** The source line a mutant starts on, trimmed: with the mutator and the replacement, what names a mutant across edits. */
-const sameLocation = (a, b) => a.start.line === b.start.line && a.start.column === b.start.column && a.end.line === b.end.line && a.end.column === b.end.column;
+function sameLocation(a, b) {
+  return a.start.line === b.start.line && a.start.column === b.start.column && a.end.line === b.end.line && a.end.column === b.end.column;
+}
 
 function lineOf(source, line) {
   return (source.split('\n')[line - 1] ?? '').trim();

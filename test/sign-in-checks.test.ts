@@ -174,6 +174,11 @@ describe('redirect URIs an app may register', () => {
       const why = await refusedAt([good, bad]);
       expect(why, String(bad)).toMatch(/^redirect_uris\[1\] is not allowed: each https to a host this firm allows \(claude\.ai, [^)]*\), http on 127\.0\.0\.1, \[::1\] or localhost, or an app's own scheme; no fragment, user info or wildcard; at most 500 characters\.$/);
     }
+    // An app's scheme is the whole scheme: one that only ends like one (a named app's, or a reverse-domain name after a
+    // character a domain cannot hold) is another scheme.
+    for (const bad of ['mycursor://anysphere.cursor-retrieval/cb', 'x-vscode://vscode.github-authentication/cb', 'a+com.example.app:/oauth', 'web+com.example:/cb']) {
+      expect(await refusedAt([good, bad]), bad).toMatch(/^redirect_uris\[1\] is not allowed: /);
+    }
     // Exactly 500 characters is allowed.
     const longest = `https://claude.ai/${'a'.repeat(482)}`;
     expect(longest).toHaveLength(500);

@@ -42,6 +42,10 @@ describe('redactor', () => {
     expect(r('dr_live_\ufb01xture_key')).toBe(R);
     expect(r('dr_live_fixture_ke')).toBe('dr_live_fixture_ke');
     expect(r('ﬁ')).toBe('ﬁ');
+    // Written wholly in full-width forms, with no printable ASCII left to give it away.
+    const wide = (t: string) => [...t].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join('');
+    expect(wide('dr_live_fixture_key')).not.toMatch(/[\x20-\x7e]/);
+    expect(r(wide('dr_live_fixture_key'))).toBe(R);
   });
 });
 

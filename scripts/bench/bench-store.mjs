@@ -44,7 +44,8 @@ export async function run() {
     clients[name] = client;
   }
   const listed = await clients.memory.callTool({ name: 'list_clients', arguments: { limit: 500 } });
-  const ids = listed.structuredContent.clients.map((c) => c.id);
+  // Only active clients: a send to another is previewed with a warning and, with DOCREQ_CONFIRM_SEND=never, not sent.
+  const ids = listed.structuredContent.clients.filter((c) => (c.status ?? 'active') === 'active').map((c) => c.id);
   const times = Object.fromEntries(Object.keys(stores).map((n) => [n, []]));
   for (let i = 0; i < SENDS + 5; i++) {
     for (const name of Object.keys(stores)) {

@@ -12,14 +12,15 @@ import type { Undici } from './undici.js';
 export const TUNNEL_CLOSED = 'PROXY_CLOSED_TUNNEL';
 export const TUNNEL_REFUSED = 'PROXY_REFUSED_TUNNEL';
 
+/** How a connection the proxy ended reads while the tunnel is asked for: closed (undici's socket error) or reset. */
+const CLOSED_BY_PROXY = new Set<unknown>(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
 /**
  * The pool a proxy agent keeps to its proxy, with two differences, both for a tunnel that was never made (so nothing
  * reached the service): a proxy that closes the connection instead of answering CONNECT fails the call (undici reads a
  * closed socket while connecting as worth another try and dials again at once, without end and past the call's
  * deadline: tens of thousands of connections a minute), and a refusal says so with the proxy's status.
  */
-const CLOSED_BY_PROXY = new Set<unknown>(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
-
 function tunnelPool(pool: Dispatcher): Dispatcher {
   // Bound before it is replaced below: the proxy agent calls `connect` on this pool.
   const connect: (options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData> = pool.connect.bind(pool);

@@ -35,49 +35,58 @@ export async function run() {
   }
   const config = loadConfig({}, { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, DOCREQ_CONFIRM_SEND: 'never', DOCREQ_LOG_LEVEL: 'error' });
   const clients = {};
-  for (const [name, store] of Object.entries(stores)) {
-    const server = createServer(config, { sending: { ledger: new SendLedger(store), confirmations: new Confirmations(undefined) } });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    const client = new Client({ name: 'bench-store', version: '1' });
-    await client.connect(b);
-    clients[name] = client;
-  }
-  const listed = await clients.memory.callTool({ name: 'list_clients', arguments: { limit: 500 } });
-  // Only active clients: a send to another is previewed with a warning and, with DOCREQ_CONFIRM_SEND=never, not sent.
-  const ids = listed.structuredContent.clients.filter((c) => (c.status ?? 'active') === 'active').map((c) => c.id);
-  const times = Object.fromEntries(Object.keys(stores).map((n) => [n, []]));
-  for (let i = 0; i < SENDS + 5; i++) {
-    for (const name of Object.keys(stores)) {
-      const t = performance.now();
-      const result = await clients[name].callTool({
-        name: 'create_request',
-        arguments: { client: ids[i % ids.length], title: `Bench ${name} ${i}`, items: [{ name: 'W-2' }] },
+  let rows = [];
+  // Whatever happens (a send refused, a store that fails), the sandbox and redis-server stop with the benchmark.
+  try {
+    for (const [name, store] of Object.entries(stores)) {
+      const server = createServer(config, { sending: { ledger: new SendLedger(store), confirmations: new Confirmations(undefined) } });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(a);
+      const client = new Client({ name: 'bench-store', version: '1' });
+      await client.connect(b);
+      clients[name] = client;
+    }
+    const listed = await clients.memory.callTool({ name: 'list_clients', arguments: { limit: 500 } });
+    // Only active clients: a send to another is previewed with a warning and, with DOCREQ_CONFIRM_SEND=never, not sent.
+    const ids = listed.structuredContent.clients.filter((c) => (c.status ?? 'active') === 'active').map((c) => c.id);
+    const times = Object.fromEntries(Object.keys(stores).map((n) => [n, []]));
+    for (let i = 0; i < SENDS + 5; i++) {
+      for (const name of Object.keys(stores)) {
+        const t = performance.now();
+        const result = await clients[name].callTool({
+          name: 'create_request',
+          arguments: { client: ids[i % ids.length], title: `Bench ${name} ${i}`, items: [{ name: 'W-2' }] },
+        });
+        if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content).slice(0, 300)}`);
+        if (i >= 5) times[name].push(performance.now() - t);
+      }
+    }
+    const base = median(times.memory);
+    rows = [
+      {
+        row: 'one send, memory store (p50)',
+        figure: `${base.toFixed(2)} ms`,
+        note: `${SENDS} sends, in-process server, sandbox in its own process on loopback`,
+      },
+    ];
+    for (const name of ['file', 'redis']) {
+      if (!times[name]) {
+        rows.push({ row: `one send, ${name} store`, figure: 'n/a', note: 'redis-server not installed' });
+        continue;
+      }
+      const p50 = median(times[name]);
+      rows.push({
+        row: `one send, ${name} store (p50)`,
+        figure: `${p50.toFixed(2)} ms`,
+        note: `+${(p50 - base).toFixed(2)} ms over memory (${(p50 / base).toFixed(2)}×), same run`,
       });
-      if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content).slice(0, 300)}`);
-      if (i >= 5) times[name].push(performance.now() - t);
     }
+  } finally {
+    for (const c of Object.values(clients)) await c.close().catch(() => undefined);
+    for (const s of Object.values(stores)) await s.close().catch(() => undefined);
+    redis?.kill('SIGTERM');
+    sandbox.kill('SIGTERM');
   }
-  const base = median(times.memory);
-  const rows = [
-    { row: 'one send, memory store (p50)', figure: `${base.toFixed(2)} ms`, note: `${SENDS} sends, in-process server, sandbox in its own process on loopback` },
-  ];
-  for (const name of ['file', 'redis']) {
-    if (!times[name]) {
-      rows.push({ row: `one send, ${name} store`, figure: 'n/a', note: 'redis-server not installed' });
-      continue;
-    }
-    const p50 = median(times[name]);
-    rows.push({
-      row: `one send, ${name} store (p50)`,
-      figure: `${p50.toFixed(2)} ms`,
-      note: `+${(p50 - base).toFixed(2)} ms over memory (${(p50 / base).toFixed(2)}×), same run`,
-    });
-  }
-  for (const c of Object.values(clients)) await c.close();
-  for (const s of Object.values(stores)) await s.close();
-  redis?.kill('SIGTERM');
-  sandbox.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
   return rows;
 }

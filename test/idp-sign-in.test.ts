@@ -8,7 +8,7 @@ import { MemoryAuthStore, type AuthStore } from '../src/auth/index.js';
 import type { DemoIdp, DemoUser } from '../src/sandbox/idp.js';
 import type { HttpService } from '../src/transport/http.js';
 import { captured, freePort, sandbox } from './helpers.js';
-import { authorizeUrl, form, REDIRECT, register, s256, signInService, toolNames } from './team.js';
+import { authorizeUrl, cookieFetch, form, REDIRECT, register, s256, signInService, toolNames } from './team.js';
 
 /**
  * The sign-in federated to the firm's OpenID Connect provider (src/auth/federation.ts), as a person, an
@@ -38,17 +38,11 @@ function words(html: string): string {
     .trim();
 }
 
-/** One browser: its cookies (ours and the provider's, all on 127.0.0.1), redirects not followed. */
+/** One browser (cookieFetch), each answer read as a page. */
 function browser() {
-  const cookies = new Map<string, string>();
+  const get = cookieFetch();
   return async (url: string | URL, init: RequestInit = {}): Promise<Page> => {
-    const jar = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(jar ? { Cookie: jar } : {}) } });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const at = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
-    }
+    const res = await get(url, init);
     const location = res.headers.get('location');
     const body = await res.text();
     captured.push(body);

@@ -109,14 +109,10 @@ export class HostProvider implements OAuthClientProvider {
   }
 }
 
-/**
- * The browser's part: our consent page (Continue), the identity provider's sign-in form, and the
- * redirects back, with the identity provider's cookies kept. Returns where the app is sent at the end.
- */
-export async function signIn(authorizationUrl: URL | string, email: string, password: string): Promise<{ location: URL; pages: { url: string; status: number; body: string }[] }> {
-  const pages: { url: string; status: number; body: string }[] = [];
+/** A browser's fetch: the cookies every answer sets (ours and the provider's, all on 127.0.0.1) sent again, redirects not followed. */
+export function cookieFetch(): (url: string | URL, init?: RequestInit) => Promise<Response> {
   const cookies = new Map<string, string>();
-  const get = async (url: string, init: RequestInit = {}) => {
+  return async (url, init = {}) => {
     const jar = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(jar ? { Cookie: jar } : {}) } });
     for (const c of res.headers.getSetCookie()) {
@@ -126,6 +122,15 @@ export async function signIn(authorizationUrl: URL | string, email: string, pass
     }
     return res;
   };
+}
+
+/**
+ * The browser's part: our consent page (Continue), the identity provider's sign-in form, and the
+ * redirects back, with the identity provider's cookies kept. Returns where the app is sent at the end.
+ */
+export async function signIn(authorizationUrl: URL | string, email: string, password: string): Promise<{ location: URL; pages: { url: string; status: number; body: string }[] }> {
+  const pages: { url: string; status: number; body: string }[] = [];
+  const get = cookieFetch();
   let res = await get(String(authorizationUrl));
   let body = await res.text();
   pages.push({ url: String(authorizationUrl), status: res.status, body });

@@ -10,13 +10,12 @@
 // docs/proof.md says how long it takes.
 //
 //   node scripts/mutation-static.mjs --files src/auth/pkce.ts,src/text/redact.ts
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LEFT_OUT, applyMutant, commitOf } from './mutation-sample.mjs';
+import { inProcessCopy } from './in-process-suite.mjs';
+import { applyMutant, commitOf } from './mutation-sample.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const OUT = join(root, 'mutation/static.json');
@@ -49,60 +48,19 @@ for (const file of modules) {
     work.push({ file, mutant: m, files: [...reach].filter((f) => existsSync(join(root, f))).sort() });
 }
 
-const copy = mkdtempSync(join(tmpdir(), 'docreq-static-'));
-cpSync(root, copy, { recursive: true, filter: (from) => !LEFT_OUT.has(from.slice(root.length + 1).split('/')[0]) });
-symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
-// The in-process suite (as scripts/mutation-verify.mjs runs it): a fresh module graph per file, one era.
-writeFileSync(
-  join(copy, 'vitest.static.config.ts'),
-  `import { defineConfig } from 'vitest/config';
-import { NOT_MUTATION_TESTED } from './vitest.stryker.config';
-export default defineConfig({
-  test: {
-    name: 'static',
-    include: ['test/**/*.test.ts'],
-    exclude: NOT_MUTATION_TESTED.filter((file) => !file.endsWith('-units.test.ts')),
-    testTimeout: 90_000,
-    hookTimeout: 60_000,
-    retry: 1,
-    pool: 'forks',
-    globalSetup: ['mutation/global-setup.ts'],
-    setupFiles: ['mutation/setup.ts'],
-  },
-});
-`,
-);
-const vitest = join(root, 'node_modules/vitest/vitest.mjs');
-let runs = 0;
+const suite = inProcessCopy(root, 'static');
 const started = Date.now();
 const minutes = () => Math.round((Date.now() - started) / 6_000) / 10;
 
-/** Runs these test files (all when empty) with these mutants in place: the failing tests, or a note when it did not finish. */
+/** Runs these test files (all when empty) with these mutants in place: the failing tests. */
 function failuresWith(items, files, bail) {
   const changed = new Map();
   for (const s of items) changed.set(s.file, applyMutant(changed.get(s.file) ?? record.files[s.file].source, s.mutant));
-  for (const [file, text] of changed) writeFileSync(join(copy, file), text);
+  for (const [file, text] of changed) writeFileSync(join(suite.copy, file), text);
   try {
-    runs++;
-    const report = join(copy, `static-${runs}.json`);
-    spawnSync(
-      process.execPath,
-      [vitest, 'run', '--config', 'vitest.static.config.ts', ...files, ...(bail ? ['--bail=1'] : []), '--reporter=json', `--outputFile=${report}`],
-      { cwd: copy, env: { ...process.env, CI: '1', DOCREQ_MUTATION_RUN: '1' }, encoding: 'utf8', timeout: 1_800_000 },
-    );
-    let results;
-    try {
-      results = JSON.parse(readFileSync(report, 'utf8')).testResults;
-    } catch {
-      return ['(the suite did not finish)'];
-    }
-    return results.flatMap((r) => {
-      const name = r.name.slice(copy.length + 1);
-      const failed = r.assertionResults.filter((a) => a.status === 'failed').map((a) => `${name} › ${a.fullName}`);
-      return failed.length || r.status !== 'failed' ? failed : [`${name} (failed to load)`];
-    });
+    return suite.run(files, bail ? ['--bail=1'] : []);
   } finally {
-    for (const file of changed.keys()) writeFileSync(join(copy, file), record.files[file].source);
+    for (const file of changed.keys()) writeFileSync(join(suite.copy, file), record.files[file].source);
   }
 }
 
@@ -114,22 +72,22 @@ try {
   const left = [];
   for (const s of work) {
     const f = s.files.length ? failuresWith([s], s.files, true) : [];
-    console.log(`  ${f.length ? 'killed  ' : 'survived'} ${where(s)}${f.length ? ` by ${f[0]}` : ''} (run ${runs}, ${minutes()} min)`);
+    console.log(`  ${f.length ? 'killed  ' : 'survived'} ${where(s)}${f.length ? ` by ${f[0]}` : ''} (run ${suite.runs()}, ${minutes()} min)`);
     if (f.length) results.push({ s, status: 'Killed', by: f.slice(0, 3) });
     else left.push(s);
   }
   // What the module's own tests did not kill, against the whole in-process suite: together first, then one by one.
   if (left.length) {
     const together = failuresWith(left, [], false);
-    console.log(`${left.length} left, at once under the whole suite: ${together.length} failing test(s) (run ${runs}, ${minutes()} min)`);
+    console.log(`${left.length} left, at once under the whole suite: ${together.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
     for (const s of left) {
       const f = together.length ? failuresWith([s], [...new Set(together.map((t) => t.split(' ')[0]))], true) : [];
-      if (together.length) console.log(`  ${f.length ? 'killed  ' : 'survived'} ${where(s)} (run ${runs}, ${minutes()} min)`);
+      if (together.length) console.log(`  ${f.length ? 'killed  ' : 'survived'} ${where(s)} (run ${suite.runs()}, ${minutes()} min)`);
       results.push(f.length ? { s, status: 'Killed', by: f.slice(0, 3) } : { s, status: 'Survived' });
     }
   }
 } finally {
-  rmSync(copy, { recursive: true, force: true });
+  suite.remove();
 }
 
 // Kept beside the results of the modules not run this time, each with the source it was run on.
@@ -153,4 +111,4 @@ for (const file of modules) {
 before.modules = Object.fromEntries(Object.entries(before.modules).sort(([a], [b]) => a.localeCompare(b)));
 writeFileSync(OUT, `${JSON.stringify(before, null, 2)}\n`);
 const killed = results.filter((r) => r.status === 'Killed').length;
-console.log(`${killed} of ${results.length} static mutants killed, ${results.length - killed} survive; ${runs} runs in ${minutes()} min`);
+console.log(`${killed} of ${results.length} static mutants killed, ${results.length - killed} survive; ${suite.runs()} runs in ${minutes()} min`);

@@ -9,12 +9,11 @@
 // docs/proof.md says how long it takes.
 //
 //   node scripts/mutation-verify.mjs [--files src/a.ts,src/b.ts --out mutation/verified-<what>.json]
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LEFT_OUT, commitOf } from './mutation-sample.mjs';
+import { inProcessCopy } from './in-process-suite.mjs';
+import { commitOf } from './mutation-sample.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { files: { type: 'string' }, out: { type: 'string' } } });
@@ -63,59 +62,17 @@ function disjointSets(list) {
   return sets;
 }
 
-const copy = mkdtempSync(join(tmpdir(), 'docreq-verify-'));
-cpSync(root, copy, { recursive: true, filter: (from) => !LEFT_OUT.has(from.slice(root.length + 1).split('/')[0]) });
-symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
-// The in-process suite: the mutation run's files and the units runs' files, one era, a fresh module graph per file.
-writeFileSync(
-  join(copy, 'vitest.verify.config.ts'),
-  `import { defineConfig } from 'vitest/config';
-import { NOT_MUTATION_TESTED } from './vitest.stryker.config';
-export default defineConfig({
-  test: {
-    name: 'verify',
-    include: ['test/**/*.test.ts'],
-    exclude: NOT_MUTATION_TESTED.filter((file) => !file.endsWith('-units.test.ts')),
-    testTimeout: 90_000,
-    hookTimeout: 60_000,
-    retry: 1,
-    pool: 'forks',
-    globalSetup: ['mutation/global-setup.ts'],
-    setupFiles: ['mutation/setup.ts'],
-  },
-});
-`,
-);
-const vitest = join(root, 'node_modules/vitest/vitest.mjs');
-let runs = 0;
+const suite = inProcessCopy(root, 'verify');
 const started = Date.now();
 
-/** Runs the suite (or these test files) with these mutants in place: the failing tests ("file › name"); a file that failed to load counts as one. */
+/** Runs the suite (or these test files) with these mutants in place: the failing tests. */
 function failuresWith(set, files = []) {
   const sources = applied(set);
-  for (const [file, text] of sources) writeFileSync(join(copy, file), text);
+  for (const [file, text] of sources) writeFileSync(join(suite.copy, file), text);
   try {
-    runs++;
-    const report = join(copy, `verify-${runs}.json`);
-    spawnSync(process.execPath, [vitest, 'run', '--config', 'vitest.verify.config.ts', ...files, '--reporter=json', `--outputFile=${report}`], {
-      cwd: copy,
-      env: { ...process.env, CI: '1', DOCREQ_MUTATION_RUN: '1' },
-      encoding: 'utf8',
-      timeout: 1_800_000,
-    });
-    let results;
-    try {
-      results = JSON.parse(readFileSync(report, 'utf8')).testResults;
-    } catch {
-      return ['(the suite did not finish)'];
-    }
-    return results.flatMap((r) => {
-      const name = r.name.slice(copy.length + 1);
-      const failed = r.assertionResults.filter((a) => a.status === 'failed').map((a) => `${name} › ${a.fullName}`);
-      return failed.length || r.status !== 'failed' ? failed : [`${name} (failed to load)`];
-    });
+    return suite.run(files);
   } finally {
-    for (const file of sources.keys()) writeFileSync(join(copy, file), record.files[file].source);
+    for (const file of sources.keys()) writeFileSync(join(suite.copy, file), record.files[file].source);
   }
 }
 
@@ -149,7 +106,7 @@ function pin(set, failures) {
   for (const part of halves(set)) {
     const f = failuresWith(part, files);
     console.log(
-      `  ${part.length} mutant(s) of ${new Set(part.map((s) => s.file)).size} module(s): ${f.length} failing test(s) (run ${runs}, ${Math.round((Date.now() - started) / 60_000)} min)`,
+      `  ${part.length} mutant(s) of ${new Set(part.map((s) => s.file)).size} module(s): ${f.length} failing test(s) (run ${suite.runs()}, ${Math.round((Date.now() - started) / 60_000)} min)`,
     );
     if (f.length) {
       pinned = true;
@@ -167,12 +124,12 @@ try {
   for (const set of sets) {
     const f = failuresWith(set);
     console.log(
-      `${set.length} mutant(s) at once: ${f === null ? 'the build fails' : `${f.length} failing test(s)`} (run ${runs}, ${Math.round((Date.now() - started) / 60_000)} min)`,
+      `${set.length} mutant(s) at once: ${f === null ? 'the build fails' : `${f.length} failing test(s)`} (run ${suite.runs()}, ${Math.round((Date.now() - started) / 60_000)} min)`,
     );
     if (f === null || f.length) pin(set, f);
   }
 } finally {
-  rmSync(copy, { recursive: true, force: true });
+  suite.remove();
 }
 
 const minutes = Math.round((Date.now() - started) / 6_000) / 10;
@@ -181,7 +138,7 @@ const result = {
   date: new Date().toISOString().slice(0, 10),
   suite: 'every test file that runs the source in its own process (vitest.stryker.config.ts plus the unit files), one era, a fresh module graph per file',
   survivors: survivors.length,
-  runs,
+  runs: suite.runs(),
   minutes,
   killed,
   interacting,
@@ -190,6 +147,6 @@ const result = {
 const out = values.out ?? (only ? undefined : 'mutation/verified.json');
 if (out) writeFileSync(join(root, out), `${JSON.stringify({ ...result, ...(only ? { modules: [...only] } : {}) }, null, 2)}\n`);
 console.log(
-  `${survivors.length - killed.length - interacting.flatMap((i) => i.mutants).length} of ${survivors.length} survive the whole suite; ${killed.length} killed; ${interacting.length} set(s) that fail only together; ${runs} runs in ${minutes} min`,
+  `${survivors.length - killed.length - interacting.flatMap((i) => i.mutants).length} of ${survivors.length} survive the whole suite; ${killed.length} killed; ${interacting.length} set(s) that fail only together; ${suite.runs()} runs in ${minutes} min`,
 );
 process.exitCode = killed.length || interacting.length ? 1 : 0;

@@ -8,7 +8,8 @@ import { fold, oneLine, quoted } from '../text/render.js';
 import { clientKeys, joinCounts, listFacts, sharedClientNames, statusTable } from '../requests/facts.js';
 import type { JoinCount } from '../requests/tables.js';
 import { pagingNote, unknownStatusNote, unreadDatesNote } from './fit-notes.js';
-import { DEFAULT_PROFILE } from '../domain/service-profile.js';
+import { DEFAULT_PROFILE, type ServiceProfile } from '../domain/service-profile.js';
+import type { ListResult } from '../api/lists.js';
 import { CANNOT_DO, count, pageText, revalidatedLine, sharedNameNotes, statusText, summarizeList } from './list-text.js';
 import { bump, newCounts } from '../requests/name-keys.js';
 import { page, statusCounts } from './schemas.js';
@@ -101,6 +102,42 @@ const JOIN_TEXT: Record<Join, string> = {
   overdue: 'with an overdue request',
 };
 
+/**
+ * The answer's notes: records not read in full (the joined list's too, and how its statuses and dates read), then, with a
+ * join, names several matched clients share. Also the shared names, which mark their rows.
+ */
+function clientNotes(a: {
+  all: readonly Client[];
+  paging: ListResult<Client>['paging'];
+  join: Join | undefined;
+  joined: ListResult<RequestRecord> | undefined;
+  profile: ServiceProfile;
+  perName: ReadonlyMap<string, JoinCount>;
+  matchKeys: readonly string[];
+}): { notes: string[]; shared: ReadonlyMap<string, Client[]> } {
+  const requests: readonly RequestRecord[] = a.joined?.records ?? [];
+  const fit = a.join ? [pagingNote('request', a.joined?.paging), unknownStatusNote(statusTable(requests).occurring, a.profile), unreadDatesNote(requests)] : [];
+  const notes: string[] = [
+    ...[pagingNote('client', a.paging), ...fit].filter((n): n is string => n !== undefined),
+    ...unreadableNotes(a.all, 'client'),
+    ...(a.join ? unreadableNotes(requests, 'request') : []),
+  ];
+  if (!a.join) return { notes, shared: new Map<string, Client[]>() };
+  const shared = sharedClientNames(a.all);
+  const matchedKeys = new Set(a.matchKeys);
+  const met = [...shared.keys()].filter((k) => matchedKeys.has(k));
+  notes.push(...sharedNameNotes(shared, met, (k) => `the ${count(a.perName.get(k)?.open ?? 0, 'open request')}`));
+  return { notes, shared };
+}
+
+/** What an empty page says: no clients at all, nothing matched, or a status that no client has (and those that occur). */
+function noMatchHint(filtered: boolean, status: string | undefined, wanted: string | undefined, total: number, byStatus: Record<string, number>): string {
+  if (wanted !== undefined && total > 0 && !Object.keys(byStatus).some((s) => s.toLowerCase() === wanted)) {
+    return `No client has status ${quoted(status, 30)}. Statuses that occur: ${statusText(byStatus, 20)}.`;
+  }
+  return filtered ? 'No client matched. Try a shorter or different search, or drop the status filter.' : 'The firm has no clients.';
+}
+
 export const listClients = defineTool({
   name: 'list_clients',
   title: 'List clients',
@@ -145,7 +182,6 @@ export const listClients = defineTool({
     // A client's other fields, as data: when one client matched, or when asked for.
     const showFields = details === true || matches.length === 1;
     const shown = page(matches, offset, limit);
-    const nextOffset = shown.nextOffset;
     const slice = shown.slice.map((c, j) => {
       const out: ClientOut = { ...documentedClient(c) };
       if (join) Object.assign(out, { openRequests: joined[offset + j]!.open, overdueRequests: joined[offset + j]!.overdue });
@@ -153,21 +189,7 @@ export const listClients = defineTool({
       return out;
     });
     const sliceKeys = matchKeys.slice(offset, offset + slice.length);
-
-    // Records not read in full (the joined list's too), then names several clients share.
-    const fit = join ? [pagingNote('request', joinedList?.paging), unknownStatusNote(statusTable(requests).occurring, profile), unreadDatesNote(requests)] : [];
-    const notes: string[] = [
-      ...[pagingNote('client', paging), ...fit].filter((n): n is string => n !== undefined),
-      ...unreadableNotes(all, 'client'),
-      ...(join ? unreadableNotes(requests, 'request') : []),
-    ];
-    let shared: ReadonlyMap<string, Client[]> = new Map<string, Client[]>();
-    if (join) {
-      shared = sharedClientNames(all);
-      const matchedKeys = new Set(matchKeys);
-      const met = [...shared.keys()].filter((k) => matchedKeys.has(k));
-      notes.push(...sharedNameNotes(shared, met, (k) => `the ${count(perName.get(k)?.open ?? 0, 'open request')}`));
-    }
+    const { notes, shared } = clientNotes({ all, paging, join, joined: joinedList, profile, perName, matchKeys });
 
     const filters = [
       search ? `search ${quoted(search, 60)} (name, e-mail or tag)` : '',
@@ -183,19 +205,24 @@ export const listClients = defineTool({
       offset,
       returned: slice.length,
     });
-    let hint = filters.length ? 'No client matched. Try a shorter or different search, or drop the status filter.' : 'The firm has no clients.';
-    if (wanted !== undefined && all.length > 0 && !Object.keys(byStatus).some((s) => s.toLowerCase() === wanted)) {
-      hint = `No client has status ${quoted(status, 30)}. Statuses that occur: ${statusText(byStatus, 20)}.`;
-    }
     const result: ListClientsResult = {
       text: pageText(
         [header, ...notes.map((n) => `Note: ${n}`), ...revalidatedLine(revalidated)].join('\n'),
         slice.map((c, j) => joinedLine(c, shared.has(sliceKeys[j] ?? ''))),
         offset,
         matches.length,
-        hint,
+        noMatchHint(filters.length > 0, status, wanted, all.length, byStatus),
       ),
-      structured: { total: all.length, matched: matches.length, offset, returned: slice.length, nextOffset, byStatus: { ...byStatus }, clients: slice, notes },
+      structured: {
+        total: all.length,
+        matched: matches.length,
+        offset,
+        returned: slice.length,
+        nextOffset: shown.nextOffset,
+        byStatus: { ...byStatus },
+        clients: slice,
+        notes,
+      },
     };
     return remember(memo, memoKey, result);
   },

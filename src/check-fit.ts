@@ -20,46 +20,38 @@ function counted(counts: Record<string, number>, max = 12): string {
   return shown.join(', ') + (entries.length > max ? `, …${entries.length - max} more` : '');
 }
 
-/** The lines of the fit; `problems` counts the lines marked "!" (the profile does not account for something seen). */
-function fitLines(
-  profile: ServiceProfile,
-  clients: ListResult<Client>,
-  requests: ListResult<RequestRecord>,
-): { lines: string[]; problems: number; open: number } {
-  const lines: string[] = [];
-  let problems = 0;
-  const mark = (ok: boolean, line: string) => {
-    if (!ok) problems++;
-    lines.push(`${ok ? '✓' : '!'} ${line}`);
-  };
-  lines.push(`✓ service profile: ${profile.source ? profile.source : 'none set (DOCREQ_SERVICE_PROFILE): the defaults'}`);
-  for (const line of profile.describe()) lines.push(`    ${line}`);
+/** The fit's lines as they are written: "✓" for what the profile accounts for, "!" (counted in `problems`) for what it does not. */
+class Fit {
+  readonly lines: string[] = [];
+  problems = 0;
+  seen(line: string): void {
+    this.lines.push(`✓ ${line}`);
+  }
+  unaccounted(line: string): void {
+    this.problems++;
+    this.lines.push(`! ${line}`);
+  }
+}
 
-  // Statuses, each with how it is counted.
+/** Request statuses, each with how the profile counts it; returns how many requests it calls open. */
+function statusLines(fit: Fit, profile: ServiceProfile, requests: ListResult<RequestRecord>): number {
   const byKind: Record<'open' | 'closed' | 'unknown', Record<string, number>> = { open: {}, closed: {}, unknown: {} };
   for (const r of requests.records) {
     const kind = profile.statuses.kind(r.status);
     const key = r.status ?? '(no status)';
     byKind[kind][key] = (byKind[kind][key] ?? 0) + 1;
   }
-  lines.push(
-    `✓ request statuses seen (${requests.records.length} requests): open ${counted(byKind.open) || 'none'}; closed ${counted(byKind.closed) || 'none'}`,
-  );
+  fit.seen(`request statuses seen (${requests.records.length} requests): open ${counted(byKind.open) || 'none'}; closed ${counted(byKind.closed) || 'none'}`);
   if (Object.keys(byKind.unknown).length) {
-    mark(
-      false,
+    fit.unaccounted(
       `statuses the profile names neither open nor closed: ${counted(byKind.unknown)}; counted as open unless every item is complete, and named in answers: list them under statuses.open or statuses.closed`,
     );
   }
+  return Object.values(byKind.open).reduce((a, b) => a + b, 0);
+}
 
-  // Client statuses: a client who is not active is sent to only with the person's go-ahead.
-  const clientStatuses: Record<string, number> = {};
-  for (const c of clients.records) clientStatuses[c.status ?? '(no status)'] = (clientStatuses[c.status ?? '(no status)'] ?? 0) + 1;
-  lines.push(
-    `✓ client statuses seen (${clients.records.length} clients): ${counted(clientStatuses) || 'none'}; a client who is not active is sent to only with the person's go-ahead`,
-  );
-
-  // Date forms, due dates and creation times alike.
+/** The date forms seen, due dates and creation times alike, and a few that could not be read. */
+function dateLines(fit: Fit, profile: ServiceProfile, requests: ListResult<RequestRecord>): void {
   const forms: Partial<Record<DateForm | 'unread', number>> = {};
   const unread: string[] = [];
   for (const r of requests.records) {
@@ -72,28 +64,15 @@ function fitLines(
     }
   }
   const formText = counted(Object.fromEntries(Object.entries(forms).filter(([k]) => k !== 'unread')));
-  lines.push(`✓ date forms seen: ${formText || 'none (no dates)'}`);
+  fit.seen(`date forms seen: ${formText || 'none (no dates)'}`);
   if (forms.unread)
-    mark(
-      false,
+    fit.unaccounted(
       `${forms.unread} dates not read (e.g. ${unread.map((u) => JSON.stringify(cap(u))).join(', ')}): for dates such as 03/04/2026 set dates.ambiguous`,
     );
+}
 
-  // Fields beyond the documented ones.
-  const extra = (result: ListResult<unknown>) => (result.survey ? counted(result.survey.fields) : '');
-  lines.push(`✓ fields beyond the documented ones: clients ${extra(clients) || 'none'}; requests ${extra(requests) || 'none'}`);
-
-  // Paging signals: the API document's lists are whole.
-  for (const [what, result] of [
-    ['clients', clients],
-    ['requests', requests],
-  ] as const) {
-    if (result.paging)
-      mark(false, `the ${what} list signals more pages (${result.paging}): counts over it are "at least", and a record on a later page is not seen`);
-  }
-  if (!clients.paging && !requests.paging) lines.push('✓ paging: none signalled (each list is whole, as the API document says)');
-
-  // The body a send would POST, never sent.
+/** The body a send would POST to the first active client (or any), as an example: never sent. */
+function exampleLine(fit: Fit, profile: ServiceProfile, clients: ListResult<Client>): void {
   const client = clients.records.find((c) => c.status?.toLowerCase() === 'active' && c.id) ?? clients.records.find((c) => c.id);
   const example = profile.body({
     clientId: client?.id ?? '<client id>',
@@ -105,9 +84,45 @@ function fitLines(
     ],
     correctnessMode: 'soft',
   });
-  lines.push(`✓ a send would POST (an example; nothing is sent by check): ${JSON.stringify(example)}`);
-  const open = Object.values(byKind.open).reduce((a, b) => a + b, 0);
-  return { lines, problems, open };
+  fit.seen(`a send would POST (an example; nothing is sent by check): ${JSON.stringify(example)}`);
+}
+
+/** The lines of the fit; `problems` counts the lines marked "!" (the profile does not account for something seen). */
+function fitLines(
+  profile: ServiceProfile,
+  clients: ListResult<Client>,
+  requests: ListResult<RequestRecord>,
+): { lines: string[]; problems: number; open: number } {
+  const fit = new Fit();
+  fit.seen(`service profile: ${profile.source ? profile.source : 'none set (DOCREQ_SERVICE_PROFILE): the defaults'}`);
+  for (const line of profile.describe()) fit.lines.push(`    ${line}`);
+  const open = statusLines(fit, profile, requests);
+
+  // Client statuses: a client who is not active is sent to only with the person's go-ahead.
+  const clientStatuses: Record<string, number> = {};
+  for (const c of clients.records) clientStatuses[c.status ?? '(no status)'] = (clientStatuses[c.status ?? '(no status)'] ?? 0) + 1;
+  fit.seen(
+    `client statuses seen (${clients.records.length} clients): ${counted(clientStatuses) || 'none'}; a client who is not active is sent to only with the person's go-ahead`,
+  );
+
+  dateLines(fit, profile, requests);
+
+  // Fields beyond the documented ones.
+  const extra = (result: ListResult<unknown>) => (result.survey ? counted(result.survey.fields) : '');
+  fit.seen(`fields beyond the documented ones: clients ${extra(clients) || 'none'}; requests ${extra(requests) || 'none'}`);
+
+  // Paging signals: the API document's lists are whole.
+  for (const [what, result] of [
+    ['clients', clients],
+    ['requests', requests],
+  ] as const) {
+    if (result.paging)
+      fit.unaccounted(`the ${what} list signals more pages (${result.paging}): counts over it are "at least", and a record on a later page is not seen`);
+  }
+  if (!clients.paging && !requests.paging) fit.seen('paging: none signalled (each list is whole, as the API document says)');
+
+  exampleLine(fit, profile, clients);
+  return { lines: fit.lines, problems: fit.problems, open };
 }
 
 /**

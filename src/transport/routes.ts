@@ -84,6 +84,8 @@ interface Route {
 }
 
 const GET_OR_HEAD = ['GET', 'HEAD'];
+/** The access log's status for a request whose client closed the connection before the answer was sent whole. */
+const CLIENT_CLOSED = 499;
 
 /** In order: each guard stands in front of every route after it. */
 const ROUTES: readonly Route[] = [
@@ -107,8 +109,10 @@ export function answerRequest(svc: Service, req: IncomingMessage, res: ServerRes
   const entry: Record<string, unknown> = { method: req.method, path: undefined };
   const secrets: string[] = svc.config.tokenSecret ? [svc.config.tokenSecret] : [];
   svc.lifecycle.track(res);
+  // An answer the client left before it was sent whole is logged 499 (as nginx does), not the status it would have had.
   res.on('close', () => {
-    svc.accessLog({ ...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, keptRedactor(secrets));
+    const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
+    svc.accessLog({ ...entry, status, ms: Math.round((performance.now() - started) * 10) / 10 }, keptRedactor(secrets));
   });
   const refused = frontDoor(req);
   if (refused) {

@@ -247,18 +247,59 @@ function sandboxConfig(reading: SettingsReading, sandbox: Sandbox): Config {
   });
 }
 
+/** `docreq-mcp sessions …`: sign-in sessions on the shared store (src/auth/sessions.ts); its list is the command's own output. */
+async function sessionsCommand(): Promise<void> {
+  const { sessionsCli } = await import('./auth/sessions.js');
+  process.exitCode = await sessionsCli(
+    process.argv.slice(3),
+    readSettings().env,
+    (line) => void process.stdout.write(`${line}\n`),
+    (line) => void process.stderr.write(`${line}\n`),
+  );
+}
+
+type Seed = Parameters<typeof import('./sandbox/service.js').startSandbox>[0];
+
+/** The sandbox, loaded only when asked for. */
+async function startSandbox(options: Seed) {
+  return (await import('./sandbox/service.js')).startSandbox(options);
+}
+
+/** `docreq-mcp sandbox`: the sandbox service alone, its address and keys on stdout, until Ctrl-C. */
+async function serveSandboxAlone(port: number, seed: Seed): Promise<void> {
+  const sandbox = await startSandbox({ port, ...seed });
+  const firm = sandbox.demoFirm;
+  process.stdout.write(
+    `Sandbox Document Request Service on ${sandbox.url}\n` +
+      `  DOCREQ_BASE_URL=${sandbox.url}\n` +
+      `  DOCREQ_API_KEY=${sandbox.keys.demo}   (${firm.name}: ${firm.clients.length} clients, ${firm.requests.length} requests)\n` +
+      `  other keys: ${sandbox.keys.harbor} (active-request limit reached), ${sandbox.keys.northwind} (billing limit reached), ${sandbox.keys.revoked} (revoked)\n` +
+      'Ctrl-C stops it.\n',
+  );
+  const stop = () => void sandbox.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+/** `docreq-mcp check`: against the service configured, or (with --sandbox) a sandbox started for it and stopped after. */
+async function runCheck(reading: SettingsReading, mode: ReturnType<typeof startMode>, seed: Seed): Promise<void> {
+  const { team, oauth } = mode;
+  if (!mode.sandbox) {
+    process.exitCode = await check(loadConfig(reading.flags, reading.env), { team, oauth }, reading);
+    return;
+  }
+  const sandbox = await startSandbox(seed);
+  try {
+    process.exitCode = await check(sandboxConfig(reading, sandbox), { team, oauth, sandbox }, reading);
+  } finally {
+    await sandbox.close();
+  }
+}
+
 async function main(): Promise<void> {
   // Sign-in sessions on the shared store (src/auth/sessions.ts): list, end one person's, end everyone's.
   // A command of the CLI (not the MCP server): its list is the command's own output, as check's is.
-  if (process.argv[2] === 'sessions') {
-    const { sessionsCli } = await import('./auth/sessions.js');
-    return void (process.exitCode = await sessionsCli(
-      process.argv.slice(3),
-      readSettings().env,
-      (line) => void process.stdout.write(`${line}\n`),
-      (line) => void process.stderr.write(`${line}\n`),
-    ));
-  }
+  if (process.argv[2] === 'sessions') return sessionsCommand();
   const { values, positionals } = parse(process.argv.slice(2));
   if (values.help) return void process.stdout.write(`${HELP}\n`);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
@@ -284,38 +325,8 @@ async function main(): Promise<void> {
   const dialect = playing.value && playing.value !== 'ours' ? { dialect: playing.value } : {};
   const seed = { clients: count(values.clients, 'clients'), requests: count(values.requests, 'requests'), ...dialect };
 
-  // The sandbox is loaded only when asked for.
-  const startSandbox = async (options: Parameters<typeof import('./sandbox/service.js').startSandbox>[0]) =>
-    (await import('./sandbox/service.js')).startSandbox(options);
-  if (command === 'sandbox') {
-    const sandbox = await startSandbox({ port: count(values.port, 'port') ?? SANDBOX_PORT, ...seed });
-    const firm = sandbox.demoFirm;
-    process.stdout.write(
-      `Sandbox Document Request Service on ${sandbox.url}\n` +
-        `  DOCREQ_BASE_URL=${sandbox.url}\n` +
-        `  DOCREQ_API_KEY=${sandbox.keys.demo}   (${firm.name}: ${firm.clients.length} clients, ${firm.requests.length} requests)\n` +
-        `  other keys: ${sandbox.keys.harbor} (active-request limit reached), ${sandbox.keys.northwind} (billing limit reached), ${sandbox.keys.revoked} (revoked)\n` +
-        'Ctrl-C stops it.\n',
-    );
-    const stop = () => void sandbox.close().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    return;
-  }
-  if (command === 'check') {
-    const { team, oauth } = mode;
-    if (!useSandbox) {
-      process.exitCode = await check(loadConfig(reading.flags, reading.env), { team, oauth }, reading);
-      return;
-    }
-    const sandbox = await startSandbox(seed);
-    try {
-      process.exitCode = await check(sandboxConfig(reading, sandbox), { team, oauth, sandbox }, reading);
-    } finally {
-      await sandbox.close();
-    }
-    return;
-  }
+  if (command === 'sandbox') return serveSandboxAlone(count(values.port, 'port') ?? SANDBOX_PORT, seed);
+  if (command === 'check') return runCheck(reading, mode, seed);
   if (mode.transportProblem) fail(mode.transportProblem);
   if (mode.team) {
     // Team mode, loaded only when asked for: MCP over Streamable HTTP, the key per request.

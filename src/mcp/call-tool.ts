@@ -337,13 +337,18 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
         },
         choose: async (message, questions) => {
           if (!mrtr) return form.choose(message, questions, extra);
-          const earlier = round.carried && picksOf(questions, round.carried);
+          // Answered in an earlier round, or earlier in this call.
+          const earlier = round.picked && picksOf(questions, round.picked);
           if (earlier) return earlier;
-          if (!round.chosen) throw new AskThroughClient(message, 'choose', chooseSchema(questions));
+          // A round brings one answer, to the first question still open: a later question of the same call (which
+          // template, then which client) is asked in a round of its own.
+          const chosen = round.chosen;
+          round.chosen = undefined;
+          if (!chosen) throw new AskThroughClient(message, 'choose', chooseSchema(questions));
           // Declined, or an answer that picks nothing offered: nothing is sent (never asked again in a loop).
-          const fresh = round.chosen.action === 'accept' ? picksOf(questions, round.chosen.content) : undefined;
+          const fresh = chosen.action === 'accept' ? picksOf(questions, chosen.content) : undefined;
           if (!fresh) return 'declined';
-          round.picked = { ...round.carried, ...fresh };
+          round.picked = { ...round.picked, ...fresh };
           return fresh;
         },
         progress: async (progress, total, message) => {

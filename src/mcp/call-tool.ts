@@ -289,6 +289,41 @@ function failureResult(error: unknown, toolName: string, parts: ServerParts): Ca
   );
 }
 
+/**
+ * "Send it?" and "which one?" over MRTR: answered from what this round brought back, or asked in the next round
+ * (AskThroughClient becomes input_required with the picks so far in its state).
+ */
+function roundQuestions(round: Round): Pick<ToolContext, 'confirm' | 'choose'> {
+  return {
+    confirm: (message) => (round.answer ? Promise.resolve(round.answer) : Promise.reject(new AskThroughClient(message))),
+    choose: (message, questions) => {
+      // Answered in an earlier round, or earlier in this call.
+      const earlier = round.picked && picksOf(questions, round.picked);
+      if (earlier) return Promise.resolve(earlier);
+      // A round brings one answer, to the first question still open: a later question of the same call (which
+      // template, then which client) is asked in a round of its own.
+      const chosen = round.chosen;
+      round.chosen = undefined;
+      if (!chosen) return Promise.reject(new AskThroughClient(message, 'choose', chooseSchema(questions)));
+      // Declined, or an answer that picks nothing offered: nothing is sent (never asked again in a loop).
+      const fresh = chosen.action === 'accept' ? picksOf(questions, chosen.content) : undefined;
+      if (!fresh) return Promise.resolve('declined');
+      round.picked = { ...round.picked, ...fresh };
+      return Promise.resolve(fresh);
+    },
+  };
+}
+
+/** Progress notifications to the caller that asked for them (a progress token), the message redacted and cut; none otherwise. */
+function progressTo(extra: ServerContext, progressToken: string | number | undefined, redact: Redact): ToolContext['progress'] {
+  return async (progress, total, message) => {
+    if (progressToken === undefined) return;
+    await extra.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } })
+      .catch(() => undefined);
+  };
+}
+
 /** The tools/call handler of one server, before its result is sealed. */
 export function toolCaller(server: Server, parts: ServerParts, modern: () => boolean) {
   const { config, options, logger, sending, redact, offered, clock } = parts;
@@ -310,10 +345,10 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
       if ('refused' in read) return read.refused;
       round = { ...read, picked: read.carried };
     }
+    const rounds = roundQuestions(round);
     const started = Date.now();
     try {
       const client = configuredApi(parts);
-      const progressToken = request.params._meta?.progressToken;
       const deadline = started + config.timeoutMs;
       const ctx: ToolContext = {
         api: client,
@@ -330,33 +365,9 @@ export function toolCaller(server: Server, parts: ServerParts, modern: () => boo
         warn: (message) => logger.warn(message),
         redact,
         today: clock(),
-        confirm: (message) => {
-          if (!mrtr) return form.confirm(message, extra);
-          if (round.answer) return Promise.resolve(round.answer);
-          return Promise.reject(new AskThroughClient(message));
-        },
-        choose: async (message, questions) => {
-          if (!mrtr) return form.choose(message, questions, extra);
-          // Answered in an earlier round, or earlier in this call.
-          const earlier = round.picked && picksOf(questions, round.picked);
-          if (earlier) return earlier;
-          // A round brings one answer, to the first question still open: a later question of the same call (which
-          // template, then which client) is asked in a round of its own.
-          const chosen = round.chosen;
-          round.chosen = undefined;
-          if (!chosen) throw new AskThroughClient(message, 'choose', chooseSchema(questions));
-          // Declined, or an answer that picks nothing offered: nothing is sent (never asked again in a loop).
-          const fresh = chosen.action === 'accept' ? picksOf(questions, chosen.content) : undefined;
-          if (!fresh) return 'declined';
-          round.picked = { ...round.picked, ...fresh };
-          return fresh;
-        },
-        progress: async (progress, total, message) => {
-          if (progressToken === undefined) return;
-          await extra.mcpReq
-            .notify({ method: 'notifications/progress', params: { progressToken, progress, total, message: oneLine(redact(message), 200) } })
-            .catch(() => undefined);
-        },
+        confirm: (message) => (mrtr ? rounds.confirm(message) : form.confirm(message, extra)),
+        choose: (message, questions) => (mrtr ? rounds.choose(message, questions) : form.choose(message, questions, extra)),
+        progress: progressTo(extra, request.params._meta?.progressToken, redact),
       };
       const result = await withinDeadline(tool.handler(parsed.data, ctx), deadline, tool.annotations.readOnlyHint);
       logger.debug(`${tool.name} answered in ${Date.now() - started} ms`);

@@ -179,6 +179,44 @@ export function startMode(reading: SettingsReading): {
   };
 }
 
+/** How loadConfig reads one setting: its value, or the fallback with the problem collected. */
+type ReadSetting = <N extends SettingName, F>(name: N, fallback: F) => SettingValue<N> | F;
+
+/** The key: DOCREQ_API_KEY, else the file DOCREQ_API_KEY_FILE names; one holding white space is refused. */
+function apiKeyOf(read: ReadSetting, raw: (name: SettingName) => string | undefined, problems: string[]): string | undefined {
+  let apiKey = read('apiKey', undefined);
+  const keyFile = read('apiKeyFile', undefined);
+  if (apiKey === undefined && keyFile !== undefined) {
+    const fromFile = secretFromFile(
+      keyFile,
+      'DOCREQ_API_KEY_FILE',
+      '; it must be the path of a file holding the key (to give the key itself, use DOCREQ_API_KEY)',
+    );
+    apiKey = fromFile.value;
+    if (fromFile.problem) problems.push(fromFile.problem);
+  } else if (apiKey === undefined && raw('apiKey') === undefined) {
+    problems.push(KEY_MISSING);
+  }
+  if (apiKey && /\s/.test(apiKey)) {
+    problems.push('DOCREQ_API_KEY contains white space: set it to the key alone.');
+    return undefined;
+  }
+  return apiKey;
+}
+
+/** The service's address (DOCREQ_BASE_URL), checked. */
+function baseUrlOf(read: ReadSetting, raw: (name: SettingName) => string | undefined, problems: string[]): string | undefined {
+  const baseText = read('baseUrl', undefined);
+  if (baseText !== undefined) {
+    const checked = checkBaseUrl(baseText);
+    if (checked.ok) return checked.url;
+    problems.push(`DOCREQ_BASE_URL (or --base-url) ${checked.reason}.`);
+  } else if (raw('baseUrl') === undefined) {
+    problems.push('DOCREQ_BASE_URL is not set: set it (or --base-url) to the service address, e.g. https://docs.example.com.');
+  }
+  return undefined;
+}
+
 /**
  * Reads the configuration from flags and environment (the flag wins). Never throws: what is wrong
  * is collected in `problems`, each naming the variable to set, and the rest takes its default.
@@ -222,33 +260,8 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     backend = 'memory';
   }
 
-  let apiKey = read('apiKey', undefined);
-  const keyFile = read('apiKeyFile', undefined);
-  if (apiKey === undefined && keyFile !== undefined) {
-    const fromFile = secretFromFile(
-      keyFile,
-      'DOCREQ_API_KEY_FILE',
-      '; it must be the path of a file holding the key (to give the key itself, use DOCREQ_API_KEY)',
-    );
-    apiKey = fromFile.value;
-    if (fromFile.problem) problems.push(fromFile.problem);
-  } else if (apiKey === undefined && raw('apiKey') === undefined) {
-    problems.push(KEY_MISSING);
-  }
-  if (apiKey && /\s/.test(apiKey)) {
-    problems.push('DOCREQ_API_KEY contains white space: set it to the key alone.');
-    apiKey = undefined;
-  }
-
-  let baseUrl: string | undefined;
-  const baseText = read('baseUrl', undefined);
-  if (baseText !== undefined) {
-    const checked = checkBaseUrl(baseText);
-    if (checked.ok) baseUrl = checked.url;
-    else problems.push(`DOCREQ_BASE_URL (or --base-url) ${checked.reason}.`);
-  } else if (raw('baseUrl') === undefined) {
-    problems.push('DOCREQ_BASE_URL is not set: set it (or --base-url) to the service address, e.g. https://docs.example.com.');
-  }
+  const apiKey = apiKeyOf(read, raw, problems);
+  const baseUrl = baseUrlOf(read, raw, problems);
 
   return {
     api: apiKey && baseUrl ? { apiKey, baseUrl } : undefined,

@@ -199,7 +199,11 @@ export const SETTINGS = {
     env: 'DOCREQ_HTTP_HOST',
     flag: '--host',
     default: '127.0.0.1',
-    schema: nonEmpty,
+    // An IPv6 address may be written as in a URL ([::1]): the listener takes it without the brackets.
+    schema: () =>
+      nonEmpty()
+        .transform((host) => host.replace(/^\[(.*)\]$/, '$1'))
+        .pipe(z.string().min(1, 'is empty')),
     help: 'team mode: the interface to listen on',
   },
   httpPort: {

@@ -22,9 +22,9 @@ export const UNITS_RUN = [
  */
 export const SUITES = {
   units: { config: 'vitest.stryker-units.config.ts', modules: UNITS_RUN },
-  // The request and client lists: the index, the query, the orders and the two list tools.
-  lists: {
-    config: 'vitest.stryker-lists.config.ts',
+  // list_requests' query engine (pure functions over parsed records): the index, the query, the orders, the page.
+  requests: {
+    config: 'vitest.stryker-requests.config.ts',
     modules: [
       'src/requests/facts.ts',
       'src/requests/name-keys.ts',
@@ -35,9 +35,12 @@ export const SUITES = {
       'src/requests/pass.ts',
       'src/requests/query.ts',
       'src/requests/tables.ts',
-      'src/tools/list-requests.ts',
-      'src/tools/list-clients.ts',
     ],
+  },
+  // The two list tools: their schemas, notes and wording, against the files that ask them questions.
+  lists: {
+    config: 'vitest.stryker-lists.config.ts',
+    modules: ['src/tools/list-requests.ts', 'src/tools/list-clients.ts'],
   },
   // Team mode's HTTP service and its routes, and the tool call every transport makes.
   calls: {
@@ -86,6 +89,11 @@ export default {
     'src/mcp/server.ts',
     // The one POST and what its outcome means (never retried; a 5xx or a lost answer "may have been sent").
     'src/api/sending.ts',
+    // Team mode's HTTP service (its start, refusals and the rate limit shared by replicas) and its routes, and the tool
+    // call every transport makes (refusals, the deadline, the person's form and MRTR rounds): SUITES.calls.
+    'src/transport/http.ts',
+    'src/transport/routes.ts',
+    'src/mcp/call-tool.ts',
     // Every log line redacted before it leaves (stderr, MCP logging) and team mode's access log.
     'src/log.ts',
     'src/transport/access-log.ts',

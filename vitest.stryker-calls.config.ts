@@ -9,6 +9,9 @@ import base from './vitest.stryker.config.js';
  * `npm run mutate -- --suite calls --mutate …`.
  */
 const CALL_FILES = [
+  'test/http-routes.test.ts',
+  'test/http-service.test.ts',
+  'test/tool-call.test.ts',
   'test/team-mode.test.ts',
   'test/front-door.test.ts',
   'test/proof-frontdoor.test.ts',

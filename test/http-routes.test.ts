@@ -410,6 +410,34 @@ describe('/mcp: the rate limit and the answer', () => {
     expect(r.json()).toMatchObject({ error: { message: `Rate limited: at most 3 tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${wait} s.` } });
   });
 
+  it('while draining, the health check says so (503, "draining") to a client on a connection still open', async () => {
+    const own = await teamService(sb);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const health = () =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${own.url}/healthz`, { agent }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect((await health()).status).toBe(200);
+    // A call in flight holds the drain open while the kept-alive connection asks again.
+    sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 1_000 }, { times: 1 });
+    const before = sb.callsTo('GET', '/api/v1/clients').length;
+    const body = listClients();
+    const answer = fetch(`${own.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, Authorization: `Bearer ${sb.keys.demo}` }, body });
+    await expect.poll(() => sb.callsTo('GET', '/api/v1/clients').length).toBeGreaterThan(before);
+    const closed = own.close(5_000);
+    const draining = await health();
+    expect([draining.status, JSON.parse(draining.body)]).toEqual([503, expect.objectContaining({ status: 'draining' })]);
+    expect((await answer).status).toBe(200);
+    expect(await closed).toBe(true);
+    agent.destroy();
+  });
+
   it('a call in flight holds a drain up (it counts as in flight)', async () => {
     await expect.poll(() => svc.inflight).toBe(0);
     sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 300 }, { times: 1 });

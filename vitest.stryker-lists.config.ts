@@ -2,10 +2,10 @@ import { defineConfig } from 'vitest/config';
 import base from './vitest.stryker.config.js';
 
 /**
- * The suite for the request and client lists (stryker.config.mjs SUITES.lists): the index of a list, the query, the
- * orders and the two list tools. Nearly every tool test lists something, so under the whole suite a survivor of
- * theirs costs minutes; here it costs the files that ask the lists questions and check the answers, against the
- * real sandbox over real HTTP. `npm run mutate -- --suite lists --mutate …`.
+ * The suite for the two list tools (stryker.config.mjs SUITES.lists): list_requests' and list_clients' schemas, notes
+ * and wording (the query engine under them, src/requests/, has its own unit suite). Nearly every tool test lists
+ * something, so under the whole suite a survivor of theirs costs minutes; here it costs the files that ask the lists
+ * questions and check the answers, against the real sandbox over real HTTP. `npm run mutate -- --suite lists --mutate …`.
  */
 const LIST_FILES = [
   'test/list-requests.test.ts',

@@ -94,6 +94,8 @@ export default {
     'src/transport/http.ts',
     'src/transport/routes.ts',
     'src/mcp/call-tool.ts',
+    // Exact counts: list_requests' query engine (SUITES.requests).
+    'src/requests/**/*.ts',
     // Every log line redacted before it leaves (stderr, MCP logging) and team mode's access log.
     'src/log.ts',
     'src/transport/access-log.ts',

@@ -94,8 +94,9 @@ export default {
     'src/transport/http.ts',
     'src/transport/routes.ts',
     'src/mcp/call-tool.ts',
-    // Exact counts: list_requests' query engine (SUITES.requests).
+    // Exact counts: list_requests' query engine (SUITES.requests), and list_clients' rows, joins and notes (SUITES.lists).
     'src/requests/**/*.ts',
+    'src/tools/list-clients.ts',
     // Every log line redacted before it leaves (stderr, MCP logging) and team mode's access log.
     'src/log.ts',
     'src/transport/access-log.ts',

@@ -8,6 +8,7 @@ import base from './vitest.stryker.config.js';
  * questions and check the answers, against the real sandbox over real HTTP. `npm run mutate -- --suite lists --mutate …`.
  */
 const LIST_FILES = [
+  'test/list-requests-words.test.ts',
   'test/list-clients-words.test.ts',
   'test/list-requests.test.ts',
   'test/list-requests-index.test.ts',

@@ -94,9 +94,10 @@ export default {
     'src/transport/http.ts',
     'src/transport/routes.ts',
     'src/mcp/call-tool.ts',
-    // Exact counts: list_requests' query engine (SUITES.requests), and list_clients' rows, joins and notes (SUITES.lists).
+    // Exact counts: list_requests' query engine (SUITES.requests), and the two list tools' rows, joins and notes (SUITES.lists).
     'src/requests/**/*.ts',
     'src/tools/list-clients.ts',
+    'src/tools/list-requests.ts',
     // Every log line redacted before it leaves (stderr, MCP logging) and team mode's access log.
     'src/log.ts',
     'src/transport/access-log.ts',

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import type { Client, RequestRecord } from '../src/api/records.js';
+import { requestAt } from './fixtures/records.js';
 import { DEFAULT_PROFILE, ServiceProfile, serviceProfileSchema } from '../src/domain/service-profile.js';
 import * as facts from '../src/requests/facts.js';
 import { candidates } from '../src/requests/narrow.js';
@@ -14,17 +15,7 @@ import { select } from '../src/requests/query.js';
 // orders and the page, each against a straightforward recomputation (filter, Array.sort, count).
 
 const ASOF = '2026-03-10';
-const rec = (over: Partial<RequestRecord> = {}, i = 0): RequestRecord => ({
-  id: `r${i}`,
-  title: 'Payroll',
-  status: 'sent',
-  clientName: 'Bo Li',
-  dueDate: null,
-  createdAt: null,
-  totalItems: 2,
-  completedItems: 0,
-  ...over,
-});
+const rec = (over: Partial<RequestRecord> = {}, i = 0): RequestRecord => requestAt(i, over);
 const recs = (overs: Partial<RequestRecord>[]) => overs.map((o, i) => rec(o, i));
 const stable = <T>(xs: readonly T[], cmp: (a: T, b: T) => number) => [...xs].sort(cmp);
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Client, RequestRecord } from '../src/api/records.js';
+import { requestAt } from './fixtures/records.js';
 import { DEFAULT_PROFILE, ServiceProfile, serviceProfileSchema } from '../src/domain/service-profile.js';
 import { select, needsClients, type RequestQuestion } from '../src/requests/query.js';
 import { matchedPerName, namesMatched, sharedOnPage } from '../src/requests/names.js';
@@ -283,17 +284,7 @@ describe('list_requests query against a straightforward recomputation', () => {
   });
 });
 
-const r = (i: number, over: Partial<RequestRecord>): RequestRecord => ({
-  id: `r${i}`,
-  title: 'Payroll',
-  status: 'sent',
-  clientName: 'Bo Li',
-  dueDate: null,
-  createdAt: null,
-  totalItems: 2,
-  completedItems: 0,
-  ...over,
-});
+const r = requestAt;
 const ids = (all: RequestRecord[], picked: number[]) => picked.map((i) => all[i]!.id);
 const client = (displayName: string): Client => ({ id: displayName, displayName, email: null, status: null });
 

@@ -57,7 +57,12 @@ const question = fc
   .map(([all, filters, shape]) => Object.fromEntries([...filters, ...shape].map((k) => [k, all[k]])));
 
 // ── the straightforward recomputation ──────────────────────────────────────────────────────────────
-const dueOf = (r: Rec) => (r.dueDate && /^\d{4}-\d{2}-\d{2}/.test(r.dueDate) ? r.dueDate.slice(0, 10) : null);
+/** An ISO due day a calendar has (2026-13-01 is none: it is there but not read). */
+const calendarDay = (text: string) => {
+  const ms = Date.parse(`${text.slice(0, 10)}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text.slice(0, 10);
+};
+const dueOf = (r: Rec) => (r.dueDate && /^\d{4}-\d{2}-\d{2}/.test(r.dueDate) && calendarDay(r.dueDate) ? r.dueDate.slice(0, 10) : null);
 // A due date that is there but not read ("soon") is neither dated nor "no due date".
 const hasDue = (r: Rec) => dueOf(r) !== null || (r.dueDate !== null && r.dueDate !== '');
 const createdOf = (r: Rec) => (r.createdAt && /^\d{4}-\d{2}-\d{2}/.test(r.createdAt) ? r.createdAt.slice(0, 10) : null);

@@ -101,11 +101,19 @@ describe('the rows and paging of a plain list', () => {
     expect(await page({ limit: 1, offset: 1 })).toEqual([2, '…2 more; use offset=2']);
   });
 
-  it('says "on average ? days late" when an overdue due day is no calendar day', async () => {
-    lists([req('r-x', 'Ada Lovelace', { dueDate: '2026-00-15' })]);
+  it("counts a due day no calendar has (2026-00-15, 2026-02-30) as unread: not overdue, named in a note", async () => {
+    lists([
+      req('r-x', 'Ada Lovelace', { dueDate: '2026-00-15' }),
+      req('r-y', 'Ada Lovelace', { dueDate: '2026-02-30T17:00:00Z' }),
+      req('r-z', 'Ada Lovelace', { dueDate: '0999-01-05' }),
+    ]);
     const result = await mcp.call('list_requests');
-    expect(result.text.split('\n')[0]).toContain('1 overdue (on average ? days late; oldest due 2026-00-15, ');
+    expect(result.text.split('\n')[0]).toContain(' 0 overdue, 0 open requests due within 7 days; 0 with no due date (0 open);');
     expect(structured<Out>(result).averageDaysOverdue).toBeNull();
+    expect(structured<{ notes: string[] }>(result).notes).toContain(
+      '3 requests (of 3) have due dates that this server cannot read as a calendar day (e.g. "2026-00-15", "2026-02-30T17:00:00Z", "0999-01-05"): not counted as overdue, due soon, or without a due date.',
+    );
+    expect(result.text).not.toContain('OVERDUE');
   });
 });
 

@@ -252,16 +252,16 @@ describe('the index of one list', () => {
     facts.listFacts(all, DEFAULT_PROFILE);
     const d = facts.dayFacts(all, ASOF);
     expect([[...d.overdue], [...d.late], [...d.soon]]).toEqual([
-      [1, 0, 0, 0, 1, 1, 0, 0],
+      [1, 0, 0, 0, 0, 1, 0, 0],
       [1, NaN, NaN, NaN, NaN, 30, NaN, NaN],
       [0, 1, 1, 0, 0, 0, 0, 0],
     ]);
     expect(facts.dayFacts(all, ASOF)).toBe(d);
-    expect([...facts.overduePositions(d)]).toEqual([0, 4, 5]);
+    expect([...facts.overduePositions(d)]).toEqual([0, 5]);
     expect(facts.overduePositions(d)).toBe(facts.overduePositions(d));
     expect(facts.shownRows(d)).toBe(facts.shownRows(d));
     const later = facts.dayFacts(all, '2026-03-11');
-    expect([[...later.overdue], [...later.late].slice(0, 2), later.asOf]).toEqual([[1, 1, 0, 0, 1, 1, 0, 0], [2, 1], '2026-03-11']);
+    expect([[...later.overdue], [...later.late].slice(0, 2), later.asOf]).toEqual([[1, 1, 0, 0, 0, 1, 0, 0], [2, 1], '2026-03-11']);
     expect(facts.shownRows(later)).not.toBe(facts.shownRows(d));
   });
 
@@ -373,14 +373,14 @@ describe('narrowing a pass to a few positions', () => {
 });
 
 describe('the requests on a page', () => {
-  it('shows each row once per day, frozen, with days overdue only where a calendar reads the day', () => {
+  it('shows each row once per day, frozen, with days overdue on each overdue row and a day no calendar has never overdue', () => {
     const all = recs([{ dueDate: '2026-03-07' }, { dueDate: '2025-13-01' }, { dueDate: '2026-03-12' }, { dueDate: '2026-03-07', status: 'done' }]);
     const sel = select(all, [], ASOF, DEFAULT_PROFILE, {});
     const line = vi.fn((row: { id: string | null }) => `line ${row.id}`);
     const page = requestPage(all, sel, 'newest', 0, 10, line);
     expect(page.rows.map((r) => [r.id, r.overdue, r.daysOverdue, Object.isFrozen(r)])).toEqual([
       ['r0', true, 3, true],
-      ['r1', true, null, true],
+      ['r1', false, null, true],
       ['r2', false, null, true],
       ['r3', false, null, true],
     ]);

@@ -27,7 +27,10 @@ const DATES: [string | null, string | null, string | null, string | null][] = [
   ['03/04/2026', UNREAD, '2026-04-03', '2026-03-04'],
   ['1772409600', '2026-03-02', '2026-03-02', '2026-03-02'],
   ['Mar 9, 2026', '2026-03-09', '2026-03-09', '2026-03-09'],
-  ['2025-13-01', '2025-13-01', '2025-13-01', '2025-13-01'],
+  // ISO-shaped but no calendar day: unread, as readDay says, never a day compared as text.
+  ...['2025-13-01', '2026-00-15', '2026-02-30T17:00:00Z', '2026-04-31', '0999-01-05', '2026-03-00'].map((t): [string, string, string, string] => [t, UNREAD, UNREAD, UNREAD]),
+  ['2024-02-29', '2024-02-29', '2024-02-29', '2024-02-29'],
+  ['2026-03-31T09:00:00+02:00', '2026-03-31', '2026-03-31', '2026-03-31'],
   ['soon', UNREAD, UNREAD, UNREAD],
   ...['x2026-03-01', '1-12-12 later', '2026-3-01xxxx', '2026-03-1xyzw'].map((t): [string, string, string, string] => [t, UNREAD, UNREAD, UNREAD]),
   ['31/02/2026', UNREAD, UNREAD, UNREAD],

@@ -214,8 +214,8 @@ describe('dates in the forms services write', () => {
     const sb = await service({ dialect: { dateForm } });
     const got = await counts(await server(sb));
     expect(got.noDueDate).toBe(want.noDueDate);
-    const note = got.notes.find((n) => n.includes('in a form this server does not read'))!;
-    expect(note).toMatch(/^\d+ requests? \(of \d+\) ha(s a due date|ve due dates) in a form this server does not read \(e\.g\. /);
+    const note = got.notes.find((n) => n.includes('that this server cannot read as a calendar day'))!;
+    expect(note).toMatch(/^\d+ requests? \(of \d+\) ha(s a due date|ve due dates) that this server cannot read as a calendar day \(e\.g\. /);
     expect(note).toMatch(sample);
     expect(note).toContain('not counted as overdue, due soon, or without a due date.');
     expect(note).toContain('could be read day-first or month-first: set dates.ambiguous in the service profile (DOCREQ_SERVICE_PROFILE) to day-first or month-first.');
@@ -231,7 +231,7 @@ describe('dates in the forms services write', () => {
     sb.invalidateLists();
     try {
       const got = await counts(await server(sb));
-      expect(got.notes).toContain('1 request (of ' + sb.demoFirm.requests.length + ') has a due date in a form this server does not read (e.g. "next Friday"): not counted as overdue, due soon, or without a due date.');
+      expect(got.notes).toContain('1 request (of ' + sb.demoFirm.requests.length + ') has a due date that this server cannot read as a calendar day (e.g. "next Friday"): not counted as overdue, due soon, or without a due date.');
     } finally {
       r.dueDate = before;
       sb.invalidateLists();

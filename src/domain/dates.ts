@@ -61,8 +61,8 @@ function readDate(text: string, order: AmbiguousOrder = 'unread'): DateReading {
   if (ISO.test(text)) {
     const day = calendarDay(Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10)));
     const form: DateForm = text.length === 10 ? 'YYYY-MM-DD' : 'ISO date-time';
-    // A day no calendar has (2026-13-45) is kept as written, as the list always kept it: the text is the day.
-    return day ? { day, form } : { day: text.slice(0, 10), form };
+    // A day no calendar has (2026-00-15, 2026-02-30) is not read: it is counted apart, never overdue nor "due soon".
+    return found(day, form);
   }
   const trimmed = text.trim();
   let m = YMD.exec(trimmed);
@@ -102,6 +102,19 @@ function readDate(text: string, order: AmbiguousOrder = 'unread'): DateReading {
 
 function found(day: string | null, form: DateForm): DateReading {
   return day ? { day, form } : { day: null, form, ambiguous: false };
+}
+
+/**
+ * Whether the first ten characters of `text` (already known to start YYYY-MM-DD) name a real calendar day: the
+ * per-record shortcut of a list's tables, which must read exactly what readDay reads.
+ */
+export function isCalendarIso(text: string): boolean {
+  const month = (text.charCodeAt(5) - 48) * 10 + (text.charCodeAt(6) - 48);
+  const day = (text.charCodeAt(8) - 48) * 10 + (text.charCodeAt(9) - 48);
+  // Years before 1000 are no day here, as calendarDay says (a leading 0).
+  if (month < 1 || month > 12 || day < 1 || text.charCodeAt(0) === 48) return false;
+  // Days 1 to 28 exist in every month; the rest are asked of the calendar.
+  return day <= 28 || calendarDay(Number(text.slice(0, 4)), month, day) !== null;
 }
 
 /** The day of a record's date field: null when absent (no date), else its reading. */

@@ -1,7 +1,7 @@
 /** What the index of one request list is made of: each fact worked out from the records (kept by facts.ts, never here). */
 import type { RequestRecord } from '../api/records.js';
 import { addDays } from '../clock.js';
-import { daysBetween, readDay } from '../domain/dates.js';
+import { daysBetween, isCalendarIso, readDay } from '../domain/dates.js';
 import type { ServiceProfile } from '../domain/service-profile.js';
 import { fold } from '../text/render.js';
 import { bump, nameKey, newCounts } from './name-keys.js';
@@ -78,10 +78,11 @@ const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 
 /**
  * An ISO date or date-time's day: its first ten characters, exactly the day the domain's readDay
- * (src/domain/dates.ts) reads in it, taken without a reading made per record; null for any other form.
+ * (src/domain/dates.ts) reads in it, taken without a reading made per record; null for any other form and for a day
+ * no calendar has (2026-02-30), which readDay then reports as unread.
  */
 function isoDay(value: string | null): string | null {
-  return value !== null && value.length >= 10 && ISO_DAY.test(value) ? value.slice(0, 10) : null;
+  return value !== null && value.length >= 10 && ISO_DAY.test(value) && isCalendarIso(value) ? value.slice(0, 10) : null;
 }
 
 /** Each record's due day as YYYY-MM-DD, null when absent or unread; the unread ones counted apart. */

@@ -35,7 +35,7 @@ export function unreadDatesNote(all: readonly RequestRecord[]): string | undefin
     ? ` ${unread.ambiguous === unread.count ? 'Each' : `${unread.ambiguous} of them`} could be read day-first or month-first: set dates.ambiguous in ${PROFILE} to day-first or month-first.`
     : '';
   return (
-    `${count(unread.count, 'request')} (of ${all.length}) ${unread.count === 1 ? 'has a due date' : 'have due dates'} in a form this server does not read (e.g. ${examples}): ` +
+    `${count(unread.count, 'request')} (of ${all.length}) ${unread.count === 1 ? 'has a due date' : 'have due dates'} that this server cannot read as a calendar day (e.g. ${examples}): ` +
     `not counted as overdue, due soon, or without a due date.${ambiguous}`
   );
 }

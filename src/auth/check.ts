@@ -2,7 +2,7 @@ import { readSettings } from '../config.js';
 import type { FlagValues } from '../settings.js';
 import { redactor } from '../text/redact.js';
 import { oneLine } from '../text/render.js';
-import { loadAuthSetup } from './settings.js';
+import { loadAuthSetup, type AuthSetup } from './settings.js';
 
 /**
  * `docreq-mcp check` in team mode: how people are let in. With sign-in (--auth oauth), the settings,
@@ -60,32 +60,37 @@ export async function checkSignIn(flags: FlagValues, env: NodeJS.ProcessEnv, pri
   out(
     `✓ sessions last ${probe.sessionHours} hours (DOCREQ_AUTH_SESSION_HOURS), then people sign in at the identity provider again; who may read or send is decided again at every refresh`,
   );
-  if (probe.issuer) {
-    try {
-      const meta = await probe.discover();
-      const missing = (['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const).filter((k) => typeof meta[k] !== 'string');
-      const codeFlow = !Array.isArray(meta.response_types_supported) || meta.response_types_supported.includes('code');
-      if (missing.length || !codeFlow) {
-        out(
-          `✗ identity provider ${probe.issuer}: its discovery document ${missing.length ? `has no ${missing.join(', ')}` : 'does not offer the authorization code flow'}`,
-        );
-        wrong = true;
-      } else {
-        out(`✓ identity provider ${probe.issuer}: discovery document reachable, its issuer matches DOCREQ_OIDC_ISSUER`);
-      }
-    } catch (error) {
-      const e = error as Error & { code?: string; cause?: unknown };
-      // The network's own reason (ECONNREFUSED, ENOTFOUND, a certificate) sits at the end of the cause chain.
-      let code: string | undefined;
-      for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = (c as Error & { cause?: unknown }).cause, depth++)
-        code = (c as Error & { code?: string }).code ?? code;
-      const mismatch = /issuer/i.test(e.message) || e.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED';
-      const why = mismatch
-        ? 'its discovery document names another issuer: set DOCREQ_OIDC_ISSUER to the exact issuer the provider publishes'
-        : `its discovery document (/.well-known/openid-configuration) cannot be read (${oneLine([code, e.message].filter(Boolean).join(': '), 200)})`;
-      out(`✗ identity provider ${probe.issuer}: ${why}`);
+  if (probe.issuer && (await checkDiscovery(probe, out))) wrong = true;
+  return wrong;
+}
+
+/** The identity provider's discovery document: reachable, naming the configured issuer, offering the code flow. True when not. */
+async function checkDiscovery(probe: NonNullable<AuthSetup['probe']>, out: (line: string) => void): Promise<boolean> {
+  let wrong = false;
+  try {
+    const meta = await probe.discover();
+    const missing = (['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const).filter((k) => typeof meta[k] !== 'string');
+    const codeFlow = !Array.isArray(meta.response_types_supported) || meta.response_types_supported.includes('code');
+    if (missing.length || !codeFlow) {
+      out(
+        `✗ identity provider ${probe.issuer}: its discovery document ${missing.length ? `has no ${missing.join(', ')}` : 'does not offer the authorization code flow'}`,
+      );
       wrong = true;
+    } else {
+      out(`✓ identity provider ${probe.issuer}: discovery document reachable, its issuer matches DOCREQ_OIDC_ISSUER`);
     }
+  } catch (error) {
+    const e = error as Error & { code?: string; cause?: unknown };
+    // The network's own reason (ECONNREFUSED, ENOTFOUND, a certificate) sits at the end of the cause chain.
+    let code: string | undefined;
+    for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = (c as Error & { cause?: unknown }).cause, depth++)
+      code = (c as Error & { code?: string }).code ?? code;
+    const mismatch = /issuer/i.test(e.message) || e.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED';
+    const why = mismatch
+      ? 'its discovery document names another issuer: set DOCREQ_OIDC_ISSUER to the exact issuer the provider publishes'
+      : `its discovery document (/.well-known/openid-configuration) cannot be read (${oneLine([code, e.message].filter(Boolean).join(': '), 200)})`;
+    out(`✗ identity provider ${probe.issuer}: ${why}`);
+    wrong = true;
   }
   return wrong;
 }

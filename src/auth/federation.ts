@@ -8,16 +8,32 @@ import { sendPage } from '../page.js';
 import { errorPage, refusedPage } from './pages.js';
 import { decide, personFrom, type Person } from './policy.js';
 import { backTo } from './redirect-uris.js';
-import { CODE_MS, TX_MS, type CodeGrant, type Identity, type Pending, type Session } from './types.js';
+import { CODE_MS, TX_MS, type AuthOptions, type CodeGrant, type Identity, type Pending, type Session } from './types.js';
+
+/** The identity provider's configuration, discovered at first use and shared by every sign-in and refresh after it. */
+type IdpConfig = () => Promise<oidc.Configuration>;
 
 /**
  * The sign-in itself, federated to the firm's OpenID Connect provider (openid-client): the way there
  * after consent, its answer at /login/callback (a code for the app), and its word again at each refresh.
  */
 export function federation(ctx: AuthContext) {
-  const { options, base, issuer, store, log, consent, keys } = ctx;
+  const { options } = ctx;
   const idpOrigin = new URL(options.idp.issuer).origin;
+  const idpConfig = idpDiscovery(options);
 
+  return {
+    idpOrigin,
+    ...signInStart(ctx, idpConfig),
+    ...signInCallback(ctx, idpConfig),
+    ...renewal(ctx, idpConfig),
+  };
+}
+
+export type Federation = ReturnType<typeof federation>;
+
+/** Discovery once; a failed attempt is forgotten, so the next sign-in tries again. */
+function idpDiscovery(options: AuthOptions): IdpConfig {
   let idp: Promise<oidc.Configuration> | undefined;
   const idpConfig = () => {
     idp ??= oidc
@@ -34,17 +50,21 @@ export function federation(ctx: AuthContext) {
       });
     return idp;
   };
+  return idpConfig;
+}
 
-  /** The name this person goes by in audit lines and sends: a verified e-mail, else the provider's user name, else its subject. */
-  function label(claims: Record<string, unknown>, person: Person): string {
-    if (person.email) return person.email;
-    if (typeof claims.preferred_username === 'string' && claims.preferred_username) return claims.preferred_username.toLowerCase().slice(0, 200);
-    return String(claims.sub);
-  }
+/** The name this person goes by in audit lines and sends: a verified e-mail, else the provider's user name, else its subject. */
+function label(claims: Record<string, unknown>, person: Person): string {
+  if (person.email) return person.email;
+  if (typeof claims.preferred_username === 'string' && claims.preferred_username) return claims.preferred_username.toLowerCase().slice(0, 200);
+  return String(claims.sub);
+}
+
+/** The way out to the identity provider, once the person has consented. */
+function signInStart(ctx: AuthContext, idpConfig: IdpConfig) {
+  const { options, base, store, log } = ctx;
 
   return {
-    idpOrigin,
-
     /** The person chose Continue: on to the identity provider. */
     async toIdentityProvider(res: ServerResponse, pending: Pending): Promise<void> {
       let config: oidc.Configuration;
@@ -70,7 +90,14 @@ export function federation(ctx: AuthContext) {
       });
       redirect(res, target.href);
     },
+  };
+}
 
+/** The way back from the identity provider: its answer, used once and only by the browser that consented. */
+function signInCallback(ctx: AuthContext, idpConfig: IdpConfig) {
+  const { options, base, issuer, store, log, consent, keys } = ctx;
+
+  return {
     /** GET /login/callback: the identity provider's answer; the person's role; a code for the app. */
     async callback(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
       const idpState = url.searchParams.get('state');
@@ -130,7 +157,14 @@ export function federation(ctx: AuthContext) {
       ctx.signedIn('signed_in');
       redirect(res, backTo(pending, { code }, issuer));
     },
+  };
+}
 
+/** The identity provider asked again at each refresh, for the same person. */
+function renewal(ctx: AuthContext, idpConfig: IdpConfig) {
+  const { store, log, keys } = ctx;
+
+  return {
     /**
      * At a refresh (docs/sign-in.md, "Sessions"): the identity provider asked again where it gave a refresh token (a person
      * disabled there is refused now); the person as it now describes them, and its next refresh token, sealed.
@@ -173,5 +207,3 @@ export function federation(ctx: AuthContext) {
     },
   };
 }
-
-export type Federation = ReturnType<typeof federation>;

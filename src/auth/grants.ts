@@ -12,7 +12,12 @@ import { CODE_MS, type CodeGrant, type Session } from './types.js';
 
 /** The token endpoint's grants (a code, a refresh token) and revocation: sessions begin, renew and end here. */
 export function grants(ctx: AuthContext, idp: Federation) {
-  const { options, issuer, resource, store, log, keys } = ctx;
+  return { ...tokenEndpoint(ctx, idp), ...revocation(ctx) };
+}
+
+/** Tokens for a session: issued at its start and at each refresh, after the person is decided on again. */
+function sessionTokens(ctx: AuthContext, idp: Federation) {
+  const { options, issuer, store, log, keys } = ctx;
 
   /** An access token and a rotated refresh token for a session; neither outlives it. */
   async function issue(grant: Session): Promise<Record<string, unknown>> {
@@ -39,6 +44,14 @@ export function grants(ctx: AuthContext, idp: Federation) {
     }
     return issue(next);
   }
+
+  return { issue, refresh };
+}
+
+/** The token endpoint: each grant checked before a session's tokens are issued or renewed. */
+function tokenEndpoint(ctx: AuthContext, idp: Federation) {
+  const { resource, store, keys } = ctx;
+  const { issue, refresh } = sessionTokens(ctx, idp);
 
   return {
     /** POST /token: an authorization code or a refresh token for tokens. */
@@ -89,7 +102,14 @@ export function grants(ctx: AuthContext, idp: Federation) {
       }
       throw new OAuthError('unsupported_grant_type', 'Only authorization_code and refresh_token are supported.');
     },
+  };
+}
 
+/** Revocation: needs only the store and the signing secret, never the identity provider. */
+function revocation(ctx: AuthContext) {
+  const { options, issuer, store, keys } = ctx;
+
+  return {
     /** POST /revoke (RFC 7009): a refresh or access token ends its whole session, on every replica. */
     async revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const tokenText = one(formOf(await readFormBody(req)), 'token');

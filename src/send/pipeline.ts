@@ -99,6 +99,8 @@ export interface SendReport {
 }
 
 type Claim = () => Promise<void>;
+/** sendOnce's stop: `send` keeps its own outcome, every later one still ready is not sent. */
+type Stop = (why: string, send: Send, detail?: string) => void;
 
 export async function sendOnce(ctx: SendContext, plan: SendPlan): Promise<SendReport> {
   const { firm, ledger } = ctx.sending;
@@ -118,25 +120,7 @@ export async function sendOnce(ctx: SendContext, plan: SendPlan): Promise<SendRe
   };
   try {
     // 1. Claim each recipient and title.
-    const failed = async (send: Send, work: () => Promise<void>) => {
-      try {
-        await work();
-        return false;
-      } catch (error) {
-        // The send store failed: nothing is sent (fail closed).
-        Object.assign(send, { outcome: 'not_sent', reason: message(error), error });
-        stop('the send store failing', send, message(error));
-        return true;
-      }
-    };
-    for (const send of plan.sends) {
-      const claimed = async () => {
-        const claim = await ledger.lock(firm, send.clientId, titleKey(send.payload.title));
-        if (claim) claims.set(send, claim);
-        else Object.assign(send, { outcome: 'held', reason: inProgressReason(send.payload.title, send.to) });
-      };
-      if (await failed(send, claimed)) return report;
-    }
+    if (await claimEach(ctx, plan, claims, stop)) return report;
     if (ready().length === 0) return report;
     // 2. A parallel call with the same token may have finished while this one waited for the claim.
     if (plan.tokenId && plan.remember) {
@@ -145,15 +129,7 @@ export async function sendOnce(ctx: SendContext, plan: SendPlan): Promise<SendRe
     }
     // Another call may have finished the same send since the lists were read.
     if (plan.ownRecordBlocks) {
-      for (const send of ready()) {
-        const recorded = async () => {
-          const record = await ledger.recent(firm, send.clientId, titleKey(send.payload.title));
-          if (!record) return;
-          Object.assign(send, { outcome: 'recorded', record, reason: ledgerReason(record) });
-          await release(send);
-        };
-        if (await failed(send, recorded)) return report;
-      }
+      if (await markRecorded(ctx, ready, release, stop)) return report;
       if (ready().length === 0) return report;
     }
     // 3. Ask the person once, within the call's time limit.
@@ -165,34 +141,87 @@ export async function sendOnce(ctx: SendContext, plan: SendPlan): Promise<SendRe
       }
     }
     // 4. One POST at a time; the same confirmation gives each recipient the same Idempotency-Key.
-    const confirmationId = plan.tokenId ?? randomUUID();
-    const sends = ready();
-    await plan.starting?.(sends);
-    let done = 0;
-    for (const send of sends) {
-      try {
-        await postOnce(ctx, send, ctx.sending.tokens.idempotencyKey(confirmationId, send.clientId));
-      } finally {
-        await release(send);
-      }
-      const why = stopsTheRest(send.error);
-      if (why) stop(why, send, send.reason ?? '');
-      await plan.settled?.(send, ++done, sends.length);
-      if (report.stoppedBy) break;
-    }
+    await postEach(ctx, plan, ready, release, stop, report);
     // 5. What the confirmation did, before the claims go.
-    if (plan.tokenId && plan.remember) {
-      const result = plan.remember(plan.sends);
-      if (result !== undefined) {
-        // The send's own record already blocks a repeat if this fails.
-        await ledger.rememberToken(firm, plan.tokenId, result).catch((error: unknown) => {
-          ctx.log(`send store: what a confirmation token did could not be recorded (${ctx.redact(message(error))})`, 'error');
-        });
-      }
-    }
+    await rememberTokenResult(ctx, plan);
     return report;
   } finally {
     for (const send of [...claims.keys()]) await release(send);
+  }
+}
+
+/** Runs one send-store step for `send`, failing closed: true when the store failed, and then nothing more is sent. */
+async function failed(send: Send, work: () => Promise<void>, stop: Stop): Promise<boolean> {
+  try {
+    await work();
+    return false;
+  } catch (error) {
+    // The send store failed: nothing is sent (fail closed).
+    Object.assign(send, { outcome: 'not_sent', reason: message(error), error });
+    stop('the send store failing', send, message(error));
+    return true;
+  }
+}
+
+/** Claims each send's recipient and title (a claim another call holds leaves the send `held`); true when the send store failed. */
+async function claimEach(ctx: SendContext, plan: SendPlan, claims: Map<Send, Claim>, stop: Stop): Promise<boolean> {
+  const { firm, ledger } = ctx.sending;
+  for (const send of plan.sends) {
+    const claimed = async () => {
+      const claim = await ledger.lock(firm, send.clientId, titleKey(send.payload.title));
+      if (claim) claims.set(send, claim);
+      else Object.assign(send, { outcome: 'held', reason: inProgressReason(send.payload.title, send.to) });
+    };
+    if (await failed(send, claimed, stop)) return true;
+  }
+  return false;
+}
+
+/** Marks each ready send this server's own record blocks as `recorded` and releases its claim; true when the send store failed. */
+async function markRecorded(ctx: SendContext, ready: () => Send[], release: (send: Send) => Promise<void>, stop: Stop): Promise<boolean> {
+  const { firm, ledger } = ctx.sending;
+  for (const send of ready()) {
+    const recorded = async () => {
+      const record = await ledger.recent(firm, send.clientId, titleKey(send.payload.title));
+      if (!record) return;
+      Object.assign(send, { outcome: 'recorded', record, reason: ledgerReason(record) });
+      await release(send);
+    };
+    if (await failed(send, recorded, stop)) return true;
+  }
+  return false;
+}
+
+/** POSTs each ready send once, in order, releasing its claim after; a failure that stops the rest sends nothing more. */
+async function postEach(ctx: SendContext, plan: SendPlan, ready: () => Send[], release: (send: Send) => Promise<void>, stop: Stop, report: SendReport): Promise<void> {
+  const confirmationId = plan.tokenId ?? randomUUID();
+  const sends = ready();
+  await plan.starting?.(sends);
+  let done = 0;
+  for (const send of sends) {
+    try {
+      await postOnce(ctx, send, ctx.sending.tokens.idempotencyKey(confirmationId, send.clientId));
+    } finally {
+      await release(send);
+    }
+    const why = stopsTheRest(send.error);
+    if (why) stop(why, send, send.reason ?? '');
+    await plan.settled?.(send, ++done, sends.length);
+    if (report.stoppedBy) break;
+  }
+}
+
+/** Keeps what the confirmation token did, for its second use anywhere; a store that cannot keep it is logged, not thrown. */
+async function rememberTokenResult(ctx: SendContext, plan: SendPlan): Promise<void> {
+  const { firm, ledger } = ctx.sending;
+  if (plan.tokenId && plan.remember) {
+    const result = plan.remember(plan.sends);
+    if (result !== undefined) {
+      // The send's own record already blocks a repeat if this fails.
+      await ledger.rememberToken(firm, plan.tokenId, result).catch((error: unknown) => {
+        ctx.log(`send store: what a confirmation token did could not be recorded (${ctx.redact(message(error))})`, 'error');
+      });
+    }
   }
 }
 

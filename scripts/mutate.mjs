@@ -136,7 +136,7 @@ if (!own.check) {
   }
   console.log(`\nmutate: Stryker took ${formatDuration(Date.now() - started)}`);
   // A run over part of the modules (--mutate, --ci) keeps the others' results in the record.
-  if (before) mergeIncremental(before, readJson(INCREMENTAL));
+  if (before) mergeIncremental(before, readJson(INCREMENTAL), options.mutate ?? config.mutate);
   if (existsSync(INCREMENTAL)) writeDigest();
 }
 
@@ -223,8 +223,12 @@ function matchesGlob(file, glob) {
  * Puts back the results of the modules this run did not mutate. Test ids are the run's own (Stryker numbers them
  * afresh each run), so the kept mutants' coveredBy and killedBy are renamed to this run's ids for the same test
  * (file and name); a test this run does not know is added under a new id, so that nothing points at another test.
+ * Stryker's own incremental report also rewrites a module outside the run's --mutate whose source changed: the
+ * module's new source, with the old results of the mutants its diff kept and none for its new code. That entry
+ * would pass for a run of the module as it is; the module's last real run is put back instead, so the check still
+ * says it changed since its run.
  */
-function mergeIncremental(before, after) {
+function mergeIncremental(before, after, mutated) {
   if (!after) return;
   after.testFiles ??= {};
   const oldTests = new Map();
@@ -249,8 +253,10 @@ function mergeIncremental(before, after) {
     }
     return newIds.get(key);
   };
+  const globs = mutated.map((glob) => glob.replace(/:\d+(?:-\d+)?$/, ''));
+  const ranThisTime = (file) => globs.some((glob) => matchesGlob(file, glob));
   for (const [file, value] of Object.entries(before.files ?? {})) {
-    if (file in after.files || !existsSync(resolve(ROOT, file))) continue;
+    if ((file in after.files && ranThisTime(file)) || !existsSync(resolve(ROOT, file))) continue;
     for (const m of value.mutants) {
       if (m.coveredBy) m.coveredBy = m.coveredBy.map(idFor).filter((id) => id !== undefined);
       if (m.killedBy) m.killedBy = m.killedBy.map(idFor).filter((id) => id !== undefined);

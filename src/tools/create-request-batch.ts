@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { UserInputError } from '../errors.js';
 import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { CHECK_FIRST } from '../send/outcomes.js';
-import { newSend, sendOnce, type Send } from '../send/pipeline.js';
-import { defineTool, type ToolContext } from './define.js';
+import { newSend, sendOnce, type Send, type SendReport } from '../send/pipeline.js';
+import { defineTool, type ToolContext, type ToolResult } from './define.js';
 import { candidateTitle, clientResolver, closestClients, pickable } from './resolve-client.js';
 import { oneLine, quoted } from '../text/render.js';
 import { isOpen } from '../requests/facts.js';
@@ -18,6 +18,7 @@ import {
   pageBinding,
   pageNext,
   sendWay,
+  type SendWay,
   tokenRefused,
   clientLabel,
   confirmationOut,
@@ -203,6 +204,13 @@ function recipientLines(recipients: Recipient[]): string {
     .join('\n');
 }
 
+/** What create_request_batch takes: its recipients, and the request as create_request takes it. */
+const inputSchema = z.strictObject({
+  clients: z.array(z.string().min(1).max(320)).min(RECIPIENTS.min).max(RECIPIENTS.max).describe('Client ids (preferred), e-mails or exact names.'),
+  ...requestFields,
+});
+type Input = z.output<typeof inputSchema>;
+
 export const createRequestBatch = defineTool({
   name: 'create_request_batch',
   title: 'Send one document request to many clients',
@@ -210,187 +218,254 @@ export const createRequestBatch = defineTool({
     `Sends one request to ${RECIPIENTS.min}–${RECIPIENTS.max} clients; the service e-mails each.` +
     ' One preview lists each recipient as will send or why not; ' +
     'one confirmation covers the batch, as in create_request. Sends one at a time and stops at a plan limit; called again, sends only to those not yet sent.',
-  inputSchema: z.strictObject({
-    clients: z.array(z.string().min(1).max(320)).min(RECIPIENTS.min).max(RECIPIENTS.max).describe('Client ids (preferred), e-mails or exact names.'),
-    ...requestFields,
-  }),
+  inputSchema,
   outputSchema: output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
     assertSendingAllowed(ctx);
-    const draft = draftFromInput(await withTemplateMeant(ctx, input), ctx);
-    const [listed, requests] = await Promise.all([ctx.api.fetchClients({ signal: ctx.signal }), ctx.api.listRequests({ signal: ctx.signal })]);
-    const clients = listed.records;
-    const allowDuplicate = input.allowDuplicate ?? false;
-    const warnings = [...draft.warnings];
-    const recipients = await resolveAll(ctx, input.clients, clients, requests, draft.title, allowDuplicate, warnings, listed.paging);
-    // The body each recipient is sent, in the service's own field names; its client field is set per recipient.
-    const profile = profileOf(ctx);
-    const { [profile.spec.body.client]: _, ...payload } = profile.body(payloadFor('', draft));
-    const { clientId: _none, ...previewed } = payloadFor('', draft);
-    const binding = {
-      tool: 'create_request_batch',
-      clientIds: recipients.filter((r) => r.bound).map((r) => r.client!.id),
-      title: draft.title,
-      dueDate: draft.dueDate ?? null,
-      items: draft.items,
-      correctnessMode: draft.correctnessMode ?? null,
-      allowDuplicate,
-    };
-    const noToken = { needed: false, by: confirmedBy(sendWay(ctx)), token: null, expiresAt: null };
-    let stoppedBy = null as string | null;
-    const result = (head: string, confirmation: Output['confirmation'], tail = '', isError = false) => {
-      const sent = recipients.filter((r) => r.outcome === 'sent' || r.outcome === 'accepted').length;
-      // Who it was sent as is a fact of the sends, said once, not a warning on each recipient.
-      const sentBy = sent && ctx.sending.actor ? ctx.sending.actor.email : null;
-      const structured: Output = {
-        sent: recipients.filter((r) => r.outcome === 'sent').length,
-        dryRun: input.dryRun ?? false,
-        confirmation,
-        payload,
-        previewed,
-        recipients: recipients.map((r) => ({
-          client: r.given,
-          clientId: r.client?.id ?? null,
-          ...resolvedAs(r),
-          outcome: r.outcome,
-          request: r.request,
-          reason: r.reason,
-          asPreviewed: r.check?.asPreviewed ?? null,
-          differences: r.check?.differences ?? [],
-        })),
-        stoppedBy,
-        sentBy,
-        warnings,
-      };
-      const by = sentBy ? `\nSent in the name of ${sentBy} (signed in).` : '';
-      const text = `${head}${by}\n${recipientLines(recipients)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}${tail ? `\n${tail}` : ''}`;
-      return { text, structured, isError };
-    };
-    const willSend = () => recipients.filter((r) => r.outcome === 'will_send');
-    const draftText = `${describeDraft(draft)}\nExact body for each (${profile.spec.body.client} set per recipient): ${JSON.stringify(payload)}`;
-
-    const nothingToSend = () => result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
-    if (willSend().length === 0) return nothingToSend();
-
-    // How a send is confirmed here; on a host that shows the page, only the page's token, through the person's press.
-    const way = sendWay(ctx);
-    const mode = ctx.config.confirmSend;
-    let tokenId: string | undefined;
-    let tokenNote = '';
-    if (input.confirmationToken && way === 'page') tokenNote = PAGE_NOT_TOKEN;
-    else if (input.confirmationToken) {
-      const check = ctx.sending.tokens.verify(input.confirmationToken, way === 'pressed' ? pageBinding(binding) : binding);
-      if (check.ok) tokenId = check.id;
-      else tokenNote = tokenRefused(check.reason, 'batch (recipients that will send, title, due date, items, mode, allowDuplicate)');
-    }
-    if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
-    const preview = (why: string) => {
-      const page = way === 'page' || way === 'pressed';
-      const issued = way === 'none' ? undefined : ctx.sending.tokens.issue(page ? pageBinding(binding) : binding);
-      const expiresAt = issued ? new Date(issued.expiresAt).toISOString() : null;
-      // The page's token goes only where the page gets it: the model's text and structuredContent never hold it.
-      const needed = way === 'token' || page;
-      const next = !issued ? `Next: ${cannotConfirm(mode).message}` : page ? pageNext(issued.expiresAt, 'create_request_batch') : previewNext(needed, issued.token, issued.expiresAt, 'create_request_batch');
-      return {
-        ...result(
-          `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent. ${countsLine(recipients, true)}.${why ? ` ${why}` : ''}`,
-          { needed, by: confirmedBy(way), token: page ? null : (issued?.token ?? null), expiresAt },
-          `${draftText}\n${next}`,
-        ),
-        ...(page && issued ? { meta: { [PAGE_TOKEN_META]: { token: issued.token, expiresAt } } } : {}),
-      };
-    };
-    if (input.dryRun) return preview('');
-    if (way === 'none') throw cannotConfirm(mode);
-    if (way === 'page') return preview('');
-    if (way === 'token' && !tokenId) return preview(GO_AHEAD);
-
-    const report = (stoppedBy: string | null, stopDetail: string) => {
-      const sent = recipients.filter((r) => r.outcome === 'sent').length;
-      const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
-      const differ = recipients.filter((r) => r.check?.asPreviewed === false).length;
-      const queued = recipients.some((r) => r.outcome === 'accepted');
-      const head = `${sent ? 'SENT' : queued ? 'ACCEPTED' : 'NOT SENT'}${differ ? `, BUT ${differ} NOT AS PREVIEWED` : ''}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
-      const again = recipients.some((r) => r.outcome === 'not_sent')
-        ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
-          (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
-        : '';
-      const check = unclear ? `For "may have been sent": ${CHECK_FIRST}; this server will not send those again for 24 hours.` : '';
-      // Nothing sent and something failed (not only skips): an error result, still with every recipient.
-      const failed = recipients.some((r) => r.outcome === 'not_sent' || r.outcome === 'may_have_been_sent');
-      return result(head, noToken, [again, check].filter(Boolean).join('\n'), sent === 0 && failed);
-    };
-
-    // The one send pipeline, per recipient: claim → read the record again → ask once for the batch → record → POST once → settle.
-    // This server's own sends are never repeated by a batch, allowDuplicate or not.
-    const sends = new Map(
-      willSend().map((r) => {
-        const request = payloadFor(r.client!.id!, draft);
-        return [newSend(r.client!.id!, request, profile.body(request), recipients.indexOf(r) + 1), r] as const;
-      }),
-    );
-    /** Each send's outcome, as the recipient's. */
-    const copy = (send: Send) => {
-      const r = sends.get(send)!;
-      const outcome: Outcome =
-        send.outcome === 'held'
-          ? 'skipped'
-          : send.outcome === 'recorded'
-            ? send.record?.outcome === 'sent'
-              ? 'already_sent'
-              : 'skipped'
-            : send.outcome === 'ready'
-              ? 'will_send'
-              : send.outcome === 'sent' && send.accepted
-                ? 'accepted'
-                : send.outcome;
-      const reason = send.outcome === 'sent' ? (send.warnings.length ? send.warnings.join(' ') : null) : send.reason;
-      Object.assign(r, { outcome, reason, request: send.request });
-    };
-    const question = () => {
-      for (const send of sends.keys()) copy(send);
-      const asked = willSend();
-      const skipped = recipients.filter((r) => r.outcome !== 'will_send');
-      return (
-        `Send this document request to ${asked.length} client${asked.length === 1 ? '' : 's'}? The service will e-mail each one.\n` +
-        `${asked.map((r) => `- ${label(r)}`).join('\n')}\n` +
-        (skipped.length ? `Not sent (${skipped.length}):\n${skipped.map((r) => `- ${label(r)}: ${r.reason}`).join('\n')}\n` : '') +
-        `${describeDraft(draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`
-      );
-    };
-    const sent = await sendOnce(ctx, {
-      tool: 'create_request_batch',
-      sends: [...sends.keys()],
-      ownRecordBlocks: true,
-      question: way === 'asked' ? question : undefined,
-      tokenId,
-      starting: (going) => ctx.progress(0, going.length, `Sending to ${going.length} client${going.length === 1 ? '' : 's'}`),
-      settled: async (send, done, total) => {
-        copy(send);
-        const r = sends.get(send)!;
-        const request = r.request?.id ? ` (request id ${oneLine(r.request.id, 40)})` : '';
-        ctx.log(`create_request_batch: ${done}/${total} ${r.outcome.replace(/_/g, ' ')}: client ${oneLine(send.clientId, 40)}${request}`);
-        await ctx.progress(done, total, `${done} of ${total}: ${r.outcome.replace(/_/g, ' ')}`);
-      },
-    });
-    for (const send of sends.keys()) copy(send);
-    // As previewed, checked: every send against its preview, the service's list read at most once for all of them.
-    const done = [...sends].filter(([send]) => send.outcome === 'sent');
-    if (done.length) {
-      const checks = await checkSends(ctx, done.map(([send, r]) => ({ payload: send.payload, client: r.client!, request: send.request, kept: send.kept })));
-      done.forEach(([send, r], i) => {
-        r.check = checks[i];
-        // An answer that named only the request's id (or nothing): the request as the list shows it.
-        if (checks[i]!.listed && (!send.request || send.request.title === null)) r.request = checks[i]!.listed!;
-      });
-    }
-    stoppedBy = sent.stoppedBy;
-    if (sent.declined) return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
-    if (!stoppedBy && willSend().length === 0 && !recipients.some((r) => ['sent', 'accepted', 'may_have_been_sent', 'not_sent'].includes(r.outcome))) {
-      return nothingToSend();
-    }
-    if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);
-    return report(stoppedBy, sent.stopDetail);
+    const batch = await resolveBatch(ctx, input);
+    // Before any send the batch has not stopped.
+    const result = resultOf(ctx, batch, null);
+    if (willSend(batch.recipients).length === 0) return nothingToSend(batch, result);
+    const { way, tokenId, tokenNote } = takeToken(ctx, batch);
+    const preview = previewAll(ctx, batch, result, way, tokenId, tokenNote);
+    if (preview) return preview;
+    const sends = sendsOf(batch);
+    const sent = await sendEach(ctx, batch, sends, way, tokenId);
+    await checkAsPreviewed(ctx, sends);
+    return afterSends(ctx, batch, sent);
   },
 });
+
+/** The recipients the batch will (still) send to. */
+function willSend(recipients: Recipient[]): Recipient[] {
+  return recipients.filter((r) => r.outcome === 'will_send');
+}
+
+/** The draft and its recipients, each resolved and checked, with what the preview, the token and the sends share. */
+async function resolveBatch(ctx: ToolContext, input: Input) {
+  const draft = draftFromInput(await withTemplateMeant(ctx, input), ctx);
+  const [listed, requests] = await Promise.all([ctx.api.fetchClients({ signal: ctx.signal }), ctx.api.listRequests({ signal: ctx.signal })]);
+  const clients = listed.records;
+  const allowDuplicate = input.allowDuplicate ?? false;
+  const warnings = [...draft.warnings];
+  const recipients = await resolveAll(ctx, input.clients, clients, requests, draft.title, allowDuplicate, warnings, listed.paging);
+  // The body each recipient is sent, in the service's own field names; its client field is set per recipient.
+  const profile = profileOf(ctx);
+  const { [profile.spec.body.client]: _, ...payload } = profile.body(payloadFor('', draft));
+  const { clientId: _none, ...previewed } = payloadFor('', draft);
+  const binding = {
+    tool: 'create_request_batch',
+    clientIds: recipients.filter((r) => r.bound).map((r) => r.client!.id),
+    title: draft.title,
+    dueDate: draft.dueDate ?? null,
+    items: draft.items,
+    correctnessMode: draft.correctnessMode ?? null,
+    allowDuplicate,
+  };
+  const noToken = { needed: false, by: confirmedBy(sendWay(ctx)), token: null, expiresAt: null };
+  return { input, draft, profile, warnings, recipients, payload, previewed, binding, noToken };
+}
+
+/** One batch as resolved: what every later step reads. The sends update its recipients' outcomes in place. */
+type Batch = Awaited<ReturnType<typeof resolveBatch>>;
+
+/** The batch's answer, built from its recipients as they stand when it is called; stoppedBy: why the batch stopped early. */
+function resultOf(ctx: ToolContext, { input, recipients, payload, previewed, warnings }: Batch, stoppedBy: string | null) {
+  return (head: string, confirmation: Output['confirmation'], tail = '', isError = false) => {
+    const sent = recipients.filter((r) => r.outcome === 'sent' || r.outcome === 'accepted').length;
+    // Who it was sent as is a fact of the sends, said once, not a warning on each recipient.
+    const sentBy = sent && ctx.sending.actor ? ctx.sending.actor.email : null;
+    const structured: Output = {
+      sent: recipients.filter((r) => r.outcome === 'sent').length,
+      dryRun: input.dryRun ?? false,
+      confirmation,
+      payload,
+      previewed,
+      recipients: recipients.map((r) => ({
+        client: r.given,
+        clientId: r.client?.id ?? null,
+        ...resolvedAs(r),
+        outcome: r.outcome,
+        request: r.request,
+        reason: r.reason,
+        asPreviewed: r.check?.asPreviewed ?? null,
+        differences: r.check?.differences ?? [],
+      })),
+      stoppedBy,
+      sentBy,
+      warnings,
+    };
+    const by = sentBy ? `\nSent in the name of ${sentBy} (signed in).` : '';
+    const text = `${head}${by}\n${recipientLines(recipients)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}${tail ? `\n${tail}` : ''}`;
+    return { text, structured, isError };
+  };
+}
+/** Makes one answer of the batch: a head line, the confirmation, then every recipient, the warnings and a tail. */
+type Result = ReturnType<typeof resultOf>;
+
+/** No recipient can be sent: the answer says why for each, and nothing is sent. */
+function nothingToSend({ recipients, noToken }: Batch, result: Result): ToolResult<Output> {
+  return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
+}
+
+/** How this call confirms a send (way), and the confirmationToken given: taken (tokenId) or refused with why (tokenNote). */
+function takeToken(ctx: ToolContext, { input, binding }: Batch): { way: SendWay; tokenId: string | undefined; tokenNote: string } {
+  // How a send is confirmed here; on a host that shows the page, only the page's token, through the person's press.
+  const way = sendWay(ctx);
+  let tokenId: string | undefined;
+  let tokenNote = '';
+  if (input.confirmationToken && way === 'page') tokenNote = PAGE_NOT_TOKEN;
+  else if (input.confirmationToken) {
+    const check = ctx.sending.tokens.verify(input.confirmationToken, way === 'pressed' ? pageBinding(binding) : binding);
+    if (check.ok) tokenId = check.id;
+    else tokenNote = tokenRefused(check.reason, 'batch (recipients that will send, title, due date, items, mode, allowDuplicate)');
+  }
+  if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
+  return { way, tokenId, tokenNote };
+}
+
+/**
+ * The preview (or dry run) of the whole batch, with the token the way of confirming needs, when this call
+ * sends nothing; undefined when it goes on to send.
+ */
+function previewAll(ctx: ToolContext, batch: Batch, result: Result, way: SendWay, tokenId: string | undefined, tokenNote: string): ToolResult<Output> | undefined {
+  const { input, draft, profile, recipients, payload, binding } = batch;
+  const draftText = `${describeDraft(draft)}\nExact body for each (${profile.spec.body.client} set per recipient): ${JSON.stringify(payload)}`;
+  const mode = ctx.config.confirmSend;
+  const preview = (why: string) => {
+    const page = way === 'page' || way === 'pressed';
+    const issued = way === 'none' ? undefined : ctx.sending.tokens.issue(page ? pageBinding(binding) : binding);
+    const expiresAt = issued ? new Date(issued.expiresAt).toISOString() : null;
+    // The page's token goes only where the page gets it: the model's text and structuredContent never hold it.
+    const needed = way === 'token' || page;
+    const next = !issued ? `Next: ${cannotConfirm(mode).message}` : page ? pageNext(issued.expiresAt, 'create_request_batch') : previewNext(needed, issued.token, issued.expiresAt, 'create_request_batch');
+    return {
+      ...result(
+        `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent. ${countsLine(recipients, true)}.${why ? ` ${why}` : ''}`,
+        { needed, by: confirmedBy(way), token: page ? null : (issued?.token ?? null), expiresAt },
+        `${draftText}\n${next}`,
+      ),
+      ...(page && issued ? { meta: { [PAGE_TOKEN_META]: { token: issued.token, expiresAt } } } : {}),
+    };
+  };
+  if (input.dryRun) return preview('');
+  if (way === 'none') throw cannotConfirm(mode);
+  if (way === 'page') return preview('');
+  if (way === 'token' && !tokenId) return preview(GO_AHEAD);
+  return undefined;
+}
+
+/** The answer after the sends: the counts, why the batch stopped, and what calling again does. */
+function report({ recipients, noToken }: Batch, result: Result, stoppedBy: string | null, stopDetail: string) {
+  const sent = recipients.filter((r) => r.outcome === 'sent').length;
+  const unclear = recipients.some((r) => r.outcome === 'may_have_been_sent');
+  const differ = recipients.filter((r) => r.check?.asPreviewed === false).length;
+  const queued = recipients.some((r) => r.outcome === 'accepted');
+  const head = `${sent ? 'SENT' : queued ? 'ACCEPTED' : 'NOT SENT'}${differ ? `, BUT ${differ} NOT AS PREVIEWED` : ''}: ${countsLine(recipients)}.${stoppedBy ? ` STOPPED by ${stoppedBy}${stopDetail ? `: ${stopDetail}` : '.'}` : ''}`;
+  const again = recipients.some((r) => r.outcome === 'not_sent')
+    ? 'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice)' +
+      (stoppedBy?.startsWith("the firm's plan") ? ', once the firm has room: complete or archive requests, or upgrade the plan.' : '.')
+    : '';
+  const check = unclear ? `For "may have been sent": ${CHECK_FIRST}; this server will not send those again for 24 hours.` : '';
+  // Nothing sent and something failed (not only skips): an error result, still with every recipient.
+  const failed = recipients.some((r) => r.outcome === 'not_sent' || r.outcome === 'may_have_been_sent');
+  return result(head, noToken, [again, check].filter(Boolean).join('\n'), sent === 0 && failed);
+}
+
+/** Each send of the batch, with the recipient it is for. */
+type Sends = Map<Send, Recipient>;
+
+/**
+ * One send per recipient that will send (its position: its place in the batch). The one send pipeline, per
+ * recipient: claim → read the record again → ask once for the batch → record → POST once → settle.
+ * This server's own sends are never repeated by a batch, allowDuplicate or not.
+ */
+function sendsOf({ draft, profile, recipients }: Batch): Sends {
+  return new Map(
+    willSend(recipients).map((r) => {
+      const request = payloadFor(r.client!.id!, draft);
+      return [newSend(r.client!.id!, request, profile.body(request), recipients.indexOf(r) + 1), r] as const;
+    }),
+  );
+}
+
+/** Each send's outcome, as the recipient's. */
+function copy(sends: Sends, send: Send): void {
+  const r = sends.get(send)!;
+  const outcome: Outcome =
+    send.outcome === 'held'
+      ? 'skipped'
+      : send.outcome === 'recorded'
+        ? send.record?.outcome === 'sent'
+          ? 'already_sent'
+          : 'skipped'
+        : send.outcome === 'ready'
+          ? 'will_send'
+          : send.outcome === 'sent' && send.accepted
+            ? 'accepted'
+            : send.outcome;
+  const reason = send.outcome === 'sent' ? (send.warnings.length ? send.warnings.join(' ') : null) : send.reason;
+  Object.assign(r, { outcome, reason, request: send.request });
+}
+
+/** The one question for the whole batch: who will be sent to, who is not and why, and the request. */
+function askToSend({ draft, recipients, warnings }: Batch, sends: Sends): string {
+  for (const send of sends.keys()) copy(sends, send);
+  const asked = willSend(recipients);
+  const skipped = recipients.filter((r) => r.outcome !== 'will_send');
+  return (
+    `Send this document request to ${asked.length} client${asked.length === 1 ? '' : 's'}? The service will e-mail each one.\n` +
+    `${asked.map((r) => `- ${label(r)}`).join('\n')}\n` +
+    (skipped.length ? `Not sent (${skipped.length}):\n${skipped.map((r) => `- ${label(r)}: ${r.reason}`).join('\n')}\n` : '') +
+    `${describeDraft(draft)}${warnings.length ? `\nWarnings: ${warnings.join(' ')}` : ''}`
+  );
+}
+
+/** The sends, one at a time through the one pipeline, each recipient's outcome copied as it settles and at the end. */
+async function sendEach(ctx: ToolContext, batch: Batch, sends: Sends, way: SendWay, tokenId: string | undefined): Promise<SendReport> {
+  const sent = await sendOnce(ctx, {
+    tool: 'create_request_batch',
+    sends: [...sends.keys()],
+    ownRecordBlocks: true,
+    question: way === 'asked' ? () => askToSend(batch, sends) : undefined,
+    tokenId,
+    starting: (going) => ctx.progress(0, going.length, `Sending to ${going.length} client${going.length === 1 ? '' : 's'}`),
+    settled: async (send, done, total) => {
+      copy(sends, send);
+      const r = sends.get(send)!;
+      const request = r.request?.id ? ` (request id ${oneLine(r.request.id, 40)})` : '';
+      ctx.log(`create_request_batch: ${done}/${total} ${r.outcome.replace(/_/g, ' ')}: client ${oneLine(send.clientId, 40)}${request}`);
+      await ctx.progress(done, total, `${done} of ${total}: ${r.outcome.replace(/_/g, ' ')}`);
+    },
+  });
+  for (const send of sends.keys()) copy(sends, send);
+  return sent;
+}
+
+/** Each send made, checked against the preview; a request the answer named only by id, as the list shows it. */
+async function checkAsPreviewed(ctx: ToolContext, sends: Sends): Promise<void> {
+  // As previewed, checked: every send against its preview, the service's list read at most once for all of them.
+  const done = [...sends].filter(([send]) => send.outcome === 'sent');
+  if (done.length) {
+    const checks = await checkSends(ctx, done.map(([send, r]) => ({ payload: send.payload, client: r.client!, request: send.request, kept: send.kept })));
+    done.forEach(([send, r], i) => {
+      r.check = checks[i];
+      // An answer that named only the request's id (or nothing): the request as the list shows it.
+      if (checks[i]!.listed && (!send.request || send.request.title === null)) r.request = checks[i]!.listed!;
+    });
+  }
+}
+
+/** The answer once the sends are done: declined, nothing left to send, or what each send did. */
+function afterSends(ctx: ToolContext, batch: Batch, sent: SendReport) {
+  const { recipients, noToken } = batch;
+  const result = resultOf(ctx, batch, sent.stoppedBy);
+  const stoppedBy = sent.stoppedBy;
+  if (sent.declined) return result(`NOT SENT: the person declined the batch; nothing was sent. ${countsLine(recipients)}.`, noToken);
+  if (!stoppedBy && willSend(recipients).length === 0 && !recipients.some((r) => ['sent', 'accepted', 'may_have_been_sent', 'not_sent'].includes(r.outcome))) {
+    return nothingToSend(batch, result);
+  }
+  if (stoppedBy) ctx.log(`create_request_batch: stopped by ${oneLine(stoppedBy, 200)}`);
+  return report(batch, result, stoppedBy, sent.stopDetail);
+}

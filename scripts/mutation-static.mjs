@@ -3,7 +3,7 @@
 // Stryker's reused worker does not give. This script gives it: each static mutant of the named modules is applied
 // alone to a copy of the project, and the test files that reach the module (those covering its other mutants in
 // the record) are run with a fresh module graph per file, stopping at the first failure. The mutants no test of
-// theirs kills are then applied together and the whole in-process suite is run (each one alone if that fails), so a
+// theirs kills are then applied together and the whole in-process suite is run (halved where that fails), so a
 // survivor here survives every test that can see it. The result is mutation/static.json, which
 // `npm run mutate -- --check` reads: its kills count in the score, its survivors need a reason in
 // mutation/survivors.json like any other, and a module changed since this ran fails the check under --ci.
@@ -67,6 +67,33 @@ function failuresWith(items, files, bail) {
 const where = (s) => `${s.file}:${s.mutant.location.start.line} ${s.mutant.mutatorName} → ${JSON.stringify(s.mutant.replacement.slice(0, 60))}`;
 
 const results = [];
+
+/** The files of failing tests (a failure is "<file> › <test>", or a parenthesised note that names no file: then all). */
+const filesOf = (failures) => (failures.some((f) => f.startsWith('(')) ? [] : [...new Set(failures.map((f) => f.split(' ')[0]))]);
+
+/** Settles a set of mutants whose run failed these tests: each killed mutant pinned, the rest survive. */
+function settle(set, failures) {
+  if (!failures.length) {
+    for (const s of set) results.push({ s, status: 'Survived' });
+    return;
+  }
+  if (set.length === 1) {
+    console.log(`  killed   ${where(set[0])} by ${failures[0]} (run ${suite.runs()}, ${minutes()} min)`);
+    results.push({ s: set[0], status: 'Killed', by: failures.slice(0, 3) });
+    return;
+  }
+  const half = set.length >> 1;
+  const parts = [set.slice(0, half), set.slice(half)].map((part) => ({ part, failures: failuresWith(part, filesOf(failures), false) }));
+  for (const { part, failures: f } of parts)
+    console.log(`  ${part.length} mutant(s): ${f.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
+  if (parts.every((p) => !p.failures.length)) {
+    // Neither half fails alone: these mutants fail a test only together, and each survives alone.
+    console.log(`  ${set.length} mutant(s) fail only together; each survives alone`);
+    for (const s of set) results.push({ s, status: 'Survived' });
+    return;
+  }
+  for (const { part, failures: f } of parts) settle(part, f);
+}
 try {
   console.log(`${work.length} static mutants of ${modules.length} module(s)`);
   const left = [];
@@ -76,15 +103,13 @@ try {
     if (f.length) results.push({ s, status: 'Killed', by: f.slice(0, 3) });
     else left.push(s);
   }
-  // What the module's own tests did not kill, against the whole in-process suite: together first, then one by one.
+  // What the module's own tests did not kill, against the whole in-process suite: together first; where that fails,
+  // halved, each half run against the files its parent failed, until each failure is pinned to one mutant. A half
+  // that fails nothing survives whole in one run; mutants that fail only together survive alone, and are said so.
   if (left.length) {
     const together = failuresWith(left, [], false);
     console.log(`${left.length} left, at once under the whole suite: ${together.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
-    for (const s of left) {
-      const f = together.length ? failuresWith([s], [...new Set(together.map((t) => t.split(' ')[0]))], true) : [];
-      if (together.length) console.log(`  ${f.length ? 'killed  ' : 'survived'} ${where(s)} (run ${suite.runs()}, ${minutes()} min)`);
-      results.push(f.length ? { s, status: 'Killed', by: f.slice(0, 3) } : { s, status: 'Survived' });
-    }
+    settle(left, together);
   }
 } finally {
   suite.remove();

@@ -67,6 +67,7 @@ export default {
     'src/tools/sending.ts',
     'src/tools/create-request.ts',
     'src/tools/create-request-batch.ts',
+    'src/tools/batch-recipients.ts',
     'src/auth/policy.ts',
     'src/auth/pkce.ts',
     'src/auth/redirect-uris.ts',

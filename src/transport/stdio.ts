@@ -61,6 +61,8 @@ export class LineStdioTransport implements Transport {
   /** Bytes of the current line dropped because it is over the cap (until its newline). */
   private skipping = false;
   private closed = false;
+  /** Called once nothing is busy (see whenIdle). */
+  private idleWaiters: (() => void)[] = [];
 
   constructor(options: StdioOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
@@ -73,6 +75,26 @@ export class LineStdioTransport implements Transport {
   /** Requests waiting to be dispatched and requests dispatched but unanswered (for tests and logs). */
   get load(): { waiting: number; inFlight: number; pendingOutput: number } {
     return { waiting: this.waiting.length, inFlight: this.inFlightCount, pendingOutput: this.stdout.writableLength };
+  }
+
+  /** True while a request waits, is unanswered, or is being read (part of its line has come). */
+  get busy(): boolean {
+    return this.waiting.length > 0 || this.inFlightCount > 0 || this.pending > 0 || this.skipping;
+  }
+
+  /** Resolves once not `busy`: at once when it is not. Never resolves once closed. */
+  whenIdle(): Promise<void> {
+    if (this.closed) return new Promise(() => undefined);
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Resolves the whenIdle waiters once not busy: after an answer, and after a read (a notification, junk, a line's end). */
+  private settled(): void {
+    if (!this.idleWaiters.length || this.busy) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   private full(): boolean {
@@ -104,6 +126,11 @@ export class LineStdioTransport implements Transport {
   }
 
   private readonly onData = (chunk: Buffer) => {
+    this.read(chunk);
+    this.settled();
+  };
+
+  private read(chunk: Buffer): void {
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(0x0a, start);
@@ -130,7 +157,7 @@ export class LineStdioTransport implements Transport {
       }
       start = nl + 1;
     }
-  };
+  }
 
   private readonly onError = (error: Error) => this.onerror?.(error);
   private readonly onDrain = () => this.pump();
@@ -186,7 +213,9 @@ export class LineStdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (isResponse(message)) this.answered(message.id);
-    return this.write(JSON.stringify(message) + '\n');
+    const written = this.write(JSON.stringify(message) + '\n');
+    this.settled();
+    return written;
   }
 
   async close(): Promise<void> {
@@ -198,6 +227,7 @@ export class LineStdioTransport implements Transport {
     this.stdin.pause();
     this.pieces = [];
     this.waiting.length = 0;
+    this.idleWaiters = [];
     this.onclose?.();
     return Promise.resolve();
   }

@@ -1,0 +1,317 @@
+import type { Socket } from 'node:net';
+import { Duplex } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { parseJSONRPCMessage, type JSONRPCMessage, type Server, type Transport } from '@modelcontextprotocol/server';
+import { loadUndici, type Undici } from '../api/undici.js';
+import type { Config } from '../config.js';
+import { silentLogger } from '../log.js';
+import { createServer, type ServerOptions } from './server.js';
+
+/**
+ * A rehearsal of the first list call, in the idle time after `initialize`: a private server of this
+ * process (built by createServer from the same settings) answers `list_requests` over an in-memory
+ * transport, and its API client reads made-up lists through undici (its request API, an Agent, its
+ * pool and client, llhttp) from connections that never leave the process (MemorySocket). So the code
+ * the first real call runs (the SDK's message checks, the tool call, the HTTP client, the list parser,
+ * the records, the list indexes, the page, the output check and the seal) has been run, compiled and
+ * optimised by V8 before that call arrives, and llhttp's WebAssembly is compiled.
+ *
+ * Invariants: nothing reaches the service or the network (the Agent's only connector makes a
+ * MemorySocket, which answers every request itself); nothing is written to stdout or stderr (the
+ * private server has its own transport and a silent logger); no answer of the real server changes (the
+ * private server has its own API client, list copies and pool, and every table the tools keep is keyed
+ * by the very list or answer it was made from). The rehearsal runs a step at a time (a body chunk, or
+ * the work of one answer) with the event loop free between steps; a step taken while `busy()` says real
+ * work is waiting or under way pauses it until `idle()` resolves, so it holds up a message by at most one
+ * step. A host's listing messages right after `initialize` pause it; they do not end it. It gives up for
+ * good once its pauses add up to MAX_PAUSED_MS (so constant traffic cannot keep it alive), once `moot()`
+ * says a real tool call has been answered (that call ran the code), or at the first busy step when there
+ * is no `idle()` to wait on.
+ */
+
+/** Made-up requests and clients per rehearsed list call, and how many calls (each on lists of its own: V8 optimises on the second). */
+const REQUESTS = 1_500;
+const CLIENTS = 150;
+const ROUNDS = 2;
+/** The made-up body is handed over in pieces of this size, as socket reads come. */
+const CHUNK = 64 * 1024;
+/** Time spent paused for real work, in all, after which the rehearsal gives up. */
+const MAX_PAUSED_MS = 5_000;
+
+interface RehearsalOptions {
+  /** True while real work is waiting or under way: the rehearsal pauses at its next step. */
+  busy: () => boolean;
+  /** Resolves once no real work waits or runs: a paused rehearsal goes on then. Without it, the first busy step stops it. */
+  idle?: () => Promise<void>;
+  /** Time paused, in all, after which it gives up (MAX_PAUSED_MS unless a test says otherwise). */
+  maxPausedMs?: number;
+  /** True once the rehearsal has nothing left to give (a real tool call has been answered): it stops at its next step. */
+  moot?: () => boolean;
+  /** Passed to the private server (the process's once-only sending state, so it makes none of its own). */
+  sending?: ServerOptions['sending'];
+}
+
+/** How a rehearsal ended: the private calls answered without error, how often real work paused it, and whether it gave up first. */
+interface Rehearsed {
+  answered: number;
+  paused: number;
+  stopped: boolean;
+}
+
+/** Stops the rehearsal: thrown into the private call when it gives up. */
+class Stopped extends Error {
+  constructor() {
+    super('rehearsal stopped');
+  }
+}
+
+/** The next turn of the event loop, after any I/O that has come in. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const dayOf = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+};
+
+const STATUSES = ['sent', 'in_progress', 'viewed', 'completed', 'cancelled', 'sent', 'in_progress'];
+const TITLES = ['Annual tax return', 'Q3 payroll reconciliation', 'KYC identity verification', 'Bookkeeping onboarding', 'Mortgage pre-approval documents'];
+const FIRST = ['Aisha', 'Sam', 'Grace', 'Liam', 'François', 'Lucía', 'Ewan', 'Mia', 'Noah', 'Zoë'];
+const LAST = [
+  'Müller',
+  'Taylor',
+  'Patel',
+  "O'Brien",
+  'Haddad',
+  'Rossi',
+  'Tanaka',
+  'Nguyen',
+  'Okafor',
+  'Schmidt',
+  'Larsen',
+  'Kowalski',
+  'Silva',
+  'Dubois',
+  'Ivanova',
+];
+const clientName = (i: number) => `${FIRST[i % FIRST.length]} ${LAST[Math.floor(i / FIRST.length) % LAST.length]}`;
+
+/** A made-up id shaped as the service's (a UUID), distinct per list (`round`) and record. */
+const uuid = (round: number, i: number) => `${(round * 1e7 + i).toString(16).padStart(8, '0')}-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+
+/** The documented requests list, varied as a real one is: open and closed, overdue, due soon, undated, names repeated. */
+function requestsBody(round: number, now: number): Buffer {
+  const data = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const total = 1 + (i % 6);
+    const status = STATUSES[i % STATUSES.length]!;
+    data.push({
+      id: uuid(round, i),
+      title: TITLES[i % TITLES.length]!,
+      status,
+      dueDate: i % 9 === 4 ? null : dayOf(now + ((i % 61) - 30) * 86_400_000),
+      createdAt: new Date(now - (i + 1) * 3_600_000).toISOString(),
+      clientName: clientName(i % CLIENTS),
+      totalItems: total,
+      completedItems: status === 'completed' ? total : i % total,
+    });
+  }
+  return Buffer.from(JSON.stringify({ data }));
+}
+
+/** The documented clients list, some with fields beyond the documented four, as services add. */
+function clientsBody(round: number): Buffer {
+  const data = [];
+  for (let i = 0; i < CLIENTS; i++) {
+    const client: Record<string, unknown> = { id: uuid(round, i), displayName: clientName(i), email: `client${i}@mail.example`, status: 'active' };
+    if (i % 3 === 0) client.phone = `+1-555-${1000 + i}`;
+    if (i % 5 === 0) client.tags = ['priority'];
+    if (i % 7 === 0) client.metadata = { source: 'import', externalRef: `CRM-${i}` };
+    data.push(client);
+  }
+  return Buffer.from(JSON.stringify({ data }));
+}
+
+/**
+ * A connection that never leaves this process: what undici writes is read here as HTTP/1.1 requests, and each is
+ * answered from `bodies` by path (status line and headers, then the body a chunk per turn of the event loop, each
+ * only while nothing real is waiting), keeping the connection open for the next one as a service would.
+ */
+class MemorySocket extends Duplex {
+  private request = '';
+  private wanted: (() => void) | undefined;
+
+  constructor(
+    private readonly bodies: () => Map<string, Buffer>,
+    private readonly step: () => Promise<void>,
+  ) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.request += chunk.toString('latin1');
+    const end = this.request.indexOf('\r\n\r\n');
+    if (end >= 0) {
+      const path = /^[A-Z]+ ([^ ?]*)/.exec(this.request)?.[1] ?? '';
+      this.request = this.request.slice(end + 4);
+      this.answer(path).catch((error: unknown) => this.destroy(error as Error));
+    }
+    done();
+  }
+
+  override _read(): void {
+    const wanted = this.wanted;
+    this.wanted = undefined;
+    wanted?.();
+  }
+
+  /** Pushes `bytes`, then waits while the reader holds back. */
+  private async give(bytes: Buffer): Promise<void> {
+    if (!this.push(bytes)) await new Promise<void>((resolve) => (this.wanted = resolve));
+  }
+
+  private async answer(path: string): Promise<void> {
+    await this.step();
+    const body = this.bodies().get(path) ?? Buffer.from('{"data":[]}');
+    await this.give(
+      Buffer.from(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n`,
+        'latin1',
+      ),
+    );
+    for (let at = 0; at < body.length; at += CHUNK) {
+      await this.step();
+      if (this.destroyed) return;
+      await this.give(body.subarray(at, at + CHUNK));
+    }
+  }
+}
+
+/** An undici Agent whose every connection is a MemorySocket: the request API, the pool, the client and llhttp run as for the service. */
+function memoryAgent(Agent: Undici['Agent'], bodies: () => Map<string, Buffer>, step: () => Promise<void>): Dispatcher {
+  return new Agent({
+    // Connected on a later turn, as a socket is (undici writes the request only after its connector calls back).
+    connect: (_options, callback) => {
+      const socket = new MemorySocket(bodies, step) as unknown as Socket;
+      setImmediate(() => callback(null, socket));
+    },
+  });
+}
+
+/**
+ * Rehearses `list_requests` (ROUNDS calls, each on new made-up lists) on a private server, paused while real work
+ * waits or runs; resolves when done or given up. Does nothing without a configured service (no tool would reach one).
+ */
+export async function rehearseFirstCall(config: Config, options: RehearsalOptions): Promise<Rehearsed> {
+  if (!config.api) return { answered: 0, paused: 0, stopped: false };
+  let answered = 0;
+  let paused = 0;
+  let pausedMs = 0;
+  let stopped = false;
+  /** Waits for `idle()`, within what is left of MAX_PAUSED_MS; false when there is nothing to wait on or no time left. */
+  const resumed = async (): Promise<boolean> => {
+    const left = (options.maxPausedMs ?? MAX_PAUSED_MS) - pausedMs;
+    if (!options.idle || left <= 0) return false;
+    paused++;
+    const began = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), left);
+      // A pause never keeps the process alive.
+      timer.unref();
+    });
+    try {
+      return await Promise.race([options.idle().then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+      pausedMs += performance.now() - began;
+    }
+  };
+  const over = () => stopped || (options.moot?.() ?? false);
+  /** One step: the next turn of the event loop, then on once nothing real waits or runs (paused until then), or stopped. */
+  const step = async () => {
+    await nextTurn();
+    while (!over() && options.busy()) {
+      if (!(await resumed())) stopped = true;
+      else await nextTurn();
+    }
+    if (over()) {
+      stopped = true;
+      throw new Stopped();
+    }
+  };
+  // undici is loaded after initialize anyway (the API client's warm-up).
+  const { Agent } = await loadUndici();
+  try {
+    await step();
+  } catch {
+    return { answered, paused, stopped };
+  }
+  let bodies = new Map<string, Buffer>();
+  const agent = memoryAgent(Agent, () => bodies, step);
+  const server = createServer(config, {
+    logger: silentLogger,
+    stateless: true,
+    api: { sharedPool: agent, maxRetries: 0 },
+    ...(options.sending ? { sending: options.sending } : {}),
+  });
+  const answers = new Map<number, (message: JSONRPCMessage) => void>();
+  const transport: Transport = {
+    start: () => Promise.resolve(),
+    send: (message) => {
+      if ('id' in message && ('result' in message || 'error' in message)) answers.get(Number(message.id))?.(message);
+      return Promise.resolve();
+    },
+    close: () => {
+      transport.onclose?.();
+      return Promise.resolve();
+    },
+  };
+  try {
+    await server.connect(transport);
+    for (let round = 1; round <= ROUNDS; round++) {
+      await step();
+      const now = Date.now();
+      bodies = new Map([
+        ['/api/v1/requests', requestsBody(round, now)],
+        ['/api/v1/clients', clientsBody(round)],
+      ]);
+      await step();
+      const answer = new Promise<JSONRPCMessage>((resolve) => answers.set(round, resolve));
+      // Checked as the stdio transport checks each line it reads (the SDK's schema of a JSON-RPC message).
+      transport.onmessage?.(parseJSONRPCMessage({ jsonrpc: '2.0', id: round, method: 'tools/call', params: { name: 'list_requests', arguments: {} } }));
+      const message = await answer;
+      if ('result' in message && !(message.result as { isError?: boolean }).isError) answered++;
+    }
+  } catch (error) {
+    if (!(error instanceof Stopped)) throw error;
+  } finally {
+    await server.close();
+    await agent.destroy();
+  }
+  return { answered, paused, stopped };
+}
+
+/**
+ * `server`, which rehearses the first list call (rehearseFirstCall) after the client's `initialized`, once `idle()`
+ * resolves (the messages sent with it answered), pausing for the messages that come after (a host's listings) until
+ * `idle()` resolves again. Its own handler for `initialized` runs first, as before.
+ */
+export function rehearsingAfterInitialize(
+  server: Server,
+  config: Config,
+  options: RehearsalOptions & { idle: () => Promise<void>; onError?: (error: Error) => void },
+): Server {
+  const initialized = server.oninitialized;
+  let started = false;
+  server.oninitialized = () => {
+    initialized?.();
+    if (started) return;
+    started = true;
+    void options
+      .idle()
+      .then(() => rehearseFirstCall(config, options))
+      .catch((error: unknown) => options.onError?.(error as Error));
+  };
+  return server;
+}

@@ -24,10 +24,22 @@ function generator(seedText) {
 }
 
 /** The source with the mutant's replacement in its place (locations are 1-based lines and columns, end exclusive). */
-export function applyMutant(source, { location: { start, end }, replacement }) {
+export function applyMutant(source, mutant) {
+  const { start, end } = mutant.location;
   const lines = source.split('\n');
   const offset = (p) => lines.slice(0, p.line - 1).reduce((n, l) => n + l.length + 1, 0) + p.column - 1;
-  return source.slice(0, offset(start)) + replacement + source.slice(offset(end));
+  return source.slice(0, offset(start)) + replacementText(mutant) + source.slice(offset(end));
+}
+
+/** Mutators whose replacement is a binary expression: written into the text, it must keep the grouping the tree had. */
+const BINARY = new Set(['LogicalOperator', 'EqualityOperator', 'ArithmeticOperator']);
+
+/**
+ * A mutant's replacement as text to put in place of its original. Stryker mutates the syntax tree, so `a && b` → `a || b`
+ * inside `a && b && c` is `(a || b) && c`; pasted as bare text it would read `a || (b && c)`, another mutant.
+ */
+export function replacementText({ mutatorName, replacement }) {
+  return BINARY.has(mutatorName) ? `(${replacement})` : replacement;
 }
 
 /** Runs vitest in the copy over these arguments, with the suite the mutant was run against; 'killed' when a test (or a file, at load) fails. */

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inProcessCopy } from './in-process-suite.mjs';
-import { commitOf } from './mutation-sample.mjs';
+import { commitOf, replacementText } from './mutation-sample.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { files: { type: 'string' }, out: { type: 'string' } } });
@@ -45,7 +45,7 @@ function applied(set) {
   const out = new Map();
   for (const [file, list] of byFile) {
     let text = record.files[file].source;
-    for (const s of [...list].sort((a, b) => b.from - a.from)) text = text.slice(0, s.from) + s.mutant.replacement + text.slice(s.to);
+    for (const s of [...list].sort((a, b) => b.from - a.from)) text = text.slice(0, s.from) + replacementText(s.mutant) + text.slice(s.to);
     out.set(file, text);
   }
   return out;

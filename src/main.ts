@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DocReqApi, describeProxy } from './api/client.js';
 import { loadConfig, readSettings, secretsOf, settingValue, startMode, KEY_MISSING, type Config, type SettingsReading } from './config.js';
@@ -16,7 +15,7 @@ import { LineStdioTransport } from './transport/stdio.js';
 import type { Sandbox } from './sandbox/service.js';
 import { explain } from './mcp/results.js';
 import { createServer } from './mcp/server.js';
-import { rehearseFirstCall, rehearsingAfterInitialize } from './mcp/rehearsal.js';
+import { rehearseTeamMode, rehearsingAfterInitialize } from './mcp/rehearsal.js';
 import { loadTemplates, readyTemplates } from './templates/load.js';
 import { templatesStatus } from './templates/render.js';
 import { readyServiceProfile } from './service-profile.js';
@@ -138,33 +137,6 @@ function serveStdio(config: Config, sandbox?: Sandbox): Promise<void> {
     `docreq-mcp ${VERSION} serving on stdio${config.api ? ` for ${new URL(config.api.baseUrl).origin}` : ' (not configured)'}${config.readOnly ? ', read-only' : ''}`,
   );
   return Promise.resolve();
-}
-
-/** While a team-mode rehearsal is paused: how often it looks whether the requests in flight have finished. */
-const TEAM_IDLE_POLL_MS = 10;
-
-/**
- * Team mode, once listening: the first list call is rehearsed (src/mcp/rehearsal.ts) while no request is in flight,
- * and pauses while one is (looked at every TEAM_IDLE_POLL_MS, only while paused). The process holds no key, so the
- * private server gets a made-up one, and an address that is never connected to (its API client's only connections
- * are the rehearsal's own, in memory). Its private server has no access log, audit or metrics: it is built without
- * them, and its calls never pass through the HTTP routes.
- */
-function rehearseTeamMode(reading: SettingsReading, busy: () => boolean): void {
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      const look = () => (busy() ? setTimeout(look, TEAM_IDLE_POLL_MS).unref() : resolve());
-      look();
-    });
-  setImmediate(() => {
-    // Nothing here may stop a start that has succeeded: a rehearsal that cannot run is skipped.
-    try {
-      const env = { ...reading.env, DOCREQ_API_KEY: `rehearsal-${randomUUID()}`, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: 'http://127.0.0.1' };
-      void rehearseFirstCall(loadConfig(reading.flags, env), { busy, idle }).catch(() => undefined);
-    } catch {
-      // skipped
-    }
-  });
 }
 
 /** `check`: the send store can be written and read back, and what once-only holds across. */

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { parseJSONRPCMessage, type JSONRPCMessage, type Server, type Transport } from '@modelcontextprotocol/server';
 import { loadUndici, type Undici } from '../api/undici.js';
-import type { Config } from '../config.js';
+import { loadConfig, type Config, type SettingsReading } from '../config.js';
 import { silentLogger } from '../log.js';
 import { createServer, type ServerOptions } from './server.js';
 
@@ -199,20 +200,21 @@ function memoryAgent(Agent: Undici['Agent'], bodies: () => Map<string, Buffer>, 
 }
 
 /**
- * Rehearses `list_requests` (ROUNDS calls, each on new made-up lists) on a private server, paused while real work
- * waits or runs; resolves when done or given up. Does nothing without a configured service (no tool would reach one).
+ * The rehearsal's pace: each step waits a turn of the event loop, then goes on only once nothing real waits or runs
+ * (paused until `idle()` says so, within MAX_PAUSED_MS in all), and stops for good when given up or moot.
  */
-export async function rehearseFirstCall(config: Config, options: RehearsalOptions): Promise<Rehearsed> {
-  if (!config.api) return { answered: 0, paused: 0, stopped: false };
-  let answered = 0;
-  let paused = 0;
-  let pausedMs = 0;
-  let stopped = false;
+class Pace {
+  paused = 0;
+  stopped = false;
+  private pausedMs = 0;
+
+  constructor(private readonly options: RehearsalOptions) {}
+
   /** Waits for `idle()`, within what is left of MAX_PAUSED_MS; false when there is nothing to wait on or no time left. */
-  const resumed = async (): Promise<boolean> => {
-    const left = (options.maxPausedMs ?? MAX_PAUSED_MS) - pausedMs;
-    if (!options.idle || left <= 0) return false;
-    paused++;
+  private async resumed(): Promise<boolean> {
+    const left = (this.options.maxPausedMs ?? MAX_PAUSED_MS) - this.pausedMs;
+    if (!this.options.idle || left <= 0) return false;
+    this.paused++;
     const began = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>((resolve) => {
@@ -221,39 +223,41 @@ export async function rehearseFirstCall(config: Config, options: RehearsalOption
       timer.unref();
     });
     try {
-      return await Promise.race([options.idle().then(() => true as const), late]);
+      return await Promise.race([this.options.idle().then(() => true as const), late]);
     } finally {
       clearTimeout(timer);
-      pausedMs += performance.now() - began;
+      this.pausedMs += performance.now() - began;
     }
-  };
-  const over = () => stopped || (options.moot?.() ?? false);
-  /** One step: the next turn of the event loop, then on once nothing real waits or runs (paused until then), or stopped. */
-  const step = async () => {
+  }
+
+  private over(): boolean {
+    return this.stopped || (this.options.moot?.() ?? false);
+  }
+
+  /** One step: the next turn of the event loop, then on once nothing real waits or runs (paused until then), or Stopped. */
+  readonly step = async (): Promise<void> => {
     await nextTurn();
-    while (!over() && options.busy()) {
-      if (!(await resumed())) stopped = true;
+    while (!this.over() && this.options.busy()) {
+      if (!(await this.resumed())) this.stopped = true;
       else await nextTurn();
     }
-    if (over()) {
-      stopped = true;
+    if (this.over()) {
+      this.stopped = true;
       throw new Stopped();
     }
   };
-  // undici is loaded after initialize anyway (the API client's warm-up).
-  const { Agent } = await loadUndici();
-  try {
-    await step();
-  } catch {
-    return { answered, paused, stopped };
-  }
-  let bodies = new Map<string, Buffer>();
-  const agent = memoryAgent(Agent, () => bodies, step);
+}
+
+/**
+ * A private server of `config` whose API client reads through `agent`, on a transport of its own: `ask(id)` makes one
+ * `list_requests` call, checked as the stdio transport checks each line it reads, and resolves with its answer.
+ */
+function privateServer(config: Config, agent: Dispatcher, sending: RehearsalOptions['sending']) {
   const server = createServer(config, {
     logger: silentLogger,
     stateless: true,
     api: { sharedPool: agent, maxRetries: 0 },
-    ...(options.sending ? { sending: options.sending } : {}),
+    ...(sending ? { sending } : {}),
   });
   const answers = new Map<number, (message: JSONRPCMessage) => void>();
   const transport: Transport = {
@@ -267,20 +271,47 @@ export async function rehearseFirstCall(config: Config, options: RehearsalOption
       return Promise.resolve();
     },
   };
+  return {
+    connect: () => server.connect(transport),
+    close: () => server.close(),
+    ask(id: number): Promise<JSONRPCMessage> {
+      const answer = new Promise<JSONRPCMessage>((resolve) => answers.set(id, resolve));
+      transport.onmessage?.(parseJSONRPCMessage({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_requests', arguments: {} } }));
+      return answer;
+    },
+  };
+}
+
+/**
+ * Rehearses `list_requests` (ROUNDS calls, each on new made-up lists) on a private server, paused while real work
+ * waits or runs; resolves when done or given up. Does nothing without a configured service (no tool would reach one).
+ */
+export async function rehearseFirstCall(config: Config, options: RehearsalOptions): Promise<Rehearsed> {
+  if (!config.api) return { answered: 0, paused: 0, stopped: false };
+  const pace = new Pace(options);
+  let answered = 0;
+  const result = (): Rehearsed => ({ answered, paused: pace.paused, stopped: pace.stopped });
+  // undici is loaded after initialize anyway (the API client's warm-up).
+  const { Agent } = await loadUndici();
   try {
-    await server.connect(transport);
+    await pace.step();
+  } catch {
+    return result();
+  }
+  let bodies = new Map<string, Buffer>();
+  const agent = memoryAgent(Agent, () => bodies, pace.step);
+  const server = privateServer(config, agent, options.sending);
+  try {
+    await server.connect();
     for (let round = 1; round <= ROUNDS; round++) {
-      await step();
+      await pace.step();
       const now = Date.now();
       bodies = new Map([
         ['/api/v1/requests', requestsBody(round, now)],
         ['/api/v1/clients', clientsBody(round)],
       ]);
-      await step();
-      const answer = new Promise<JSONRPCMessage>((resolve) => answers.set(round, resolve));
-      // Checked as the stdio transport checks each line it reads (the SDK's schema of a JSON-RPC message).
-      transport.onmessage?.(parseJSONRPCMessage({ jsonrpc: '2.0', id: round, method: 'tools/call', params: { name: 'list_requests', arguments: {} } }));
-      const message = await answer;
+      await pace.step();
+      const message = await server.ask(round);
       if ('result' in message && !(message.result as { isError?: boolean }).isError) answered++;
     }
   } catch (error) {
@@ -289,7 +320,7 @@ export async function rehearseFirstCall(config: Config, options: RehearsalOption
     await server.close();
     await agent.destroy();
   }
-  return { answered, paused, stopped };
+  return result();
 }
 
 /**
@@ -314,4 +345,31 @@ export function rehearsingAfterInitialize(
       .catch((error: unknown) => options.onError?.(error as Error));
   };
   return server;
+}
+
+/** While a team-mode rehearsal is paused: how often it looks whether the requests in flight have finished. */
+const TEAM_IDLE_POLL_MS = 10;
+
+/**
+ * Team mode, once listening: the first list call is rehearsed (rehearseFirstCall) while no request is in flight,
+ * and pauses while one is (looked at every TEAM_IDLE_POLL_MS, only while paused). The process holds no key, so the
+ * private server gets a made-up one, and an address that is never connected to (its API client's only connections
+ * are the rehearsal's own, in memory). Its private server has no access log, audit or metrics: it is built without
+ * them, and its calls never pass through the HTTP routes.
+ */
+export function rehearseTeamMode(reading: SettingsReading, busy: () => boolean): void {
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const look = () => (busy() ? setTimeout(look, TEAM_IDLE_POLL_MS).unref() : resolve());
+      look();
+    });
+  setImmediate(() => {
+    // Nothing here may stop a start that has succeeded: a rehearsal that cannot run is skipped.
+    try {
+      const env = { ...reading.env, DOCREQ_API_KEY: `rehearsal-${randomUUID()}`, DOCREQ_API_KEY_FILE: undefined, DOCREQ_BASE_URL: 'http://127.0.0.1' };
+      void rehearseFirstCall(loadConfig(reading.flags, env), { busy, idle }).catch(() => undefined);
+    } catch {
+      // skipped
+    }
+  });
 }

@@ -55,7 +55,11 @@ const minutes = () => Math.round((Date.now() - started) / 6_000) / 10;
 /** Runs these test files (all when empty) with these mutants in place: the failing tests. */
 function failuresWith(items, files, bail) {
   const changed = new Map();
-  for (const s of items) changed.set(s.file, applyMutant(changed.get(s.file) ?? record.files[s.file].source, s.mutant));
+  // Last in the file first, so that each mutant's line and column still point where they did in the source.
+  const fromTheEnd = [...items].sort(
+    (a, b) => b.mutant.location.start.line - a.mutant.location.start.line || b.mutant.location.start.column - a.mutant.location.start.column,
+  );
+  for (const s of fromTheEnd) changed.set(s.file, applyMutant(changed.get(s.file) ?? record.files[s.file].source, s.mutant));
   for (const [file, text] of changed) writeFileSync(join(suite.copy, file), text);
   try {
     return suite.run(files, bail ? ['--bail=1'] : []);
@@ -67,6 +71,23 @@ function failuresWith(items, files, bail) {
 const where = (s) => `${s.file}:${s.mutant.location.start.line} ${s.mutant.mutatorName} → ${JSON.stringify(s.mutant.replacement.slice(0, 60))}`;
 
 const results = [];
+
+/** Whether two mutants touch the same text (the same regular expression, say): such mutants are never in place together. */
+const overlap = (a, b) => {
+  const at = ({ line, column }) => line * 1e6 + column;
+  return a.file === b.file && at(a.mutant.location.start) < at(b.mutant.location.end) && at(b.mutant.location.start) < at(a.mutant.location.end);
+};
+
+/** The mutants in sets whose members touch no text in common, so each set can be put in place at once. */
+function disjointSets(list) {
+  const sets = [];
+  for (const s of list) {
+    const fits = sets.find((set) => !set.some((t) => overlap(s, t)));
+    if (fits) fits.push(s);
+    else sets.push([s]);
+  }
+  return sets;
+}
 
 /** The files of failing tests (a failure is "<file> › <test>", or a parenthesised note that names no file: then all). */
 const filesOf = (failures) => (failures.some((f) => f.startsWith('(')) ? [] : [...new Set(failures.map((f) => f.split(' ')[0]))]);
@@ -84,8 +105,7 @@ function settle(set, failures) {
   }
   const half = set.length >> 1;
   const parts = [set.slice(0, half), set.slice(half)].map((part) => ({ part, failures: failuresWith(part, filesOf(failures), false) }));
-  for (const { part, failures: f } of parts)
-    console.log(`  ${part.length} mutant(s): ${f.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
+  for (const { part, failures: f } of parts) console.log(`  ${part.length} mutant(s): ${f.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
   if (parts.every((p) => !p.failures.length)) {
     // Neither half fails alone: these mutants fail a test only together, and each survives alone.
     console.log(`  ${set.length} mutant(s) fail only together; each survives alone`);
@@ -106,10 +126,10 @@ try {
   // What the module's own tests did not kill, against the whole in-process suite: together first; where that fails,
   // halved, each half run against the files its parent failed, until each failure is pinned to one mutant. A half
   // that fails nothing survives whole in one run; mutants that fail only together survive alone, and are said so.
-  if (left.length) {
-    const together = failuresWith(left, [], false);
-    console.log(`${left.length} left, at once under the whole suite: ${together.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
-    settle(left, together);
+  for (const set of disjointSets(left)) {
+    const together = failuresWith(set, [], false);
+    console.log(`${set.length} left, at once under the whole suite: ${together.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
+    settle(set, together);
   }
 } finally {
   suite.remove();

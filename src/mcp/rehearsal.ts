@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { parseJSONRPCMessage, type JSONRPCMessage, type Server, type Transport } from '@modelcontextprotocol/server';
+import { CLIENTS as CLIENTS_PATH, REQUESTS as REQUESTS_PATH } from '../api/exchange.js';
 import { loadUndici, type Undici } from '../api/undici.js';
 import { loadConfig, type Config, type SettingsReading } from '../config.js';
 import { silentLogger } from '../log.js';
@@ -173,7 +174,8 @@ class MemorySocket extends Duplex {
 
   private async answer(path: string): Promise<void> {
     await this.step();
-    const body = this.bodies().get(path) ?? Buffer.from('{"data":[]}');
+    // By the list's own path (the exchange's), whatever the base URL puts before it.
+    const body = [...this.bodies()].find(([list]) => path.endsWith(list))?.[1] ?? Buffer.from('{"data":[]}');
     await this.give(
       Buffer.from(
         `HTTP/1.1 200 OK\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n`,
@@ -307,8 +309,8 @@ export async function rehearseFirstCall(config: Config, options: RehearsalOption
       await pace.step();
       const now = Date.now();
       bodies = new Map([
-        ['/api/v1/requests', requestsBody(round, now)],
-        ['/api/v1/clients', clientsBody(round)],
+        [REQUESTS_PATH, requestsBody(round, now)],
+        [CLIENTS_PATH, clientsBody(round)],
       ]);
       await pace.step();
       const message = await server.ask(round);

@@ -42,13 +42,16 @@ export function replacementText({ mutatorName, replacement }) {
   return BINARY.has(mutatorName) ? `(${replacement})` : replacement;
 }
 
-/** Runs vitest in the copy over these arguments, with the suite the mutant was run against; 'killed' when a test (or a file, at load) fails. */
-function run(copy, vitest, suite, args, report) {
-  spawnSync(process.execPath, [vitest, 'run', '--config', suite, ...args, '--reporter=json', `--outputFile=${report}`], {
+/**
+ * Runs vitest in the copy over these arguments, with the suite the mutant was run against, up to the first failure; 'killed'
+ * when a test (or a file, at load) fails; 'not run' when nothing ran, or the run outlived `timeout` (a busy CI machine runs thirty files slowly).
+ */
+function run(copy, vitest, suite, args, report, timeout = 300_000) {
+  spawnSync(process.execPath, [vitest, 'run', '--config', suite, '--bail=1', ...args, '--reporter=json', `--outputFile=${report}`], {
     cwd: copy,
     env: { ...process.env, CI: '1' },
     encoding: 'utf8',
-    timeout: 300_000,
+    timeout,
   });
   try {
     const results = JSON.parse(readFileSync(report, 'utf8')).testResults.flatMap((r) =>
@@ -101,21 +104,33 @@ export function sampleKills(root, record, count, seed, suiteOf = () => 'vitest.s
       // A module of a suite apart was run against the files that test it directly (stryker.config.mjs SUITES).
       const suite = suiteOf(file);
       try {
-        // First the test the record names; then, as Stryker runs them, every file of the tests that cover the mutant.
+        // First the test the record names; then its whole file (a test's inputs can depend on the tests run before it in
+        // the file, as they were when Stryker ran them); then, as Stryker runs them, every file of the tests that cover it.
         let outcome = run(copy, vitest, suite, [test.file, '-t', `^${escape(test.name)}$`], join(copy, `kill-${i}.json`));
+        // A wider run that ran out of time (or ran nothing) leaves the verdict to the narrower one: it is named, not read as passing.
+        const unfinished = [];
         let by = `"${test.file} › ${test.name.slice(0, 80)}"`;
         if (outcome !== 'killed') {
+          const inFile = run(copy, vitest, suite, [test.file], join(copy, `kill-${i}-file.json`));
+          if (inFile !== 'not run')
+            [outcome, by] = [inFile, `the file of that test, whole (${test.file}; the test alone did not kill it: "${test.name.slice(0, 80)}")`];
+        }
+        if (outcome !== 'killed') {
           const covering = [...new Set([...(mutant.killedBy ?? []), ...(mutant.coveredBy ?? [])].map((id) => names.get(id)?.file).filter(Boolean))];
-          const wider = run(copy, vitest, suite, covering, join(copy, `kill-${i}-files.json`));
+          const wider = run(copy, vitest, suite, covering, join(copy, `kill-${i}-files.json`), 900_000);
           if (wider !== 'not run') [outcome, by] = [wider, `the ${covering.length} file(s) covering it (${covering.join(', ')})`];
+          else unfinished.push(`the ${covering.length} file(s) covering it`);
         }
         if (outcome !== 'killed') {
           // Records merged before test ids were renamed can name the wrong tests: the whole mutation suite settles it.
-          const whole = run(copy, vitest, suite, [], join(copy, `kill-${i}-all.json`));
+          const whole = run(copy, vitest, suite, [], join(copy, `kill-${i}-all.json`), 900_000);
           if (whole !== 'not run') [outcome, by] = [whole, 'the whole mutation suite (its recorded tests did not kill it alone)'];
+          else unfinished.push('the whole mutation suite');
         }
         log(`  ${i + 1}/${count} ${outcome}: ${where} by ${by}`);
-        if (outcome === 'survived') failures.push(`a recorded kill no longer holds: ${where} survives ${by}`);
+        if (outcome === 'survived' && unfinished.length)
+          failures.push(`a recorded kill was not confirmed: ${where} survives ${by}, and ${unfinished.join(' and ')} did not finish within the time limit`);
+        else if (outcome === 'survived') failures.push(`a recorded kill no longer holds: ${where} survives ${by}`);
         if (outcome === 'not run') failures.push(`a recorded kill could not be re-run: ${where}: its test "${test.name}" (${test.file}) was not found`);
       } finally {
         writeFileSync(path, source);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { UserInputError } from '../errors.js';
 import { requestRecord } from '../api/records.js';
 import { CHECK_FIRST } from '../send/outcomes.js';
 import { newSend, sendOnce, type Send, type SendReport } from '../send/pipeline.js';
@@ -12,13 +11,14 @@ import {
   cannotConfirm,
   confirmedBy,
   GO_AHEAD,
-  PAGE_NOT_TOKEN,
   PAGE_TOKEN_META,
   pageBinding,
   pageNext,
   sendWay,
   type SendWay,
-  tokenRefused,
+  takeConfirmation,
+  requirePress,
+  type Confirmation,
   clientLabel,
   confirmationOut,
   describeDraft,
@@ -210,19 +210,10 @@ function nothingToSend({ recipients, noToken }: Batch, result: Result): ToolResu
 }
 
 /** How this call confirms a send (way), and the confirmationToken given: taken (tokenId) or refused with why (tokenNote). */
-function takeToken(ctx: ToolContext, { input, binding }: Batch): { way: SendWay; tokenId: string | undefined; tokenNote: string } {
-  // How a send is confirmed here; on a host that shows the page, only the page's token, through the person's press.
-  const way = sendWay(ctx);
-  let tokenId: string | undefined;
-  let tokenNote = '';
-  if (input.confirmationToken && way === 'page') tokenNote = PAGE_NOT_TOKEN;
-  else if (input.confirmationToken) {
-    const check = ctx.sending.tokens.verify(input.confirmationToken, way === 'pressed' ? pageBinding(binding) : binding);
-    if (check.ok) tokenId = check.id;
-    else tokenNote = tokenRefused(check.reason, 'batch (recipients that will send, title, due date, items, mode, allowDuplicate)');
-  }
-  if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
-  return { way, tokenId, tokenNote };
+function takeToken(ctx: ToolContext, { input, binding }: Batch): Confirmation {
+  const taken = takeConfirmation(ctx, input.confirmationToken, binding, 'batch (recipients that will send, title, due date, items, mode, allowDuplicate)');
+  requirePress(taken);
+  return taken;
 }
 
 /**

@@ -9,13 +9,13 @@ import {
   cannotConfirm,
   confirmedBy,
   GO_AHEAD,
-  PAGE_NOT_TOKEN,
   PAGE_TOKEN_META,
   pageBinding,
   pageNext,
   sendWay,
   type SendWay,
-  tokenRefused,
+  takeConfirmation,
+  requirePress,
   clientLabel,
   confirmationOut,
   describeDraft,
@@ -139,32 +139,19 @@ type Resolved = Awaited<ReturnType<typeof resolveRequest>>;
  * (tokenNote), or already used (used: the answer, what its first use did; nothing more is sent).
  */
 async function takeToken(ctx: ToolContext, { input, binding, result, noToken }: Resolved) {
-  // How a send is confirmed here (the person's press on the page, the host's form, a token, or nobody).
-  const way = sendWay(ctx);
-  // A token already used answers with what its first use did. On a host that shows the page, a token
-  // from the chat is never taken: only the page's own, through the person's press (bound as the page's).
-  let tokenId: string | undefined;
-  let tokenNote = '';
-  if (input.confirmationToken && way === 'page') tokenNote = PAGE_NOT_TOKEN;
-  else if (input.confirmationToken) {
-    const check = ctx.sending.tokens.verify(input.confirmationToken, way === 'pressed' ? pageBinding(binding) : binding);
-    if (check.ok) {
-      const first = await ctx.sending.ledger.tokenResult<Stored>(ctx.sending.firm, check.id);
-      if (first) {
-        const used = result(
-          `ALREADY USED: this confirmationToken was used before (outcome: ${first.outcome}); nothing more was sent.` +
-            (first.request ? ` Request id ${oneLine(first.request.id, 40)}.` : ' Check with list_requests.'),
-          { request: first.request, outcome: 'already_sent', sent: false, confirmation: noToken, warnings: [...first.warnings] },
-        );
-        return { way, tokenId, tokenNote, used };
-      }
-      tokenId = check.id;
-    } else {
-      tokenNote = tokenRefused(check.reason, 'request (client, title, due date, items, mode, allowDuplicate)');
-    }
+  const taken = takeConfirmation(ctx, input.confirmationToken, binding, 'request (client, title, due date, items, mode, allowDuplicate)');
+  // A token already used answers with what its first use did.
+  const first = taken.tokenId ? await ctx.sending.ledger.tokenResult<Stored>(ctx.sending.firm, taken.tokenId) : undefined;
+  if (first) {
+    const used = result(
+      `ALREADY USED: this confirmationToken was used before (outcome: ${first.outcome}); nothing more was sent.` +
+        (first.request ? ` Request id ${oneLine(first.request.id, 40)}.` : ' Check with list_requests.'),
+      { request: first.request, outcome: 'already_sent', sent: false, confirmation: noToken, warnings: [...first.warnings] },
+    );
+    return { ...taken, tokenId: undefined, used };
   }
-  if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
-  return { way, tokenId, tokenNote, used: undefined };
+  requirePress(taken);
+  return { ...taken, used: undefined };
 }
 
 /** A duplicate (the same title open for this client, or sent by this server in the last 24 hours) is refused unless allowDuplicate; allowed, it is warned of. */

@@ -187,6 +187,33 @@ export function tokenRefused(reason: 'expired' | 'mismatch' | 'malformed' | 'oth
   return `The confirmationToken given does not belong to this exact ${boundTo} and key (and person, when signed in); nothing was sent. `;
 }
 
+/** How a send is confirmed on this call, and the confirmationToken it brought, checked against the preview's binding. */
+export interface Confirmation {
+  way: SendWay;
+  /** The token's id when it was taken (it belongs to this exact draft and key, and has not expired). */
+  tokenId: string | undefined;
+  /** Why a token given was not taken, as the result's first words; empty otherwise. */
+  tokenNote: string;
+}
+
+/**
+ * Checks the confirmationToken a call brought (`boundTo` names what its binding covers, for the refusal). On a host
+ * that shows the preview page a token from the chat is never taken: only the page's own, through the person's press
+ * (bound as the page's). The press itself (`pressed`) that brings no valid page token is refused by `requirePress`.
+ */
+export function takeConfirmation(ctx: ToolContext, token: string | undefined, binding: object, boundTo: string): Confirmation {
+  const way = sendWay(ctx);
+  if (!token) return { way, tokenId: undefined, tokenNote: '' };
+  if (way === 'page') return { way, tokenId: undefined, tokenNote: PAGE_NOT_TOKEN };
+  const check = ctx.sending.tokens.verify(token, way === 'pressed' ? pageBinding(binding) : binding);
+  return check.ok ? { way, tokenId: check.id, tokenNote: '' } : { way, tokenId: undefined, tokenNote: tokenRefused(check.reason, boundTo) };
+}
+
+/** A press of Send whose page token was not taken sends nothing: it is never turned into a preview the model could confirm. */
+export function requirePress({ way, tokenId, tokenNote }: Confirmation): void {
+  if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
+}
+
 /** Why a call without a token previews instead of sending. */
 export const GO_AHEAD = "Sending needs the person's go-ahead, given as the confirmationToken below.";
 

@@ -42,6 +42,11 @@ export const SUITES = {
     config: 'vitest.stryker-lists.config.ts',
     modules: ['src/tools/list-requests.ts', 'src/tools/list-clients.ts'],
   },
+  // Which client a send means: exact matching, the batch's index of it, the likeness rule, "which one?".
+  clients: {
+    config: 'vitest.stryker-clients.config.ts',
+    modules: ['src/tools/resolve-client.ts'],
+  },
   // Team mode's HTTP service and its routes, and the tool call every transport makes.
   calls: {
     config: 'vitest.stryker-calls.config.ts',
@@ -68,6 +73,7 @@ export default {
     'src/tools/create-request.ts',
     'src/tools/create-request-batch.ts',
     'src/tools/batch-recipients.ts',
+    'src/tools/resolve-client.ts',
     'src/auth/policy.ts',
     'src/auth/pkce.ts',
     'src/auth/redirect-uris.ts',

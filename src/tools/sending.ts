@@ -77,7 +77,7 @@ export const pageBinding = <B extends object>(binding: B) => ({ ...binding, by: 
 export const PAGE_TOKEN_META = 'docreq-mcp/send';
 
 /** A model-facing call that brought a confirmationToken to a host whose sends are the person's press. */
-export const PAGE_NOT_TOKEN =
+const PAGE_NOT_TOKEN =
   "This host shows the preview page: a send is the person's press of Send there, never a confirmationToken from the chat; nothing was sent. ";
 
 /** What the model does next when the person sends from the page. */

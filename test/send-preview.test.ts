@@ -83,3 +83,22 @@ describe('the preview states the request exactly', () => {
     expect(posts()).toBe(before);
   });
 });
+
+describe('a dry run given a valid token previews again, and its words start as a dry run', () => {
+  // dryRun is not part of what a token binds: the token a preview gave is valid for the same call with dryRun, which
+  // must still send nothing, and must not speak of the token (it was taken, not refused).
+  it.each([
+    ['create_request', { client: firm.clients[1]!.id, title: 'Dry run with a token', items: [{ name: 'W-2' }] }],
+    ['create_request_batch', { clients: [firm.clients[2]!.id, firm.clients[3]!.id], title: 'Dry batch with a token', items: [{ name: 'W-2' }] }],
+  ] as const)('%s', async (tool, args) => {
+    const before = posts();
+    const first = await mcp.call(tool, { ...args, dryRun: true });
+    const token = (structured(first) as { confirmation: { token: string } }).confirmation.token;
+    expect(token).toMatch(/\S/);
+    const again = await mcp.call(tool, { ...args, dryRun: true, confirmationToken: token });
+    expect(again.isError).toBeFalsy();
+    expect(textOf(again).startsWith('DRY RUN — nothing was sent.')).toBe(true);
+    expect(textOf(again)).not.toContain('confirmationToken given');
+    expect(posts()).toBe(before);
+  });
+});

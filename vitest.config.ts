@@ -23,6 +23,7 @@ export const BOTH_ERAS = [
   'test/once.test.ts',
   'test/person-send.test.ts',
   'test/rendering.test.ts',
+  'test/resolve-client.test.ts',
   'test/server.test.ts',
 ];
 

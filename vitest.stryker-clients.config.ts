@@ -11,6 +11,7 @@ import base from './vitest.stryker.config.js';
  */
 const CLIENT_FILES = [
   'test/resolve-client-units.test.ts',
+  'test/resolve-client.test.ts',
   'test/create-request.test.ts',
   'test/create-words.test.ts',
   'test/create-request-batch.test.ts',

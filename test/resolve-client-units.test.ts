@@ -163,6 +163,12 @@ describe('closestClients: the clients named when none matches', () => {
     expect(closestClients(list, 'ann lee', 1).shown.map((c) => c.id)).toEqual(['c-1']);
   });
 
+  it('reads the query trimmed: white space around it is not part of the likeness', () => {
+    // Trimmed, "ann lee" is held by both names (1 and 1: a tie); with its spaces, the letter pairs would rank them apart.
+    const two = [client({ displayName: 'Ann Lee', email: null }, 1), client({ displayName: 'Ann Leeson', email: null }, 2)];
+    expect(closestClients(two, '  ann lee  ')).toEqual({ shown: two, tied: 2 });
+  });
+
   it('names none below the floor, and counts every tie however many are shown', () => {
     expect(closestClients(list, 'xxxxxxxx')).toEqual({ shown: [], tied: 0 });
     const many = Array.from({ length: 6 }, (_, i) => client({ displayName: `Same Name ${i}` }, i));

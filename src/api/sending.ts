@@ -1,15 +1,6 @@
 import type { Logger } from '../log.js';
 import type { Redact } from '../text/redact.js';
-import {
-  ApiError,
-  BadResponseError,
-  CancelledError,
-  ServiceFailedError,
-  TimedOutError,
-  UnreachableError,
-  errorFromStatus,
-  isErrorBody,
-} from './errors.js';
+import { ApiError, BadResponseError, CancelledError, ServiceFailedError, TimedOutError, UnreachableError, errorFromStatus, isErrorBody } from './errors.js';
 import { REQUESTS, type CallOptions, type RawAnswer, type ServiceExchange } from './exchange.js';
 import { TUNNEL_CLOSED, TUNNEL_REFUSED } from './pool.js';
 import type { ApiState } from './lists.js';
@@ -37,7 +28,16 @@ export interface CreateOutcome {
 const MAX_KEPT = 2_000;
 
 // Errors where the connection never opened (to the service, or through the proxy's tunnel), so a POST cannot have reached the service.
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', TUNNEL_CLOSED, TUNNEL_REFUSED]);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  TUNNEL_CLOSED,
+  TUNNEL_REFUSED,
+]);
 
 /** How long a call may take, and how much of it a POST needs left to start. */
 export interface SendSettings {
@@ -75,10 +75,23 @@ export class RequestSender {
     let answer: RawAnswer;
     this.state.forget();
     try {
-      answer = await this.http.exchange({ method: 'POST', path: REQUESTS, deadline, signal, body: JSON.stringify(body), headers: { 'idempotency-key': idempotencyKey } });
+      answer = await this.http.exchange({
+        method: 'POST',
+        path: REQUESTS,
+        deadline,
+        signal,
+        body: JSON.stringify(body),
+        headers: { 'idempotency-key': idempotencyKey },
+      });
     } catch (error) {
       if (error instanceof BadResponseError && error.status !== undefined && error.status >= 200 && error.status <= 299) {
-        return { record: null, status: error.status, accepted: error.status === 202, kept: null, warnings: [`Sent, but the service's answer was unreadable (${error.message})`] };
+        return {
+          record: null,
+          status: error.status,
+          accepted: error.status === 202,
+          kept: null,
+          warnings: [`Sent, but the service's answer was unreadable (${error.message})`],
+        };
       }
       throw this.postFailure(error);
     } finally {
@@ -109,7 +122,13 @@ export class RequestSender {
     try {
       parsed = JSON.parse(answer.bytes.toString('utf8'));
     } catch {
-      return { record: null, status, accepted, kept: null, warnings: [`The service answered ${status} (${accepted ? 'accepted' : 'sent'}) with a body that is not JSON.`] };
+      return {
+        record: null,
+        status,
+        accepted,
+        kept: null,
+        warnings: [`The service answered ${status} (${accepted ? 'accepted' : 'sent'}) with a body that is not JSON.`],
+      };
     }
     if (isErrorBody(parsed)) {
       const said = errorFromStatus(status, parsed, true, undefined, undefined, this.redact).message.replace(/^[^.]*\.\s*/, '');
@@ -125,7 +144,7 @@ export class RequestSender {
   private keptOf(kept: Kept): Kept {
     const text = (v: unknown): unknown => {
       if (v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean') return v;
-      const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+      const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
       return cut(this.redact(s), MAX_KEPT);
     };
     const out: Kept = {};

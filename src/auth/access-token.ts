@@ -18,7 +18,14 @@ interface TokenKeys {
 
 /** An access token for a session, valid `seconds`. */
 export function signAccessToken(keys: TokenKeys, grant: Session, seconds: number): Promise<string> {
-  return new SignJWT({ email: grant.identity.email, role: grant.identity.role, fam: grant.family, st: grant.started, client_id: grant.clientId, scope: grant.scope })
+  return new SignJWT({
+    email: grant.identity.email,
+    role: grant.identity.role,
+    fam: grant.family,
+    st: grant.started,
+    client_id: grant.clientId,
+    scope: grant.scope,
+  })
     .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
     .setIssuer(keys.issuer)
     .setAudience(grant.resource)
@@ -35,11 +42,28 @@ export function resourceGuard(keys: TokenKeys & { resource: string; resourceMeta
   return async function authenticate(req: IncomingMessage): Promise<Authentication> {
     const header = req.headers.authorization;
     const match = header ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
-    if (!header) return { ok: false, status: 401, wwwAuthenticate: challenge(), message: 'Unauthorized: sign in with your firm account (OAuth); this server publishes how at /.well-known/oauth-protected-resource/mcp.' };
-    const refuse = (description: string) => ({ ok: false as const, status: 401, wwwAuthenticate: challenge(`, error="invalid_token", error_description="${description}"`), message: `Unauthorized: ${description}.` });
+    if (!header)
+      return {
+        ok: false,
+        status: 401,
+        wwwAuthenticate: challenge(),
+        message: 'Unauthorized: sign in with your firm account (OAuth); this server publishes how at /.well-known/oauth-protected-resource/mcp.',
+      };
+    const refuse = (description: string) => ({
+      ok: false as const,
+      status: 401,
+      wwwAuthenticate: challenge(`, error="invalid_token", error_description="${description}"`),
+      message: `Unauthorized: ${description}.`,
+    });
     if (!match || match[1]!.length > 4096) return refuse('malformed bearer token');
     try {
-      const { payload } = await jwtVerify(match[1]!, keys.secret, { issuer: keys.issuer, audience: keys.resource, algorithms: ['HS256'], typ: 'at+jwt', requiredClaims: ['sub', 'exp', 'fam', 'email', 'role', 'st'] });
+      const { payload } = await jwtVerify(match[1]!, keys.secret, {
+        issuer: keys.issuer,
+        audience: keys.resource,
+        algorithms: ['HS256'],
+        typ: 'at+jwt',
+        requiredClaims: ['sub', 'exp', 'fam', 'email', 'role', 'st'],
+      });
       const ended = await sessionEnded(keys.store, { family: String(payload.fam), email: String(payload.email), started: Number(payload.st) });
       if (ended) return refuse(ended);
       const role: Role = payload.role === 'sender' ? 'sender' : 'reader';

@@ -28,8 +28,13 @@ export function authorization(ctx: AuthContext, clients: Clients, idp: Federatio
         return sendPage(res, errorPage('The sign-in link is malformed.'));
       }
       const client = clientId ? await clients.findClient(clientId) : undefined;
-      if (!clientId || !client) return sendPage(res, errorPage('The app asking to sign you in is not known here (its registration or metadata document could not be found or is not valid).'));
-      if (!redirectUri || !client.redirectUris.some((r) => redirectMatches(r, redirectUri))) return sendPage(res, errorPage('The app asked to send the answer to an address it did not register.'));
+      if (!clientId || !client)
+        return sendPage(
+          res,
+          errorPage('The app asking to sign you in is not known here (its registration or metadata document could not be found or is not valid).'),
+        );
+      if (!redirectUri || !client.redirectUris.some((r) => redirectMatches(r, redirectUri)))
+        return sendPage(res, errorPage('The app asked to send the answer to an address it did not register.'));
       let state: string | undefined;
       try {
         state = one(q, 'state');
@@ -41,7 +46,16 @@ export function authorization(ctx: AuthContext, clients: Clients, idp: Federatio
         const returnsTo = app.host || app.protocol;
         // The browser that sees this page: one cookie per browser (tabs share it), checked at the decision and the callback.
         const browser = consent.browserOf(req) ?? random();
-        const pending: Pending = { clientId, redirectUri, codeChallenge, state, resource, scope: SCOPE, browser: digest(browser), app: client.clientName ?? returnsTo };
+        const pending: Pending = {
+          clientId,
+          redirectUri,
+          codeChallenge,
+          state,
+          resource,
+          scope: SCOPE,
+          browser: digest(browser),
+          app: client.clientName ?? returnsTo,
+        };
         const transaction = random();
         await store.set(`tx:${digest(transaction)}`, JSON.stringify(pending), TX_MS);
         consent.setCookie(res, browser);
@@ -57,7 +71,11 @@ export function authorization(ctx: AuthContext, clients: Clients, idp: Federatio
     async decision(req: IncomingMessage, res: ServerResponse): Promise<void> {
       if (!consent.fromOwnPage(req)) return sendPage(res, errorPage('This form can only be sent from the sign-in page itself.', 403));
       const body = await readFormBody(req);
-      if (body.kind !== 'form') return sendPage(res, errorPage(body.kind === 'bad' ? body.why : 'This form can only be sent from the sign-in page itself.', body.kind === 'bad' ? body.status : 400));
+      if (body.kind !== 'form')
+        return sendPage(
+          res,
+          errorPage(body.kind === 'bad' ? body.why : 'This form can only be sent from the sign-in page itself.', body.kind === 'bad' ? body.status : 400),
+        );
       const form = body.params;
       const transaction = form.get('transaction');
       const key = transaction ? `tx:${digest(transaction)}` : undefined;
@@ -67,7 +85,8 @@ export function authorization(ctx: AuthContext, clients: Clients, idp: Federatio
       if (!consent.sameBrowser(req, pending.browser)) return sendPage(res, consent.otherBrowser());
       if (!(await store.claim(`${key}:used`, '1', TX_MS))) return sendPage(res, errorPage('This sign-in has expired or was already used.'));
       await store.delete(key);
-      if (form.get('decision') !== 'continue') return redirect(res, backTo(pending, { error: 'access_denied', error_description: 'The person cancelled the sign-in.' }, issuer));
+      if (form.get('decision') !== 'continue')
+        return redirect(res, backTo(pending, { error: 'access_denied', error_description: 'The person cancelled the sign-in.' }, issuer));
       await idp.toIdentityProvider(res, pending);
     },
   };

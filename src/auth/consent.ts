@@ -40,6 +40,9 @@ export function consentBinding(base: string) {
     /** A form on our own page only: another site cannot make a signed-in browser go on. */
     fromOwnPage: (req: IncomingMessage) => req.headers.origin === origin,
     otherBrowser: (): Page =>
-      errorPage('This sign-in was started in another browser, or this browser does not keep its cookie. Start again from your assistant, in the browser it opens.', 403),
+      errorPage(
+        'This sign-in was started in another browser, or this browser does not keep its cookie. Start again from your assistant, in the browser it opens.',
+        403,
+      ),
   };
 }

@@ -27,5 +27,6 @@ export function checkRefreshClient(clientId: string | undefined, grant: Session)
 
 /** A session ends at its time limit, refreshes included. */
 export function checkSessionTime(grant: Session): void {
-  if (Date.now() >= grant.expires) throw new OAuthError('invalid_grant', "This sign-in session has reached its time limit: sign in again at the firm's identity provider.");
+  if (Date.now() >= grant.expires)
+    throw new OAuthError('invalid_grant', "This sign-in session has reached its time limit: sign in again at the firm's identity provider.");
 }

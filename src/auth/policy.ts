@@ -65,6 +65,7 @@ function matches(rules: string[], person: Person): boolean {
 export function decide(policy: Policy, person: Person): { role: Role } | { refused: string } {
   if (matches(policy.senders, person)) return { role: 'sender' };
   if (matches(policy.readers, person)) return { role: 'reader' };
-  if (person.unverifiedEmail) return { refused: "your identity provider has not verified this e-mail address, so it cannot be matched against the firm's list." };
+  if (person.unverifiedEmail)
+    return { refused: "your identity provider has not verified this e-mail address, so it cannot be matched against the firm's list." };
   return { refused: 'this firm has not allowed your account (by address, domain, user or group) to use Document Requests.' };
 }

@@ -32,7 +32,8 @@ function redirectUriVerdict(text: unknown, hosts: ReadonlySet<string>): 'ok' | '
 /** The redirect URIs kept from what a client asked for, or why none can be. */
 export function allowedRedirectUris(uris: unknown, hosts: ReadonlySet<string>): { ok: true; uris: string[]; dropped: string[] } | { ok: false; why: string } {
   const policy = `each https to a host this firm allows (${[...hosts].join(', ')}), http on 127.0.0.1, [::1] or localhost, or an app's own scheme; no fragment, user info or wildcard; at most ${REDIRECT_URI_MAX_LENGTH} characters`;
-  if (!Array.isArray(uris) || uris.length === 0 || uris.length > REDIRECT_URIS_MAX) return { ok: false, why: `redirect_uris: 1 to ${REDIRECT_URIS_MAX} addresses, ${policy}.` };
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > REDIRECT_URIS_MAX)
+    return { ok: false, why: `redirect_uris: 1 to ${REDIRECT_URIS_MAX} addresses, ${policy}.` };
   const verdicts = uris.map((u) => redirectUriVerdict(u, hosts));
   const bad = verdicts.indexOf('bad');
   if (bad !== -1) return { ok: false, why: `redirect_uris[${bad}] is not allowed: ${policy}.` };

@@ -35,7 +35,12 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
   const { api, logger, seal } = parts;
   const server = new Server(
     { name: 'docreq-mcp', title: 'Document Requests', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: FORM_CHECK, cacheHints: cacheHintsFor(config.templatesFile, Boolean(options.actor)) },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: FORM_CHECK,
+      cacheHints: cacheHintsFor(config.templatesFile, Boolean(options.actor)),
+    },
   );
   /** A 2026-07-28 connection or request: no initialize, identity and capabilities come with each request. */
   const modern = () => (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
@@ -58,7 +63,14 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
     void api?.close();
   };
 
-  registerTemplatesAndPrompts(server, { templates: parts.templates, listClients: api && (async (signal) => api.listClients({ reuse: true, signal })), redact: parts.redact, today: parts.clock, readOnly: config.readOnly, logger });
+  registerTemplatesAndPrompts(server, {
+    templates: parts.templates,
+    listClients: api && (async (signal) => api.listClients({ reuse: true, signal })),
+    redact: parts.redact,
+    today: parts.clock,
+    readOnly: config.readOnly,
+    logger,
+  });
   // send_from_page is listed only to a host that shows pages (it hides the tool from its model); such a
   // list depends on the requester's capabilities, so a 2026 answer says it is not for a shared cache.
   server.setRequestHandler('tools/list', (_request, ctx) => {

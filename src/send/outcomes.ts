@@ -63,7 +63,8 @@ export function tokenJustUsed(outcome: string): string {
 
 /** A send the host cancelled after it was written: the outcome, for the person running the server. */
 export function cancelledAfterWrite(title: string, clientId: string, outcome: 'sent' | 'may_have_been_sent', requestId: string | null): string {
-  const what = outcome === 'sent' ? `was sent${requestId ? ` (request id ${oneLine(requestId, 40)})` : ''}` : `may have been sent (no clear answer came): ${CHECK_FIRST}`;
+  const what =
+    outcome === 'sent' ? `was sent${requestId ? ` (request id ${oneLine(requestId, 40)})` : ''}` : `may have been sent (no clear answer came): ${CHECK_FIRST}`;
   return `a send the host cancelled after it was written ${what}: ${quoted(title, 80)} to client ${oneLine(clientId, 40)}`;
 }
 

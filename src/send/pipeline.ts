@@ -193,7 +193,14 @@ async function markRecorded(ctx: SendContext, ready: () => Send[], release: (sen
 }
 
 /** POSTs each ready send once, in order, releasing its claim after; a failure that stops the rest sends nothing more. */
-async function postEach(ctx: SendContext, plan: SendPlan, ready: () => Send[], release: (send: Send) => Promise<void>, stop: Stop, report: SendReport): Promise<void> {
+async function postEach(
+  ctx: SendContext,
+  plan: SendPlan,
+  ready: () => Send[],
+  release: (send: Send) => Promise<void>,
+  stop: Stop,
+  report: SendReport,
+): Promise<void> {
   const confirmationId = plan.tokenId ?? randomUUID();
   const sends = ready();
   await plan.starting?.(sends);
@@ -270,7 +277,8 @@ async function postOnce(ctx: SendContext, send: Send, idempotencyKey: string): P
   const { payload } = send;
   const key = titleKey(payload.title);
   const { ledger, firm, actor } = ctx.sending;
-  const record = (outcome: 'sent' | 'may_have_been_sent', requestId: string | null) => ledger.record(firm, payload.clientId, key, { outcome, requestId, title: payload.title, by: actor });
+  const record = (outcome: 'sent' | 'may_have_been_sent', requestId: string | null) =>
+    ledger.record(firm, payload.clientId, key, { outcome, requestId, title: payload.title, by: actor });
   const settle = async (work: () => Promise<void>) => {
     try {
       await work();
@@ -312,5 +320,6 @@ async function postOnce(ctx: SendContext, send: Send, idempotencyKey: string): P
 /** Who sent what: one JSON line per send with a signed-in person, ids only (never the key, never the client's name or address). */
 function audit(ctx: SendContext, clientId: string, outcome: string, requestId: string | null): void {
   const { actor, audit: write, firm } = ctx.sending;
-  if (actor && write) write(JSON.stringify({ time: new Date().toISOString(), audit: 'send', outcome, email: actor.email, sub: actor.sub, firm, clientId, requestId }));
+  if (actor && write)
+    write(JSON.stringify({ time: new Date().toISOString(), audit: 'send', outcome, email: actor.email, sub: actor.sub, firm, clientId, requestId }));
 }

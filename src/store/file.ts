@@ -8,7 +8,7 @@ import { MAX_PER_NAMESPACE, namespaceOf, StoreUnavailableError, type SendStore }
  * server's start never waits for it (cold start, docs/performance.md), a send does once.
  */
 let lockModule: Promise<typeof import('proper-lockfile')> | undefined;
-const lockfiles = () => (lockModule ??= import('proper-lockfile').then((m) => ((m as { default?: typeof import('proper-lockfile') }).default ?? m)));
+const lockfiles = () => (lockModule ??= import('proper-lockfile').then((m) => (m as { default?: typeof import('proper-lockfile') }).default ?? m));
 
 /**
  * The file store (default for stdio): one directory shared by every process of this user on this
@@ -108,7 +108,9 @@ export class FileStore implements SendStore {
   }
 
   private async locked<T>(path: string, work: () => Promise<T>): Promise<T> {
-    const unlock = await (await lockfiles()).lock(join(path, '..', '.lock'), { realpath: false, stale: 5_000, update: 1_000, retries: { retries: 200, minTimeout: 2, maxTimeout: 25, factor: 1.3 } });
+    const unlock = await (
+      await lockfiles()
+    ).lock(join(path, '..', '.lock'), { realpath: false, stale: 5_000, update: 1_000, retries: { retries: 200, minTimeout: 2, maxTimeout: 25, factor: 1.3 } });
     try {
       return await work();
     } finally {
@@ -256,7 +258,13 @@ export class FileStore implements SendStore {
     }
     // Over the cap: soonest-expiring first (the oldest records), but never a claim of a send in flight (minutes).
     const over = live.length - this.maxPerNamespace;
-    const evict = over > 0 ? live.filter((e) => e.expires > now + 60 * 60_000).sort((a, b) => a.expires - b.expires).slice(0, over) : [];
+    const evict =
+      over > 0
+        ? live
+            .filter((e) => e.expires > now + 60 * 60_000)
+            .sort((a, b) => a.expires - b.expires)
+            .slice(0, over)
+        : [];
     if (!expired.length && !evict.length) return;
     await this.locked(join(folder, 'x'), async () => {
       for (const path of expired) {

@@ -39,7 +39,8 @@ export function openStore(settings: StoreSettings, onError?: (message: string) =
 /** What once-only and the rate limit hold across, in words for stderr, /healthz and check. */
 export function storeReach(store: SendStore, teamMode: boolean): { shared: boolean; note: string } {
   if (store.scope === 'replicas') return { shared: true, note: `once-only and the rate limit hold across every replica (${store.name})` };
-  const once = store.scope === 'machine' ? `once-only holds across the processes of this machine only (${store.name})` : 'once-only holds per process only (memory store)';
+  const once =
+    store.scope === 'machine' ? `once-only holds across the processes of this machine only (${store.name})` : 'once-only holds per process only (memory store)';
   if (!teamMode) return { shared: store.scope === 'machine', note: once };
   return {
     shared: false,

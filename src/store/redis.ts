@@ -102,7 +102,9 @@ export class RedisStore implements SendStore {
   }
 
   renew(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return this.run(async (client) => Number(await client.eval(RENEW, { keys: [PREFIX + key], arguments: [value, String(Math.max(1, Math.round(ttlMs)))] })) === 1);
+    return this.run(
+      async (client) => Number(await client.eval(RENEW, { keys: [PREFIX + key], arguments: [value, String(Math.max(1, Math.round(ttlMs)))] })) === 1,
+    );
   }
 
   release(key: string, value: string): Promise<boolean> {
@@ -122,7 +124,9 @@ export class RedisStore implements SendStore {
   }
 
   incr(key: string, ttlMs: number, by = 1): Promise<number> {
-    return this.run(async (client) => Number(await client.eval(INCR, { keys: [PREFIX + key], arguments: [String(Math.max(1, Math.round(ttlMs))), String(by)] })));
+    return this.run(async (client) =>
+      Number(await client.eval(INCR, { keys: [PREFIX + key], arguments: [String(Math.max(1, Math.round(ttlMs))), String(by)] })),
+    );
   }
 
   /** Gives the connection back; a store closed before its client loaded never connects. Every call after it refuses. */

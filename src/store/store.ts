@@ -31,7 +31,9 @@ export interface SendStore {
 /** The store cannot be read or written: nothing may be sent (fail closed); reads are not affected. */
 export class StoreUnavailableError extends UserInputError {
   constructor(storeName: string, detail: string) {
-    super(`Nothing was sent: the send store (${storeName}) cannot be used (${detail}), so this server cannot guarantee the request is sent only once. Sending works again once it is back; reading is not affected.`);
+    super(
+      `Nothing was sent: the send store (${storeName}) cannot be used (${detail}), so this server cannot guarantee the request is sent only once. Sending works again once it is back; reading is not affected.`,
+    );
     this.name = 'StoreUnavailableError';
   }
 }

@@ -63,7 +63,11 @@ export function checkEmailText(raw: string, max: number): { ok: true; text: stri
   const bad = HAS_INVISIBLE.exec(probe);
   if (bad) {
     const cp = bad[0].codePointAt(0)!;
-    return { ok: false, problem: 'invisible', detail: `must not contain invisible or control characters (found U+${cp.toString(16).toUpperCase().padStart(4, '0')}), which would make the e-mail differ from the preview` };
+    return {
+      ok: false,
+      problem: 'invisible',
+      detail: `must not contain invisible or control characters (found U+${cp.toString(16).toUpperCase().padStart(4, '0')}), which would make the e-mail differ from the preview`,
+    };
   }
   if (!/[^\s]/u.test(probe)) return { ok: false, problem: 'empty', detail: 'must not be empty (nothing visible)' };
   const text = nfc.trim();
@@ -79,10 +83,5 @@ export function checkEmailText(raw: string, max: number): { ok: true; text: stri
  */
 export function titleKey(title: string | null | undefined): string {
   if (!title) return '';
-  return title
-    .normalize('NFKC')
-    .replace(INVISIBLE, '')
-    .replace(/\s+/gu, '')
-    .toUpperCase()
-    .toLowerCase();
+  return title.normalize('NFKC').replace(INVISIBLE, '').replace(/\s+/gu, '').toUpperCase().toLowerCase();
 }

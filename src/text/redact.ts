@@ -65,7 +65,9 @@ const clean = new WeakMap<object, string>();
 /** Names a set of secrets without holding any of them: an HMAC under a key that lives only in this process. */
 const MARK_KEY = randomBytes(32);
 function secretsMark(secrets: readonly string[]): string {
-  return createHmac('sha256', MARK_KEY).update([...secrets].sort().join('\0')).digest('base64url');
+  return createHmac('sha256', MARK_KEY)
+    .update([...secrets].sort().join('\0'))
+    .digest('base64url');
 }
 
 /**

@@ -28,7 +28,10 @@ export function quoted(value: string | null | undefined, max = 80): string {
 /** Case- and accent-insensitive form for matching (NFKD, combining marks removed, lower case). */
 export function fold(value: string | null | undefined): string {
   if (!value) return '';
-  return value.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** A date or date-time shown as its day (YYYY-MM-DD); anything else shown as it came, capped. */
@@ -47,10 +50,17 @@ export function shortValue(value: unknown, max = 200, depth = 3, redact: (text: 
     if (typeof v === 'string') return v;
     if (typeof v === 'number' || typeof v === 'boolean') return String(v);
     if (d <= 0) return Array.isArray(v) ? '[…]' : '{…}';
-    if (Array.isArray(v)) return `[${v.slice(0, 5).map((x) => walk(x, d - 1)).join(', ')}${v.length > 5 ? ', …' : ''}]`;
+    if (Array.isArray(v))
+      return `[${v
+        .slice(0, 5)
+        .map((x) => walk(x, d - 1))
+        .join(', ')}${v.length > 5 ? ', …' : ''}]`;
     if (typeof v === 'object') {
       const entries = Object.entries(v as Record<string, unknown>);
-      return `{${entries.slice(0, 5).map(([k, x]) => `${k}: ${walk(x, d - 1)}`).join(', ')}${entries.length > 5 ? ', …' : ''}}`;
+      return `{${entries
+        .slice(0, 5)
+        .map(([k, x]) => `${k}: ${walk(x, d - 1)}`)
+        .join(', ')}${entries.length > 5 ? ', …' : ''}}`;
     }
     return '';
   };
@@ -62,7 +72,8 @@ export function shortValue(value: unknown, max = 200, depth = 3, redact: (text: 
  * one line, each text quoted, lists shortened to `items` entries, the whole capped at `max`.
  */
 export function fieldsLine(fields: Record<string, unknown>, max = 600, items = 10): string {
-  const scalar = (v: unknown) => (typeof v === 'string' ? quoted(v, 120) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null || v === undefined ? 'null' : '…');
+  const scalar = (v: unknown) =>
+    typeof v === 'string' ? quoted(v, 120) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === null || v === undefined ? 'null' : '…';
   const parts = Object.entries(fields).map(([key, v]) => {
     const shown = Array.isArray(v) ? `[${v.slice(0, items).map(scalar).join(', ')}${v.length > items ? ', …' : ''}]` : scalar(v);
     // A plain name (phone, externalRef) as it is; any other name quoted, like every free text.

@@ -22,9 +22,7 @@ export const MARKS = /(⟨U\+[0-9A-F]{4,6}⟩)/u;
 
 /** Each invisible character as a visible mark, ⟨U+200B⟩. */
 export function markInvisible(text: string): string {
-  return text.replace(INVISIBLE, (run) =>
-    [...run].map((c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`).join(''),
-  );
+  return text.replace(INVISIBLE, (run) => [...run].map((c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`).join(''));
 }
 
 /** A run of invisible characters that held a line break reads as a space; any other, as nothing. */

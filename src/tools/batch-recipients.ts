@@ -27,7 +27,11 @@ export interface Recipient {
   check?: PreviewCheck;
 }
 
-const idList = (cs: Client[]) => cs.slice(0, 5).map((c) => `${quoted(c.displayName, 40)} <${oneLine(c.email, 50)}> (id ${oneLine(c.id, 40)})`).join(', ') + (cs.length > 5 ? `, …${cs.length - 5} more` : '');
+const idList = (cs: Client[]) =>
+  cs
+    .slice(0, 5)
+    .map((c) => `${quoted(c.displayName, 40)} <${oneLine(c.email, 50)}> (id ${oneLine(c.id, 40)})`)
+    .join(', ') + (cs.length > 5 ? `, …${cs.length - 5} more` : '');
 
 /** Each recipient as given, resolved and checked against one read of both lists. */
 export async function resolveAll(
@@ -56,7 +60,8 @@ export async function resolveAll(
     const { client, candidates } = found[n]!;
     if (!client) {
       if (noneChosen.has(n)) return { ...base, outcome: 'skipped', reason: `the person chose none of the ${candidates.length} clients it matches` };
-      if (candidates.length > 1) return { ...base, outcome: 'skipped', reason: `ambiguous: matches ${candidates.length} clients: ${idList(candidates)}; pass the id of the one meant` };
+      if (candidates.length > 1)
+        return { ...base, outcome: 'skipped', reason: `ambiguous: matches ${candidates.length} clients: ${idList(candidates)}; pass the id of the one meant` };
       const { shown } = closestClients(clients, query);
       const later = paging ? `; the service's client list signals more pages (${paging}), so it may be on a page it did not list` : '';
       return { ...base, outcome: 'skipped', reason: `no client has this id, e-mail or exact name${shown.length ? `; closest: ${idList(shown)}` : ''}${later}` };
@@ -96,7 +101,11 @@ async function pickAmbiguous(ctx: ToolContext, given: string[], found: { client?
   const keyOf = (n: number) => `recipient${n + 1}`;
   const picks = await ctx.choose(
     `${asked.length === 1 ? 'One recipient matches' : `${asked.length} recipients match`} several clients. Which client is meant for each? Nothing is sent until the batch is confirmed.`,
-    asked.map((n) => ({ key: keyOf(n), title: `Recipient ${n + 1}: ${quoted(given[n], 60)}`, options: found[n]!.candidates.map((c) => ({ value: c.id!, title: candidateTitle(c) })) })),
+    asked.map((n) => ({
+      key: keyOf(n),
+      title: `Recipient ${n + 1}: ${quoted(given[n], 60)}`,
+      options: found[n]!.candidates.map((c) => ({ value: c.id!, title: candidateTitle(c) })),
+    })),
   );
   if (picks === 'unsupported') return none;
   if (picks === 'declined') throw new UserInputError('Nothing was sent: the person declined to say which clients were meant.');

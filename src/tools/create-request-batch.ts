@@ -42,7 +42,6 @@ import {
 /** How many clients one batch sends to. */
 const RECIPIENTS = { min: 2, max: 100 };
 
-
 const recipientOut = z.object({
   client: z.string().describe('As given.'),
   clientId: z.string().nullable(),
@@ -70,12 +69,10 @@ const output = z.object({
 });
 type Output = z.output<typeof output>;
 
-
 const label = (r: Recipient) => (r.client ? clientLabel(r.client) : quoted(r.given, 60));
 
 /** The client a recipient resolved to, as its structured row names it. */
 const resolvedAs = (r: Recipient) => ({ displayName: r.client?.displayName ?? null, email: r.client?.email ?? null });
-
 
 const COUNTED: [Outcome, string][] = [
   ['sent', 'sent'],
@@ -87,7 +84,12 @@ const COUNTED: [Outcome, string][] = [
 /** Exact counts: a result's four (and any already sent or declined); a preview's will send and skipped. */
 function countsLine(recipients: Recipient[], preview = false): string {
   const count = (o: Outcome) => recipients.filter((r) => r.outcome === o).length;
-  const shown: [Outcome, string][] = preview ? [['will_send', 'will send'], ['skipped', 'skipped']] : COUNTED;
+  const shown: [Outcome, string][] = preview
+    ? [
+        ['will_send', 'will send'],
+        ['skipped', 'skipped'],
+      ]
+    : COUNTED;
   const extra = (['accepted', 'already_sent', 'declined'] as const)
     .filter((o) => count(o) > 0)
     .map((o) => (o === 'accepted' ? `${count(o)} accepted (queued by the service, not yet known to be e-mailed)` : `${count(o)} ${o.replace('_', ' ')}`));
@@ -98,7 +100,12 @@ function recipientLines(recipients: Recipient[]): string {
   return recipients
     .map((r, n) => {
       const id = r.request?.id ? `, request id ${oneLine(r.request.id, 40)}` : '';
-      const check = !r.check || r.check.asPreviewed === true ? '' : r.check.asPreviewed === false ? ` — NOT AS PREVIEWED: ${r.check.differences.join('; ')}` : ` — not checked against the preview: ${r.check.detail}`;
+      const check =
+        !r.check || r.check.asPreviewed === true
+          ? ''
+          : r.check.asPreviewed === false
+            ? ` — NOT AS PREVIEWED: ${r.check.differences.join('; ')}`
+            : ` — not checked against the preview: ${r.check.detail}`;
       return `  ${n + 1}. ${label(r)}: ${r.outcome.replace(/_/g, ' ')}${id}${r.reason ? ` — ${r.reason}` : ''}${check}`;
     })
     .join('\n');
@@ -206,7 +213,11 @@ type Result = ReturnType<typeof resultOf>;
 
 /** No recipient can be sent: the answer says why for each, and nothing is sent. */
 function nothingToSend({ recipients, noToken }: Batch, result: Result): ToolResult<Output> {
-  return result(`NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`, noToken, 'No recipient can be sent this request; see the reasons above.');
+  return result(
+    `NOTHING TO SEND — nothing was sent: ${countsLine(recipients, true)}.`,
+    noToken,
+    'No recipient can be sent this request; see the reasons above.',
+  );
 }
 
 /** How this call confirms a send (way), and the confirmationToken given: taken (tokenId) or refused with why (tokenNote). */
@@ -220,7 +231,14 @@ function takeToken(ctx: ToolContext, { input, binding }: Batch): Confirmation {
  * The preview (or dry run) of the whole batch, with the token the way of confirming needs, when this call
  * sends nothing; undefined when it goes on to send.
  */
-function previewAll(ctx: ToolContext, batch: Batch, result: Result, way: SendWay, tokenId: string | undefined, tokenNote: string): ToolResult<Output> | undefined {
+function previewAll(
+  ctx: ToolContext,
+  batch: Batch,
+  result: Result,
+  way: SendWay,
+  tokenId: string | undefined,
+  tokenNote: string,
+): ToolResult<Output> | undefined {
   const { input, draft, profile, recipients, payload, binding } = batch;
   const draftText = `${describeDraft(draft)}\nExact body for each (${profile.spec.body.client} set per recipient): ${JSON.stringify(payload)}`;
   const mode = ctx.config.confirmSend;
@@ -230,7 +248,11 @@ function previewAll(ctx: ToolContext, batch: Batch, result: Result, way: SendWay
     const expiresAt = issued ? new Date(issued.expiresAt).toISOString() : null;
     // The page's token goes only where the page gets it: the model's text and structuredContent never hold it.
     const needed = way === 'token' || page;
-    const next = !issued ? `Next: ${cannotConfirm(mode).message}` : page ? pageNext(issued.expiresAt, 'create_request_batch') : previewNext(needed, issued.token, issued.expiresAt, 'create_request_batch');
+    const next = !issued
+      ? `Next: ${cannotConfirm(mode).message}`
+      : page
+        ? pageNext(issued.expiresAt, 'create_request_batch')
+        : previewNext(needed, issued.token, issued.expiresAt, 'create_request_batch');
     return {
       ...result(
         `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent. ${countsLine(recipients, true)}.${why ? ` ${why}` : ''}`,
@@ -339,7 +361,10 @@ async function checkAsPreviewed(ctx: ToolContext, sends: Sends): Promise<void> {
   // As previewed, checked: every send against its preview, the service's list read at most once for all of them.
   const done = [...sends].filter(([send]) => send.outcome === 'sent');
   if (done.length) {
-    const checks = await checkSends(ctx, done.map(([send, r]) => ({ payload: send.payload, client: r.client!, request: send.request, kept: send.kept })));
+    const checks = await checkSends(
+      ctx,
+      done.map(([send, r]) => ({ payload: send.payload, client: r.client!, request: send.request, kept: send.kept })),
+    );
     done.forEach(([send, r], i) => {
       r.check = checks[i];
       // An answer that named only the request's id (or nothing): the request as the list shows it.

@@ -49,8 +49,13 @@ const output = z.object({
   request: requestRecord.nullable().describe('The created request, or null.'),
   outcome: z
     .enum(OUTCOMES)
-    .describe('previewed, declined, sent, accepted (queued by the service, not yet known to be e-mailed), may_have_been_sent (check list_requests), already_sent (this token was used before).'),
-  asPreviewed: z.boolean().nullable().describe("After a send: true when the service's record matches the preview, false when it differs (differences), null when not checked."),
+    .describe(
+      'previewed, declined, sent, accepted (queued by the service, not yet known to be e-mailed), may_have_been_sent (check list_requests), already_sent (this token was used before).',
+    ),
+  asPreviewed: z
+    .boolean()
+    .nullable()
+    .describe("After a send: true when the service's record matches the preview, false when it differs (differences), null when not checked."),
   differences: z.array(z.string()).describe("How the service's record differs from the preview, each with its likely cause."),
   sentBy: z.string().nullable().describe('After a send with sign-in: the e-mail of the person it was sent in the name of; otherwise null.'),
   warnings: z.array(z.string()),
@@ -110,7 +115,8 @@ async function resolveRequest(ctx: ToolContext, input: Input) {
   const requests = ctx.api.listRequests({ signal: ctx.signal, deadline: ctx.deadline });
   requests.catch(() => undefined);
   const client = await findClient(ctx, input.client);
-  if (!client.id) throw new UserInputError(`The client ${quoted(client.displayName, 60)} has no id in the service's answer, so no request can be created for it.`);
+  if (!client.id)
+    throw new UserInputError(`The client ${quoted(client.displayName, 60)} has no id in the service's answer, so no request can be created for it.`);
   const warnings = [...draft.warnings];
   const inactive = notActive(client);
   if (inactive) warnings.push(notActiveWarning(inactive));
@@ -120,15 +126,42 @@ async function resolveRequest(ctx: ToolContext, input: Input) {
   const allowDuplicate = input.allowDuplicate ?? false;
   const binding = { tool: 'create_request', payload, allowDuplicate };
   const { clientId: _, ...previewed } = payload;
-  const base = { client: documentedClient(client), payload: body, previewed, dryRun: input.dryRun ?? false, asPreviewed: null, differences: [] as string[], sentBy: null };
-  const result = (text: string, structured: Omit<Output, 'client' | 'payload' | 'previewed' | 'dryRun' | 'asPreviewed' | 'differences' | 'sentBy'> & Partial<Pick<Output, 'sentBy'>>, isError = false) => ({
+  const base = {
+    client: documentedClient(client),
+    payload: body,
+    previewed,
+    dryRun: input.dryRun ?? false,
+    asPreviewed: null,
+    differences: [] as string[],
+    sentBy: null,
+  };
+  const result = (
+    text: string,
+    structured: Omit<Output, 'client' | 'payload' | 'previewed' | 'dryRun' | 'asPreviewed' | 'differences' | 'sentBy'> & Partial<Pick<Output, 'sentBy'>>,
+    isError = false,
+  ) => ({
     text,
     structured: { ...base, ...structured },
     isError,
   });
   const noToken = { needed: false, by: confirmedBy(sendWay(ctx)), token: null, expiresAt: null };
   // The client's id was checked above: the later steps send with it.
-  return { input, actor, draft, requests, client: client as Client & { id: string }, warnings, inactive, payload, body, allowDuplicate, binding, base, result, noToken };
+  return {
+    input,
+    actor,
+    draft,
+    requests,
+    client: client as Client & { id: string },
+    warnings,
+    inactive,
+    payload,
+    body,
+    allowDuplicate,
+    binding,
+    base,
+    result,
+    noToken,
+  };
 }
 
 /** One request as resolved: what every later step reads (the warnings grow as the checks find more). */
@@ -180,7 +213,11 @@ function previewOne(ctx: ToolContext, resolved: Resolved, way: SendWay, tokenId:
     // The page's token goes only where the page gets it: the model's text and structuredContent never hold it.
     const shown = page ? null : (issued?.token ?? null);
     const needed = way === 'token' || page;
-    const next = !issued ? `Next: ${cannotConfirm(mode).message}` : page ? pageNext(issued.expiresAt, 'create_request') : previewNext(needed, issued.token, issued.expiresAt, 'create_request');
+    const next = !issued
+      ? `Next: ${cannotConfirm(mode).message}`
+      : page
+        ? pageNext(issued.expiresAt, 'create_request')
+        : previewNext(needed, issued.token, issued.expiresAt, 'create_request');
     return {
       ...result(
         `${tokenNote}${input.dryRun ? 'DRY RUN' : 'PREVIEW'} — nothing was sent.${why ? ` ${why}` : ''}\n${summary(client, body, draft)}` +
@@ -204,7 +241,16 @@ function outcome({ base, noToken, actor, warnings }: Resolved, send: Send, check
   if (send.outcome === 'sent') {
     const checked = check ? { asPreviewed: check.asPreviewed, differences: check.differences } : {};
     const sent = !send.accepted;
-    return { ...base, ...checked, sent, outcome: sent ? 'sent' : 'accepted', request: send.request, confirmation: noToken, sentBy: actor?.email ?? null, warnings: [...warnings, ...send.warnings] };
+    return {
+      ...base,
+      ...checked,
+      sent,
+      outcome: sent ? 'sent' : 'accepted',
+      request: send.request,
+      confirmation: noToken,
+      sentBy: actor?.email ?? null,
+      warnings: [...warnings, ...send.warnings],
+    };
   }
   return { ...base, sent: false, outcome: 'may_have_been_sent', request: null, confirmation: noToken, warnings: [...warnings, (send.error as Error).message] };
 }
@@ -221,7 +267,8 @@ async function sendOne(ctx: ToolContext, resolved: Resolved, way: SendWay, token
     question: way === 'asked' ? () => question : undefined,
     tokenId,
     // What this token did, for a second use anywhere (not a failure nobody knows: that is answered as one).
-    remember: () => (send.outcome === 'sent' || (send.outcome === 'may_have_been_sent' && send.error instanceof ApiError) ? stored(outcome(resolved, send)) : undefined),
+    remember: () =>
+      send.outcome === 'sent' || (send.outcome === 'may_have_been_sent' && send.error instanceof ApiError) ? stored(outcome(resolved, send)) : undefined,
     starting: () => ctx.progress(2, 3, 'Sending'),
   });
   if (report.tokenUsed) throw new UserInputError(tokenJustUsed((report.tokenUsed as Stored).outcome));
@@ -266,7 +313,11 @@ async function answerSend(ctx: ToolContext, resolved: Resolved, send: Send) {
     case 'may_have_been_sent':
       // A failure the API client does not know is answered as one (src/mcp/call-tool.ts), after it was recorded as "may have been sent".
       if (!(send.error instanceof ApiError)) throw send.error as Error;
-      return result(`MAY HAVE BEEN SENT — ${send.reason}; this server refuses to send it again for 24 hours unless allowDuplicate is given.`, outcome(resolved, send), true);
+      return result(
+        `MAY HAVE BEEN SENT — ${send.reason}; this server refuses to send it again for 24 hours unless allowDuplicate is given.`,
+        outcome(resolved, send),
+        true,
+      );
     default:
       // Not sent: the store or the service's answer says why (its guidance is added where errors become results).
       throw (send.error as Error | undefined) ?? new UserInputError(`Nothing was sent: ${send.reason}.`);

@@ -35,7 +35,10 @@ export const sendFromPage = defineTool({
     // The page sends the previewed arguments again; a token or dry run among them is not the page's to give.
     const { confirmationToken: _token, dryRun: _dryRun, ...given } = input.arguments;
     const parsed = sender.inputSchema.safeParse({ ...given, confirmationToken: input.pageToken });
-    if (!parsed.success) throw new UserInputError(`Nothing was sent: the page's request does not match ${input.tool}'s arguments (${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}).`);
+    if (!parsed.success)
+      throw new UserInputError(
+        `Nothing was sent: the page's request does not match ${input.tool}'s arguments (${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}).`,
+      );
     const result = await sender.handler(parsed.data, { ...ctx, viaPage: true });
     const mismatch = sender.outputSchema.safeParse(result.structured);
     if (!mismatch.success) throw new Error(`${input.tool}'s result does not match its output schema`);

@@ -33,7 +33,7 @@ export const requestFields = {
   correctnessMode: z.enum(CORRECTNESS_MODES).optional().describe("Answer checking; omit for the service's default."),
   dryRun: z.boolean().optional().describe('true: preview only; send nothing.'),
   allowDuplicate: z.boolean().optional().describe('true: send although the same title is open or was sent in 24 h (a NEW request, not a reminder).'),
-  confirmationToken: z.string().max(200).optional().describe("From this exact preview, once the person agreed to send."),
+  confirmationToken: z.string().max(200).optional().describe('From this exact preview, once the person agreed to send.'),
 };
 
 export const confirmationOut = z.object({
@@ -93,7 +93,7 @@ export function pageNext(expiresAt: number, tool: string): string {
 export function cannotConfirm(mode: string): UserInputError {
   if (mode === 'always') return cannotAsk();
   return new UserInputError(
-    'Nothing was sent: this server is set so that only a person can send (DOCREQ_CONFIRM_SEND=person), by pressing Send on the preview page or answering the host\'s own form, and this host offers neither. ' +
+    "Nothing was sent: this server is set so that only a person can send (DOCREQ_CONFIRM_SEND=person), by pressing Send on the preview page or answering the host's own form, and this host offers neither. " +
       'Send it from a host that shows MCP Apps pages or asks through a form, or ask whoever runs the server.',
   );
 }
@@ -126,7 +126,10 @@ export function assertSendingAllowed(ctx: ToolContext): void {
 }
 
 /** The request a call describes, its template applied; checked before any HTTP call. */
-export function draftFromInput(input: DraftInput & { title?: string | undefined; items?: ItemInput[] | undefined; template?: string | undefined }, ctx: ToolContext): Draft {
+export function draftFromInput(
+  input: DraftInput & { title?: string | undefined; items?: ItemInput[] | undefined; template?: string | undefined },
+  ctx: ToolContext,
+): Draft {
   let { title, items, dueDate, correctnessMode } = input;
   if (input.template !== undefined) {
     const template = ctx.templates.find(input.template, { so: 'nothing was sent' });
@@ -180,7 +183,7 @@ export function tokenRefused(reason: 'expired' | 'mismatch' | 'malformed' | 'oth
   if (reason === 'expired') return 'The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. ';
   if (reason === 'other-secret') {
     return (
-      'The confirmationToken given was signed by a server with another DOCREQ_TOKEN_SECRET (a replica that does not share this one\'s); nothing was sent. ' +
+      "The confirmationToken given was signed by a server with another DOCREQ_TOKEN_SECRET (a replica that does not share this one's); nothing was sent. " +
       'Every replica behind one address needs the same DOCREQ_TOKEN_SECRET. '
     );
   }
@@ -211,7 +214,8 @@ export function takeConfirmation(ctx: ToolContext, token: string | undefined, bi
 
 /** A press of Send whose page token was not taken sends nothing: it is never turned into a preview the model could confirm. */
 export function requirePress({ way, tokenId, tokenNote }: Confirmation): void {
-  if (way === 'pressed' && !tokenId) throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
+  if (way === 'pressed' && !tokenId)
+    throw new UserInputError(`Nothing was sent: the preview page's confirmation was not taken. ${tokenNote}Ask the assistant for a new preview.`);
 }
 
 /** Why a call without a token previews instead of sending. */

@@ -53,7 +53,11 @@ export function bearerKey(header: string | undefined): { key: string } | { missi
 export function isLoopbackOrigin(origin: string): boolean {
   try {
     const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.toLowerCase().replace(/\/$/, '') && isLoopbackHost(url.hostname.replace(/^\[|\]$/g, ''));
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.origin === origin.toLowerCase().replace(/\/$/, '') &&
+      isLoopbackHost(url.hostname.replace(/^\[|\]$/g, ''))
+    );
   } catch {
     return false;
   }
@@ -91,7 +95,14 @@ export function summarise(body: unknown): RpcSummary {
   return out;
 }
 
-export function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000, id: string | number | null = null): void {
+export function jsonError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code = -32000,
+  id: string | number | null = null,
+): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));

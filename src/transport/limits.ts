@@ -17,7 +17,8 @@ export function nestsDeeper(text: string, max = MAX_JSON_DEPTH): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { HttpService, HttpServiceOptions } from '../src/transport/http.js';
@@ -288,5 +289,106 @@ describe('a plain call cut short', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(lines.join('\n')).not.toMatch(/ERR_HTTP_HEADERS_SENT|Internal error/);
     expect((await post(svc.url, call())).status).toBe(200);
+  });
+});
+
+/**
+ * A 2026-07-28 tools/call as the SDK v2 client sends it (its three headers, its envelope in `_meta`): the
+ * plain way answers it with the bytes the SDK's entry writes for the same request. A service whose
+ * requests may run longer than PLAIN_CALL_MAX_MS answers every request through the entry, so the same
+ * request is asked of both. Which way answered shows in the framing: a plain answer is written at once
+ * (Content-Length), the entry's through its stream (chunked).
+ */
+describe('a 2026-07-28 tools/call', () => {
+  const V2026 = '2026-07-28';
+  const envelope = (capabilities: Record<string, unknown> = {}) => ({
+    'io.modelcontextprotocol/protocolVersion': V2026,
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+    'io.modelcontextprotocol/clientInfo': { name: 'plain-call-test', version: '1' },
+  });
+  const headers2026 = (name: string) => ({ 'MCP-Protocol-Version': V2026, 'Mcp-Method': 'tools/call', 'Mcp-Name': name });
+
+  /** The same request asked of the plain way and of the SDK's entry: each answer, and which way gave it. */
+  async function both(body: unknown, headers: Record<string, string | undefined>) {
+    const [plain, sdk] = [await service(), await service({ deadlineMs: PLAIN_CALL_MAX_MS + 1 })];
+    const viaPlain = await post(plain.svc.url, body, headers);
+    const viaSdk = await post(sdk.svc.url, body, headers);
+    const framing = (a: Answer) => (a.headers['content-length'] !== undefined ? 'plain' : a.headers['transfer-encoding'] === 'chunked' ? 'sdk' : 'unknown');
+    // Everything but the date and the framing.
+    const kept = (a: Answer) => ({ status: a.status, headers: Object.fromEntries(Object.entries(a.headers).filter(([n]) => !['date', 'content-length', 'transfer-encoding'].includes(n))), body: a.body });
+    return { viaPlain, viaSdk, paths: [framing(viaPlain), framing(viaSdk)], same: () => expect(kept(viaPlain)).toEqual(kept(viaSdk)) };
+  }
+
+  it('a plain answer is the very bytes the SDK’s entry writes', async () => {
+    const r = await both(call({}, envelope(), 'list_templates'), headers2026('list_templates'));
+    expect(r.paths).toEqual(['plain', 'sdk']);
+    r.same();
+    expect(r.viaPlain.status).toBe(200);
+    expect(r.viaPlain.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(r.viaPlain.body)).toMatchObject({ jsonrpc: '2.0', id: 7, result: { structuredContent: {} } });
+  });
+
+  it('a tool error and an unknown tool: the same answer either way, nothing called', async () => {
+    const before = sb.calls.length;
+    const toolError = await both(call({ limit: 'many' }, envelope()), headers2026('list_clients'));
+    expect(toolError.paths).toEqual(['plain', 'sdk']);
+    toolError.same();
+    expect(JSON.parse(toolError.viaPlain.body)).toMatchObject({ result: { isError: true } });
+    const unknown = await both(call({}, envelope(), 'no_such_tool'), headers2026('no_such_tool'));
+    expect(unknown.paths).toEqual(['plain', 'sdk']);
+    unknown.same();
+    expect(JSON.parse(unknown.viaPlain.body)).toMatchObject({ id: 7, error: { code: -32602 } });
+    expect(sb.calls.length).toBe(before);
+  });
+
+  it('an input_required round (which Sam Taylor?) is the same but for its request state, which is sealed afresh each time', async () => {
+    const args = { client: 'Sam Taylor', title: 'Plain: which Sam', items: [{ name: 'Photo ID' }] };
+    const r = await both(call(args, envelope({ elicitation: {} }), 'create_request'), headers2026('create_request'));
+    expect(r.paths).toEqual(['plain', 'sdk']);
+    const unsealed = (a: Answer) => ({ ...a, body: a.body.replace(/"requestState":"[^"]*"/, '"requestState":"…"') });
+    expect(r.viaPlain.body).toMatch(/"requestState":"[^"]+"/);
+    expect(JSON.parse(r.viaPlain.body)).toMatchObject({ result: { resultType: 'input_required' } });
+    expect(unsealed(r.viaPlain).body).toBe(unsealed(r.viaSdk).body);
+    expect([r.viaPlain.status, r.viaPlain.headers['content-type']]).toEqual([r.viaSdk.status, r.viaSdk.headers['content-type']]);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);
+  });
+
+  it('the SDK v2 client’s whole round (which Sam Taylor? then confirm, then the send) is answered the plain way, and sends once', async () => {
+    const { svc } = await service();
+    const framings: string[] = [];
+    const recording: typeof fetch = async (url, init) => {
+      const response = await fetch(url, init);
+      if (typeof init?.body === 'string' && init.body.includes('"tools/call"')) framings.push(response.headers.get('content-length') === null ? 'sdk' : 'plain');
+      return response;
+    };
+    const client = new ModernClient({ name: 'plain', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: V2026 } } });
+    // The person picks the first client offered and confirms.
+    client.setRequestHandler('elicitation/create', (request) => {
+      const fields = (request.params as { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string }[] }> } }).requestedSchema?.properties ?? {};
+      return { action: 'accept', content: Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, k === 'confirm' ? true : f.oneOf![0]!.const])) };
+    });
+    await client.connect(new ModernTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } }, fetch: recording }));
+    const result = await client.callTool({ name: 'create_request', arguments: { client: 'Sam Taylor', title: 'Plain: the whole round', items: [{ name: 'Photo ID' }] } });
+    await client.close();
+    expect(result.structuredContent).toMatchObject({ sent: true });
+    expect(framings.length).toBeGreaterThan(1);
+    expect(framings.every((f) => f === 'plain')).toBe(true);
+    expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
+  });
+
+  it.each([
+    ['an Mcp-Name header naming another tool', call({}, envelope(), 'list_templates'), headers2026('list_clients'), 400],
+    ['no Mcp-Name header', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'Mcp-Name': undefined }, 400],
+    ['no Mcp-Method header', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'Mcp-Method': undefined }, 400],
+    ['an envelope without client capabilities', call({}, { 'io.modelcontextprotocol/protocolVersion': V2026 }, 'list_templates'), headers2026('list_templates'), 400],
+    ['an envelope naming a revision no one speaks', call({}, { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, 'list_templates'), { ...headers2026('list_templates'), 'MCP-Protocol-Version': '2099-01-01' }, 400],
+    ['a progress token (its answer may stream)', call({}, { ...envelope(), progressToken: 'p1' }, 'list_templates'), headers2026('list_templates'), 200],
+    ['a log level (its answer may stream)', call({}, { ...envelope(), 'io.modelcontextprotocol/logLevel': 'debug' }, 'list_templates'), headers2026('list_templates'), 200],
+    ['an Mcp-Name header in Base64', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'Mcp-Name': `=?base64?${Buffer.from('list_templates').toString('base64')}?=` }, 200],
+  ])('%s is the SDK’s to answer, with the same bytes', async (_, body, headers, status) => {
+    const r = await both(body, headers);
+    expect(r.paths).toEqual(['sdk', 'sdk']);
+    r.same();
+    expect(r.viaPlain.status).toBe(status);
   });
 });

@@ -25,6 +25,12 @@ export interface ServerOptions {
   sending?: { ledger: SendLedger; confirmations: Confirmations };
   /** Stateless HTTP: each request is its own server, so `initialize` was answered by another one. */
   stateless?: boolean;
+  /**
+   * Team mode's plain 2026 call (transport/plain-call.ts): the revision the server is to speak, added to
+   * the versions it supports, as the SDK's entry adds it to a server it serves that revision on; the SDK's
+   * per-request transport then binds the server to it as it connects.
+   */
+  modernRevision?: string | undefined;
   /** Team mode, a 2025 connection with a session: its client's capabilities from its initialize (kept in the shared store). */
   clientCapabilities?: ClientCapabilities;
   /** Where the key came from, for what a rejected key tells the person to check (team mode: 'header'). */

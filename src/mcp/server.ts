@@ -1,4 +1,4 @@
-import { Server, ProtocolError, ProtocolErrorCode, preloadSchemas } from '@modelcontextprotocol/server';
+import { Server, ProtocolError, ProtocolErrorCode, preloadSchemas, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
 import { visibleResult } from '../text/visible.js';
@@ -40,6 +40,8 @@ export function createServer(config: Config, options: ServerOptions = {}): Serve
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: FORM_CHECK,
       cacheHints: cacheHintsFor(config.templatesFile, Boolean(options.actor)),
+      // Team mode's plain 2026 call: the revision is added to those this server speaks, as the SDK's entry adds it.
+      ...(options.modernRevision ? { supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS, options.modernRevision] } : {}),
     },
   );
   /** A 2026-07-28 connection or request: no initialize, identity and capabilities come with each request. */

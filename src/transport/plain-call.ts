@@ -1,6 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  isJsonContentType,
+  LOG_LEVEL_META_KEY,
+  PerRequestHTTPServerTransport,
+  SdkError,
+  SdkErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, JSONRPCRequest, MessageClassification, Server, Transport } from '@modelcontextprotocol/server';
 
 /**
  * Team mode's common case, answered without the SDK's HTTP layer: a 2025-era stateless POST holding
@@ -17,7 +25,8 @@ import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/se
  * Anything else goes to the SDK's entry, which also answers every refusal: an Accept header without
  * both media types (406), a body that is not JSON (415), a missing or unsupported
  * MCP-Protocol-Version header, a request the entry would not route to its 2025 leg (the entry's own
- * classifier decides), a batch, a notification or a response.
+ * classifier decides), a batch, a notification or a response. A 2026-07-28 call has a plain way of its
+ * own (modernPlainCall, below): the entry's 2026 leg without its web Request and Node conversions.
  */
 /**
  * A plain call's answer comes all at once, with nothing on the wire before it: a request allowed to run
@@ -92,4 +101,58 @@ export async function answerPlainCall(server: Server, message: JSONRPCMessage, r
   // No Connection header of its own: while the service drains, Node's says close (the SDK's SSE answers name keep-alive).
   res.writeHead(200, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(answer));
+}
+
+/** The one 2026 revision a plain call is answered in: the one the SDK's entry serves. */
+export const MODERN_REVISION = '2026-07-28';
+
+/**
+ * A 2026-07-28 stateless POST holding one `tools/call` that the SDK's entry would serve on its modern
+ * leg without refusing anything, and whose answer can only be one JSON body: its classification, or
+ * undefined for the entry. What the entry checks before it serves such a call, checked here the same
+ * way or more strictly: a JSON Content-Type (else 415); the body's envelope (validated by the entry's
+ * own classifier, which also compares the MCP-Protocol-Version and Mcp-Method headers with it); the
+ * required MCP-Protocol-Version, Mcp-Method and Mcp-Name headers (each present and, here, naming
+ * exactly what the body does: a header with spaces around it or Base64-encoded, which the entry
+ * decodes, is left to the entry). The entry's other gates do not apply to our server: tools/call
+ * requires no client capability, and its x-mcp-header and scope checks are McpServer's (ours is a
+ * Server). Nothing can be written before such a call's answer unless its envelope asks for progress
+ * or a log level (the SDK then streams): those go to the entry, which streams them.
+ */
+export function modernPlainCall(req: IncomingMessage, body: unknown): MessageClassification | undefined {
+  const message = body as { method?: unknown; params?: { name?: unknown; _meta?: unknown } } | null;
+  if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
+  const headers = req.headers as Record<string, string | undefined>;
+  if (headers['mcp-protocol-version'] !== MODERN_REVISION || headers['mcp-method'] !== 'tools/call') return undefined;
+  if (headers['mcp-name'] !== message.params.name || !isJsonContentType(headers['content-type'] ?? '')) return undefined;
+  const meta = message.params._meta;
+  if (typeof meta !== 'object' || meta === null || 'progressToken' in meta || LOG_LEVEL_META_KEY in meta) return undefined;
+  const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: 'tools/call', body });
+  if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== MODERN_REVISION) return undefined;
+  return route.classification;
+}
+
+/**
+ * Serves a modernPlainCall on `server` (built to speak the revision: createServer's modernRevision)
+ * over the SDK's own per-request transport, the one its entry serves such a call on, connected as the
+ * entry connects it (its classification binds the server to the revision), and writes the Response it
+ * gives: its status (200, or the entry's status for an error its server answers before dispatch), its
+ * headers and its body, whole, with its length (the entry's adapter writes it chunked). Nothing is
+ * written when the server is closed first (as answerPlainCall).
+ */
+export async function answerModernCall(server: Server, classification: MessageClassification, message: JSONRPCRequest, res: ServerResponse): Promise<void> {
+  const transport = new PerRequestHTTPServerTransport({ classification });
+  let response: Response;
+  try {
+    await server.connect(transport);
+    response = await transport.handleMessage(message);
+  } catch (error) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return;
+    throw error;
+  }
+  // A stream (nothing a plain call asks for starts one: see modernPlainCall) would be written whole too.
+  const text = await response.text();
+  if (res.writableEnded) return;
+  res.writeHead(response.status, { ...Object.fromEntries(response.headers), 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
 }

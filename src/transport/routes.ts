@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo, ClientCapabilities } from '@modelcontextprotocol/server';
+import type { AuthInfo, ClientCapabilities, JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { Dispatcher } from 'undici';
 import { ApiState, type ApiClientOptions } from '../api/client.js';
 import type { Auth, Identity } from '../auth/index.js';
@@ -17,7 +17,7 @@ import type { KeyFingerprinter, KeyScopeStore } from './key-scope.js';
 import type { Lifecycle } from './lifecycle.js';
 import { nestsDeeper, requestId, TOO_DEEP } from './limits.js';
 import type { Metrics } from './metrics.js';
-import { answerPlainCall, isPlainToolCall, PLAIN_CALL_MAX_MS } from './plain-call.js';
+import { answerModernCall, answerPlainCall, isPlainToolCall, modernPlainCall, PLAIN_CALL_MAX_MS } from './plain-call.js';
 import { serveDiscovery } from './server-card.js';
 
 /**
@@ -355,8 +355,9 @@ async function answerMcp(
   // What the API client keeps between calls (client list, revalidation copies) lives with the key's fingerprint, bounded.
   const state = svc.store.scope(fingerprint).ensure('api', () => new ApiState());
   let mcp: ReturnType<typeof createServer> | undefined;
-  const build = () =>
+  const build = (modernRevision?: string) =>
     (mcp = createServer(config, {
+      modernRevision,
       logger,
       api: { ...svc.api, sharedPool: svc.sharedPool, state },
       sending: svc.sending,
@@ -377,6 +378,8 @@ async function answerMcp(
     void mcp?.close().catch(() => undefined);
   });
   if (deadlineMs <= PLAIN_CALL_MAX_MS && isPlainToolCall(req, body)) return answerPlainCall(build(), body, res);
+  const modern = deadlineMs <= PLAIN_CALL_MAX_MS ? modernPlainCall(req, body) : undefined;
+  if (modern?.revision) return answerModernCall(build(modern.revision), modern, body as JSONRPCRequest, res);
   // The key never travels in authInfo: only its fingerprint and the way to build this request's server.
   const perRequest: AuthInfo = { token: fingerprint, clientId: fingerprint, scopes: [], extra: { build } };
   (req as IncomingMessage & { auth?: AuthInfo }).auth = perRequest;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { MODERN_REVISION } from './plain-call.js';
 import { TOOLS } from '../tools/index.js';
 import { APP_ONLY_TOOLS } from '../ui/apps.js';
 import { VERSION } from '../version.js';
@@ -30,7 +31,7 @@ const SERVER_DESCRIPTION = "A firm's Document Request Service: list clients and 
  * The protocol revisions this endpoint answers: the modern one the SDK v2 entry serves (2026-07-28:
  * no initialize; the SDK does not export its list of them) and the initialize-era ones it negotiates.
  */
-export const PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS];
+export const PROTOCOL_VERSIONS: readonly string[] = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /** Vendor data in the card's `_meta`, under our own reverse-DNS prefix. */
 const META = 'io.github.docreq-mcp';

@@ -385,6 +385,12 @@ describe('a 2026-07-28 tools/call', () => {
     ['a progress token (its answer may stream)', call({}, { ...envelope(), progressToken: 'p1' }, 'list_templates'), headers2026('list_templates'), 200],
     ['a log level (its answer may stream)', call({}, { ...envelope(), 'io.modelcontextprotocol/logLevel': 'debug' }, 'list_templates'), headers2026('list_templates'), 200],
     ['an Mcp-Name header in Base64', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'Mcp-Name': `=?base64?${Buffer.from('list_templates').toString('base64')}?=` }, 200],
+    // Each of these passes every check of the plain way but one: that one must send it to the entry.
+    ['a call without a tool name, and no Mcp-Name header', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { arguments: {}, _meta: envelope() } }, { ...headers2026('x'), 'Mcp-Name': undefined }, 200],
+    ['a 2026 envelope under a 2025 MCP-Protocol-Version header', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'MCP-Protocol-Version': '2025-11-25' }, 400],
+    ['2026 headers and no _meta at all', call({}, undefined, 'list_templates'), headers2026('list_templates'), 400],
+    ['2026 headers and a _meta of null', call({}, null as unknown as Record<string, unknown>, 'list_templates'), headers2026('list_templates'), 400],
+    ['2026 headers and an empty _meta', call({}, {}, 'list_templates'), headers2026('list_templates'), 400],
   ])('%s is the SDK’s to answer, with the same bytes', async (_, body, headers, status) => {
     const r = await both(body, headers);
     expect(r.paths).toEqual(['sdk', 'sdk']);

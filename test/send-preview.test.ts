@@ -93,7 +93,7 @@ describe('a dry run given a valid token previews again, and its words start as a
   ] as const)('%s', async (tool, args) => {
     const before = posts();
     const first = await mcp.call(tool, { ...args, dryRun: true });
-    const token = (structured(first) as { confirmation: { token: string } }).confirmation.token;
+    const token = structured<{ confirmation: { token: string } }>(first).confirmation.token;
     expect(token).toMatch(/\S/);
     const again = await mcp.call(tool, { ...args, dryRun: true, confirmationToken: token });
     expect(again.isError).toBeFalsy();

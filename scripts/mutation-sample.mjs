@@ -114,6 +114,7 @@ export function sampleKills(root, record, count, seed, suiteOf = () => 'vitest.s
           const inFile = run(copy, vitest, suite, [test.file], join(copy, `kill-${i}-file.json`));
           if (inFile !== 'not run')
             [outcome, by] = [inFile, `the file of that test, whole (${test.file}; the test alone did not kill it: "${test.name.slice(0, 80)}")`];
+          else unfinished.push(`the file of that test (${test.file})`);
         }
         if (outcome !== 'killed') {
           const covering = [...new Set([...(mutant.killedBy ?? []), ...(mutant.coveredBy ?? [])].map((id) => names.get(id)?.file).filter(Boolean))];

@@ -128,7 +128,8 @@ export function modernPlainCall(req: IncomingMessage, body: unknown): MessageCla
   const meta = message.params._meta;
   if (typeof meta !== 'object' || meta === null || 'progressToken' in meta || LOG_LEVEL_META_KEY in meta) return undefined;
   const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: 'tools/call', body });
-  if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== MODERN_REVISION) return undefined;
+  // Given that revision as its header, the classifier calls a request modern with that revision, or refuses it.
+  if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
   return route.classification;
 }
 

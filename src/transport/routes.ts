@@ -377,9 +377,12 @@ async function answerMcp(
     clearTimeout(deadline);
     void mcp?.close().catch(() => undefined);
   });
-  if (deadlineMs <= PLAIN_CALL_MAX_MS && isPlainToolCall(req, body)) return answerPlainCall(build(), body, res);
-  const modern = deadlineMs <= PLAIN_CALL_MAX_MS ? modernPlainCall(req, body) : undefined;
-  if (modern?.revision) return answerModernCall(build(modern.revision), modern, body as JSONRPCRequest, res);
+  // A call is answered whole, without the SDK's HTTP layer, only under a deadline a proxy's idle timeout cannot
+  // cut (PLAIN_CALL_MAX_MS); longer deadlines and anything that may stream go to the entry and its keep-alives.
+  const plain = deadlineMs <= PLAIN_CALL_MAX_MS;
+  if (plain && isPlainToolCall(req, body)) return answerPlainCall(build(), body, res);
+  const modern = plain ? modernPlainCall(req, body) : undefined;
+  if (modern) return answerModernCall(build(modern.revision), modern, body as JSONRPCRequest, res);
   // The key never travels in authInfo: only its fingerprint and the way to build this request's server.
   const perRequest: AuthInfo = { token: fingerprint, clientId: fingerprint, scopes: [], extra: { build } };
   (req as IncomingMessage & { auth?: AuthInfo }).auth = perRequest;

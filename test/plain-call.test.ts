@@ -391,6 +391,7 @@ describe('a 2026-07-28 tools/call', () => {
     ['2026 headers and no _meta at all', call({}, undefined, 'list_templates'), headers2026('list_templates'), 400],
     ['2026 headers and a _meta of null', call({}, null as unknown as Record<string, unknown>, 'list_templates'), headers2026('list_templates'), 400],
     ['2026 headers and an empty _meta', call({}, {}, 'list_templates'), headers2026('list_templates'), 400],
+    ['a tools/call sent as a notification (no id): nothing to answer', (({ id: _, ...note }) => note)(call({}, envelope(), 'list_templates')), headers2026('list_templates'), 202],
   ])('%s is the SDK’s to answer, with the same bytes', async (_, body, headers, status) => {
     const r = await both(body, headers);
     expect(r.paths).toEqual(['sdk', 'sdk']);

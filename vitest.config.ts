@@ -9,7 +9,7 @@ const shared = {
 
 /**
  * Behaviour files run twice: with a 2025-11-25 client (SDK v1, initialize) and with a 2026-07-28
- * client (SDK v2, no initialize), through the one connection helper (test/helpers.ts ERA). Transport,
+ * client (SDK v2, no initialize), through the one connection helper (test/support/connect.ts connect, by test/support/era.ts ERA). Transport,
  * fuzz, fault and packaging files run once: they drive their own clients.
  */
 export const BOTH_ERAS = [

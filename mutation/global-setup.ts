@@ -6,7 +6,7 @@ import { suiteEnvironment } from '../test/global-setup.js';
 /**
  * The mutation run's own folders (vitest.stryker.config.ts), laid out as the suite's (test/global-setup.ts
  * suiteEnvironment: home, XDG folders, state, captures, all inside one fresh folder): the send store's file
- * backend and every spawned child (test/helpers.ts childEnv) write there, never to the user's folders.
+ * backend and every spawned child (test/support/folders.ts childEnv) write there, never to the user's folders.
  */
 export function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'docreq-mutation-'));

@@ -2,7 +2,10 @@ import { createMCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/sandbox/service.js';
-import { captured, childEnv, sandbox, teamService } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
 
 // A third-party client: the AI SDK's MCP client treats any notification it did not ask for as an
 // error ("Unsupported message type"). Over stdio (the built CLI) and team mode (HTTP), in both of its

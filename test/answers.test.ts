@@ -3,7 +3,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { addDays, ALL_KEYS, connect, isOpen, sandboxAndClient, structured, TODAY, suiteFolder } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
+import { addDays, ALL_KEYS, isOpen, TODAY } from './support/sandbox.js';
+import { connect, sandboxAndClient, structured } from './support/connect.js';
 
 const { sb, firm, mcp } = await sandboxAndClient();
 type Seeded = (typeof firm.requests)[number];

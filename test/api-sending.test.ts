@@ -15,8 +15,9 @@ import {
 import { ServiceProfile, serviceProfileSchema } from '../src/domain/service-profile.js';
 import { createLogger } from '../src/log.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { rawProxy } from './exchange-helpers.js';
-import { FAST_API, apiFailure, sandbox } from './helpers.js';
+import { FAST_API, sandbox } from './support/sandbox.js';
+import { apiFailure } from './support/connect.js';
+import { rawProxy } from './support/exchange.js';
 
 /**
  * Sending (src/api/sending.ts): the one POST to the Document Request Service, never retried, and what its outcome

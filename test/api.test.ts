@@ -15,7 +15,8 @@ import {
 } from '../src/api/errors.js';
 import { createLogger } from '../src/log.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { sandbox, apiFailure } from './helpers.js';
+import { sandbox } from './support/sandbox.js';
+import { apiFailure } from './support/connect.js';
 
 const sb = await sandbox();
 const apis: DocReqApi[] = [];

@@ -18,7 +18,10 @@ import { startSandbox } from '../src/sandbox/service.js';
 import { INVISIBLE } from '../src/text/invisible.js';
 import { TOOLS } from '../src/tools/index.js';
 import { APP_CSP, APP_PAGES } from '../src/ui/apps.js';
-import { AROUND_TODAY, captured, connect, sandbox, sandboxAndClient, structured, suiteFolder, TODAY, type Connected } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { AROUND_TODAY, sandbox, TODAY } from './support/sandbox.js';
+import { connect, sandboxAndClient, structured, type Connected } from './support/connect.js';
 
 /**
  * MCP Apps (contract §3.7): the pages' resources checked against ext-apps's own schemas, and each page

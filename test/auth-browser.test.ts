@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox } from './helpers.js';
-import { authorizeUrl, REDIRECT, register, signInService } from './team.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, REDIRECT, register, signInService } from './support/sign-in.js';
 
 /**
  * The same sign-in in a real browser (Debian's Chromium, driven by playwright-core), with the pages'

@@ -12,8 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forbiddenAddress } from '../src/auth/outbound.js';
 import { startDemoIdp } from '../src/sandbox/idp.js';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, childEnv, sandbox, suiteFolder } from './helpers.js';
-import { authorizeUrl, codeFor, connectAs, form, REDIRECT, register, signInService } from './team.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, codeFor, connectAs, form, REDIRECT, register, signInService } from './support/sign-in.js';
 
 /**
  * The sign-in's edges that an attacker reaches: a preview confirmed by someone else, a client

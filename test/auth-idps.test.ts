@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Policy } from '../src/auth/index.js';
 import type { DemoUser } from '../src/sandbox/idp.js';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox } from './helpers.js';
-import { authorizeUrl, form, REDIRECT, register, s256, signIn, signInService } from './team.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, form, REDIRECT, register, s256, signIn, signInService } from './support/sign-in.js';
 
 /**
  * The rules of docs/sign-in.md, tried with a real OpenID Connect provider (oidc-provider) configured

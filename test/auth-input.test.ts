@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, sandbox } from './helpers.js';
-import { authorizeUrl, codeFor, form, REDIRECT, register, s256, signInService } from './team.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, codeFor, form, REDIRECT, register, s256, signInService } from './support/sign-in.js';
 
 /**
  * What sign-in accepts from a request, at its edges: PKCE S256 only, redirect URIs matched exactly,

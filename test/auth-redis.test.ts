@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/store/redis.js';
-import { startRedis } from './helpers.js';
+import { startRedis } from './support/redis.js';
 
 /** Sign-in's shared state (the send store's redis backend, as sign-in uses it) on a real Redis (redis-server on loopback, a port of its own): two replicas, two connections. */
 

@@ -9,8 +9,10 @@ import { authStoreOf } from '../src/auth/store.js';
 import type { DemoIdp } from '../src/sandbox/idp.js';
 import { RedisStore } from '../src/store/redis.js';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, sandbox, startRedis } from './helpers.js';
-import { authorizeUrl, codeFor, form, mcpList, toolNames, REDIRECT, register, s256, signInService } from './team.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, codeFor, form, mcpList, toolNames, REDIRECT, register, s256, signInService } from './support/sign-in.js';
+import { startRedis } from './support/redis.js';
 
 /**
  * Sessions a firm can end (contract §8.1), against the real service and a real OpenID Connect

@@ -6,7 +6,8 @@ import { checkSignIn } from '../src/auth/check.js';
 import { startDemoIdp } from '../src/sandbox/idp.js';
 import { loadAuthSetup } from '../src/auth/settings.js';
 import { decide, parseRules, personFrom } from '../src/auth/policy.js';
-import { captured, childEnv, suiteFolder } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(suiteFolder(), 'auth-'));

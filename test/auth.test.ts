@@ -6,8 +6,8 @@ import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryAuthStore } from '../src/auth/index.js';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox } from './helpers.js';
-import { codeFor, connectAs, form, mcpList, REDIRECT, s256, signIn, signInService } from './team.js';
+import { sandbox } from './support/sandbox.js';
+import { codeFor, connectAs, form, mcpList, REDIRECT, s256, signIn, signInService } from './support/sign-in.js';
 
 /**
  * Firm sign-in end to end: the real service on loopback, oidc-provider as the firm's identity

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox } from './helpers.js';
-import { authorizeUrl, REDIRECT, register, signInService } from './team.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, REDIRECT, register, signInService } from './support/sign-in.js';
 
 /**
  * GET /authorize and POST /authorize/decision (src/auth/authorize.ts), each answer exactly: errors the

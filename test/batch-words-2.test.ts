@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AROUND_TODAY, previewThenSend, sandbox, serversOn } from './helpers.js';
+import { AROUND_TODAY, sandbox } from './support/sandbox.js';
+import { previewThenSend, serversOn } from './support/connect.js';
 
 /**
  * More of what create_request_batch says and does (src/tools/create-request-batch.ts): answers lost

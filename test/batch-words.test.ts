@@ -1,7 +1,8 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { AROUND_TODAY, confirmingPerson, previewThenSend, sandbox, serversOn } from './helpers.js';
+import { AROUND_TODAY, sandbox } from './support/sandbox.js';
+import { confirmingPerson, previewThenSend, serversOn } from './support/connect.js';
 
 /**
  * What create_request_batch says, line by line (src/tools/create-request-batch.ts): the dry run and

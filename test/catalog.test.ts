@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { connect, sandbox } from './helpers.js';
+import { sandbox } from './support/sandbox.js';
+import { connect } from './support/connect.js';
 
 const sb = await sandbox();
 const mcp = await connect(sb);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SendLedger } from '../src/send/ledger.js';
 import { FileStore } from '../src/store/file.js';
 import { MemoryStore } from '../src/store/memory.js';
-import { suiteFolder } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
 
 /**
  * The claim a send holds while it runs (one caller per recipient and title): renewed while held, never after,

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryAuthStore } from '../src/auth/index.js';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox } from './helpers.js';
-import { authorizeUrl, REDIRECT, register, signInService } from './team.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, REDIRECT, register, signInService } from './support/sign-in.js';
 
 /**
  * The apps that may ask for sign-in (src/auth/clients.ts), shown by what they get over real HTTP from

@@ -4,7 +4,7 @@ import module from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { childEnv, suiteFolder } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
 
 // The built executable turns on Node's compile cache (Node 22.1 and later) before it loads anything
 // else of ours: a start after the first then reads V8's compiled code of the chunks instead of

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkBaseUrl, KEY_MISSING, loadConfig, secretFromFile, secretsOf, valueShape } from '../src/config.js';
-import { suiteFolder } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
 
 /**
  * The settings read once (src/config.ts), each rule on its own: a base URL is the service's address and nothing

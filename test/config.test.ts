@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkBaseUrl, loadConfig, readSettings, startMode } from '../src/config.js';
 import { loadHttpSettings } from '../src/transport/front-door.js';
-import { suiteFolder } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
 
 const KEY = 'drk_test_key_1234567890';
 const base = { DOCREQ_API_KEY: KEY, DOCREQ_BASE_URL: 'https://docs.example.com' };

@@ -2,7 +2,9 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { clientResolver, resolveClient } from '../src/tools/resolve-client.js';
-import { AROUND_TODAY, captured, previewThenSend, sandbox, serversOn } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { AROUND_TODAY, sandbox } from './support/sandbox.js';
+import { previewThenSend, serversOn } from './support/connect.js';
 
 /**
  * create_request_batch (contract §3.5) against the sandbox over real HTTP, through the SDK client:

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { connect, isOpen, previewThenSend, sandboxAndClient, structured } from './helpers.js';
+import { isOpen } from './support/sandbox.js';
+import { connect, previewThenSend, sandboxAndClient, structured } from './support/connect.js';
 
 const { sb, firm, mcp, upstream } = await sandboxAndClient();
 interface RequestsOut {

@@ -1,6 +1,7 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { AROUND_TODAY, previewThenSend, sandbox, serversOn } from './helpers.js';
+import { AROUND_TODAY, sandbox } from './support/sandbox.js';
+import { previewThenSend, serversOn } from './support/connect.js';
 
 /**
  * What create_request says, line by line (src/tools/create-request.ts): the dry run and the preview

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { captured, childEnv } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
 
 interface CaseRun {
   ok: boolean;

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CORRECTNESS_MODES, ITEM_TYPES, MAX_ITEM_NAME, MAX_ITEMS, MAX_TITLE } from '../src/domain/checklist.js';
-import { sandboxAndClient } from './helpers.js';
+import { sandboxAndClient } from './support/connect.js';
 
 const { sb, firm, mcp, upstream } = await sandboxAndClient();
 

@@ -12,7 +12,10 @@ import { firstSentence } from '../src/api/client.js';
 import { loadConfig } from '../src/config.js';
 import { loadTemplates } from '../src/templates/load.js';
 import { startHttpService, type HttpService } from '../src/transport/http.js';
-import { captured, connect, FAST_API, sandbox, childEnv } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { FAST_API, sandbox } from './support/sandbox.js';
+import { connect } from './support/connect.js';
 
 /**
  * Issue 17, the edges: bounded under hostile clients, every setting speaks, plain words. Each test

@@ -4,8 +4,8 @@ import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BadResponseError, CancelledError, TimedOutError, TooLargeError, UnreachableError } from '../src/api/errors.js';
 import { REQUESTS } from '../src/api/exchange.js';
-import { TIMEOUT_MS, exchanges, get, list, pause, serve } from './exchange-helpers.js';
-import { apiFailure } from './helpers.js';
+import { apiFailure } from './support/connect.js';
+import { TIMEOUT_MS, exchanges, get, list, pause, serve } from './support/exchange.js';
 
 /**
  * The exchange's handling of an answer once its headers are in (src/api/exchange.ts): what happens to a

@@ -25,8 +25,11 @@ import {
 import { CLIENTS, REQUESTS, header, type RawAnswer } from '../src/api/exchange.js';
 import { describeProxy } from '../src/api/proxy.js';
 import { USER_AGENT } from '../src/version.js';
-import { CAP, KEY, TIMEOUT_MS, answering, exchanges, get, list, pause, post, rawProxy, serve, soon } from './exchange-helpers.js';
-import { apiFailure, freePort, sandbox, suiteFolder } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
+import { sandbox } from './support/sandbox.js';
+import { apiFailure } from './support/connect.js';
+import { freePort } from './support/ports.js';
+import { CAP, KEY, TIMEOUT_MS, answering, exchanges, get, list, pause, post, rawProxy, serve, soon } from './support/exchange.js';
 
 /**
  * One HTTP exchange with the service (src/api/exchange.ts) on its own: the headers it sends as the service

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Fault, Route } from '../src/sandbox/service.js';
-import { ALL_KEYS, connect, sandbox } from './helpers.js';
+import { ALL_KEYS, sandbox } from './support/sandbox.js';
+import { connect } from './support/connect.js';
 
 /**
  * Every tool against every fault. A cell passes when the call answers with the one right outcome for

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, truncateSync, utimesSync, writeFi
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../src/store/file.js';
-import { suiteFolder } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
 
 /**
  * The file store's own rules (src/store/file.ts) on a clock it is given: a record not of its shape is

@@ -7,7 +7,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { rehearseFirstCall } from '../src/mcp/rehearsal.js';
 import { LineStdioTransport } from '../src/transport/stdio.js';
-import { AROUND_TODAY, captured, childEnv, connect, sandbox, TODAY } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { AROUND_TODAY, sandbox, TODAY } from './support/sandbox.js';
+import { connect } from './support/connect.js';
 
 /**
  * The first list_requests after initialize answers exactly what a later one does for the same question on the same

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FormCheck } from '../src/mcp/form-check.js';
-import { connect, sandbox } from './helpers.js';
+import { sandbox } from './support/sandbox.js';
+import { connect } from './support/connect.js';
 
 /**
  * The check of an accepted elicitation answer (src/mcp/form-check.ts), which stands in for the SDK's

@@ -4,8 +4,10 @@ import { PassThrough, Writable } from 'node:stream';
 import { createServer } from '../src/mcp/server.js';
 import { RateBucket } from '../src/transport/key-scope.js';
 import { LineStdioTransport } from '../src/transport/stdio.js';
-import { captured, sandbox, teamService } from './helpers.js';
-import { signInService } from './team.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
+import { signInService } from './support/sign-in.js';
 
 /**
  * Team mode's front door (src/transport/http.ts) with real HTTP on 127.0.0.1 in front of the sandbox:

@@ -4,7 +4,8 @@ import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decodeArguments } from '../src/mcp/arguments.js';
 import { TOOLS } from '../src/tools/index.js';
 import { nameKey } from '../src/requests/name-keys.js';
-import { addDays, ALL_KEYS, AROUND_TODAY, connect, sandbox, TODAY } from './helpers.js';
+import { addDays, ALL_KEYS, AROUND_TODAY, sandbox, TODAY } from './support/sandbox.js';
+import { connect } from './support/connect.js';
 
 const sb = await sandbox(AROUND_TODAY);
 sb.demoFirm.monthlyRequestLimit = 1e9;

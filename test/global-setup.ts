@@ -7,7 +7,7 @@ import { defaultStateDir } from '../src/store/index.js';
 /**
  * The folders of one run, all inside one fresh folder of its own (`docreq-suite-…` in the system's temp
  * folder), set in the environment the test processes inherit and pass on to every server they spawn
- * (test/helpers.ts childEnv): a home of its own (HOME and the XDG folders: what the file store defaults
+ * (test/support/folders.ts childEnv): a home of its own (HOME and the XDG folders: what the file store defaults
  * to when DOCREQ_STATE_DIR is not given), a state folder, and the folder of captured output the key scan reads.
  * The suite never reads the real user's folders, so another docreq-mcp of the same user may run beside it.
  */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox } from './helpers.js';
-import { codeFor, form, mcpList, REDIRECT, signInService } from './team.js';
+import { sandbox } from './support/sandbox.js';
+import { codeFor, form, mcpList, REDIRECT, signInService } from './support/sign-in.js';
 
 /**
  * The token endpoint and revocation (src/auth/grants.ts), each answer exactly: a code redeemed once

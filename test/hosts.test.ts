@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { childEnv } from './helpers.js';
+import { childEnv } from './support/folders.js';
 
 // `npm run hosts` prints each host's configuration for this clone; what it prints must start a
 // working server today (before the package is published): the sandbox entry is run as a host would.

@@ -11,7 +11,10 @@ import { MemoryStore } from '../src/store/index.js';
 import { startHttpService, type HttpService } from '../src/transport/http.js';
 import { CORS_HEADERS } from '../src/transport/front-door.js';
 import { VERSION } from '../src/version.js';
-import { APPS_HOST, captured, FAST_API, pageTokenOf, sandbox, teamService } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { FAST_API, sandbox } from './support/sandbox.js';
+import { APPS_HOST, pageTokenOf } from './support/connect.js';
+import { teamService } from './support/team-service.js';
 
 const sb = await sandbox();
 const TOKEN_SECRET = 'routes-test-token-secret-0123456789abcdef';

@@ -11,8 +11,12 @@ import { DEMO_POLICY, DEMO_USERS, startDemoIdp } from '../src/sandbox/idp.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { serveHttp, type HttpService } from '../src/transport/http.js';
 import { VERSION } from '../src/version.js';
-import { freePort, sandbox, startRedis, suiteFolder, teamService } from './helpers.js';
-import { connectAs } from './team.js';
+import { suiteFolder } from './support/folders.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
+import { connectAs } from './support/sign-in.js';
+import { freePort } from './support/ports.js';
+import { startRedis } from './support/redis.js';
 
 const sb = await sandbox();
 const folder = mkdtempSync(join(suiteFolder(), 'http-service-'));

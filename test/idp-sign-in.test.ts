@@ -7,8 +7,10 @@ import { secretKeys } from '../src/auth/crypto.js';
 import { MemoryAuthStore, type AuthStore } from '../src/auth/index.js';
 import type { DemoIdp, DemoUser } from '../src/sandbox/idp.js';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, freePort, sandbox } from './helpers.js';
-import { authorizeUrl, cookieFetch, form, REDIRECT, register, s256, signInService, toolNames } from './team.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, cookieFetch, form, REDIRECT, register, s256, signInService, toolNames } from './support/sign-in.js';
+import { freePort } from './support/ports.js';
 
 /**
  * The sign-in federated to the firm's OpenID Connect provider (src/auth/federation.ts), as a person, an

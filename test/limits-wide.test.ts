@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { captured, sandbox, teamService } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
 
 /**
  * The depth limit counts nesting, not brackets (src/transport/limits.ts nestsDeeper): a wide but

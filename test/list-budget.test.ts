@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { AROUND_TODAY, connect, sandbox, TODAY } from './helpers.js';
+import { AROUND_TODAY, sandbox, TODAY } from './support/sandbox.js';
+import { connect } from './support/connect.js';
 
 // Contract §3.3: with default arguments every list text stays under 8,000 characters at any firm size.
 const sb = await sandbox({ ...AROUND_TODAY, clients: 10_000, requests: 100_000 });

@@ -3,7 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { connect, sandboxAndClient, structured, suiteFolder, TODAY } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
+import { TODAY } from './support/sandbox.js';
+import { connect, sandboxAndClient, structured } from './support/connect.js';
 
 const { sb, firm, mcp } = await sandboxAndClient();
 

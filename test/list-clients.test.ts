@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { isOpen, TODAY } from './support/sandbox.js';
+import { sandboxAndClient, structured } from './support/connect.js';
 
 const { sb, firm, mcp, upstream } = await sandboxAndClient();
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CLOSING_STATUSES, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { CLOSING_STATUSES, TODAY } from './support/sandbox.js';
+import { sandboxAndClient, structured } from './support/connect.js';
 import { fold } from '../src/text/render.js';
 import { num } from '../src/tools/list-text.js';
 import { nameKey } from '../src/requests/name-keys.js';

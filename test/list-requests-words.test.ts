@@ -1,6 +1,6 @@
 // The words list_requests gives a model, exactly: each row, each note, the filters line, the empty-page hints and paging.
 import { describe, expect, it } from 'vitest';
-import { sandboxAndClient, structured } from './helpers.js';
+import { sandboxAndClient, structured } from './support/connect.js';
 
 // Clients are read afresh on every call (no reuse), so each test's injected lists are the ones answered from.
 const { sb, mcp } = await sandboxAndClient({ api: { clientsCacheMs: 0 } });

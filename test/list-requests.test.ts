@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, CLOSING_STATUSES, isOpen, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { addDays, CLOSING_STATUSES, isOpen, TODAY } from './support/sandbox.js';
+import { sandboxAndClient, structured } from './support/connect.js';
 import fc from 'fast-check';
 import { firstSorted } from '../src/requests/orders.js';
 

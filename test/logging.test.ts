@@ -7,7 +7,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { captured, childEnv, sandbox, teamService } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
 
 /**
  * MCP log notifications go only to a client that asked for them (logging/setLevel in a 2025-11-25

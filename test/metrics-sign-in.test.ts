@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/sandbox/service.js';
 import type { HttpService } from '../src/transport/http.js';
-import { freePort, sandbox } from './helpers.js';
-import { codeFor, signInService } from './team.js';
+import { sandbox } from './support/sandbox.js';
+import { codeFor, signInService } from './support/sign-in.js';
+import { freePort } from './support/ports.js';
 
 // Team mode with sign-in and metrics on: each sign-in's outcome reaches docreq_sign_ins_total, and
 // no label or value names the person.

@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { countSignIn } from '../src/transport/metrics.js';
 import { RedisStore } from '../src/store/redis.js';
-import { captured, childEnv, freePort, sandbox, teamService } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
+import { freePort } from './support/ports.js';
 
 /**
  * Team mode's metrics (DOCREQ_METRICS_PORT), scraped over HTTP and read by a strict parser of the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connect, sandboxAndClient, structured } from './helpers.js';
+import { connect, sandboxAndClient, structured } from './support/connect.js';
 
 /**
  * Confirmation by multi-round-trip request (2026-07-28, contract §9): the preview goes back as

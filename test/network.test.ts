@@ -27,8 +27,11 @@ import {
 import type { CreatePayload } from '../src/api/records.js';
 import { checkBaseUrl } from '../src/config.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { rawProxy } from './exchange-helpers.js';
-import { captured, sandbox, apiFailure, childEnv, suiteFolder } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { apiFailure } from './support/connect.js';
+import { rawProxy } from './support/exchange.js';
 
 const run = promisify(execFile);
 interface LinkProxy {

@@ -1,7 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { AROUND_TODAY, ALL_KEYS, captured, ERA, previewThenSend, sandbox, structured, serversOn } from './helpers.js';
+import { ERA } from './support/era.js';
+import { captured } from './support/key-scan.js';
+import { AROUND_TODAY, ALL_KEYS, sandbox } from './support/sandbox.js';
+import { previewThenSend, structured, serversOn } from './support/connect.js';
 
 /**
  * The promises of contract §1 under the conditions that broke them: parallel calls, a host that

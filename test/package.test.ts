@@ -8,7 +8,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SETTINGS } from '../src/settings.js';
-import { captured, sandbox, childEnv } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const read = (file: string) => readFileSync(join(root, file), 'utf8');

@@ -3,7 +3,7 @@ import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
 import { cannotConfirm, closeTemplates, pageNext, sendWay } from '../src/tools/sending.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { ClientSessions } from '../src/transport/client-sessions.js';
-import { sandboxAndClient, structured, APPS_HOST as APPS, hostsOn, pageTokenOf as pageToken } from './helpers.js';
+import { sandboxAndClient, structured, APPS_HOST as APPS, hostsOn, pageTokenOf as pageToken } from './support/connect.js';
 
 /**
  * The guards of the person's own Send, each on its own: who confirms (sendWay) for every setting and

@@ -1,6 +1,7 @@
 import { isToolVisibilityAppOnly } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { describe, expect, it } from 'vitest';
-import { ERA, sandboxAndClient, structured, APPS_HOST as APPS, hostsOn, pageTokenOf as pageToken } from './helpers.js';
+import { ERA } from './support/era.js';
+import { sandboxAndClient, structured, APPS_HOST as APPS, hostsOn, pageTokenOf as pageToken } from './support/connect.js';
 
 /**
  * The person's own Send. On a host that renders MCP Apps (its capabilities declare the ui extension),

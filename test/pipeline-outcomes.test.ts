@@ -9,7 +9,8 @@ import { SendLedger } from '../src/send/ledger.js';
 import { Confirmations } from '../src/send/token.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { StoreUnavailableError, type SendStore } from '../src/store/store.js';
-import { AROUND_TODAY, captured, FAST_API, sandbox, TODAY } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { AROUND_TODAY, FAST_API, sandbox, TODAY } from './support/sandbox.js';
 
 /**
  * The send pipeline's outcomes as a person reads them (src/send/pipeline.ts): a POST whose answer is

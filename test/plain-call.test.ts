@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { HttpService, HttpServiceOptions } from '../src/transport/http.js';
 import { PLAIN_CALL_MAX_MS } from '../src/transport/plain-call.js';
-import { captured, sandbox, teamService } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
 
 /**
  * Team mode's plain tool call (src/transport/plain-call.ts), over real HTTP on 127.0.0.1 in front of

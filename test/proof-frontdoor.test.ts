@@ -3,7 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { loadHttpSettings, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { captured, sandbox, teamService } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
 
 /**
  * Team mode's front door (src/transport/front-door.ts) as a client meets it, over real HTTP on

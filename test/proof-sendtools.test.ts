@@ -8,7 +8,8 @@ import { createServer } from '../src/mcp/server.js';
 import { SendLedger } from '../src/send/ledger.js';
 import { Confirmations } from '../src/send/token.js';
 import { MemoryStore } from '../src/store/memory.js';
-import { AROUND_TODAY, captured, FAST_API, sandbox, TODAY } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { AROUND_TODAY, FAST_API, sandbox, TODAY } from './support/sandbox.js';
 
 /**
  * The send tools and the send pipeline where another call, another replica or the store itself acts

@@ -11,8 +11,10 @@ import { describeRedisUrl, RedisStore } from '../src/store/redis.js';
 import { StoreUnavailableError } from '../src/store/store.js';
 import { sealer } from '../src/text/redact.js';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox, startRedis, suiteFolder } from './helpers.js';
-import { authorizeUrl, codeFor, form, REDIRECT, register, signInService } from './team.js';
+import { suiteFolder } from './support/folders.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, codeFor, form, REDIRECT, register, signInService } from './support/sign-in.js';
+import { startRedis } from './support/redis.js';
 
 /**
  * Promises of the stores, the seal and sign-in that the mutation run found untested

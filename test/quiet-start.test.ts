@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { captured, childEnv } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
 
 // A quiet start (contract §11): what a person reads when they start the built CLI is ours, in
 // words they can act on: no third-party runtime warnings, no documents they do not have.

@@ -11,7 +11,11 @@ import { SETTINGS, settingSchema } from '../src/settings.js';
 import { plainHelp, settingsHelp, settingsTable } from '../src/settings-docs.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { defaultStateDir } from '../src/store/index.js';
-import { ALL_KEYS, callerFor, captured, childEnv, previewThenSend, sandbox, suiteFolder, teamService } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { ALL_KEYS, sandbox } from './support/sandbox.js';
+import { callerFor, previewThenSend } from './support/connect.js';
+import { teamService } from './support/team-service.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

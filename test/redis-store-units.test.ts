@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/store/redis.js';
-import { freePort, startRedis } from './helpers.js';
+import { freePort } from './support/ports.js';
+import { startRedis } from './support/redis.js';
 
 /**
  * The redis store's connection as the person running the server hears it (src/store/redis.ts): one

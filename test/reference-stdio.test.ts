@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { childEnv, suiteFolder } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
 
 const { esbuildOptions } = (await import(new URL('../scripts/build-options.mjs', import.meta.url).href)) as { esbuildOptions: object };
 

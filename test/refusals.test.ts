@@ -8,7 +8,7 @@ import { DocReqApi } from '../src/api/client.js';
 import { errorFromStatus, fieldPath, InputRefusedError, PlanLimitError, RateLimitedError, readErrorBody, type ApiError } from '../src/api/errors.js';
 import { explain } from '../src/mcp/results.js';
 import { redactor } from '../src/text/redact.js';
-import { apiFailure } from './helpers.js';
+import { apiFailure } from './support/connect.js';
 
 const refused = (status: number, body: unknown, retryAfterMs?: number, nameField?: (field: string) => string): ApiError =>
   errorFromStatus(status, body, true, 'application/json', retryAfterMs, undefined, nameField);

@@ -9,8 +9,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, childEnv, sandbox } from './helpers.js';
-import { teamService } from './team.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
 
 const root = new URL('..', import.meta.url).pathname;
 // Team mode and its hosts' snippets: docs/team-mode.md; the one-click links: docs/hosts.md (both linked from the README).

@@ -3,7 +3,9 @@ import { oneLine } from '../src/text/render.js';
 import { z } from 'zod';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { defineTool } from '../src/tools/define.js';
-import { captured, connect, sandbox, structured, type Connected } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { connect, structured, type Connected } from './support/connect.js';
 
 /** Anything invisible, or a line break: none may reach a text the model reads. */
 const INVISIBLE_OR_BREAK = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;

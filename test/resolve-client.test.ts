@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxFirm } from '../src/sandbox/seed.js';
-import { APPS_HOST, AROUND_TODAY, sandbox, serversOn } from './helpers.js';
+import { AROUND_TODAY, sandbox } from './support/sandbox.js';
+import { APPS_HOST, serversOn } from './support/connect.js';
 
 /**
  * Which client create_request means when the caller's words name no single one (src/tools/resolve-client.ts

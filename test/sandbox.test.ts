@@ -5,7 +5,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Fault, type Sandbox } from '../src/sandbox/service.js';
 import { SANDBOX_KEYS, seedFirms } from '../src/sandbox/seed.js';
-import { sandbox } from './helpers.js';
+import { sandbox } from './support/sandbox.js';
 
 // The sandbox over real HTTP (undici, which never decompresses on its own, so what is on the wire is
 // what the test sees). Nothing here goes through `captured`: the echo tests handle keys on purpose.

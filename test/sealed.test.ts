@@ -12,7 +12,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, valueShape } from '../src/config.js';
 import { loadHttpSettings } from '../src/transport/http.js';
-import { AROUND_TODAY, captured, connect, sandbox, TODAY, type Connected, childEnv, teamService } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { AROUND_TODAY, sandbox, TODAY } from './support/sandbox.js';
+import { connect, type Connected } from './support/connect.js';
+import { teamService } from './support/team-service.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox(AROUND_TODAY);

@@ -12,7 +12,9 @@ import { createServer } from '../src/mcp/server.js';
 import { SendLedger } from '../src/send/ledger.js';
 import { Confirmations } from '../src/send/token.js';
 import { FileStore, RedisStore, type SendStore } from '../src/store/index.js';
-import { AROUND_TODAY, captured, FAST_API, sandbox, startRedis, TODAY } from './helpers.js';
+import { captured } from './support/key-scan.js';
+import { AROUND_TODAY, FAST_API, sandbox, TODAY } from './support/sandbox.js';
+import { startRedis } from './support/redis.js';
 
 /**
  * The send pipeline's guards (contract §3.4, §7), each with the one condition that needs it, on the

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { addDays, sandboxAndClient, structured, TODAY } from './helpers.js';
+import { addDays, TODAY } from './support/sandbox.js';
+import { sandboxAndClient, structured } from './support/connect.js';
 
 /**
  * What the person agrees to is what the preview says (src/tools/sending.ts describeDraft, draftFromInput):

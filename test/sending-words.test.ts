@@ -6,7 +6,7 @@ import { MAX_ITEMS } from '../src/domain/checklist.js';
 import { BUILTIN_TEMPLATES } from '../src/templates/builtin.js';
 import { templateCatalogue } from '../src/templates/catalogue.js';
 import { cannotAsk, draftFromInput, duplicateOpen, previewNext, tokenRefused } from '../src/tools/sending.js';
-import { suiteFolder } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
 
 /**
  * What both send tools share before sending (src/tools/sending.ts), exactly: the preview's last line,

@@ -9,8 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { CARD_SCHEMA, CARD_TYPE, CATALOG_PATHS, CATALOG_TYPE, PROTOCOL_VERSIONS } from '../src/transport/server-card.js';
 import type { HttpService } from '../src/transport/http.js';
-import { ALL_KEYS, captured, sandbox } from './helpers.js';
-import { signInService, teamService } from './team.js';
+import { captured } from './support/key-scan.js';
+import { ALL_KEYS, sandbox } from './support/sandbox.js';
+import { teamService } from './support/team-service.js';
+import { signInService } from './support/sign-in.js';
 
 /**
  * Team mode's Server Card (SEP-2127) and the AI Catalog pointing at it, read over HTTP from the real

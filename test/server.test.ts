@@ -7,7 +7,9 @@ import { loadConfig } from '../src/config.js';
 import { createServer } from '../src/mcp/server.js';
 import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
 import { defineTool } from '../src/tools/define.js';
-import { ALL_KEYS, connect, ERA, sandboxAndClient, structured } from './helpers.js';
+import { ERA } from './support/era.js';
+import { ALL_KEYS } from './support/sandbox.js';
+import { connect, sandboxAndClient, structured } from './support/connect.js';
 
 const { sb, firm, mcp, upstream } = await sandboxAndClient();
 

@@ -6,7 +6,9 @@ import { parse as parseYaml } from 'yaml';
 import { readyServiceProfile } from '../src/service-profile.js';
 import { prng } from '../src/sandbox/seed.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/service.js';
-import { AROUND_TODAY, childEnv, connect, previewThenSend, suiteFolder, TODAY, type Connected, type ConnectOptions } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { AROUND_TODAY, TODAY } from './support/sandbox.js';
+import { connect, previewThenSend, type Connected, type ConnectOptions } from './support/connect.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 

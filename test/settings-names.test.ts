@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { captured, childEnv } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
 
 // The built CLI, as a person or a host starts it: a misspelled setting is named with the one it
 // resembles, and a misspelled guard (read-only, confirmation, who may sign in) stops the start.

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { readyTemplates } from '../src/templates/load.js';
-import { captured } from './helpers.js';
+import { captured } from './support/key-scan.js';
 
 // Each test file's process gets a state folder of its own inside the run's folder (test/global-setup.ts);
-// the servers it spawns (test/helpers.ts childEnv) share it, as a restart needs.
+// the servers it spawns (test/support/folders.ts childEnv) share it, as a restart needs.
 const suite = process.env.DOCREQ_TEST_SUITE_DIR;
 if (!suite) throw new Error('DOCREQ_TEST_SUITE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
 process.env.DOCREQ_STATE_DIR = mkdtempSync(join(suite, 'state-'));

@@ -8,8 +8,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_USERS } from '../src/sandbox/idp.js';
-import { callerFor, captured, childEnv, previewThenSend, suiteFolder } from './helpers.js';
-import { HostProvider, REDIRECT } from './team.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { callerFor, previewThenSend } from './support/connect.js';
+import { HostProvider, REDIRECT } from './support/sign-in.js';
 
 /**
  * What ships, end to end: the built CLI (dist/cli.js) as its own process, in team mode with sign-in on

@@ -3,8 +3,8 @@ import { checkSessionTime } from '../src/auth/grant-checks.js';
 import { redirectMatches } from '../src/auth/redirect-uris.js';
 import type { Session } from '../src/auth/types.js';
 import type { HttpService } from '../src/transport/http.js';
-import { sandbox } from './helpers.js';
-import { authorizeUrl, codeFor, form, REDIRECT, register, s256, signInService } from './team.js';
+import { sandbox } from './support/sandbox.js';
+import { authorizeUrl, codeFor, form, REDIRECT, register, s256, signInService } from './support/sign-in.js';
 
 /**
  * The checks sign-in makes of what an app sends (src/auth/grant-checks.ts, pkce.ts, redirect-uris.ts),

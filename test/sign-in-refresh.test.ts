@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpService } from '../src/transport/http.js';
-import { captured, sandbox } from './helpers.js';
-import { codeFor, form, REDIRECT, signInService, toolNames } from './team.js';
+import { captured } from './support/key-scan.js';
+import { sandbox } from './support/sandbox.js';
+import { codeFor, form, REDIRECT, signInService, toolNames } from './support/sign-in.js';
 
 /**
  * A refresh asks the firm's identity provider again (src/auth/federation.ts, renew): if its answer

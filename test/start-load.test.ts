@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { childEnv, suiteFolder } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
 
 // What a stdio start loads before it answers `initialize` (docs/performance.md, "Cold start"): the
 // service's client (undici, and Node's tls and zlib with it) comes after, with warm(), or with the

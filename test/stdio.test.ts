@@ -7,7 +7,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultStateDir } from '../src/store/index.js';
-import { ALL_KEYS, captured, connect, sandbox, childEnv, suiteFolder } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { ALL_KEYS, sandbox } from './support/sandbox.js';
+import { connect } from './support/connect.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };

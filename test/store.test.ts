@@ -12,7 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../src/sandbox/service.js';
 import { SendLedger } from '../src/send/ledger.js';
 import { defaultStateDir, describeRedisUrl, FileStore, MemoryStore, openStore, RedisStore, StoreUnavailableError, storeReach, type SendStore } from '../src/store/index.js';
-import { captured, childEnv, freePort, startRedis as startRedisServer } from './helpers.js';
+import { childEnv } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { freePort } from './support/ports.js';
+import { startRedis as startRedisServer } from './support/redis.js';
 
 /**
  * The send store (contract §7) with real processes: the built binary over stdio sharing a state

@@ -13,7 +13,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
 import { bearerKey, loadHttpSettings, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { ALL_KEYS, captured, sandbox, childEnv, connect, teamService, suiteFolder } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { ALL_KEYS, sandbox } from './support/sandbox.js';
+import { connect } from './support/connect.js';
+import { teamService } from './support/team-service.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
 const sb = await sandbox();

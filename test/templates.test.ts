@@ -10,7 +10,10 @@ import { expandTemplate } from '../src/templates/expand.js';
 import { loadTemplates, parseTemplatesFile } from '../src/templates/load.js';
 import { ITEM_TYPES } from '../src/domain/checklist.js';
 import { fold } from '../src/text/render.js';
-import { addDays, captured, connect, sandbox, structured, TODAY, type Connected, childEnv, suiteFolder } from './helpers.js';
+import { childEnv, suiteFolder } from './support/folders.js';
+import { captured } from './support/key-scan.js';
+import { addDays, sandbox, TODAY } from './support/sandbox.js';
+import { connect, structured, type Connected } from './support/connect.js';
 
 const sb = await sandbox();
 const dir = mkdtempSync(join(suiteFolder(), 'templates-'));

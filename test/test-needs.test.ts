@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { suiteFolder } from './helpers.js';
+import { suiteFolder } from './support/folders.js';
 
 /**
  * npm test's first step (scripts/test-needs.mjs): the engines the suite starts on loopback are found, installed where

@@ -12,7 +12,8 @@ import { MemoryStore } from '../src/store/memory.js';
 import { StoreUnavailableError } from '../src/store/store.js';
 import { defineTool } from '../src/tools/define.js';
 import { statelessEntry } from '../src/transport/http.js';
-import { APPS_HOST, AROUND_TODAY, FAST_API, hostsOn, sandbox, structured, TODAY } from './helpers.js';
+import { AROUND_TODAY, FAST_API, sandbox, TODAY } from './support/sandbox.js';
+import { APPS_HOST, hostsOn, structured } from './support/connect.js';
 
 const sb = await sandbox(AROUND_TODAY);
 const firm = sb.demoFirm;

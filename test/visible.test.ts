@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markInvisible, visibleResult, visibleStructured, withoutInvisibles } from '../src/text/visible.js';
-import { sandboxAndClient, structured } from './helpers.js';
+import { sandboxAndClient, structured } from './support/connect.js';
 
 /**
  * structuredContent by the renderer's invisible-character rule (contract §3.7.1): the rule itself, and

@@ -1,10 +1,11 @@
+// One API exchange on its own (as a client makes it) and throwaway loopback servers, for the tests that drive src/api/exchange.ts directly.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll } from 'vitest';
-import { REQUESTS, ServiceExchange, type ExchangeSettings } from '../src/api/exchange.js';
-import { ListStreamParser } from '../src/api/list-stream.js';
-import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { redactor } from '../src/text/redact.js';
+import { REQUESTS, ServiceExchange, type ExchangeSettings } from '../../src/api/exchange.js';
+import { ListStreamParser } from '../../src/api/list-stream.js';
+import { SANDBOX_KEYS } from '../../src/sandbox/seed.js';
+import { redactor } from '../../src/text/redact.js';
 
 /**
  * What the exchange's unit files share (exchange-units, exchange-answers-units): an exchange made with the defaults

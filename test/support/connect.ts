@@ -1,86 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer as createNetServer } from 'node:net';
+// Real SDK clients connected to the real server (linked in memory, or per request through the SDK v2
+// HTTP entry, as the run's ERA says), and what tests do with a connection: call, preview then send, confirm.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { RedisStore } from '../src/store/redis.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeEach, expect } from 'vitest';
-import type { ApiError } from '../src/api/errors.js';
-import type { ApiClientOptions } from '../src/api/client.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/log.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/service.js';
-import { SANDBOX_KEYS } from '../src/sandbox/seed.js';
-import { createServer, type ServerOptions } from '../src/mcp/server.js';
+import { afterAll, expect } from 'vitest';
+import type { ApiError } from '../../src/api/errors.js';
+import type { ApiClientOptions } from '../../src/api/client.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import type { Sandbox } from '../../src/sandbox/service.js';
+import { SANDBOX_KEYS } from '../../src/sandbox/seed.js';
+import { createServer, type ServerOptions } from '../../src/mcp/server.js';
 import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpService, statelessEntry, type HttpService, type HttpServiceOptions } from '../src/transport/http.js';
-import { ApiState } from '../src/api/client.js';
+import { statelessEntry } from '../../src/transport/http.js';
+import { ApiState } from '../../src/api/client.js';
 import { Agent } from 'undici';
-import { SendLedger } from '../src/send/ledger.js';
-import { Confirmations } from '../src/send/token.js';
-
-/**
- * The protocol revision the suite's client speaks: 2025-11-25 (the SDK v1 Client, initialize, linked
- * in memory) or 2026-07-28 (the SDK v2 Client pinned to the modern era, no initialize, each request
- * served by the SDK v2 HTTP entry in process). vitest.config.ts runs the behaviour files once per era.
- */
-export const ERA: '2025-11-25' | '2026-07-28' = process.env.DOCREQ_TEST_ERA === '2026-07-28' ? '2026-07-28' : '2025-11-25';
-
-/** This run's own folder (test/global-setup.ts): every state, home and capture folder of the suite is inside it. */
-export function suiteFolder(): string {
-  const suite = process.env.DOCREQ_TEST_SUITE_DIR;
-  if (!suite) throw new Error('DOCREQ_TEST_SUITE_DIR is not set: the suite runs with test/global-setup.ts (vitest.config.ts)');
-  return suite;
-}
-
-/**
- * The environment a spawned server starts from: PATH, and the suite's home, XDG folders and this test
- * file's state folder (test/global-setup.ts, test/setup.ts), so that no child reads or writes the user's
- * own folders, even one started without DOCREQ_STATE_DIR.
- */
-export function childEnv(): Record<string, string> {
-  suiteFolder();
-  const names = ['PATH', 'HOME', 'USERPROFILE', 'DOCREQ_STATE_DIR', 'XDG_STATE_HOME', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'LOCALAPPDATA', 'APPDATA'];
-  return Object.fromEntries(names.map((name) => [name, process.env[name] ?? '']));
-}
-
-/** Everything any test captured (logs, results, errors): scanned for the key at the end. */
-export const captured: string[] = [];
-export const ALL_KEYS = Object.values(SANDBOX_KEYS);
-
-export const FAST_API: Partial<ApiClientOptions> = { retryBaseDelayMs: 5 };
-
-/** A fixed day for tests that judge dates, so they read the same on any day they run. */
-export const TODAY = '2026-03-16';
-/** Sandbox data laid out around TODAY. */
-export const AROUND_TODAY = { now: new Date(`${TODAY}T12:00:00Z`) };
-
-/** `day` plus `days`, both YYYY-MM-DD (UTC calendar arithmetic). */
-export function addDays(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
-/** The contract's closing statuses (§3.2), written here independently of the code under test. */
-export const CLOSING_STATUSES = ['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived'];
-
-/** Open per the contract: not in a closing status (any case) and not every checklist item complete. */
-export function isOpen(r: { status: string; completedItems: number; totalItems: number }): boolean {
-  return !CLOSING_STATUSES.includes(r.status.toLowerCase()) && !(r.totalItems > 0 && r.completedItems >= r.totalItems);
-}
-
-/** Forgets injected faults and logged calls, so each test sees only its own. */
-function resetSandbox(sb: Sandbox): void {
-  sb.clearFaults();
-  sb.calls.length = 0;
-}
-
-/** A sandbox for this test file: reset before each test, closed after the file. */
-export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const sb = await startSandbox(options);
-  beforeEach(() => resetSandbox(sb));
-  afterAll(() => sb.close());
-  return sb;
-}
+import { SendLedger } from '../../src/send/ledger.js';
+import { Confirmations } from '../../src/send/token.js';
+import { ERA } from './era.js';
+import { captured } from './key-scan.js';
+import { ALL_KEYS, AROUND_TODAY, FAST_API, TODAY, sandbox } from './sandbox.js';
 
 export interface Connected {
   client: Client;
@@ -317,60 +256,6 @@ export function serversOn(sb: Sandbox): (options?: ConnectOptions) => Promise<Co
     open.push(mcp);
     return mcp;
   };
-}
-
-/** Team mode on 127.0.0.1 (a free port) in front of the sandbox, as the tests run it; closed after the file. */
-export async function teamService(sb: Sandbox, overrides: Partial<HttpServiceOptions> = {}): Promise<HttpService> {
-  const svc = await startHttpService({
-    host: '127.0.0.1',
-    port: 0,
-    allowedHosts: ['127.0.0.1'],
-    allowedOrigins: [],
-    rateLimit: 1_000,
-    config: loadConfig({}, { DOCREQ_BASE_URL: sb.url }),
-    baseUrl: sb.url,
-    api: FAST_API,
-    write: (line) => void captured.push(line),
-    ...overrides,
-  });
-  afterAll(() => svc.close(1_000));
-  return svc;
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-const issuedPorts = new Set<number>();
-/** A loopback port nobody listens on now, never one this process was given before (two calls in a row could get the same one back). */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const server = createNetServer();
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as { port: number };
-    await new Promise((r) => server.close(r));
-    if (!issuedPorts.has(port)) {
-      issuedPorts.add(port);
-      return port;
-    }
-  }
-}
-
-/**
- * A real redis-server on loopback, on a port of its own (or `port`, to start it again there), no
- * persistence; resolves once it answers on database `db`. The caller stops `child`.
- */
-export async function startRedis(port?: number, db = 3): Promise<{ port: number; child: ChildProcess; url: string }> {
-  const p = port ?? (await freePort());
-  const child = spawn('redis-server', ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const url = `redis://127.0.0.1:${p}/${db}`;
-  const probe = new RedisStore(url);
-  try {
-    await probe.ready(5_000);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  } finally {
-    await probe.close();
-  }
-  return { port: p, child, url };
 }
 
 /**

@@ -1,3 +1,4 @@
+// Team mode with sign-in for tests: signInService, the browser's sign-in over HTTP, and OAuth requests by hand.
 import { createHash, randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -5,18 +6,19 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, expect } from 'vitest';
-import { createAuth, MemoryAuthStore, type AuthOptions, type AuthStore, type Policy } from '../src/auth/index.js';
-import { loadConfig, type Config } from '../src/config.js';
-import type { Sandbox } from '../src/sandbox/service.js';
-import { DEMO_POLICY, startDemoIdp, type DemoIdp, type DemoIdpOptions } from '../src/sandbox/idp.js';
-import type { HttpService } from '../src/transport/http.js';
-import { captured, teamService } from './helpers.js';
+import { createAuth, MemoryAuthStore, type AuthOptions, type AuthStore, type Policy } from '../../src/auth/index.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Sandbox } from '../../src/sandbox/service.js';
+import { DEMO_POLICY, startDemoIdp, type DemoIdp, type DemoIdpOptions } from '../../src/sandbox/idp.js';
+import type { HttpService } from '../../src/transport/http.js';
+import { captured } from './key-scan.js';
+import { teamService } from './team-service.js';
 
 /**
- * Team mode's test set-up, in one place: the real service on loopback in front of the sandbox
- * (teamService); with sign-in (src/auth/) federated to the demo identity provider, oidc-provider on
- * loopback (signInService); and the browser's part of the sign-in played over HTTP. Each service (and
- * its identity provider) is closed after the test file.
+ * Team mode's sign-in set-up, in one place: the real service on loopback in front of the sandbox
+ * (team-service.ts teamService) with sign-in (src/auth/) federated to the demo identity provider,
+ * oidc-provider on loopback (signInService); and the browser's part of the sign-in played over HTTP.
+ * Each service (and its identity provider) is closed after the test file.
  */
 
 /** The host's callback: never fetched, the tests read the code from the redirect to it. */
@@ -40,8 +42,6 @@ export interface SignInServiceOptions {
   /** Serve the metrics on this loopback port (team mode's DOCREQ_METRICS_PORT). */
   metricsPort?: number;
 }
-
-export { teamService };
 
 export async function signInService(sb: Sandbox, options: SignInServiceOptions = {}): Promise<HttpService> {
   const lines = options.lines ?? [];

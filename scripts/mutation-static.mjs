@@ -1,10 +1,12 @@
 // The static mutants, run. Stryker leaves out ("ignoreStatic") the mutants reached only while a module loads: a
 // constant, a regular expression, a table built at the top of a file. Testing one needs a fresh module graph, which
 // Stryker's reused worker does not give. This script gives it: each static mutant of the named modules is applied
-// alone to a copy of the project, and the test files that reach the module (those covering its other mutants in
-// the record) are run with a fresh module graph per file, stopping at the first failure. The mutants no test of
-// theirs kills are then applied together and the whole in-process suite is run (halved where that fails), so a
-// survivor here survives every test that can see it. The result is mutation/static.json, which
+// alone to a copy of the project, and the test file likeliest to kill it (the one whose tests killed most of the
+// module's mutants near it, in the record) is run with a fresh module graph, stopping at the first failure. The
+// mutants it leaves are then applied together and the whole in-process suite is run (halved where that fails);
+// mutants that touch the same text as one already in place (one regular expression's) wait for a later set, run
+// against the files that reach their module (those covering its other mutants). A survivor here survives every
+// test that can see it. The result is mutation/static.json, which
 // `npm run mutate -- --check` reads: its kills count in the score, its survivors need a reason in
 // mutation/survivors.json like any other, and a module changed since this ran fails the check under --ci.
 // docs/proof.md says how long it takes.
@@ -52,7 +54,7 @@ for (const file of modules) {
 /**
  * The test file likeliest to kill a static mutant: the one whose tests killed most of the module's mutants near it
  * (within five lines), else most of the module's. Run alone first, it settles most static mutants in one file's
- * time; only a mutant it leaves standing costs the run of every file that reaches the module.
+ * time; the mutants it leaves standing are run together against the whole suite, and halved where that fails.
  */
 function likeliest(mutant, killers) {
   const tally = (list) => {
@@ -137,9 +139,9 @@ try {
   console.log(`${work.length} static mutants of ${modules.length} module(s)`);
   const left = [];
   for (const s of work) {
-    let f = s.first ? failuresWith([s], [s.first], true) : [];
-    const rest = s.files.filter((file) => file !== s.first);
-    if (!f.length && rest.length) f = failuresWith([s], rest, true);
+    // The likeliest file alone (or, for a module no test of which has killed anything, every file that reaches it);
+    // a mutant it leaves goes to the whole suite below, with the others left, rather than to a run of its own.
+    const f = s.first ? failuresWith([s], [s.first], true) : s.files.length ? failuresWith([s], s.files, true) : [];
     console.log(`  ${f.length ? 'killed  ' : 'survived'} ${where(s)}${f.length ? ` by ${f[0]}` : ''} (run ${suite.runs()}, ${minutes()} min)`);
     if (f.length) results.push({ s, status: 'Killed', by: f.slice(0, 3) });
     else left.push(s);
@@ -147,9 +149,14 @@ try {
   // What the module's own tests did not kill, against the whole in-process suite: together first; where that fails,
   // halved, each half run against the files its parent failed, until each failure is pinned to one mutant. A half
   // that fails nothing survives whole in one run; mutants that fail only together survive alone, and are said so.
-  for (const set of disjointSets(left)) {
-    const together = failuresWith(set, [], false);
-    console.log(`${set.length} left, at once under the whole suite: ${together.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
+  // The first set goes to the whole suite. Later sets hold only mutants that touch the same text as one before them
+  // (the many mutants of one regular expression): each goes to the files that reach its modules, not to the whole
+  // suite again, which would cost a whole run per mutant of one expression.
+  for (const [i, set] of disjointSets(left).entries()) {
+    const files = i === 0 ? [] : [...new Set(set.flatMap((s) => s.files))].sort();
+    const together = failuresWith(set, files, false);
+    const where = i === 0 ? 'the whole suite' : `the ${files.length} file(s) that reach their modules`;
+    console.log(`${set.length} left, at once under ${where}: ${together.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
     settle(set, together);
   }
 } finally {

@@ -47,6 +47,19 @@ export const SUITES = {
     config: 'vitest.stryker-clients.config.ts',
     modules: ['src/tools/resolve-client.ts'],
   },
+  // Fitting the firm's service: the domain's rules (dates, statuses, the profile, the checklist), the profile file, and
+  // the check of what the service kept against the preview.
+  fit: {
+    config: 'vitest.stryker-fit.config.ts',
+    modules: [
+      'src/domain/checklist.ts',
+      'src/domain/dates.ts',
+      'src/domain/request-status.ts',
+      'src/domain/service-profile.ts',
+      'src/service-profile.ts',
+      'src/tools/as-previewed.ts',
+    ],
+  },
   // Team mode's HTTP service and its routes, and the tool call every transport makes.
   calls: {
     config: 'vitest.stryker-calls.config.ts',
@@ -105,6 +118,11 @@ export default {
     'src/requests/**/*.ts',
     'src/tools/list-clients.ts',
     'src/tools/list-requests.ts',
+    // Fitting the firm's service (SUITES.fit): a date read whatever its form or counted apart, open and closed as the
+    // profile says, every field by the profile's name, and a send called "as previewed" only when the service kept it so.
+    'src/domain/**/*.ts',
+    'src/service-profile.ts',
+    'src/tools/as-previewed.ts',
     // Every log line redacted before it leaves (stderr, MCP logging) and team mode's access log.
     'src/log.ts',
     'src/transport/access-log.ts',

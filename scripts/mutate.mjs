@@ -26,7 +26,7 @@
 //   --units            run the mutants against vitest.stryker-units.config.ts, the files that test the modules
 //                      every test reaches (config.ts, api/errors.ts, errors.ts, api/records.ts, api/exchange.ts)
 //                      directly: under the whole suite each of their survivors costs minutes
-//   --suite <name>     the same for another group of modules (stryker.config.mjs SUITES: units, requests, lists, clients, calls)
+//   --suite <name>     the same for another group of modules (stryker.config.mjs SUITES: units, requests, lists, clients, fit, calls)
 // Every other option goes to Stryker as it is: --mutate <globs, comma-separated>, --concurrency N,
 // --logLevel debug, --timeoutMS N, …
 import { createHash } from 'node:crypto';

@@ -125,7 +125,10 @@ export function readDay(value: string | null | undefined, order: AmbiguousOrder 
 
 const DAY_MS = 86_400_000;
 
-/** Whole days from `due` to `asOf` (both YYYY-MM-DD, UTC calendar days); null for a due day no calendar reads (month 13). */
+/**
+ * Whole days from `due` to `asOf`, both calendar days as readDay gives them (YYYY-MM-DD, UTC); null for a `due` Date cannot
+ * parse at all (month 13). A day that parses but no calendar has (2026-02-30) is not checked here: readDay never gives one.
+ */
 export function daysBetween(due: string, asOf: string): number | null {
   const start = Date.parse(`${due}T00:00:00Z`);
   return Number.isNaN(start) ? null : Math.round((Date.parse(`${asOf}T00:00:00Z`) - start) / DAY_MS);

@@ -639,7 +639,7 @@ describe('the words of a send, each part of them', () => {
     expect(rows.map((x) => x.request?.title)).toEqual(['Fit id only batch', 'Fit id only batch']);
   });
 
-  it("an answer whose record names the request stands as the service's answer; the list only completes the check", async () => {
+  it("an answer whose record names the request stands as the service's answer; a list without its id leaves it unchecked", async () => {
     const sb = await service({});
     const mcp = await server(sb);
     const c = activeClient(sb, 26);
@@ -648,7 +648,8 @@ describe('the words of a send, each part of them', () => {
     sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: JSON.stringify({ id: 'answered-1', title: 'Fit answered record', status: 'sent' }) }, { times: 1, after: true });
     const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
     const sent = await mcp.call('create_request', { ...args, confirmationToken: token });
-    expect(sent.structuredContent).toMatchObject({ request: { id: 'answered-1', title: 'Fit answered record' }, asPreviewed: true });
+    // The list holds the sandbox's own id, not the answer's: no other request with this client and title stands in for it.
+    expect(sent.structuredContent).toMatchObject({ request: { id: 'answered-1', title: 'Fit answered record' }, asPreviewed: null });
     const b = [activeClient(sb, 27), activeClient(sb, 28)];
     const bargs = { clients: b.map((x) => x.id), title: 'Fit answered batch', items: ITEMS };
     const bpreview = await mcp.call('create_request_batch', bargs);

@@ -46,12 +46,13 @@ function showsEnough(kept: Kept | null | undefined): kept is Kept {
   return Boolean(kept) && kept!.title !== undefined && kept!.dueDate !== undefined && kept!.items !== undefined;
 }
 
-/** The created request in the service's list: by its id when the answer gave one, else the newest with this client and title. */
+/**
+ * The created request in the service's list: by its id when the answer gave one, and then only by it (a list that
+ * does not show it yet must not let an older request with this client and title stand in for it); else the newest
+ * with this client and title.
+ */
 function findCreated(requests: readonly RequestRecord[], id: string | null | undefined, client: Client, title: string): RequestRecord | undefined {
-  if (id) {
-    const byId = requests.find((r) => r.id === id);
-    if (byId) return byId;
-  }
+  if (id) return requests.find((r) => r.id === id);
   const key = titleKey(title);
   const name = nameKey(client.displayName);
   // Lists are newest first (the API document): the first match is the newest.
@@ -80,7 +81,8 @@ function compareWithPreview(previewed: CreatePayload, kept: Kept, client: Client
   }
   if (kept.dueDate !== undefined) {
     compared.push('due date');
-    const due = text(kept.dueDate);
+    // Blank is no date, as readDay reads it.
+    const due = text(kept.dueDate)?.trim() ? text(kept.dueDate) : null;
     const reading = readDay(due, profile.ambiguousDates);
     if (previewed.dueDate && due === null) {
       const dateTime = profile.spec.values.dueDate === 'date' ? ', or it wants a date-time (set values.dueDate to date-time)' : '';

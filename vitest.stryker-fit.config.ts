@@ -5,7 +5,7 @@ import base from './vitest.stryker.config.js';
  * The suite for fitting the firm's service (stryker.config.mjs SUITES.fit): the domain's rules (src/domain/: how a
  * date the service wrote is read, which statuses are open or closed, the service profile that names its fields, the
  * checklist's facts), the profile file read at start (src/service-profile.ts), and the check of what the service kept
- * against the preview (src/tools/as-previewed.ts). Its two unit files answer most mutants in milliseconds; the
+ * against the preview (src/tools/as-previewed.ts). Its unit files answer most mutants in milliseconds; the
  * settings' files read profile files that cannot be used; the files after them ask the same of the query engine's
  * counts, of services that differ from ours where the API document is silent (the sandbox's dialects, with and
  * without a profile) and of the one POST and what its outcome means, against the real sandbox over real HTTP.
@@ -14,6 +14,7 @@ import base from './vitest.stryker.config.js';
 const FIT_FILES = [
   'test/domain-units.test.ts',
   'test/as-previewed-units.test.ts',
+  'test/service-profile-file-units.test.ts',
   'test/domain.test.ts',
   'test/config-units.test.ts',
   'test/config-rules-units.test.ts',

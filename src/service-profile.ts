@@ -33,7 +33,8 @@ export function readServiceProfile(file: string | undefined): { profile: Service
     const found = statSync(file);
     if (!found.isFile()) return fail('is not a regular file');
     if (found.size > MAX_BYTES) return fail(`is larger than ${MAX_BYTES / 1024} KB`);
-    text = readFileSync(file, 'utf8');
+    // A byte order mark (editors on Windows write one) is not part of the JSON or YAML text.
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     // Not a file this machine has: the value is not echoed, since a key pasted here instead of a path must reach no log.
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
@@ -56,7 +57,12 @@ export function readServiceProfile(file: string | undefined): { profile: Service
     if (!yaml) return fail('was not read: the YAML reader was not loaded (a bug in docreq-mcp: readyServiceProfile was not awaited)');
     const doc = yaml.parseDocument(text, { prettyErrors: false, uniqueKeys: true });
     if (doc.errors.length) return fail(`is not valid YAML (${doc.errors[0]!.message.split('\n')[0]})`);
-    data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+    try {
+      data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+    } catch (error) {
+      // Aliases that expand past the bound (a file built to exhaust memory): refused like any unreadable file.
+      return fail(`is not valid YAML (${(error as Error).message.split('\n')[0]})`);
+    }
   }
   const parsed = serviceProfileSchema.safeParse(data);
   if (!parsed.success) {

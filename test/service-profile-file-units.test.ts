@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE } from '../src/domain/service-profile.js';
 import { readServiceProfile, readyServiceProfile } from '../src/service-profile.js';
 
@@ -260,29 +260,5 @@ describe('the sentence frame', () => {
       `DOCREQ_SERVICE_PROFILE (${path}) has problems: (the whole file): Invalid input: expected object, received number; ` +
         'sending is disabled until it is fixed.',
     );
-  });
-});
-
-describe('without the YAML reader loaded', () => {
-  it('a YAML file is refused as our bug until readyServiceProfile(file) is awaited; JSON needs no reader', async () => {
-    vi.resetModules();
-    const fresh = await import('../src/service-profile.js');
-    const domain = await import('../src/domain/service-profile.js');
-    const yamlPath = file('dates: { ambiguous: day-first }');
-    const notLoaded = {
-      profile: domain.DEFAULT_PROFILE,
-      problem: disabled(yamlPath, 'was not read: the YAML reader was not loaded (a bug in docreq-mcp: readyServiceProfile was not awaited)'),
-    };
-    await fresh.readyServiceProfile(undefined);
-    await fresh.readyServiceProfile('');
-    expect(fresh.readServiceProfile(yamlPath)).toEqual(notLoaded);
-    expect(fresh.readServiceProfile(yamlPath).profile).toBe(domain.DEFAULT_PROFILE);
-    const json = fresh.readServiceProfile(file('{"dates":{"ambiguous":"month-first"}}', 'json'));
-    expect(json.problem).toBeUndefined();
-    expect(json.profile.spec.dates.ambiguous).toBe('month-first');
-    await fresh.readyServiceProfile('profile.yaml');
-    const read = fresh.readServiceProfile(yamlPath);
-    expect(read.problem).toBeUndefined();
-    expect(read.profile.spec.dates.ambiguous).toBe('day-first');
   });
 });

@@ -43,7 +43,7 @@ export default defineConfig({
     run(files = [], extra = []) {
       runs++;
       const report = join(copy, `${name}-${runs}.json`);
-      spawnSync(process.execPath, [vitest, 'run', '--config', CONFIG, ...files, ...extra, '--reporter=json', `--outputFile=${report}`], {
+      const { status } = spawnSync(process.execPath, [vitest, 'run', '--config', CONFIG, ...files, ...extra, '--reporter=json', `--outputFile=${report}`], {
         cwd: copy,
         env: { ...process.env, CI: '1', DOCREQ_MUTATION_RUN: '1' },
         encoding: 'utf8',
@@ -55,11 +55,14 @@ export default defineConfig({
       } catch {
         return ['(the suite did not finish)'];
       }
-      return results.flatMap((r) => {
+      const failures = results.flatMap((r) => {
         const file = r.name.slice(copy.length + 1);
         const failed = r.assertionResults.filter((a) => a.status === 'failed').map((a) => `${file} › ${a.fullName}`);
         return failed.length || r.status !== 'failed' ? failed : [`${file} (failed to load)`];
       });
+      // An error outside every test (thrown while a module loads in a worker, or unhandled) fails the run without failing
+      // a test in the report: it is a failure all the same, never a pass.
+      return failures.length || status === 0 ? failures : [`(the run failed outside its tests: vitest exited ${status})`];
     },
     remove: () => rmSync(copy, { recursive: true, force: true }),
   };

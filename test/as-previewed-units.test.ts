@@ -10,6 +10,7 @@ import type { Client, CreatePayload, RequestRecord } from '../src/api/records.js
 import type { Config } from '../src/config.js';
 import type { Kept, ServiceProfile } from '../src/domain/service-profile.js';
 import { startSandbox } from '../src/sandbox/service.js';
+import { listRecord } from '../src/sandbox/requests.js';
 import { SANDBOX_KEYS, type SandboxRequest } from '../src/sandbox/seed.js';
 import { readServiceProfile } from '../src/service-profile.js';
 import { redactor } from '../src/text/redact.js';
@@ -356,17 +357,8 @@ describe('checkSends from the list: the real sandbox over HTTP, read once', () =
   });
   const listGets = () => sb.callsTo('GET', '/api/v1/requests').length;
 
-  /** The list record a sandbox request is shown as (the API document's fields). */
-  const shownAs = (r: SandboxRequest): RequestRecord => ({
-    id: r.id,
-    title: r.title,
-    status: r.status,
-    dueDate: r.dueDate,
-    createdAt: r.createdAt,
-    clientName: r.clientName,
-    totalItems: r.totalItems,
-    completedItems: r.completedItems,
-  });
+  /** The list record a sandbox request is shown as (the API document's fields, as the sandbox's list writes them). */
+  const shownAs = (r: SandboxRequest): RequestRecord => listRecord(r);
   let minute = 0;
   /** Requests put in the demo firm's list, the first newest. */
   function put(...records: Partial<SandboxRequest>[]): SandboxRequest[] {

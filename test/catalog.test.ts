@@ -35,8 +35,9 @@ describe('tool catalogue', () => {
 
   it('marks reads as read-only and idempotent, and both sends as destructive (directories count e-mailing a client so), neither read-only nor idempotent', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations!]));
-    expect(byName.list_clients).toMatchObject({ readOnlyHint: true, idempotentHint: true });
-    expect(byName.list_requests).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    // The two lists read the firm's service (an open world); the templates are this server's own file.
+    expect(byName.list_clients).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: true });
+    expect(byName.list_requests).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: true });
     expect(byName.list_templates).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     for (const read of ['list_clients', 'list_requests', 'list_templates']) expect(byName[read]).toMatchObject({ destructiveHint: false });
     for (const send of ['create_request', 'create_request_batch']) expect(byName[send], send).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true, openWorldHint: true });

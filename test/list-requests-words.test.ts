@@ -135,6 +135,30 @@ describe('groups by client name', () => {
   });
 });
 
+describe('the order each page says it is in', () => {
+  // What the model reads after "Showing …": the order asked, in words, for a page of requests and for a page of groups.
+  const FLAT = { newest: 'newest first', oldest: 'oldest first', due_soonest: 'soonest due first', least_complete: 'least complete first' };
+  const GROUPED = {
+    ...{ newest: 'by newest request first', oldest: 'by oldest request first', due_soonest: 'by next due day first' },
+    ...{ least_complete: 'least complete first', most_open: 'most open requests first', most_overdue: 'most overdue requests first' },
+    most_outstanding: 'most items outstanding on open requests first',
+  };
+  it.each(Object.entries(FLAT))('sort %s: "Showing 1–4 of 4 requests, %s."', async (sort, words) => {
+    lists(FOUR, FOUR_CLIENTS);
+    expect((await mcp.call('list_requests', { sort })).text).toContain(` Showing 1–4 of 4 requests, ${words}.\n`);
+  });
+  it.each(Object.entries(GROUPED))('groupBy client, sort %s: "Showing 1–2 of 2 client names, %s."', async (sort, words) => {
+    lists(FOUR, FOUR_CLIENTS);
+    expect((await mcp.call('list_requests', { groupBy: 'client', sort })).text).toContain(` Showing 1–2 of 2 client names, ${words}.\n`);
+  });
+  it.each(['most_open', 'most_overdue', 'most_outstanding'])('sort %s without groupBy is refused: it orders client names, not requests', async (sort) => {
+    lists(FOUR, FOUR_CLIENTS);
+    const result = await mcp.call('list_requests', { sort });
+    expect(result.isError).toBe(true);
+    expect(result.text).toBe(`sort ${sort} orders client groups: add groupBy: "client", or sort requests by newest, oldest, due_soonest or least_complete.`);
+  });
+});
+
 describe('the filters line', () => {
   const head = async (args: Fields) => (await mcp.call('list_requests', args)).text.split('\n')[0];
 

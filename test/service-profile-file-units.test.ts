@@ -138,6 +138,11 @@ describe('JSON', () => {
     expect(accepted('\uFEFFdates: {ambiguous: day-first}').spec.dates.ambiguous).toBe('day-first');
   });
 
+  it('only a mark at the very start is taken off: one inside a status name stays part of that name', () => {
+    expect(accepted('\uFEFF{"statuses":{"closed":["with\uFEFFdrawn"]}}', 'json').spec.statuses.closed).toEqual(['with\uFEFFdrawn']);
+    expect(accepted('statuses: {closed: ["with\uFEFFdrawn"]}').spec.statuses.closed).toEqual(['with\uFEFFdrawn']);
+  });
+
   it('text that does not start with { is read as YAML: [1] is a list, "  x{" a string, neither a profile', () => {
     refused('[1]', whole('Invalid input: expected object, received array'), 'json');
     refused('  x{', whole('Invalid input: expected object, received string'), 'json');

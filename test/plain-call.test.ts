@@ -400,4 +400,22 @@ describe('a 2026-07-28 tools/call', () => {
     r.same();
     expect(r.viaPlain.status).toBe(status);
   });
+
+  it('past the deadline: the 504 is the answer, and the call its server was closed under writes nothing more, nor fails', async () => {
+    const { svc, log, lines } = await service({ deadlineMs: 500 });
+    sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 1_200 }, { times: 1 });
+    const before = log().length;
+    const written = lines.length;
+    const answer = await post(svc.url, call({ limit: 1, search: 'deadline 2026' }, envelope()), headers2026('list_clients'));
+    expect(answer.status).toBe(504);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32000 } });
+    await expect.poll(() => log().length).toBeGreaterThan(before);
+    expect(log().at(-1)).toMatchObject({ status: 504, deadline: true, tool: 'list_clients' });
+    // The service's slow answer comes after the deadline: the SDK's transport, closed with the call's server, ends the call quietly.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(lines.slice(written).join('\n')).not.toMatch(/ERR_|Internal error|TypeError|failed unexpectedly|error/i);
+    expect(log().length).toBe(before + 1);
+    const next = await post(svc.url, call({ limit: 1 }, envelope()), headers2026('list_clients'));
+    expect([next.status, next.headers['content-length'] !== undefined]).toEqual([200, true]);
+  });
 });

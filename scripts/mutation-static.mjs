@@ -12,6 +12,7 @@
 // docs/proof.md says how long it takes.
 //
 //   node scripts/mutation-static.mjs --files src/auth/pkce.ts,src/text/redact.ts
+//   node scripts/mutation-static.mjs --survivors --files src/auth/pkce.ts   # only the static mutants its last run left, its kills kept
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -21,7 +22,7 @@ import { applyMutant, commitOf } from './mutation-sample.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const OUT = join(root, 'mutation/static.json');
-const { values } = parseArgs({ options: { files: { type: 'string' } } });
+const { values } = parseArgs({ options: { files: { type: 'string' }, survivors: { type: 'boolean' } } });
 if (!values.files) {
   console.error('mutation-static: name the modules: --files src/a.ts,src/b.ts');
   process.exit(2);
@@ -34,6 +35,21 @@ const fileOfTest = new Map();
 for (const [file, { tests }] of Object.entries(record.testFiles ?? {})) for (const t of tests) fileOfTest.set(t.id, file);
 
 const modules = values.files.split(',');
+const sameMutant = (a, b) =>
+  a.mutatorName === b.mutator &&
+  a.replacement === b.replacement &&
+  a.location.start.line === b.location.start.line &&
+  a.location.start.column === b.location.start.column;
+/** With --survivors: each module's last static run, which must have been on the source it has now. */
+const earlier = new Map();
+if (values.survivors) {
+  const last = existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')).modules : {};
+  for (const file of modules) {
+    const run = last[file];
+    if (!run || run.sha256 !== sha256(record.files[file]?.source ?? '')) throw new Error(`${file} has no static run on its present source: run it whole first`);
+    earlier.set(file, run);
+  }
+}
 const work = [];
 for (const file of modules) {
   const entry = record.files[file];
@@ -47,8 +63,10 @@ for (const file of modules) {
       .filter(Boolean),
   );
   const killers = entry.mutants.filter((m) => m.status === 'Killed' && m.killedBy?.length);
-  for (const m of entry.mutants.filter((m) => m.status === 'Ignored' && /^Static mutant/.test(m.statusReason ?? '')))
+  for (const m of entry.mutants.filter((m) => m.status === 'Ignored' && /^Static mutant/.test(m.statusReason ?? ''))) {
+    if (earlier.has(file) && !earlier.get(file).mutants.some((e) => e.status === 'Survived' && sameMutant(m, e))) continue;
     work.push({ file, mutant: m, files: [...reach].filter((f) => existsSync(join(root, f))).sort(), first: likeliest(m, killers) });
+  }
 }
 
 /**
@@ -113,6 +131,15 @@ function disjointSets(list) {
 /** The files of failing tests (a failure is "<file> › <test>", or a parenthesised note that names no file: then all). */
 const filesOf = (failures) => (failures.some((f) => f.startsWith('(')) ? [] : [...new Set(failures.map((f) => f.split(' ')[0]))]);
 
+/** The test files that killed a mutant touching the same text as this one, in this run or in the module's last (--survivors). */
+function killersOfOverlapping(s) {
+  const killedHere = results.filter((r) => r.status === 'Killed' && overlap(s, r.s)).flatMap((r) => r.by);
+  const killedBefore = (earlier.get(s.file)?.mutants ?? [])
+    .filter((e) => e.status === 'Killed' && overlap(s, { file: s.file, mutant: { location: e.location } }))
+    .flatMap((e) => e.by ?? []);
+  return filesOf([...killedHere, ...killedBefore].filter((f) => !f.startsWith('(')));
+}
+
 /** Settles a set of mutants whose run failed these tests: each killed mutant pinned, the rest survive. */
 function settle(set, failures) {
   if (!failures.length) {
@@ -138,7 +165,8 @@ function settle(set, failures) {
 try {
   console.log(`${work.length} static mutants of ${modules.length} module(s)`);
   const left = [];
-  for (const s of work) {
+  // Run again (--survivors), a mutant has already stood its likeliest file: it goes to the whole suite at once.
+  for (const s of values.survivors ? [] : work) {
     // The likeliest file alone (or, for a module no test of which has killed anything, every file that reaches it);
     // a mutant it leaves goes to the whole suite below, with the others left, rather than to a run of its own.
     const f = s.first ? failuresWith([s], [s.first], true) : s.files.length ? failuresWith([s], s.files, true) : [];
@@ -146,6 +174,7 @@ try {
     if (f.length) results.push({ s, status: 'Killed', by: f.slice(0, 3) });
     else left.push(s);
   }
+  if (values.survivors) left.push(...work);
   // What the module's own tests did not kill, against the whole in-process suite: together first; where that fails,
   // halved, each half run against the files its parent failed, until each failure is pinned to one mutant. A half
   // that fails nothing survives whole in one run; mutants that fail only together survive alone, and are said so.
@@ -153,7 +182,10 @@ try {
   // (the many mutants of one regular expression): each goes to the files that reach its modules, not to the whole
   // suite again, which would cost a whole run per mutant of one expression.
   for (const [i, set] of disjointSets(left).entries()) {
-    const files = i === 0 ? [] : [...new Set(set.flatMap((s) => s.files))].sort();
+    // A later set's mutants each touch the text of one before them (a literal inside an object literal, say): the files
+    // that killed that one are run too, beside those that reach the module (a listing's snapshot reaches a schema's
+    // descriptions, yet no test of the tool's code covers them).
+    const files = i === 0 ? [] : [...new Set([...set.flatMap((s) => s.files), ...set.flatMap(killersOfOverlapping)])].sort();
     const together = failuresWith(set, files, false);
     const where = i === 0 ? 'the whole suite' : `the ${files.length} file(s) that reach their modules`;
     console.log(`${set.length} left, at once under ${where}: ${together.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
@@ -170,15 +202,19 @@ for (const file of modules) {
     sha256: sha256(record.files[file].source),
     commit: commitOf(root),
     date: new Date().toISOString().slice(0, 10),
-    mutants: results
-      .filter((r) => r.s.file === file)
-      .map(({ s, status, by }) => ({
-        mutator: s.mutant.mutatorName,
-        replacement: s.mutant.replacement,
-        location: s.mutant.location,
-        status,
-        ...(by ? { by } : {}),
-      })),
+    mutants: [
+      // With --survivors, the kills of the module's last run stand beside this run's results.
+      ...(earlier.get(file)?.mutants ?? []).filter((e) => e.status === 'Killed'),
+      ...results
+        .filter((r) => r.s.file === file)
+        .map(({ s, status, by }) => ({
+          mutator: s.mutant.mutatorName,
+          replacement: s.mutant.replacement,
+          location: s.mutant.location,
+          status,
+          ...(by ? { by } : {}),
+        })),
+    ],
   };
 }
 before.modules = Object.fromEntries(Object.entries(before.modules).sort(([a], [b]) => a.localeCompare(b)));

@@ -26,6 +26,12 @@ describe(`a host that renders MCP Apps (${ERA})`, () => {
     const page = tools.find((t) => t.name === 'send_from_page')!;
     expect(isToolVisibilityAppOnly(page as never)).toBe(true);
     expect(tools.filter((t) => isToolVisibilityAppOnly(t as never)).map((t) => t.name)).toEqual(['send_from_page']);
+    // A host that shows tools to a person shows it for what it does: it sends, and e-mails clients.
+    expect(page).toMatchObject({
+      title: 'Page Send',
+      description: 'Only the preview page calls this.',
+      annotations: { title: 'Page Send', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    });
   });
 
   it("the model's text and structuredContent hold no token; the page's is in _meta; the person's press sends once, again and again it sends nothing more", async () => {

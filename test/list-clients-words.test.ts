@@ -148,6 +148,15 @@ describe('list_clients requests join, word for word', () => {
     ]);
   });
 
+  it.each([
+    ['open', 'with an open request'],
+    ['none_open', 'with no open request'],
+    ['overdue', 'with an overdue request'],
+  ])('names the join requests: %s in the filters line as "%s"', async (requests, words) => {
+    const { text } = await ask({ requests });
+    expect(text.split('\n')[0]).toMatch(new RegExp(`^6 clients, \\d+ match(es)? ${words} \\(requests joined by client name\\)\\. `));
+  });
+
   it('marks the shared name on a later page by the row shown, not the first match', async () => {
     const { text } = await ask({ requests: 'overdue', offset: 1, limit: 1 });
     expect(text.split('\n').slice(1)).toEqual([

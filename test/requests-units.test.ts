@@ -411,7 +411,7 @@ describe("the tables' day shortcut reads exactly what readDay reads", () => {
     const profile = new ServiceProfile(serviceProfileSchema.parse({ dates: { ambiguous } }));
     fc.assert(
       fc.property(fc.array(text, { minLength: 1, maxLength: 5 }), (values) => {
-        const records = values.map((v, i) => ({ ...requestAt(i), dueDate: v, createdAt: v }) as RequestRecord);
+        const records = values.map((v, i) => ({ ...requestAt(i), dueDate: v, createdAt: v }));
         const expected = values.map((v) => readDay(v, ambiguous)?.day ?? null);
         expect(dueDays(records, profile).due).toEqual(expected);
         expect(computeCreatedDays(records, profile)).toEqual(expected);

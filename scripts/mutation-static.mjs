@@ -4,9 +4,9 @@
 // alone to a copy of the project, and the test file likeliest to kill it (the one whose tests killed most of the
 // module's mutants near it, in the record) is run with a fresh module graph, stopping at the first failure. The
 // mutants it leaves are then applied together and the whole in-process suite is run (halved where that fails);
-// mutants that touch the same text as one already in place (one regular expression's) wait for a later set, run
-// against the files that reach their module (those covering its other mutants). A survivor here survives every
-// test that can see it. The result is mutation/static.json, which
+// mutants that touch the same text as one already in place (one regular expression's, a literal inside an object's)
+// wait for a later set, run against the files that reach their module (those covering its other mutants) and those
+// that killed the mutant whose text they share. A survivor here survives every test that can see it. The result is mutation/static.json, which
 // `npm run mutate -- --check` reads: its kills count in the score, its survivors need a reason in
 // mutation/survivors.json like any other, and a module changed since this ran fails the check under --ci.
 // docs/proof.md says how long it takes.

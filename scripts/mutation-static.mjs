@@ -6,8 +6,8 @@
 // mutants it leaves are then applied together and the whole in-process suite is run (halved where that fails);
 // mutants that touch the same text as one already in place (one regular expression's, a literal inside an object's)
 // wait for a later set, run against the files that reach their module (those covering its other mutants) and those
-// that killed the mutant whose text they share. A survivor here survives every test that can see it. The result is mutation/static.json, which
-// `npm run mutate -- --check` reads: its kills count in the score, its survivors need a reason in
+// that killed the mutant whose text they share. A survivor here survives every test that can see it. The result is
+// mutation/static.json, which `npm run mutate -- --check` reads: its kills count in the score, its survivors need a reason in
 // mutation/survivors.json like any other, and a module changed since this ran fails the check under --ci.
 // docs/proof.md says how long it takes.
 //
@@ -187,7 +187,7 @@ try {
     // descriptions, yet no test of the tool's code covers them).
     const files = i === 0 ? [] : [...new Set([...set.flatMap((s) => s.files), ...set.flatMap(killersOfOverlapping)])].sort();
     const together = failuresWith(set, files, false);
-    const where = i === 0 ? 'the whole suite' : `the ${files.length} file(s) that reach their modules`;
+    const where = i === 0 ? 'the whole suite' : `the ${files.length} file(s) that reach their modules or killed the mutants they share text with`;
     console.log(`${set.length} left, at once under ${where}: ${together.length} failing test(s) (run ${suite.runs()}, ${minutes()} min)`);
     settle(set, together);
   }

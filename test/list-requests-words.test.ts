@@ -139,8 +139,12 @@ describe('the order each page says it is in', () => {
   // What the model reads after "Showing …": the order asked, in words, for a page of requests and for a page of groups.
   const FLAT = { newest: 'newest first', oldest: 'oldest first', due_soonest: 'soonest due first', least_complete: 'least complete first' };
   const GROUPED = {
-    ...{ newest: 'by newest request first', oldest: 'by oldest request first', due_soonest: 'by next due day first' },
-    ...{ least_complete: 'least complete first', most_open: 'most open requests first', most_overdue: 'most overdue requests first' },
+    newest: 'by newest request first',
+    oldest: 'by oldest request first',
+    due_soonest: 'by next due day first',
+    least_complete: 'least complete first',
+    most_open: 'most open requests first',
+    most_overdue: 'most overdue requests first',
     most_outstanding: 'most items outstanding on open requests first',
   };
   it.each(Object.entries(FLAT))('sort %s: "Showing 1–4 of 4 requests, %s."', async (sort, words) => {

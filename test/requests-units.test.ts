@@ -407,25 +407,23 @@ describe("the tables' day shortcut reads exactly what readDay reads", () => {
   // dueDays and computeCreatedDays take an ISO day without a reading per record; whatever the text, the day is readDay's.
   const piece = fc.constantFrom('2026-01-15', '2026-02-30', '1999-12-31', '0999-01-01', 'T10:00:00Z', '01', '15', '2026', '-', ' ', 'Note ', ', ', 'x', '/', '.', '9');
   const text = fc.oneof(fc.array(piece, { maxLength: 6 }).map((p) => p.join('')), fc.string({ maxLength: 24 }));
+  /** Each value as a record's due and created date: the tables read the days readDay reads. */
+  function readAlike(values: string[], profile: ServiceProfile, ambiguous: 'unread' | 'day-first' | 'month-first'): void {
+    const records = values.map((v, i) => ({ ...requestAt(i), dueDate: v, createdAt: v }));
+    const expected = values.map((v) => readDay(v, ambiguous)?.day ?? null);
+    expect(dueDays(records, profile).due).toEqual(expected);
+    expect(computeCreatedDays(records, profile)).toEqual(expected);
+  }
   it.each([['unread'], ['day-first'], ['month-first']] as const)('ambiguous dates %s: due and created days alike', (ambiguous) => {
     const profile = new ServiceProfile(serviceProfileSchema.parse({ dates: { ambiguous } }));
     fc.assert(
-      fc.property(fc.array(text, { minLength: 1, maxLength: 5 }), (values) => {
-        const records = values.map((v, i) => ({ ...requestAt(i), dueDate: v, createdAt: v }));
-        const expected = values.map((v) => readDay(v, ambiguous)?.day ?? null);
-        expect(dueDays(records, profile).due).toEqual(expected);
-        expect(computeCreatedDays(records, profile)).toEqual(expected);
-      }),
+      fc.property(fc.array(text, { minLength: 1, maxLength: 5 }), (values) => readAlike(values, profile, ambiguous)),
       { numRuns: 400 },
     );
   });
   // '/' and ';' sit just below and above the digits: read as if they were digits, "/;" would be month or day 1.
   it.each(['Note 01 15, 2026-01-15', 'abcd-01-15', '2x26-01-15', '2026-x1-15', '2026-01-x5', '2026-/;-15', '2026-01-/;', '20261-01-15', '2026-011-15', '2026-01-155'])(
     'text shaped nearly like an ISO day (%s) is read as readDay reads it, not taken for its first ten characters',
-    (value) => {
-      const records = [{ ...requestAt(0), dueDate: value, createdAt: value } as RequestRecord];
-      expect(dueDays(records, DEFAULT_PROFILE).due).toEqual([readDay(value)?.day ?? null]);
-      expect(computeCreatedDays(records, DEFAULT_PROFILE)).toEqual([readDay(value)?.day ?? null]);
-    },
+    (value) => readAlike([value], DEFAULT_PROFILE, 'unread'),
   );
 });

@@ -23,6 +23,8 @@ import {
   UnreachableError,
 } from '../src/api/errors.js';
 import { CLIENTS, REQUESTS, header, type RawAnswer } from '../src/api/exchange.js';
+import { neverConnected } from '../src/api/no-answer.js';
+import { TUNNEL_CLOSED, TUNNEL_REFUSED } from '../src/api/pool.js';
 import { describeProxy } from '../src/api/proxy.js';
 import { USER_AGENT } from '../src/version.js';
 import { suiteFolder } from './support/folders.js';
@@ -832,6 +834,16 @@ describe('no answer', () => {
         );
       },
     );
+
+    it('a send reads the same list: a connection that never opened (to the service or through the tunnel) sent nothing', () => {
+      for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', TUNNEL_CLOSED, TUNNEL_REFUSED]) {
+        expect([code, neverConnected(code)]).toEqual([code, true]);
+      }
+      // Once open, a POST may have been written: a reset, a closed socket, a broken pipe or no code at all may have sent it.
+      for (const code of ['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_HEADERS_TIMEOUT', 'network error', undefined]) {
+        expect([code, neverConnected(code)]).toEqual([code, false]);
+      }
+    });
 
     it.each([
       'UNABLE_TO_VERIFY_LEAF_SIGNATURE',

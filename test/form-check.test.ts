@@ -90,3 +90,26 @@ describe('an accepted confirmation that breaks the form', () => {
     await mcp.close();
   });
 });
+
+describe('the confirmation a person is asked', () => {
+  it.each(['2025-11-25', '2026-07-28'] as const)('(%s) is one required yes-or-no, titled "Send it" and saying what yes does', async (era) => {
+    const forms: unknown[] = [];
+    const mcp = await connect(sb, {
+      era,
+      elicit: (_message, form) => {
+        forms.push(form?.requestedSchema);
+        return { action: 'decline' } as never;
+      },
+    });
+    const result = await mcp.call('create_request', { client: sb.demoFirm.clients[0]!.id, title: 'Form shape', items: [{ name: 'W-2' }] });
+    expect(result.text).toMatch(/^NOT SENT: the person declined/);
+    expect(forms).toEqual([
+      {
+        type: 'object',
+        properties: { confirm: { type: 'boolean', title: 'Send it', description: 'Yes: send the request and e-mail the client.' } },
+        required: ['confirm'],
+      },
+    ]);
+    await mcp.close();
+  });
+});

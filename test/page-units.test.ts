@@ -46,3 +46,60 @@ describe('sendPage', () => {
     expect(headers['Content-Security-Policy']).toContain("form-action 'self' https://idp.example cursor:;");
   });
 });
+
+describe('the pages’ one style', () => {
+  /** The style a page carries, as selector → declarations. */
+  function rules(): Map<string, Record<string, string>> {
+    const style = /<style>([^<]*)<\/style>/.exec(capture({ title: 'T', body: '' }).body)![1]!;
+    const out = new Map<string, Record<string, string>>();
+    for (const [, selector, body] of style.matchAll(/([^{}]+)\{([^}]*)\}/g)) {
+      out.set(selector!, Object.fromEntries(body!.split(';').map((d) => [d.slice(0, d.indexOf(':')), d.slice(d.indexOf(':') + 1)])));
+    }
+    return out;
+  }
+  /** WCAG 2 contrast ratio of two #rgb or #rrggbb colours. */
+  function contrast(a: string, b: string): number {
+    const luminance = (hex: string) => {
+      const full = hex.length === 4 ? [...hex.slice(1)].map((c) => c + c).join('') : hex.slice(1);
+      const [r, g, bl] = [0, 2, 4].map((i) => {
+        const c = parseInt(full.slice(i, i + 2), 16) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+    };
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi! + 0.05) / (lo! + 0.05);
+  }
+
+  it('a readable column, text and buttons at WCAG AA contrast or better, and a keyboard focus one can see', () => {
+    const r = rules();
+    expect([...r.keys()]).toEqual([
+      'body',
+      'main',
+      'h1',
+      'ul',
+      '.actions',
+      'button',
+      '.primary',
+      '.secondary',
+      'button:focus-visible,a:focus-visible',
+      'a.button',
+      '.note',
+    ]);
+    expect(r.get('body')).toMatchObject({ font: '16px/1.5 system-ui,sans-serif', margin: '0' });
+    expect(contrast(r.get('body')!.color!, r.get('body')!.background!)).toBeGreaterThanOrEqual(7);
+    expect(r.get('main')).toEqual({ 'max-width': '34rem', margin: '3rem auto', padding: '2rem', background: '#fff', border: '1px solid #d0d0cc', 'border-radius': '8px' });
+    expect(r.get('h1')).toEqual({ 'font-size': '1.4rem', 'margin-top': '0' });
+    expect(r.get('ul')).toEqual({ 'padding-left': '1.2rem' });
+    expect(r.get('.actions')).toEqual({ display: 'flex', gap: '.75rem', 'margin-top': '1.5rem' });
+    expect(r.get('button')).toEqual({ font: 'inherit', padding: '.6rem 1.2rem', 'border-radius': '6px', border: '1px solid #1d4ed8', cursor: 'pointer' });
+    for (const button of ['.primary', '.secondary', 'a.button']) expect(contrast(r.get(button)!.color!, r.get(button)!.background!)).toBeGreaterThanOrEqual(4.5);
+    expect(r.get('.primary')!.background).toBe('#1d4ed8');
+    expect(r.get('a.button')).toMatchObject({ display: 'inline-block', 'text-decoration': 'none', padding: '.6rem 1.2rem' });
+    expect(r.get('button:focus-visible,a:focus-visible')).toEqual({ outline: '3px solid #b45309', 'outline-offset': '2px' });
+    // The focus ring against the page's white (WCAG 2.2 non-text contrast: 3:1).
+    expect(contrast('#b45309', '#fff')).toBeGreaterThanOrEqual(3);
+    expect(contrast(r.get('.note')!.color!, '#fff')).toBeGreaterThanOrEqual(4.5);
+    expect(r.get('.note')!['font-size']).toBe('.9rem');
+  });
+});

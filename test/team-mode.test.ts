@@ -258,6 +258,11 @@ describe('per-key state', () => {
     expect(bearerKey('Bearer abc.DEF-1')).toEqual({ key: 'abc.DEF-1' });
     expect(bearerKey(undefined)).toEqual({ missing: 'absent' });
     expect(bearerKey('Bearer a b')).toEqual({ missing: 'malformed' });
+    // The whole key is of the token characters (RFC 6750 b64token), not only its start or its end.
+    expect(bearerKey('Bearer abc!')).toEqual({ missing: 'malformed' });
+    expect(bearerKey('Bearer !abc')).toEqual({ missing: 'malformed' });
+    expect(bearerKey('Bearer ab=c')).toEqual({ missing: 'malformed' });
+    expect(bearerKey('Bearer a~b+c/d==')).toEqual({ key: 'a~b+c/d==' });
     expect(loadHttpSettings({}, {}).settings).toEqual({ host: '127.0.0.1', port: 8787, allowedHosts: ['localhost', '127.0.0.1', '[::1]'], allowedOrigins: [], rateLimit: 120 });
     const bad = loadHttpSettings({ httpPort: '99999' }, { DOCREQ_ALLOWED_ORIGINS: 'not a url', DOCREQ_RATE_LIMIT: '0' });
     expect(bad.problems.join('\n')).toMatch(/DOCREQ_HTTP_PORT[\s\S]*DOCREQ_ALLOWED_ORIGINS[\s\S]*DOCREQ_RATE_LIMIT/);

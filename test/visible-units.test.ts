@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markInvisible, visibleResult, visibleStructured, withoutInvisibles } from '../src/text/visible.js';
+import { MARKS, markInvisible, visibleResult, visibleStructured, withoutInvisibles } from '../src/text/visible.js';
 
 /**
  * The renderer's invisible-character rule on structured data (src/text/visible.ts), exactly: which
@@ -176,5 +176,16 @@ describe('visibleResult', () => {
     const out = visibleResult(dirty);
     expect(out).toEqual({ content: [{ type: 'text', text: `t${ZW}` }], isError: false, structuredContent: { a: 'b' } });
     expect(dirty.structuredContent.a).toBe(`b${ZW}`);
+  });
+});
+
+describe('MARKS', () => {
+  it('splits a shown identifier into text and the marks markInvisible wrote (odd places), from four to six hex digits', () => {
+    const shown = markInvisible(`req${ZW}_1\u{E0041}`);
+    expect(shown).toBe('req⟨U+200B⟩_1⟨U+E0041⟩');
+    expect(shown.split(MARKS)).toEqual(['req', '⟨U+200B⟩', '_1', '⟨U+E0041⟩', '']);
+    expect('a⟨U+10FFFF⟩b'.split(MARKS)).toEqual(['a', '⟨U+10FFFF⟩', 'b']);
+    // Not a mark: too few or too many digits, lower case, or not hex; such text stays text.
+    for (const text of ['⟨U+20B⟩', '⟨U+1234567⟩', '⟨U+200b⟩', '⟨U+20GB⟩', '⟨U+⟩']) expect(text.split(MARKS)).toEqual([text]);
   });
 });

@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import type { Redact } from '../text/redact.js';
 import { ApiError, BadResponseError, CancelledError, ServiceFailedError, TimedOutError, UnreachableError, errorFromStatus, isErrorBody } from './errors.js';
 import { REQUESTS, type CallOptions, type RawAnswer, type ServiceExchange } from './exchange.js';
-import { TUNNEL_CLOSED, TUNNEL_REFUSED } from './pool.js';
+import { neverConnected } from './no-answer.js';
 import type { ApiState } from './lists.js';
 import { cut, toRequest, type RequestRecord } from './records.js';
 import { DEFAULT_PROFILE, type Kept, type ServiceProfile } from '../domain/service-profile.js';
@@ -26,18 +26,6 @@ export interface CreateOutcome {
 }
 
 const MAX_KEPT = 2_000;
-
-// Errors where the connection never opened (to the service, or through the proxy's tunnel), so a POST cannot have reached the service.
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  TUNNEL_CLOSED,
-  TUNNEL_REFUSED,
-]);
 
 /** How long a call may take, and how much of it a POST needs left to start. */
 export interface SendSettings {
@@ -157,7 +145,7 @@ export class RequestSender {
     // Every timed-out POST counts as "may have been sent", whatever the exchange knew of it: the safe side of "once".
     if (error instanceof TimedOutError) return new TimedOutError(error.detail, { outcomeUnknown: true });
     if (error instanceof UnreachableError) {
-      if (error.code && NOT_SENT_CODES.has(error.code)) return new UnreachableError(`${error.message} Nothing was sent.`, { code: error.code });
+      if (neverConnected(error.code)) return new UnreachableError(`${error.message} Nothing was sent.`, { code: error.code });
       return new UnreachableError(`The connection to ${this.http.origin} failed (${error.code ?? 'network error'}) while sending.`, {
         code: error.code,
         outcomeUnknown: true,

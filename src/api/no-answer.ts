@@ -58,12 +58,14 @@ function errorCode(error: unknown): string {
 /** Failures of the connection itself (not of an answer): where the fix is the address that was dialled. */
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
+const NEVER_CONNECTED = new Set<unknown>([...CONNECT_CODES, TUNNEL_CLOSED, TUNNEL_REFUSED]);
+
 /**
  * The connection never opened, to the service or through the proxy's tunnel, so a POST cannot have reached the
  * service: the one list both the words of a failure (above) and a send's outcome (api/sending.ts) read.
  */
 export function neverConnected(code: string | undefined): boolean {
-  return code !== undefined && (CONNECT_CODES.has(code) || code === TUNNEL_CLOSED || code === TUNNEL_REFUSED);
+  return NEVER_CONNECTED.has(code);
 }
 
 /** What a failure other than an answer means: an untrusted certificate, the deadline, a cancel, or no answer at all. */

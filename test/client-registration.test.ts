@@ -155,6 +155,31 @@ describe('registrations are limited to 600 a minute for the whole service', () =
   });
 });
 
+describe('a registered app is known for 180 days', () => {
+  let svc: HttpService;
+  beforeAll(async () => {
+    svc = await signInService(sb, { store: new MemoryAuthStore(undefined, () => Date.now()) });
+  });
+
+  it('its client_id opens the sign-in page until 180 days after it registered, and not after', async () => {
+    const DAY = 24 * 60 * MINUTE;
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(start);
+      const clientId = (await register(svc, [REDIRECT])).body.client_id;
+      vi.setSystemTime(start + 180 * DAY - MINUTE);
+      const known = await fetch(authorizeUrl(svc, clientId));
+      expect(known.status).toBe(200);
+      expect(await known.text()).not.toContain(NOT_KNOWN);
+      vi.setSystemTime(start + 180 * DAY + MINUTE);
+      expect(await (await fetch(authorizeUrl(svc, clientId))).text()).toContain(NOT_KNOWN);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('Client ID Metadata Documents: a client_id that is an https URL names its own document', () => {
   const lines: string[] = [];
   const docs = new Map<string, unknown>();

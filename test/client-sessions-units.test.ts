@@ -21,6 +21,14 @@ describe('client sessions', () => {
     expect(await sessions.find('A'.repeat(32), 'firm-a:person-1')).toEqual({ ok: false });
   });
 
+  it('is kept a day unused unless told otherwise (docs/sending.md: "24 hours unused")', async () => {
+    const ttls: number[] = [];
+    const store = new MemoryStore();
+    const counted = { get: (k: string) => store.get(k), delete: (k: string) => store.delete(k), set: (k: string, v: string, ttl: number) => (ttls.push(ttl), store.set(k, v, ttl)) };
+    await new ClientSessions(counted).open('firm', {});
+    expect(ttls).toEqual([24 * 60 * 60_000]);
+  });
+
   it('ends once, for its owner; after that it is not found', async () => {
     const sessions = new ClientSessions(new MemoryStore());
     const id = await sessions.open('firm-a', {});

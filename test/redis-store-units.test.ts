@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/store/redis.js';
 import { freePort } from './support/ports.js';
@@ -53,6 +54,26 @@ describe('RedisStore', () => {
       expect(lines).toEqual([`send store redis at 127.0.0.1:${port}/0: ECONNREFUSED; sending is refused until it is back`]);
     } finally {
       await store.close();
+    }
+  });
+
+  it("keeps every key under docreq:, apart from the keys of anything else sharing the database", async () => {
+    const redis = await startRedis();
+    const store = new RedisStore(`redis://127.0.0.1:${redis.port}/0`, () => undefined);
+    const raw = createClient({ url: `redis://127.0.0.1:${redis.port}/0` });
+    try {
+      await store.ready();
+      await raw.connect();
+      await raw.set('a', 'not ours');
+      await store.set('a', 'ours', 60_000);
+      await store.claim('b', 'v', 60_000);
+      await store.incr('c', 60_000);
+      expect((await raw.keys('*')).sort()).toEqual(['a', 'docreq:a', 'docreq:b', 'docreq:c']);
+      expect([await raw.get('a'), await store.get('a')]).toEqual(['not ours', 'ours']);
+    } finally {
+      await raw.quit();
+      await store.close();
+      redis.child.kill('SIGKILL');
     }
   });
 });

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_PROFILE } from '../src/domain/service-profile.js';
 import { readServiceProfile, readyServiceProfile } from '../src/service-profile.js';
 
@@ -59,6 +59,27 @@ const at = (position: number, line: number, column: number) => `at position ${po
 
 const HAS_PROBLEMS = 'has problems: ';
 const whole = (message: string) => `${HAS_PROBLEMS}(the whole file): ${message}`;
+
+describe('the YAML reader', () => {
+  // The suite's setup loads it for every file (test/setup.ts, as main.ts does for a templates file), so this reads
+  // the profile module afresh, as a server with a profile file and no templates file starts.
+  it('is loaded by readyServiceProfile for a profile file, and not without one', async () => {
+    vi.resetModules();
+    const yaml = await import('../src/yaml.js');
+    const fresh = await import('../src/service-profile.js');
+    const path = file('body:\n  title: subject\n');
+    await fresh.readyServiceProfile(undefined);
+    await fresh.readyServiceProfile('');
+    expect(yaml.yamlReader()).toBeUndefined();
+    expect(fresh.readServiceProfile(path).problem).toBe(
+      disabled(path, 'was not read: the YAML reader was not loaded (a bug in docreq-mcp: readyServiceProfile was not awaited)'),
+    );
+    await fresh.readyServiceProfile(path);
+    expect(yaml.yamlReader()).toBeDefined();
+    expect(fresh.readServiceProfile(path).problem).toBeUndefined();
+    vi.resetModules();
+  });
+});
 
 describe('no file', () => {
   it('undefined and the empty string give the defaults, with no problem key at all', () => {

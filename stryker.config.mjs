@@ -13,6 +13,7 @@ export const UNITS_RUN = [
   'src/api/exchange.ts',
   'src/api/pool.ts',
   'src/api/no-answer.ts',
+  'src/cache.ts',
 ];
 
 /**
@@ -76,7 +77,7 @@ export default {
   // both send tools), sealed (text/), sign-in (the policy; PKCE, redirect URIs, consent and the grant
   // checks, each in its own file; access tokens; the consent and token flows in authorize.ts and
   // grants.ts), the HTTP front door and its limits (front-door.ts, limits.ts, the rate bucket and key
-  // scopes in key-scope.ts), which calls skip the SDK's HTTP layer (plain-call.ts), HTML escaping of every page (page.ts), exact (the answer cache, freeze.ts), and the server put
+  // scopes in key-scope.ts), which calls skip the SDK's HTTP layer (plain-call.ts), HTML escaping of every page (page.ts), exact (the answer cache and every bound on what is kept, cache.ts), and the server put
   // together (mcp/server.ts: every result sealed as it leaves, read-only's prompts and pages, a call before initialize).
   mutate: [
     'src/send/**/*.ts',
@@ -106,6 +107,7 @@ export default {
     'src/page.ts',
     'src/transport/key-scope.ts',
     'src/freeze.ts',
+    'src/cache.ts',
     'src/mcp/server.ts',
     // The one POST and what its outcome means (never retried; a 5xx or a lost answer "may have been sent").
     'src/api/sending.ts',

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { answerTable, deepFreeze, remember } from '../src/freeze.js';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
 
 /**
- * What team mode keeps between requests is bounded and per key (src/transport/key-scope.ts), and an
- * answer kept is kept frozen and bounded (src/freeze.ts): the contracts of those stores, which the
- * HTTP tests (team-mode, front-door, answers) reach only at their default sizes.
+ * What team mode keeps between requests is bounded and per key (src/transport/key-scope.ts): the contract
+ * of that store, which the HTTP tests (team-mode, front-door) reach only at its default size. The bound
+ * itself is test/cache-units.test.ts's.
  */
 
 describe('the per-key scopes', () => {
@@ -65,22 +64,5 @@ describe('the rate bucket', () => {
     expect(bucket.take(1, 500)).toBe(500); // half a token back: half a second to go
     expect(bucket.take(2, 1_000)).toBe(1_000);
     expect(bucket.take(1, 1_000)).toBe(0);
-  });
-});
-
-describe('answers kept', () => {
-  it('are kept, frozen all the way down, at most 64 per list with the oldest dropped first', () => {
-    const answers = answerTable<object, object, { rows: { n: number }[] }>()({}, {});
-    const first = remember(answers, 'q0', { rows: [{ n: 0 }] });
-    expect(answers.get('q0')).toBe(first);
-    expect(Object.isFrozen(first.rows[0])).toBe(true);
-    for (let i = 1; i < 64; i++) remember(answers, `q${i}`, { rows: [] });
-    expect(answers.size).toBe(64);
-    expect(answers.has('q0')).toBe(true);
-    remember(answers, 'q64', { rows: [] });
-    expect(answers.size).toBe(64);
-    expect(answers.has('q0')).toBe(false);
-    expect(answers.has('q1')).toBe(true);
-    expect(deepFreeze(null)).toBeNull();
   });
 });

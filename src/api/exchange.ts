@@ -1,5 +1,6 @@
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { BoundedCache } from '../cache.js';
 import { USER_AGENT } from '../version.js';
 import type { Redact } from '../text/redact.js';
 import { oneLine } from '../text/render.js';
@@ -63,16 +64,12 @@ interface Exchange<T> {
 }
 
 /** A URL's origin and path (with its query), as undici asks for them: worked out once per URL (the service's few paths), not per call. */
-const TARGETS = new Map<string, { origin: string; path: string }>();
+const TARGETS = new BoundedCache<string, { origin: string; path: string }>({ maxEntries: 64 });
 function target(href: string): { origin: string; path: string } {
-  let found = TARGETS.get(href);
-  if (!found) {
+  return TARGETS.getOrMake(href, () => {
     const url = new URL(href);
-    found = { origin: url.origin, path: `${url.pathname}${url.search}` };
-    if (TARGETS.size >= 64) TARGETS.delete(TARGETS.keys().next().value!);
-    TARGETS.set(href, found);
-  }
-  return found;
+    return { origin: url.origin, path: `${url.pathname}${url.search}` };
+  });
 }
 
 export function header(headers: RawAnswer['headers'], name: string): string | undefined {

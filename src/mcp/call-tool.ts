@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { CallToolResult, ClientCapabilities, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { ConfigurationError, UserInputError } from '../errors.js';
+import { onceFor } from '../cache.js';
 import { deepFreeze } from '../freeze.js';
 import type { SendLedger } from '../send/ledger.js';
 import { TOKEN_TTL_MS } from '../send/token.js';
@@ -96,9 +97,11 @@ const CONFIRM_SCHEMA = {
   required: ['confirm'],
 };
 
+type ToolAnswer = { text: string; structured: unknown; isError?: boolean; meta?: Record<string, unknown> };
+
 /** Content kept with an answer a tool keeps and shares (frozen): built once, and sealed once per set of secrets (redactDeep). */
-const answered = new WeakMap<object, CallToolResult>();
-function answerOf(result: { text: string; structured: unknown; isError?: boolean; meta?: Record<string, unknown> }): CallToolResult {
+const answered = onceFor<ToolAnswer, CallToolResult>();
+function answerOf(result: ToolAnswer): CallToolResult {
   // What only the page gets (the page's token) goes in _meta, which hosts hand the page and not the model.
   if (result.meta)
     return {
@@ -107,17 +110,12 @@ function answerOf(result: { text: string; structured: unknown; isError?: boolean
       _meta: result.meta,
       ...(result.isError ? { isError: true } : {}),
     };
-  const shared = Object.isFrozen(result);
-  const known = shared ? answered.get(result) : undefined;
-  if (known) return { ...known };
-  const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
-  const answer: CallToolResult = {
-    content: shared ? deepFreeze(content) : content,
-    structuredContent: result.structured,
-    ...(result.isError ? { isError: true } : {}),
-  };
-  if (shared) answered.set(result, answer);
-  return { ...answer };
+  if (Object.isFrozen(result)) return { ...answered(result, (kept) => resultOf(kept, deepFreeze([{ type: 'text', text: kept.text }]))) };
+  return resultOf(result, [{ type: 'text', text: result.text }]);
+}
+
+function resultOf(result: ToolAnswer, content: CallToolResult['content']): CallToolResult {
+  return { content, structuredContent: result.structured, ...(result.isError ? { isError: true } : {}) };
 }
 
 /**

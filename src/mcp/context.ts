@@ -1,5 +1,6 @@
 import type { CallToolResult, ClientCapabilities, InputRequiredResult } from '@modelcontextprotocol/server';
 import { DocReqApi, type ApiClientOptions } from '../api/client.js';
+import { BoundedCache } from '../cache.js';
 import { localToday } from '../clock.js';
 import { secretsOf, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
@@ -50,16 +51,10 @@ export interface ServerOptions {
  * of a set of secrets, and the firm's fingerprint, are made once per set. Held in this process's memory
  * only, a few sets at most (one per key in use), the oldest dropped.
  */
-const KEPT = new Map<string, unknown>();
-const MAX_KEPT = 256;
+const KEPT = new BoundedCache<string, unknown>({ maxEntries: 256 });
 
 function kept<T>(id: string, make: () => T): T {
-  let found = KEPT.get(id) as T | undefined;
-  if (found === undefined) {
-    if (KEPT.size >= MAX_KEPT) KEPT.delete(KEPT.keys().next().value!);
-    KEPT.set(id, (found = make()));
-  }
-  return found;
+  return KEPT.getOrMake(id, make) as T;
 }
 
 /** redactor(secrets), made once per set of secrets. */

@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolDefinition } from '../tools/define.js';
+import { onceFor } from '../cache.js';
 import { deepFreeze } from '../freeze.js';
 import type { ShownCatalog } from '../templates/render.js';
 import { APP_ONLY_TOOLS, withAppPage } from '../ui/apps.js';
@@ -116,11 +117,9 @@ function portable(schema: unknown, isInput: boolean): unknown {
  * per request: converting the schemas each time cost more than answering list_templates), so the
  * list is the same object, in the same order, every time: deterministic and cacheable.
  */
-const listedOnce = new WeakMap<ToolDefinition, Tool>();
+const listedOnce = onceFor<ToolDefinition, Tool>();
 export function listedTool(tool: ToolDefinition): Tool {
-  let listed = listedOnce.get(tool);
-  if (!listed) listedOnce.set(tool, (listed = deepFreeze(prebuilt(tool) ?? listTool(tool))));
-  return listed;
+  return listedOnce(tool, (t) => deepFreeze(prebuilt(t) ?? listTool(t)));
 }
 
 declare const __DOCREQ_TOOL_LISTING__: string | undefined;

@@ -1,4 +1,5 @@
 /** The index of one request list (and of one client list): every fact the list tools read, made once and kept here only. */
+import { BoundedCache } from '../cache.js';
 import type { Client, RequestRecord } from '../api/records.js';
 import { DEFAULT_PROFILE, type ServiceProfile } from '../domain/service-profile.js';
 import { nameKey, sharedNames } from './name-keys.js';
@@ -31,8 +32,8 @@ interface ListFacts {
   day?: DayFacts;
   /** Open and overdue requests per name key, as of the day they were counted on. */
   join?: { asOf: string; perKey: ReadonlyMap<string, JoinCount> };
-  /** What filter passes found, per day and filters (a few kept, the oldest dropped first). */
-  passes?: { asOf: string; byKey: Map<string, { found: unknown; weight: number }>; weight: number };
+  /** What filter passes found, per day and filters (a few kept, the least recently used dropped first). */
+  passes?: { asOf: string; byKey: BoundedCache<string, unknown> };
 }
 
 /**
@@ -156,25 +157,8 @@ const MAX_PASSES = 256;
  */
 export function rememberPass<T>(all: readonly RequestRecord[], asOf: string, key: string, pass: () => T, weight: (found: T) => number): T {
   const facts = listFacts(all);
-  if (facts.passes?.asOf !== asOf) facts.passes = { asOf, byKey: new Map(), weight: 0 };
-  const passes = facts.passes;
-  const seen = passes.byKey.get(key);
-  if (seen) {
-    // Used again: now the last to be dropped.
-    passes.byKey.delete(key);
-    passes.byKey.set(key, seen);
-    return seen.found as T;
-  }
-  const found = pass();
-  const w = weight(found) + 1;
-  while (passes.byKey.size > 0 && (passes.byKey.size >= MAX_PASSES || passes.weight + w > 4 * all.length + 64)) {
-    const [oldest, entry] = passes.byKey.entries().next().value!;
-    passes.byKey.delete(oldest);
-    passes.weight -= entry.weight;
-  }
-  passes.byKey.set(key, { found, weight: w });
-  passes.weight += w;
-  return found;
+  if (facts.passes?.asOf !== asOf) facts.passes = { asOf, byKey: new BoundedCache({ maxEntries: MAX_PASSES, maxWeight: 4 * all.length + 64 }) };
+  return facts.passes.byKey.getOrMake(key, pass, (found) => weight(found as T) + 1) as T;
 }
 
 /** Per client list (a revalidated list is the same array): each client's name key, and the names several clients share. */

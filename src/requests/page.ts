@@ -1,5 +1,6 @@
 /** The page of a list_requests answer in its order: client groups, or requests with their rows as of the day. */
 import type { RequestRecord } from '../api/records.js';
+import { onceFor } from '../cache.js';
 import { deepFreeze } from '../freeze.js';
 import { firstSorted, GROUP_COMPARE, pageRows, type Group, type GroupOut, type RequestSort, type Sort } from './orders.js';
 import { shownRows } from './facts.js';
@@ -7,14 +8,8 @@ import type { Selection } from './query.js';
 import type { RequestRow } from './tables.js';
 
 /** Each kept group's row (frozen, shared by every answer showing it) and each row's line of text. */
-const groupRows = new WeakMap<Group, GroupOut>();
-const groupLines = new WeakMap<GroupOut, string>();
-
-function remembered<K extends object, V>(table: WeakMap<K, V>, key: K, make: (key: K) => V): V {
-  let found = table.get(key);
-  if (found === undefined) table.set(key, (found = make(key)));
-  return found;
-}
+const groupRows = onceFor<Group, GroupOut>();
+const groupLines = onceFor<GroupOut, string>();
 
 /**
  * The groups on the page, in `sort` order, with their lines (`line` words a row). A group of a kept pass is
@@ -30,8 +25,8 @@ export function groupPage(
   // A page near the top of many groups (most_open, limit 3) needs only its first groups in order, not all sorted.
   const compare = GROUP_COMPARE[sort];
   const list = offset + limit < groups.length / 8 ? firstSorted(groups, compare, offset + limit) : [...groups].sort(compare);
-  const rows = list.slice(offset, offset + limit).map((g) => remembered(groupRows, g, ({ first: _f, last: _l, ...shown }) => deepFreeze(shown)));
-  return { rows, lines: rows.map((row) => remembered(groupLines, row, line)) };
+  const rows = list.slice(offset, offset + limit).map((g) => groupRows(g, ({ first: _f, last: _l, ...shown }) => deepFreeze(shown)));
+  return { rows, lines: rows.map((row) => groupLines(row, line)) };
 }
 
 /**

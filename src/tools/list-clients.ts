@@ -3,7 +3,7 @@ import { unreadableNotes } from '../api/list-stream.js';
 import { clientRecord, documentedClient, extraValue, type Client, type RequestRecord } from '../api/records.js';
 import { fieldsLine } from '../text/render.js';
 import { defineTool, type ToolResult } from './define.js';
-import { answerTable, remember } from '../freeze.js';
+import { answerCache } from '../cache.js';
 import { fold, oneLine, quoted } from '../text/render.js';
 import { clientKeys, joinCounts, listFacts, sharedClientNames, statusTable } from '../requests/facts.js';
 import type { JoinCount } from '../requests/tables.js';
@@ -94,7 +94,7 @@ type ListClientsResult = ToolResult<z.output<typeof outputSchema>>;
 /** Stands for "no requests list" in the answer cache (a call without a join does not fetch it). */
 const NO_REQUESTS: readonly RequestRecord[] = Object.freeze([]);
 /** Answers already worked out, per clients list and the requests list a join read (src/freeze.ts). */
-const answersFor = answerTable<readonly Client[], readonly RequestRecord[], ListClientsResult>();
+const answersFor = answerCache<readonly Client[], readonly RequestRecord[], ListClientsResult>();
 
 const JOIN_TEXT: Record<Join, string> = {
   open: 'with an open request',
@@ -224,6 +224,6 @@ export const listClients = defineTool({
         notes,
       },
     };
-    return remember(memo, memoKey, result);
+    return memo.keep(memoKey, result);
   },
 });

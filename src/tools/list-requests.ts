@@ -3,7 +3,7 @@ import { unreadableNotes } from '../api/list-stream.js';
 import { requestRecord, type Client, type RequestRecord } from '../api/records.js';
 import { UserInputError } from '../errors.js';
 import { defineTool, type ToolResult } from './define.js';
-import { answerTable, remember } from '../freeze.js';
+import { answerCache } from '../cache.js';
 import { dayText, oneLine, quoted } from '../text/render.js';
 import { DEFAULT_PROFILE, type ServiceProfile } from '../domain/service-profile.js';
 import { requestFitNotes } from './fit-notes.js';
@@ -209,8 +209,8 @@ type ListRequestsResult = ToolResult<z.output<typeof outputSchema>>;
 
 /** Stands for "no clients list" in the answer cache (a call that matches no names does not fetch it). */
 const NO_CLIENTS: readonly Client[] = Object.freeze([]);
-/** Answers already worked out, per list and the clients list names were matched against (src/freeze.ts). */
-const answersFor = answerTable<readonly RequestRecord[], readonly Client[], ListRequestsResult>();
+/** Answers already worked out, per list and the clients list names were matched against (src/cache.ts). */
+const answersFor = answerCache<readonly RequestRecord[], readonly Client[], ListRequestsResult>();
 
 export const listRequests = defineTool({
   name: 'list_requests',
@@ -274,7 +274,7 @@ export const listRequests = defineTool({
       const { rows, lines } = groupPage(groups, sort, offset, limit, groupLine);
       const nextOffset = offset + rows.length < groups.length ? offset + rows.length : null;
       const header = summarizeList({ ...summary, returned: rows.length, rows: { noun: 'client name', count: groups.length }, order: GROUP_SORT_TEXT[sort] });
-      return remember(memo, memoKey, {
+      return memo.keep(memoKey, {
         text: text(header, lines, groups.length),
         structured: { ...base, offset, returned: rows.length, nextOffset, requests: [], groups: rows, groupCount: groups.length },
       });
@@ -286,7 +286,7 @@ export const listRequests = defineTool({
     const onPage = !sel.needle && clients.length ? sharedOnPage(all, clients, page) : undefined;
     if (onPage) notes.push(...sharedNameNotes(onPage.shared, onPage.onPage.keys(), (k) => `the ${count(onPage.onPage.get(k)!, 'request')} shown on this page`));
     const header = summarizeList({ ...summary, returned: requests.length, order: SORT_TEXT[sort] });
-    return remember(memo, memoKey, {
+    return memo.keep(memoKey, {
       text: text(header, lines, found.picked.length),
       structured: { ...base, offset, returned: requests.length, nextOffset, requests },
     });

@@ -5,7 +5,7 @@ import type { TemplateCatalog } from '../templates/load.js';
 import { problemsText, templateItemOut, templateSummaryOut, type ShownCatalog } from '../templates/render.js';
 import { MAX_ITEM_NAME, MAX_TITLE } from '../domain/checklist.js';
 import { defineTool, type ToolResult } from './define.js';
-import { answerTable, remember } from '../freeze.js';
+import { answerCache } from '../cache.js';
 import { oneLine, quoted } from '../text/render.js';
 
 function templateLine(t: Template): string {
@@ -34,7 +34,7 @@ const outputSchema = z.object({
 type ListTemplatesOut = z.output<typeof outputSchema>;
 
 /** Answers kept per catalogue (the catalogue object lives until the file changes); bounded, the oldest dropped first. */
-const answersFor = answerTable<TemplateCatalog, TemplateCatalog, ToolResult<ListTemplatesOut>>();
+const answersFor = answerCache<TemplateCatalog, TemplateCatalog, ToolResult<ListTemplatesOut>>();
 
 export const listTemplates = defineTool({
   name: 'list_templates',
@@ -53,7 +53,7 @@ export const listTemplates = defineTool({
     // The same catalogue (the very object, kept until the file changes) gives the same answer: worked out once, frozen.
     const answers = answersFor(catalog, catalog);
     const key = input.name === undefined ? '' : `=${input.name}`;
-    return answers.get(key) ?? remember(answers, key, answer(ctx.templates, catalog, input.name));
+    return answers.get(key) ?? answers.keep(key, answer(ctx.templates, catalog, input.name));
   },
 });
 

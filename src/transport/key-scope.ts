@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { BoundedCache } from '../cache.js';
 
 /**
  * Team mode holds no key of its own: each HTTP request carries the firm's key. Anything kept
@@ -63,37 +64,26 @@ export class KeyScope {
  * times what each slot bounds itself to.
  */
 export class KeyScopeStore {
-  private readonly scopes = new Map<string, KeyScope>();
+  // An evicted scope is cleared, so that nothing still holding it keeps what it kept.
+  private readonly scopes: BoundedCache<string, KeyScope>;
 
   constructor(readonly maxScopes = 1_000) {
     if (!Number.isInteger(maxScopes) || maxScopes < 1) throw new RangeError('maxScopes must be a positive integer');
+    this.scopes = new BoundedCache({ maxEntries: maxScopes, onDrop: (_fingerprint, scope) => scope.clear() });
   }
 
-  /** The scope for this fingerprint, made (and the least recently used one evicted) when new. */
+  /** The scope for this fingerprint (now the most recently used), made when new. */
   scope(fingerprint: string): KeyScope {
-    let scope = this.scopes.get(fingerprint);
-    if (scope) {
-      // Map keeps insertion order: re-inserting marks it most recently used.
-      this.scopes.delete(fingerprint);
-    } else {
-      scope = new KeyScope(fingerprint);
-      while (this.scopes.size >= this.maxScopes) {
-        const oldest = this.scopes.keys().next().value as string;
-        this.scopes.get(oldest)?.clear();
-        this.scopes.delete(oldest);
-      }
-    }
-    this.scopes.set(fingerprint, scope);
-    return scope;
+    return this.scopes.getOrMake(fingerprint, () => new KeyScope(fingerprint));
   }
 
   /** Looks without creating and without touching recency. */
   peek(fingerprint: string): KeyScope | undefined {
-    return this.scopes.get(fingerprint);
+    return this.scopes.peek(fingerprint);
   }
 
   drop(fingerprint: string): void {
-    this.scopes.get(fingerprint)?.clear();
+    this.scopes.peek(fingerprint)?.clear();
     this.scopes.delete(fingerprint);
   }
 

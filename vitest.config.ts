@@ -13,7 +13,7 @@ const shared = {
  * fuzz, fault and packaging files run once: they drive their own clients.
  */
 export const BOTH_ERAS = [
-  'test/answers.test.ts',
+  'test/answer-fields.test.ts',
   'test/catalog.test.ts',
   'test/create-request.test.ts',
   'test/create-request-batch.test.ts',

@@ -14,7 +14,7 @@ const CALL_FILES = [
   'test/tool-call.test.ts',
   'test/team-mode.test.ts',
   'test/front-door.test.ts',
-  'test/proof-frontdoor.test.ts',
+  'test/front-door-http.test.ts',
   'test/protocol-http.test.ts',
   'test/plain-call.test.ts',
   'test/limits-wide.test.ts',
@@ -29,7 +29,9 @@ const CALL_FILES = [
   'test/refusals.test.ts',
   'test/form-check.test.ts',
   'test/person-send.test.ts',
-  'test/edges.test.ts',
+  'test/stdio-backpressure.test.ts',
+  'test/front-door-edges.test.ts',
+  'test/start-up-and-settings.test.ts',
   'test/once.test.ts',
 ];
 

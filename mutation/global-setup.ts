@@ -13,7 +13,7 @@ export function setup(): () => void {
   const env = suiteEnvironment(dir);
   Object.assign(process.env, env);
   for (const folder of [env.DOCREQ_TEST_CAPTURE_DIR, env.DOCREQ_STATE_DIR, env.HOME]) mkdirSync(folder!, { recursive: true });
-  // Tests that run only the built dist/ (no mutant there) skip themselves in this run: test/store.test.ts.
+  // Tests that run only the built dist/ (no mutant there) skip themselves in this run: test/store-processes.test.ts, test/store-redis-replicas.test.ts.
   process.env.DOCREQ_MUTATION_RUN = '1';
   return () => rmSync(dir, { recursive: true, force: true });
 }

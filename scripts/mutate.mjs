@@ -21,6 +21,8 @@
 //                      again to a copy of the project and its killing test run; exit 1 if one survives
 //                      (scripts/mutation-sample.mjs). CI runs it with the check.
 //   --forget a,b       remove these modules (not in the mutated set) from the record, and write its digest again
+//   --moved-tests      after test files were renamed, split or reformatted: each recorded test is found again by its
+//                      full title and the record told where it stands (scripts/mutation-moved.mjs); digest written again
 //   --write-baseline   add new survivors to mutation/survivors.json with reason "TODO" (the check
 //                      fails until each has a real reason) and drop entries now killed
 //   --units            run the mutants against vitest.stryker-units.config.ts, the files that test the modules
@@ -50,7 +52,7 @@ const DIGEST = resolve(ROOT, DIGEST_NAME);
 const STATIC = resolve(ROOT, 'mutation/static.json');
 
 // ---- arguments ------------------------------------------------------------------------------------
-const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined, sample: 0, forget: undefined };
+const own = { full: false, ci: false, check: false, writeBaseline: false, report: undefined, sample: 0, forget: undefined, movedTests: false };
 const strykerOptions = {};
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i++) {
@@ -62,6 +64,7 @@ for (let i = 0; i < args.length; i++) {
   else if (arg === '--report') own.report = resolve(args[++i] ?? '');
   else if (arg === '--sample') own.sample = Number(args[++i]);
   else if (arg === '--forget') own.forget = (args[++i] ?? '').split(',').filter(Boolean);
+  else if (arg === '--moved-tests') own.movedTests = true;
   // The modules every test reaches, run against the files that test them directly (vitest.stryker-units.config.ts).
   else if (arg === '--units') strykerOptions.vitest = { configFile: SUITES.units.config, pool: 'forks', related: true };
   // A module group run against the files that test it directly (stryker.config.mjs SUITES).
@@ -100,6 +103,21 @@ if (own.forget?.length) {
   writeFileSync(INCREMENTAL, JSON.stringify(record, null, 2));
   writeDigest();
   console.log(`mutate --forget: ${own.forget.length} module(s) left the record; ${Object.keys(record.files).length} remain`);
+  process.exit(0);
+}
+
+// ---- tests moved ------------------------------------------------------------------------------------
+// Test files renamed, split by behaviour or reformatted: the record follows each test by its full title, so that the
+// next run does not take them for new tests (and run every mutant they cover again). Written as a run writes it.
+if (own.movedTests) {
+  const { carryTests, currentTests, sourceIn } = await import('./mutation-moved.mjs');
+  const record = JSON.parse(readFileSync(INCREMENTAL, 'utf8'));
+  const { moved, dropped, orphaned } = carryTests(record, currentTests(ROOT), sourceIn(ROOT));
+  writeFileSync(INCREMENTAL, JSON.stringify(record, null, 2));
+  writeDigest();
+  console.log(
+    `mutate --moved-tests: ${moved} test(s) found at another file or position, ${dropped} not found (dropped: the next run tests their mutants again), ${orphaned} killed mutant(s) left without their test`,
+  );
   process.exit(0);
 }
 

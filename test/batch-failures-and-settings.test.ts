@@ -3,10 +3,11 @@ import { AROUND_TODAY, sandbox } from './support/sandbox.js';
 import { previewThenSend, serversOn } from './support/connect.js';
 
 /**
- * More of what create_request_batch says and does (src/tools/create-request-batch.ts): answers lost
- * after the service wrote them (the "may have been sent" line, an error result when nothing was surely
- * sent), the log lines for whoever runs the server, a sending setting that cannot be read, confirmation
- * "never", a token bound to its due date and mode, and the question without skips or warnings.
+ * What create_request_batch says and does when answers are lost and settings decide
+ * (src/tools/create-request-batch.ts): answers lost after the service wrote them (the "may have been
+ * sent" line, an error result when nothing was surely sent), the log lines for whoever runs the
+ * server, a sending setting that cannot be read, confirmation "never", a token bound to its due date
+ * and mode, and the question without skips or warnings.
  */
 const sb = await sandbox({ ...AROUND_TODAY, clients: 160 });
 const firm = sb.demoFirm;

@@ -1,7 +1,10 @@
 /**
- * Sealed in every path (issue 17): service text is data wherever it shows (one renderer), what is
- * not read is skipped whatever its depth, and a key the service echoes never leaves, whole or in
- * part, through any sink (results, stderr, MCP logging, the team-mode access log).
+ * Service text is data in every path, and a key never leaves: invisible code points in service text
+ * never reach the model (one renderer), what is not read is skipped whatever its depth, one malformed
+ * record is flagged while the rest are listed, and a key the service echoes or the caller gives never
+ * leaves, whole or in part, through any sink (results, stderr, MCP logging, the team-mode access log),
+ * not even where a field is capped; the seal's memory of clean answers is per set of secrets; a
+ * setting that may hold a secret is named by its shape, never echoed.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,6 +14,7 @@ import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcon
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, valueShape } from '../src/config.js';
+import { sealer } from '../src/text/redact.js';
 import { loadHttpSettings } from '../src/transport/http.js';
 import { childEnv } from './support/folders.js';
 import { captured } from './support/key-scan.js';
@@ -373,6 +377,23 @@ describe('a key the caller gives is redacted at each sink itself (no API client 
       expect(out.join('\n')).toContain('[redacted]');
       for (const text of out) expect(leak(text), `${tool}: ${text.slice(0, 400)}`).toBeUndefined();
     }
+  });
+});
+
+describe('the seal remembers clean answers per set of secrets', () => {
+  const deepFreeze = <T>(v: T): T => {
+    if (v && typeof v === 'object') {
+      Object.values(v).forEach(deepFreeze);
+      Object.freeze(v);
+    }
+    return v;
+  };
+
+  it('two sets whose letters run together alike are two sets: an answer clean under one is checked again under the other', () => {
+    const answer = deepFreeze({ content: [{ type: 'text' as const, text: 'ends fgh1 here' }] });
+    // 'abcd' + 'efgh1' and 'abcde' + 'fgh1' read the same when joined with nothing between them.
+    expect(sealer(['abcd', 'efgh1'])(answer)).toBe(answer);
+    expect(sealer(['abcde', 'fgh1'])(answer).content[0]!.text).toBe('ends [redacted] here');
   });
 });
 

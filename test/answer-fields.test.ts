@@ -1,5 +1,8 @@
-// Answers v3 (contract §3.8, issue 21). Every expected figure is computed here from the sandbox's raw
-// seed (sb.demoFirm), with the contract's definitions written out again, never through the server's code.
+// The fields that answer firms' questions: list_requests' lateness (days overdue, their average, the
+// oldest due day), due dates missing, items outstanding per client and a name several clients share;
+// list_clients' details of who a client is; an unchanged list's answers on the next day; and the tool
+// list's words and size. Every expected figure is computed here from the sandbox's raw seed
+// (sb.demoFirm), with the definitions written out again, never through the server's code.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

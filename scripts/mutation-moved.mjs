@@ -6,7 +6,7 @@
 // is told where it now stands (with the file's present source, as Stryker keeps it). A test found in neither, or found
 // twice, is dropped from the record: the mutants it killed are run again by the next Stryker run. The kill sample
 // (scripts/mutation-sample.mjs) then re-runs recorded kills from their new files; docs/proof.md says how far.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -19,21 +19,34 @@ export const titleKey = (name) => name.replaceAll(' > ', ' ');
  * it). Read by `vitest list` over the first era's project (the second runs the same files again).
  */
 export function currentTests(root) {
-  // The list goes to a file of its own: the suite's setup reports on stdout after it.
+  // The list goes to a file of its own: the suite's setup reports on stdout after it. A file whose top-level work is
+  // still loading when collection ends can fail the list with an unhandled error (and no file): it is asked again.
   const dir = mkdtempSync(join(tmpdir(), 'docreq-tests-'));
   let listed;
   try {
     const file = join(dir, 'tests.json');
-    execFileSync(
-      process.execPath,
-      [resolve(root, 'node_modules/vitest/vitest.mjs'), 'list', `--json=${file}`, '--includeTaskLocation', '--project', '2025-11-25'],
-      {
-        cwd: root,
-        stdio: ['ignore', 'ignore', 'inherit'],
-        env: { ...process.env, CI: '1' },
-      },
-    );
-    listed = JSON.parse(readFileSync(file, 'utf8'));
+    for (let attempt = 1; listed === undefined; attempt++) {
+      const run = spawnSync(
+        process.execPath,
+        [
+          resolve(root, 'node_modules/vitest/vitest.mjs'),
+          'list',
+          `--json=${file}`,
+          '--includeTaskLocation',
+          '--dangerouslyIgnoreUnhandledErrors',
+          '--project',
+          '2025-11-25',
+        ],
+        {
+          cwd: root,
+          encoding: 'utf8',
+          maxBuffer: 256 * 1024 * 1024,
+          env: { ...process.env, CI: '1' },
+        },
+      );
+      if (existsSync(file)) listed = JSON.parse(readFileSync(file, 'utf8'));
+      else if (attempt === 3) throw new Error(`vitest list wrote no list in 3 attempts:\n${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -77,6 +90,9 @@ export function carryTests(record, current, sourceOf) {
       carried.set(file, [...(carried.get(file) ?? []), ...entry.tests]);
       continue;
     }
+    // Where this file's tests went, by title: a record merged from several runs can hold one test twice (two ids,
+    // one title and place); the second follows the first.
+    const placed = new Map();
     for (const t of entry.tests) {
       const key = titleKey(t.name);
       let to = source !== undefined && free.get(file)?.get(key)?.length ? file : undefined;
@@ -85,7 +101,9 @@ export function carryTests(record, current, sourceOf) {
         // Found in more than one new file: which one holds it is not known, so it is not carried.
         if (homes.length === 1) to = homes[0];
       }
-      const at = to && take(to, key);
+      let at = to && take(to, key);
+      if (!at && placed.has(key)) ({ to, at } = placed.get(key));
+      if (at) placed.set(key, { to, at });
       if (!at) {
         dropped.add(t.id);
         continue;

@@ -55,7 +55,11 @@ function daysFrom(a: string, b: string): number {
 }
 const lateBy = (r: Seeded) => (isOverdue(r) ? daysFrom(dayOf(r.dueDate)!, TODAY) : null);
 const outstanding = (rs: Seeded[]) => rs.filter(isOpen).reduce((n, r) => n + Math.max(0, r.totalItems - r.completedItems), 0);
-const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+const fold = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 
 function lateness(rs: Seeded[]) {
   const late = rs.filter(isOverdue);
@@ -99,7 +103,9 @@ describe('list_requests: how late', () => {
     expect(out.oldestOverdue).toBe(want.oldest);
     // In the summary line, so no arithmetic is left to the model.
     const summary = result.text.split('\n')[0]!;
-    expect(summary).toContain(`${want.overdue} overdue (on average ${want.average} days late; oldest due ${want.oldest}, ${daysFrom(want.oldest!, TODAY)} days late)`);
+    expect(summary).toContain(
+      `${want.overdue} overdue (on average ${want.average} days late; oldest due ${want.oldest}, ${daysFrom(want.oldest!, TODAY)} days late)`,
+    );
   });
 
   it('has no average or oldest when nothing matched is overdue', async () => {
@@ -110,10 +116,13 @@ describe('list_requests: how late', () => {
   });
 });
 
-describe('answers kept for an unchanged list are the day\'s: a server that lives into the next day', () => {
-  it('list_requests and list_clients give the second day\'s overdue over the same (304) list', async () => {
+describe("answers kept for an unchanged list are the day's: a server that lives into the next day", () => {
+  it("list_requests and list_clients give the second day's overdue over the same (304) list", async () => {
     // The next day on which something open falls overdue: the day after the soonest open due day from TODAY on.
-    const soonest = firm.requests.filter((r) => isOpen(r) && dayOf(r.dueDate) !== null && dayOf(r.dueDate)! >= TODAY).map((r) => dayOf(r.dueDate)!).sort()[0]!;
+    const soonest = firm.requests
+      .filter((r) => isOpen(r) && dayOf(r.dueDate) !== null && dayOf(r.dueDate)! >= TODAY)
+      .map((r) => dayOf(r.dueDate)!)
+      .sort()[0]!;
     const first = TODAY;
     const second = addDays(soonest, 1);
     const overdueOn = (day: string) => firm.requests.filter((r) => isOpen(r) && dayOf(r.dueDate) !== null && dayOf(r.dueDate)! < day);
@@ -122,7 +131,9 @@ describe('answers kept for an unchanged list are the day\'s: a server that lives
     const living = await connect(sb, { clock: () => day });
     const ask = async () => ({
       requests: structured<Out & { asOf: string }>(await living.call('list_requests', { limit: 500 })),
-      clients: structured<{ matched: number; clients: { id: string; overdueRequests?: number }[] }>(await living.call('list_clients', { requests: 'overdue', limit: 500 })),
+      clients: structured<{ matched: number; clients: { id: string; overdueRequests?: number }[] }>(
+        await living.call('list_clients', { requests: 'overdue', limit: 500 }),
+      ),
     });
     try {
       // Asked twice on the first day: the second answer is the one kept for the revalidated list.
@@ -185,7 +196,10 @@ describe('list_requests: items outstanding', () => {
   });
 
   it('sorts client names by most items outstanding ("which client has the most outstanding?" in one call)', async () => {
-    const per = [...new Set(firm.requests.map((r) => r.clientName))].map((name) => ({ name, n: outstanding(firm.requests.filter((r) => r.clientName === name)) }));
+    const per = [...new Set(firm.requests.map((r) => r.clientName))].map((name) => ({
+      name,
+      n: outstanding(firm.requests.filter((r) => r.clientName === name)),
+    }));
     const top = Math.max(...per.map((p) => p.n));
     const result = await mcp.call('list_requests', { groupBy: 'client', sort: 'most_outstanding', limit: 500 });
     const out = structured<Out>(result);
@@ -255,11 +269,17 @@ describe('list_clients: who the client is', () => {
   it('search matches tag values too ("split by the tags we use")', async () => {
     for (const tag of ['annual', 'PRIORITY']) {
       const want = firm.clients.filter(
-        (c) => fold(c.displayName).includes(fold(tag)) || fold(c.email).includes(fold(tag)) || ((c.tags as string[] | undefined) ?? []).some((t) => fold(t).includes(fold(tag))),
+        (c) =>
+          fold(c.displayName).includes(fold(tag)) ||
+          fold(c.email).includes(fold(tag)) ||
+          ((c.tags as string[] | undefined) ?? []).some((t) => fold(t).includes(fold(tag))),
       );
       expect(want.some((c) => c.tags)).toBe(true);
       const out = structured<ClientsOut>(await mcp.call('list_clients', { search: tag, limit: 500 }));
-      expect(out.clients.map((c) => c.id), tag).toEqual(want.map((c) => c.id));
+      expect(
+        out.clients.map((c) => c.id),
+        tag,
+      ).toEqual(want.map((c) => c.id));
     }
   });
 
@@ -350,7 +370,8 @@ describe('the tool list', () => {
     const template = (tools.find((t) => t.name === 'create_request')!.inputSchema.properties as Record<string, { description: string }>).template!.description;
     // The firm's own first (a model cannot guess those); the rest counted; the batch points to them.
     expect(template).toMatch(/^Template: firm-template-with-a-rather-long-name-0, .*, \d+ more \(list_templates\)\./);
-    const batch = (tools.find((t) => t.name === 'create_request_batch')!.inputSchema.properties as Record<string, { description: string }>).template!.description;
+    const batch = (tools.find((t) => t.name === 'create_request_batch')!.inputSchema.properties as Record<string, { description: string }>).template!
+      .description;
     expect(batch).toContain("create_request's template");
   });
 });

@@ -205,7 +205,9 @@ describe('errorFromStatus: what the service said', () => {
   });
 
   it('a body that was not JSON says so, with its media type and without its parameters', () => {
-    expect(errorFromStatus(502, undefined, false, 'text/html; charset=utf-8', undefined).message).toBe('The service failed (502). The body was not JSON (text/html).');
+    expect(errorFromStatus(502, undefined, false, 'text/html; charset=utf-8', undefined).message).toBe(
+      'The service failed (502). The body was not JSON (text/html).',
+    );
     expect(errorFromStatus(502, undefined, false, undefined, undefined).message).toBe('The service failed (502). The body was not JSON.');
     expect(errorFromStatus(502, undefined, false, '', undefined).message).toBe('The service failed (502). The body was not JSON.');
     const long = errorFromStatus(400, undefined, false, `text/${'x'.repeat(100)}`, undefined).message;
@@ -275,7 +277,9 @@ describe('errorFromStatus: refused fields', () => {
 
   it('nameField names a field as the person knows it; a blank or unchanged answer leaves it quoted', () => {
     const details = [{ field: 'due_date', message: 'bad' }];
-    expect(answer(422, { error: 'No', details }, undefined, () => 'dueDate (sent as "due_date")').message).toContain('Fields: dueDate (sent as "due_date"): "bad".');
+    expect(answer(422, { error: 'No', details }, undefined, () => 'dueDate (sent as "due_date")').message).toContain(
+      'Fields: dueDate (sent as "due_date"): "bad".',
+    );
     expect(answer(422, { error: 'No', details }, undefined, (f) => f).message).toContain('Fields: "due_date": "bad".');
     expect(answer(422, { error: 'No', details }, undefined, () => '').message).toContain('Fields: "due_date": "bad".');
     expect(answer(422, { error: 'No', details }, undefined, () => `x\n${'n'.repeat(250)}`).message).toContain(`Fields: x ${'n'.repeat(197)}…: "bad".`);
@@ -305,11 +309,13 @@ describe('errorFromStatus: refused fields', () => {
   });
 
   it('summarised details speak for a limit', () => {
-    expect(answer(402, { errors: [{ field: 'plan', message: 'over' }] }).message).toBe('The firm\'s billing limit stops this (402). The service said: "plan: over".');
+    expect(answer(402, { errors: [{ field: 'plan', message: 'over' }] }).message).toBe(
+      'The firm\'s billing limit stops this (402). The service said: "plan: over".',
+    );
   });
 });
 
-describe('the firm\'s limits, told apart', () => {
+describe("the firm's limits, told apart", () => {
   const limitOf = (error: ApiError) => (error instanceof PlanLimitError ? error.limit : error.constructor.name);
 
   it.each([
@@ -527,7 +533,9 @@ describe('readErrorBody: the shapes read', () => {
   });
 
   it('{"errors": [...]}: the details, summarised as the message; the first code given speaks', () => {
-    expect(readErrorBody({ errors: [{ detail: 'First' }, { code: 'second', source: { pointer: '/data/attributes/title' } }, { code: 'third' }] })).toStrictEqual({
+    expect(
+      readErrorBody({ errors: [{ detail: 'First' }, { code: 'second', source: { pointer: '/data/attributes/title' } }, { code: 'third' }] }),
+    ).toStrictEqual({
       message: 'First; title: second; third',
       code: 'second',
       details: [
@@ -544,7 +552,12 @@ describe('readErrorBody: the shapes read', () => {
   });
 
   it('{"errors": [...]} with a message of its own: that message, not from the details', () => {
-    expect(readErrorBody({ message: 'Own', errors: ['x'] })).toStrictEqual({ message: 'Own', code: undefined, details: [{ field: '', message: 'x' }], fromDetails: false });
+    expect(readErrorBody({ message: 'Own', errors: ['x'] })).toStrictEqual({
+      message: 'Own',
+      code: undefined,
+      details: [{ field: '', message: 'x' }],
+      fromDetails: false,
+    });
   });
 
   it('errors that are null or text are not a list: the message beside them is read', () => {

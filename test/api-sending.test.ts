@@ -43,7 +43,19 @@ const payload = () => ({ clientId: sb.demoFirm.clients[0]!.id, title: `Sending t
 const key = () => ({ idempotencyKey: randomUUID() });
 /** A created record as the service might answer it, under `data`. */
 const record = (extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ data: { id: 'req_raw_1', title: 'Raw title', status: 'pending', dueDate: null, createdAt: '2026-03-16T12:00:00Z', clientName: 'Raw client', totalItems: 1, completedItems: 0, ...extra } });
+  JSON.stringify({
+    data: {
+      id: 'req_raw_1',
+      title: 'Raw title',
+      status: 'pending',
+      dueDate: null,
+      createdAt: '2026-03-16T12:00:00Z',
+      clientName: 'Raw client',
+      totalItems: 1,
+      completedItems: 0,
+      ...extra,
+    },
+  });
 
 describe('before sending: nothing is sent', () => {
   it.each([
@@ -169,7 +181,16 @@ describe('a 2xx answer', () => {
     sb.inject('POST /api/v1/requests', { kind: 'raw', status, body: record() });
     const outcome = await api().createRequest(payload(), key());
     expect(outcome).toEqual({
-      record: { id: 'req_raw_1', title: 'Raw title', status: 'pending', dueDate: null, createdAt: '2026-03-16T12:00:00Z', clientName: 'Raw client', totalItems: 1, completedItems: 0 },
+      record: {
+        id: 'req_raw_1',
+        title: 'Raw title',
+        status: 'pending',
+        dueDate: null,
+        createdAt: '2026-03-16T12:00:00Z',
+        clientName: 'Raw client',
+        totalItems: 1,
+        completedItems: 0,
+      },
       status,
       accepted: false,
       kept: { clientName: 'Raw client', title: 'Raw title', dueDate: null, items: 1 },
@@ -199,13 +220,25 @@ describe('a 2xx answer', () => {
   it('returns a 201 with an empty body with a warning', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: '' });
     const outcome = await api().createRequest(payload(), key());
-    expect(outcome).toEqual({ record: null, status: 201, accepted: false, kept: null, warnings: ['The service answered 201 with an empty body (no record of the new request).'] });
+    expect(outcome).toEqual({
+      record: null,
+      status: 201,
+      accepted: false,
+      kept: null,
+      warnings: ['The service answered 201 with an empty body (no record of the new request).'],
+    });
   });
 
   it('returns a 2xx JSON answer with no record in it with a warning', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: '{}' });
     const outcome = await api().createRequest(payload(), key());
-    expect(outcome).toEqual({ record: null, status: 201, accepted: false, kept: null, warnings: ['The service answered without a record of the created request.'] });
+    expect(outcome).toEqual({
+      record: null,
+      status: 201,
+      accepted: false,
+      kept: null,
+      warnings: ['The service answered without a record of the created request.'],
+    });
   });
 
   it('throws a 2xx with an error body as BadResponseError whose outcome is unknown, with what the service said', async () => {
@@ -214,7 +247,9 @@ describe('a 2xx answer', () => {
     expect(error).toBeInstanceOf(BadResponseError);
     expect(error.status).toBe(201);
     expect(error.outcomeUnknown).toBe(true);
-    expect(error.message).toBe('The service answered 201 (success) with an error body. The service said: "Something failed." ("x"). The request may have been sent.');
+    expect(error.message).toBe(
+      'The service answered 201 (success) with an error body. The service said: "Something failed." ("x"). The request may have been sent.',
+    );
     // An error body that says nothing: the first sentence alone.
     sb.inject('POST /api/v1/requests', { kind: 'raw', status: 202, body: '{"error":true}' }, { times: 1 });
     const bare = await apiFailure(api().createRequest(payload(), key()));
@@ -223,7 +258,7 @@ describe('a 2xx answer', () => {
     expect(POSTS()).toHaveLength(2);
   });
 
-  it("keeps what the record says the service kept: numbers, booleans and null as they are, texts redacted then capped at 2,000, other values as JSON", async () => {
+  it('keeps what the record says the service kept: numbers, booleans and null as they are, texts redacted then capped at 2,000, other values as JSON', async () => {
     const longTitle = `${'x'.repeat(1_990)}${KEY}${'y'.repeat(100)}`;
     sb.inject('POST /api/v1/requests', {
       kind: 'raw',
@@ -242,7 +277,11 @@ describe('a 2xx answer', () => {
     expect(JSON.stringify(outcome)).not.toContain(KEY);
     // A title without a secret is capped at exactly 2,000 characters; a text field is kept as text.
     sb.clearFaults();
-    sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: record({ title: 'z'.repeat(2_500), dueDate: '2026-04-01', correctnessMode: 'strict', clientName: false }) });
+    sb.inject('POST /api/v1/requests', {
+      kind: 'raw',
+      status: 201,
+      body: record({ title: 'z'.repeat(2_500), dueDate: '2026-04-01', correctnessMode: 'strict', clientName: false }),
+    });
     const capped = await api().createRequest(payload(), key());
     expect(capped.kept).toEqual({ clientName: false, title: 'z'.repeat(2_000), dueDate: '2026-04-01', items: 1, correctnessMode: 'strict' });
   });
@@ -252,18 +291,27 @@ describe("the firm's service profile", () => {
   const profile = new ServiceProfile(serviceProfileSchema.parse({ body: { title: 'name' }, created: { record: 'result.request' } }));
 
   it('names a refused field by the tool argument it came from', async () => {
-    sb.inject('POST /api/v1/requests', { kind: 'status', status: 422, body: { error: { code: 'invalid', message: 'Bad input.', details: [{ field: 'name', message: 'too long' }] } } });
+    sb.inject('POST /api/v1/requests', {
+      kind: 'status',
+      status: 422,
+      body: { error: { code: 'invalid', message: 'Bad input.', details: [{ field: 'name', message: 'too long' }] } },
+    });
     const error = await apiFailure(api({ profile }).createRequest(payload(), key()));
     expect(error).toBeInstanceOf(InputRefusedError);
     expect(error.outcomeUnknown).toBe(false);
-    expect(error.message).toBe('The service refused the input (422). The service said: "Bad input." ("invalid"). Fields: title (sent as "name", named by body.title in the service profile): "too long".');
+    expect(error.message).toBe(
+      'The service refused the input (422). The service said: "Bad input." ("invalid"). Fields: title (sent as "name", named by body.title in the service profile): "too long".',
+    );
   });
 
-  it('reads the created record where the profile says, and what it kept by the service\'s own names', async () => {
+  it("reads the created record where the profile says, and what it kept by the service's own names", async () => {
     sb.inject('POST /api/v1/requests', {
       kind: 'raw',
       status: 201,
-      body: JSON.stringify({ data: { id: 'req_wrong', title: 'Not this one' }, result: { request: { id: 'req_profiled', name: 'Profiled title', totalItems: 2 } } }),
+      body: JSON.stringify({
+        data: { id: 'req_wrong', title: 'Not this one' },
+        result: { request: { id: 'req_profiled', name: 'Profiled title', totalItems: 2 } },
+      }),
     });
     const outcome = await api({ profile }).createRequest(payload(), key());
     expect(outcome.record?.id).toBe('req_profiled');
@@ -281,7 +329,9 @@ describe('a 2xx whose answer cannot be read', () => {
     expect(outcome.status).toBe(201);
     expect(outcome.accepted).toBe(false);
     expect(outcome.warnings).toHaveLength(1);
-    expect(outcome.warnings[0]).toMatch(/^Sent, but the service's answer was unreadable \(The service's answer \(201\) is larger than the 0\.0 MB cap \(0\.0 MB or more\); it was not read\.\)$/);
+    expect(outcome.warnings[0]).toMatch(
+      /^Sent, but the service's answer was unreadable \(The service's answer \(201\) is larger than the 0\.0 MB cap \(0\.0 MB or more\); it was not read\.\)$/,
+    );
     expect(POSTS()).toHaveLength(1);
     expect(sb.demoFirm.requests.some((r) => r.title === body.title)).toBe(true);
   });
@@ -291,7 +341,9 @@ describe('a 2xx whose answer cannot be read', () => {
     const outcome = await api({ maxResponseBytes: 1024 * 1024 }).createRequest(payload(), key());
     expect(outcome).toMatchObject({ record: null, status: 200, accepted: false, kept: null });
     expect(outcome.warnings).toHaveLength(1);
-    expect(outcome.warnings[0]).toMatch(/^Sent, but the service's answer was unreadable \(The service's answer \(200\) is larger than the 1\.0 MB cap \(\d+\.\d MB or more once decompressed\); it was not read\.\)$/);
+    expect(outcome.warnings[0]).toMatch(
+      /^Sent, but the service's answer was unreadable \(The service's answer \(200\) is larger than the 1\.0 MB cap \(\d+\.\d MB or more once decompressed\); it was not read\.\)$/,
+    );
   });
 
   it.each([202, 299])('returns an unreadable %i as sent, accepted only for 202', async (status) => {
@@ -300,7 +352,9 @@ describe('a 2xx whose answer cannot be read', () => {
     expect(outcome.record).toBeNull();
     expect(outcome.status).toBe(status);
     expect(outcome.accepted).toBe(status === 202);
-    expect(outcome.warnings).toEqual([`Sent, but the service's answer was unreadable (The service's answer (${status}) is larger than the 0.0 MB cap (0.0 MB or more); it was not read.)`]);
+    expect(outcome.warnings).toEqual([
+      `Sent, but the service's answer was unreadable (The service's answer (${status}) is larger than the 0.0 MB cap (0.0 MB or more); it was not read.)`,
+    ]);
   });
 
   it('throws a refusal over the size cap (not a 2xx) as it is', async () => {
@@ -316,7 +370,9 @@ describe('a 2xx whose answer cannot be read', () => {
     const error = await apiFailure(api().createRequest(payload(), key()));
     expect(error).toBeInstanceOf(UnreachableError);
     expect(error.outcomeUnknown).toBe(true);
-    expect(error.message).toMatch(new RegExp(`^The connection to ${sb.url.replace(/[.]/g, '\\.')} failed \\([A-Z_]+\\) while sending\\. The request may have been sent\\.$`));
+    expect(error.message).toMatch(
+      new RegExp(`^The connection to ${sb.url.replace(/[.]/g, '\\.')} failed \\([A-Z_]+\\) while sending\\. The request may have been sent\\.$`),
+    );
   });
 });
 
@@ -372,7 +428,11 @@ describe('a refusal or failure answer', () => {
 describe('no answer', () => {
   it.each([
     ['closes the connection', 'closed the connection', (socket: Socket) => socket.destroy()],
-    ['answers 407', 'answered 407', (socket: Socket) => socket.once('data', () => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n'))],
+    [
+      'answers 407',
+      'answered 407',
+      (socket: Socket) => socket.once('data', () => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n')),
+    ],
   ])('a proxy that %s instead of a tunnel: not sent, and the words say so', async (_, did, onSocket) => {
     const proxy = await rawProxy(onSocket);
     const error = await apiFailure(api({ proxyEnv: { HTTP_PROXY: proxy.url } }).createRequest(payload(), key()));
@@ -384,7 +444,6 @@ describe('no answer', () => {
     expect(proxy.connections()).toBe(1);
     expect(POSTS()).toHaveLength(0);
   });
-
 
   it('reports a connection reset before any header as unreachable, outcome unknown (the POST was written)', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'reset' });

@@ -27,8 +27,11 @@ function api(options: Partial<ApiClientOptions> = {}): DocReqApi {
 }
 const failure = apiFailure;
 const demo = () => sb.demoFirm;
-const payload = (): CreatePayload => ({ clientId: demo().clients[0]!.id, title: `API test ${Math.random()}`, items: [{ name: 'W-2', required: true, type: 'file' }] });
-
+const payload = (): CreatePayload => ({
+  clientId: demo().clients[0]!.id,
+  title: `API test ${Math.random()}`,
+  items: [{ name: 'W-2', required: true, type: 'file' }],
+});
 
 describe('requests it sends', () => {
   it("sends the bearer key, Accept, Accept-Encoding, User-Agent on GET; Content-Type, the caller's Idempotency-Key and exactly JSON.stringify(payload) on POST", async () => {
@@ -75,7 +78,12 @@ describe('firm scoping and keys', () => {
 
 describe('typed errors', () => {
   it('reports the active-request limit (409) as a plan limit with the service words and what to do', async () => {
-    const error = await failure(api({ apiKey: SANDBOX_KEYS.harbor }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.harbor)!.clients[0]!.id }, { idempotencyKey: randomUUID() }));
+    const error = await failure(
+      api({ apiKey: SANDBOX_KEYS.harbor }).createRequest(
+        { ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.harbor)!.clients[0]!.id },
+        { idempotencyKey: randomUUID() },
+      ),
+    );
     expect(error).toBeInstanceOf(PlanLimitError);
     expect(error.status).toBe(409);
     expect(error.code).toBe('active_request_limit_reached');
@@ -84,7 +92,12 @@ describe('typed errors', () => {
   });
 
   it('reports the monthly billing limit (402) as a plan limit', async () => {
-    const error = await failure(api({ apiKey: SANDBOX_KEYS.northwind }).createRequest({ ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.northwind)!.clients[0]!.id }, { idempotencyKey: randomUUID() }));
+    const error = await failure(
+      api({ apiKey: SANDBOX_KEYS.northwind }).createRequest(
+        { ...payload(), clientId: sb.firms.get(SANDBOX_KEYS.northwind)!.clients[0]!.id },
+        { idempotencyKey: randomUUID() },
+      ),
+    );
     expect(error).toBeInstanceOf(PlanLimitError);
     expect(error.code).toBe('billing_limit_reached');
   });
@@ -98,7 +111,12 @@ describe('typed errors', () => {
   });
 
   it('reports a 429 without limit words as rate limiting, with the wait it asked for', async () => {
-    sb.inject('GET /api/v1/clients', { kind: 'status', status: 429, headers: { 'retry-after': '120' }, body: { error: { code: 'too_many_requests', message: 'Slow down.' } } });
+    sb.inject('GET /api/v1/clients', {
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '120' },
+      body: { error: { code: 'too_many_requests', message: 'Slow down.' } },
+    });
     const error = await failure(api().listClients());
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error.retryAfterMs).toBe(120_000);

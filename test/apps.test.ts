@@ -73,8 +73,20 @@ const HOSTILE = {
 for (const [n, c] of [HOSTILE.rlo, ...HOSTILE.acme, HOSTILE.long].entries()) {
   big.demoFirm.clients.push(c);
   big.demoFirm.requests.unshift({
-    id: `r-hostile-${n}`, title: HOSTILE.acme.includes(c) ? 'Lookalike audit' : 'Year-end accounts', status: 'sent', dueDate: '2026-03-02', createdAt: '2026-02-10T09:00:00.000Z', clientId: c.id, clientName: c.displayName,
-    totalItems: 2, completedItems: 0, items: [{ name: 'Bank statements', required: true, type: 'file' }, { name: 'Payroll summary', required: true, type: 'file' }], correctnessMode: 'advisory',
+    id: `r-hostile-${n}`,
+    title: HOSTILE.acme.includes(c) ? 'Lookalike audit' : 'Year-end accounts',
+    status: 'sent',
+    dueDate: '2026-03-02',
+    createdAt: '2026-02-10T09:00:00.000Z',
+    clientId: c.id,
+    clientName: c.displayName,
+    totalItems: 2,
+    completedItems: 0,
+    items: [
+      { name: 'Bank statements', required: true, type: 'file' },
+      { name: 'Payroll summary', required: true, type: 'file' },
+    ],
+    correctnessMode: 'advisory',
   });
 }
 big.invalidateLists();
@@ -98,11 +110,13 @@ describe('app resources, validated with ext-apps (its zod schemas and its host-s
     const client = await appClient();
     const tools = (await client.listTools()).tools;
     const withUi = tools.filter((t) => uiUri(t));
-    expect(withUi.map((t) => [t.name, uiUri(t)])).toEqual([
-      ['list_requests', 'ui://docreq/dashboard.html'],
-      ['create_request', 'ui://docreq/send-preview.html'],
-      ['create_request_batch', 'ui://docreq/send-preview.html'],
-    ].sort((a, b) => tools.findIndex((t) => t.name === a[0]) - tools.findIndex((t) => t.name === b[0])));
+    expect(withUi.map((t) => [t.name, uiUri(t)])).toEqual(
+      [
+        ['list_requests', 'ui://docreq/dashboard.html'],
+        ['create_request', 'ui://docreq/send-preview.html'],
+        ['create_request_batch', 'ui://docreq/send-preview.html'],
+      ].sort((a, b) => tools.findIndex((t) => t.name === a[0]) - tools.findIndex((t) => t.name === b[0])),
+    );
     for (const tool of withUi) {
       McpUiToolMetaSchema.strict().parse(tool._meta!.ui);
       // Only the spec's key: the flat one is deprecated (hosts read both).
@@ -126,7 +140,7 @@ describe('app resources, validated with ext-apps (its zod schemas and its host-s
     }
   });
 
-  it('lists the same to a client that does not render Apps (hosts ignore _meta.ui), but for the page\'s own Send; and no send preview in read-only mode', async () => {
+  it("lists the same to a client that does not render Apps (hosts ignore _meta.ui), but for the page's own Send; and no send preview in read-only mode", async () => {
     const plain = await appClient({}, {});
     const withApps = await appClient();
     const appsTools = (await withApps.listTools()).tools;
@@ -162,7 +176,14 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   const requested: string[] = [];
 
   beforeAll(async () => {
-    const host = await build({ entryPoints: [join(root, 'test/browser/host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', logLevel: 'warning' });
+    const host = await build({
+      entryPoints: [join(root, 'test/browser/host.ts')],
+      bundle: true,
+      write: false,
+      format: 'iife',
+      platform: 'browser',
+      logLevel: 'warning',
+    });
     const hostJs = host.outputFiles[0]!.text;
     http = createHttpServer((req, res) => {
       if (req.url === '/view.html') {
@@ -175,7 +196,11 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
         return res.end(view);
       }
       if (req.url === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(hostJs);
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><head><title>host</title><style>iframe{width:720px;height:640px;border:0;display:block}</style></head><body><script src="/host.js"></script></body></html>');
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<!doctype html><html lang="en"><head><title>host</title><style>iframe{width:720px;height:640px;border:0;display:block}</style></head><body><script src="/host.js"></script></body></html>',
+        );
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
@@ -206,8 +231,21 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     return page;
   }
 
-  async function mount(page: Page, tool: string, input: Record<string, unknown>, result: CallToolResult, theme: 'light' | 'dark', host: { locale?: string; width?: number; prompt?: 'decline' } = {}) {
-    await page.evaluate((m) => (globalThis as unknown as { mount(options: typeof m): Promise<void> }).mount(m), { tool, input, result: result, theme, ...host });
+  async function mount(
+    page: Page,
+    tool: string,
+    input: Record<string, unknown>,
+    result: CallToolResult,
+    theme: 'light' | 'dark',
+    host: { locale?: string; width?: number; prompt?: 'decline' } = {},
+  ) {
+    await page.evaluate((m) => (globalThis as unknown as { mount(options: typeof m): Promise<void> }).mount(m), {
+      tool,
+      input,
+      result: result,
+      theme,
+      ...host,
+    });
     const frame = page.frameLocator('#view');
     await frame.locator('h1').waitFor();
     return frame;
@@ -217,7 +255,10 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     const frame = page.frames().find((f) => f.url().endsWith('/view.html'))!;
     await frame.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
     const violations = await frame.evaluate(async () => {
-      const g = globalThis as unknown as { document: unknown; axe: { run: (ctx: unknown, o: object) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> } };
+      const g = globalThis as unknown as {
+        document: unknown;
+        axe: { run: (ctx: unknown, o: object) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> };
+      };
       return (await g.axe.run(g.document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] })).violations.map((v) => `${v.id} (${v.nodes.length})`);
     });
     return violations;
@@ -226,14 +267,27 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   /** The dashboard's client rows as shown: name, open and overdue. */
   const groupRows = (frame: FrameLocator) =>
     frame.locator('[data-testid=groups] tbody tr').evaluateAll((trs: El[]) =>
-      trs.map((tr) => ({ clientName: tr.querySelector('th')!.textContent, open: Number(tr.querySelector('[data-count=open]')!.getAttribute('data-value')), overdue: Number(tr.querySelector('[data-count=overdue]')!.getAttribute('data-value')) })),
+      trs.map((tr) => ({
+        clientName: tr.querySelector('th')!.textContent,
+        open: Number(tr.querySelector('[data-count=open]')!.getAttribute('data-value')),
+        overdue: Number(tr.querySelector('[data-count=overdue]')!.getAttribute('data-value')),
+      })),
     );
 
   const shoot = (page: Page, name: string) => page.locator('#view').screenshot({ path: join(SHOTS, `${name}.png`) });
 
   it('send preview: shows exactly the body that is POSTed; Send sends once despite a double click, a concurrent model call and a reload', async () => {
     const client = active[0]!;
-    const args = { client: client.id, title: 'Apps: 2025 tax documents', dueDate: '2026-04-15', correctnessMode: 'advisory', items: [{ name: 'W-2 <img src=x onerror=alert(1)>', type: 'file' }, { name: 'Prior-year return', required: false }] };
+    const args = {
+      client: client.id,
+      title: 'Apps: 2025 tax documents',
+      dueDate: '2026-04-15',
+      correctnessMode: 'advisory',
+      items: [
+        { name: 'W-2 <img src=x onerror=alert(1)>', type: 'file' },
+        { name: 'Prior-year return', required: false },
+      ],
+    };
     const preview = await mcp.call('create_request', args);
     const token = structured<{ confirmation: { token: string } }>(preview).confirmation.token;
     const before = POSTS().length;
@@ -280,39 +334,45 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   it.each([
     ['2025-11-25', 5],
     ['2026-07-28', 6],
-  ] as const)("a host that declares Apps (%s, the 2026 client through team mode's HTTP entry): the model's result holds no token; only the person's press sends, once, despite a double click, a reload and a model racing with what it saw", async (era, n) => {
-    const host = await connect(sb, { today: TODAY, capabilities: UI, era });
-    try {
-      const client = active[n]!;
-      const args = { client: client.id, title: `Apps: the person presses Send (${era})`, items: [{ name: 'Bank statements' }] };
-      const preview = await host.call('create_request', args);
-      const pageToken = (preview._meta as Record<string, { token: string }>)['docreq-mcp/send']!.token;
-      expect(JSON.stringify(preview.content) + JSON.stringify(preview.structuredContent)).not.toContain(pageToken);
-      expect(structured<{ confirmation: { by: string; token: null } }>(preview).confirmation).toMatchObject({ by: 'page', token: null });
-      const before = POSTS().length;
-      const page = await open('ui://docreq/send-preview.html', host);
-      let frame = await mount(page, 'create_request', args, preview, 'light');
-      expect(await frame.locator('[data-testid=send]').isEnabled()).toBe(true);
-      const calls = pageCalls;
-      sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 400 }, { times: 1 });
-      // The model, meanwhile, with everything it saw: the arguments, and the preview's fields as a token.
-      const [, raced] = await Promise.all([frame.locator('[data-testid=send]').dblclick(), host.call('create_request', { ...args, confirmationToken: JSON.stringify(preview.structuredContent).slice(0, 200) })]);
-      expect(structured<{ sent: boolean }>(raced).sent).toBe(false);
-      await frame.locator('h1', { hasText: 'Sent' }).waitFor();
-      expect(pageCalls - calls).toBe(1);
-      expect(POSTS().slice(before)).toHaveLength(1);
-      // The page called the page's own tool with its token.
-      expect(pageCallNames.at(-1)).toBe('send_from_page');
-      await page.reload();
-      frame = await mount(page, 'create_request', args, preview, 'light');
-      await frame.locator('[data-testid=send]').click();
-      await expect.poll(() => frame.locator('h1').textContent()).toMatch(/Already sent/);
-      expect(POSTS().slice(before)).toHaveLength(1);
-      await page.close();
-    } finally {
-      await host.close();
-    }
-  });
+  ] as const)(
+    "a host that declares Apps (%s, the 2026 client through team mode's HTTP entry): the model's result holds no token; only the person's press sends, once, despite a double click, a reload and a model racing with what it saw",
+    async (era, n) => {
+      const host = await connect(sb, { today: TODAY, capabilities: UI, era });
+      try {
+        const client = active[n]!;
+        const args = { client: client.id, title: `Apps: the person presses Send (${era})`, items: [{ name: 'Bank statements' }] };
+        const preview = await host.call('create_request', args);
+        const pageToken = (preview._meta as Record<string, { token: string }>)['docreq-mcp/send']!.token;
+        expect(JSON.stringify(preview.content) + JSON.stringify(preview.structuredContent)).not.toContain(pageToken);
+        expect(structured<{ confirmation: { by: string; token: null } }>(preview).confirmation).toMatchObject({ by: 'page', token: null });
+        const before = POSTS().length;
+        const page = await open('ui://docreq/send-preview.html', host);
+        let frame = await mount(page, 'create_request', args, preview, 'light');
+        expect(await frame.locator('[data-testid=send]').isEnabled()).toBe(true);
+        const calls = pageCalls;
+        sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 400 }, { times: 1 });
+        // The model, meanwhile, with everything it saw: the arguments, and the preview's fields as a token.
+        const [, raced] = await Promise.all([
+          frame.locator('[data-testid=send]').dblclick(),
+          host.call('create_request', { ...args, confirmationToken: JSON.stringify(preview.structuredContent).slice(0, 200) }),
+        ]);
+        expect(structured<{ sent: boolean }>(raced).sent).toBe(false);
+        await frame.locator('h1', { hasText: 'Sent' }).waitFor();
+        expect(pageCalls - calls).toBe(1);
+        expect(POSTS().slice(before)).toHaveLength(1);
+        // The page called the page's own tool with its token.
+        expect(pageCallNames.at(-1)).toBe('send_from_page');
+        await page.reload();
+        frame = await mount(page, 'create_request', args, preview, 'light');
+        await frame.locator('[data-testid=send]').click();
+        await expect.poll(() => frame.locator('h1').textContent()).toMatch(/Already sent/);
+        expect(POSTS().slice(before)).toHaveLength(1);
+        await page.close();
+      } finally {
+        await host.close();
+      }
+    },
+  );
 
   it('"which one?" on the page: a name two clients share is asked there (name, e-mail, id); the pick is previewed and the person\'s Send sends to that one, once', async () => {
     const host = await connect(sb, { today: TODAY, capabilities: UI });
@@ -439,7 +499,11 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   });
 
   it('batch preview: each recipient will send or why not; after Send, the outcome per recipient', async () => {
-    const args = { clients: [active[2]!.id, active[3]!.email, 'nobody-at-all@example.invalid'], title: 'Apps: year-end pack', items: [{ name: 'Payroll summary', type: 'file' }] };
+    const args = {
+      clients: [active[2]!.id, active[3]!.email, 'nobody-at-all@example.invalid'],
+      title: 'Apps: year-end pack',
+      items: [{ name: 'Payroll summary', type: 'file' }],
+    };
     const preview = await mcp.call('create_request_batch', args);
     const before = POSTS().length;
     const page = await open('ui://docreq/send-preview.html');
@@ -469,14 +533,25 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
 
   it("dashboard: per-client bars in the order asked, with exactly the result's counts; and the firm-wide status", async () => {
     const grouped = await mcp.call('list_requests', { groupBy: 'client', sort: 'most_open', limit: 12 });
-    const s = structured<{ open: number; overdue: number; dueWithin7Days: number; closed: number; groups: { clientName: string; open: number; overdue: number }[]; byStatus: Record<string, number> }>(grouped);
+    const s = structured<{
+      open: number;
+      overdue: number;
+      dueWithin7Days: number;
+      closed: number;
+      groups: { clientName: string; open: number; overdue: number }[];
+      byStatus: Record<string, number>;
+    }>(grouped);
     const page = await open('ui://docreq/dashboard.html');
     await mount(page, 'list_requests', { groupBy: 'client', sort: 'most_open', limit: 12 }, grouped, 'dark');
     await shoot(page, 'dashboard-dark');
     const frame = await mount(page, 'list_requests', { groupBy: 'client', sort: 'most_open', limit: 12 }, grouped, 'light');
     await shoot(page, 'dashboard-light');
     expect(await axe(page)).toEqual([]);
-    const totals = await frame.locator('[data-total]').evaluateAll((els: El[]): Record<string, number> => Object.fromEntries(els.map((e): [string, number] => [e.getAttribute('data-total') ?? '', Number(e.getAttribute('data-value'))])));
+    const totals = await frame
+      .locator('[data-total]')
+      .evaluateAll((els: El[]): Record<string, number> =>
+        Object.fromEntries(els.map((e): [string, number] => [e.getAttribute('data-total') ?? '', Number(e.getAttribute('data-value'))])),
+      );
     expect(totals).toEqual({ open: s.open, overdue: s.overdue, dueWithin7Days: s.dueWithin7Days, closed: s.closed });
     // Exactly the rows given, in the order given (most open first, as asked), and said so.
     expect(await groupRows(frame)).toEqual(s.groups.map((g) => ({ clientName: g.clientName ?? '(no name)', open: g.open, overdue: g.overdue })));
@@ -485,18 +560,35 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     const firmWide = await mcp.call('list_requests', { limit: 1 });
     const f = frame;
     await mount(page, 'list_requests', { limit: 1 }, firmWide, 'light');
-    const statuses = await f.locator('[data-testid=statuses] tbody tr').evaluateAll((trs: El[]): Record<string, number> => Object.fromEntries(trs.map((tr): [string, number] => [tr.getAttribute('data-status') ?? '', Number(tr.querySelector('[data-count]')!.getAttribute('data-value'))])));
+    const statuses = await f
+      .locator('[data-testid=statuses] tbody tr')
+      .evaluateAll((trs: El[]): Record<string, number> =>
+        Object.fromEntries(
+          trs.map((tr): [string, number] => [tr.getAttribute('data-status') ?? '', Number(tr.querySelector('[data-count]')!.getAttribute('data-value'))]),
+        ),
+      );
     expect(statuses).toEqual(structured<{ byStatus: Record<string, number> }>(firmWide).byStatus);
     await shoot(page, 'dashboard-status-light');
     await page.close();
   });
 
-
   /** Left edges of a shown client's name, e-mail and id, and whether the e-mail reads left to right. */
   const layout = (frame: FrameLocator, scope: string) =>
     frame.locator(scope).evaluate((root: El) => {
-      const doc = (root as unknown as { ownerDocument: { createRange(): { selectNodeContents(n: unknown): void; setStart(n: unknown, o: number): void; setEnd(n: unknown, o: number): void; getBoundingClientRect(): { left: number; right: number } } } }).ownerDocument;
-      const part = (name: string) => (root as unknown as { querySelector(s: string): { firstChild: unknown; textContent: string } }).querySelector(`[data-part=${name}]`);
+      const doc = (
+        root as unknown as {
+          ownerDocument: {
+            createRange(): {
+              selectNodeContents(n: unknown): void;
+              setStart(n: unknown, o: number): void;
+              setEnd(n: unknown, o: number): void;
+              getBoundingClientRect(): { left: number; right: number };
+            };
+          };
+        }
+      ).ownerDocument;
+      const part = (name: string) =>
+        (root as unknown as { querySelector(s: string): { firstChild: unknown; textContent: string } }).querySelector(`[data-part=${name}]`);
       const left = (name: string) => {
         const range = doc.createRange();
         range.selectNodeContents(part(name));
@@ -514,11 +606,16 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     });
 
   /** Tool names and parameter names (any with a capital or an underscore): none may be read on a page. */
-  const TOOL_WORDS = [...new Set(TOOLS.flatMap((t) => [t.name, ...Object.keys((t.inputSchema as unknown as { shape: object }).shape)]).filter((w) => /[A-Z_]/.test(w)))];
+  const TOOL_WORDS = [
+    ...new Set(TOOLS.flatMap((t) => [t.name, ...Object.keys((t.inputSchema as unknown as { shape: object }).shape)]).filter((w) => /[A-Z_]/.test(w))),
+  ];
   /** The page's visible text (a closed disclosure's content and the exact body aside). */
   const visibleText = (frame: FrameLocator) =>
     frame.locator('main').evaluate((main: El) => {
-      const m = main as unknown as { cloneNode(deep: boolean): { querySelectorAll(s: string): { remove(): void }[] }; ownerDocument: { body: { append(n: unknown): void } } };
+      const m = main as unknown as {
+        cloneNode(deep: boolean): { querySelectorAll(s: string): { remove(): void }[] };
+        ownerDocument: { body: { append(n: unknown): void } };
+      };
       const copy = m.cloneNode(true) as unknown as { querySelectorAll(s: string): { remove(): void }[]; innerText: string; remove(): void };
       for (const n of copy.querySelectorAll('pre, details:not([open]) > :not(summary)')) n.remove();
       m.ownerDocument.body.append(copy);
@@ -544,7 +641,11 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     await readsInOrder(await mount(page, 'create_request', args, preview, 'light'));
     // The page on its own: a result whose name still carries the override, or is right-to-left and
     // followed by an address that starts with digits, reads in order too (each field is isolated).
-    for (const [displayName, email] of [['Northwind \u202e', 'ap@northwind.example'], ['שרה כהן', '1099@tax.example'], ['شركة النور', '77@noor.example']]) {
+    for (const [displayName, email] of [
+      ['Northwind \u202e', 'ap@northwind.example'],
+      ['שרה כהן', '1099@tax.example'],
+      ['شركة النور', '77@noor.example'],
+    ]) {
       const raw = structuredClone(preview) as unknown as CallToolResult & { structuredContent: { client: { displayName: string; email: string } } };
       Object.assign(raw.structuredContent.client, { displayName, email });
       const frame = await mount(page, 'create_request', args, raw, 'light');
@@ -587,13 +688,17 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   });
 
   it('batch identities: each recipient named as resolved (name, e-mail, id) beside what was given; a short reason, suggestions behind a disclosure', async () => {
-    const [a, b, c] = big.demoFirm.clients.filter((x) => x.status === 'active' && x.email && !x.id.startsWith('c-') && big.demoFirm.clients.filter((y) => y.displayName === x.displayName).length === 1);
+    const [a, b, c] = big.demoFirm.clients.filter(
+      (x) => x.status === 'active' && x.email && !x.id.startsWith('c-') && big.demoFirm.clients.filter((y) => y.displayName === x.displayName).length === 1,
+    );
     // The last is a near miss: not sent, with the clients it may have meant.
     const nearMiss = `${c!.displayName}x`;
     const given = [a!.id, b!.email, c!.displayName, nearMiss];
     const args = { clients: given, title: 'Identity check', items: [{ name: 'Signed engagement letter' }] };
     const preview = await bigMcp.call('create_request_batch', args);
-    const rows = structured<{ recipients: { client: string; clientId: string | null; displayName: string | null; email: string | null }[] }>(preview).recipients;
+    const rows = structured<{ recipients: { client: string; clientId: string | null; displayName: string | null; email: string | null }[] }>(
+      preview,
+    ).recipients;
     expect(rows.map((r) => [r.client, r.clientId, r.displayName, r.email])).toEqual([
       [a!.id, a!.id, a!.displayName, a!.email],
       [b!.email, b!.id, b!.displayName, b!.email],
@@ -602,9 +707,15 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     ]);
     const page = await open('ui://docreq/send-preview.html', bigMcp);
     const frame = await mount(page, 'create_request_batch', args, preview, 'light');
-    const shown = await frame.locator('[data-testid=recipients] tbody tr').evaluateAll((trs: El[]) =>
-      trs.map((tr) => ['td:first-child [data-part=given]', ...['name', 'email', 'id'].map((p) => `td:nth-child(2) [data-part=${p}]`)].map((q) => tr.querySelector(q)?.textContent ?? null)),
-    );
+    const shown = await frame
+      .locator('[data-testid=recipients] tbody tr')
+      .evaluateAll((trs: El[]) =>
+        trs.map((tr) =>
+          ['td:first-child [data-part=given]', ...['name', 'email', 'id'].map((p) => `td:nth-child(2) [data-part=${p}]`)].map(
+            (q) => tr.querySelector(q)?.textContent ?? null,
+          ),
+        ),
+      );
     expect(shown).toEqual([
       [a!.id, a!.displayName, a!.email, a!.id],
       [b!.email, b!.displayName, b!.email, b!.id],
@@ -655,9 +766,17 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
   it('a 10,000-character name wraps: no horizontal overflow in a 784 px frame, every column visible', async () => {
     const fits = async (frame: FrameLocator) => {
       const box = await frame.locator('html').evaluate((html: El) => {
-        const h = html as unknown as { scrollWidth: number; clientWidth: number; ownerDocument: { querySelectorAll(s: string): { getBoundingClientRect(): { left: number; right: number; width: number } }[] } };
+        const h = html as unknown as {
+          scrollWidth: number;
+          clientWidth: number;
+          ownerDocument: { querySelectorAll(s: string): { getBoundingClientRect(): { left: number; right: number; width: number } }[] };
+        };
         const heads = [...h.ownerDocument.querySelectorAll('thead th')].map((th) => th.getBoundingClientRect());
-        return { scrollWidth: h.scrollWidth, clientWidth: h.clientWidth, heads: heads.map((r) => ({ right: Math.round(r.right), width: Math.round(r.width) })) };
+        return {
+          scrollWidth: h.scrollWidth,
+          clientWidth: h.clientWidth,
+          heads: heads.map((r) => ({ right: Math.round(r.right), width: Math.round(r.width) })),
+        };
       });
       expect(box.clientWidth).toBeLessThanOrEqual(784);
       expect(box.scrollWidth).toBeLessThanOrEqual(box.clientWidth);
@@ -721,7 +840,10 @@ describe('the pages in Chromium, in a host built from ext-apps AppBridge', () =>
     const frame = await mount(page, 'create_request', {}, failed, 'light');
     expect(await frame.locator('h1').count()).toBe(1);
     const text = await visibleText(frame);
-    const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     expect(new Set(lines).size).toBe(lines.length);
     expect(text.match(/nothing was sent/gi) ?? []).toHaveLength(1);
     expect(noToolWords(text)).toEqual([]);

@@ -564,7 +564,7 @@ describe('checkSends from the list: the real sandbox over HTTP, read once', () =
     expect(JSON.stringify(checks)).not.toContain(SANDBOX_KEYS.demo);
   });
 
-  it("a call cancelled while the check reads the list stops that read: unchecked, saying the call was cancelled", async () => {
+  it('a call cancelled while the check reads the list stops that read: unchecked, saying the call was cancelled', async () => {
     sb.inject('GET /api/v1/requests', { kind: 'latency', ms: 3_000 }, { times: 1 });
     const ctx = ctxWith(api());
     const controller = new AbortController();
@@ -573,7 +573,7 @@ describe('checkSends from the list: the real sandbox over HTTP, read once', () =
     expect(checks).toEqual([unreadable('The call was cancelled.')]);
   });
 
-  it("a call whose deadline passes while the check reads the list stops that read: unchecked, saying the service did not answer in time", async () => {
+  it('a call whose deadline passes while the check reads the list stops that read: unchecked, saying the service did not answer in time', async () => {
     sb.inject('GET /api/v1/requests', { kind: 'latency', ms: 3_000 }, { times: 1 });
     const checks = await checkSends({ ...ctxWith(api()), deadline: Date.now() + 100 }, [ask({ title: 'Any' })]);
     expect(checks).toEqual([unreadable('The service did not answer within 5000 ms.')]);

@@ -54,7 +54,11 @@ describe.skipIf(!existsSync(CHROMIUM))('firm sign-in in a real browser', () => {
     let callback: URL | undefined;
     await page.route('http://127.0.0.1:9/**', (route) => {
       callback = new URL(route.request().url());
-      return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Host</title><main><h1>Signed in</h1></main></html>' });
+      return route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<!doctype html><html lang="en"><title>Host</title><main><h1>Signed in</h1></main></html>',
+      });
     });
     const violations: Record<string, string[]> = {};
     const blocked: string[] = [];
@@ -94,7 +98,11 @@ describe.skipIf(!existsSync(CHROMIUM))('firm sign-in in a real browser', () => {
     let callback: URL | undefined;
     await page.route('http://127.0.0.1:9/**', (route) => {
       callback = new URL(route.request().url());
-      return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Host</title><main><h1>Back at the app</h1></main></html>' });
+      return route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<!doctype html><html lang="en"><title>Host</title><main><h1>Back at the app</h1></main></html>',
+      });
     });
     await page.goto(await startUrl());
     await page.getByRole('button', { name: 'Continue to firm sign-in' }).click();

@@ -31,7 +31,9 @@ const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
 
 async function tokensFor(svc: HttpService, email: string, password: string): Promise<OAuthTokens> {
   const { clientId, verifier, code } = await codeFor(svc, email, password);
-  return (await (await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }))).json()) as OAuthTokens;
+  return (await (
+    await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }))
+  ).json()) as OAuthTokens;
 }
 
 describe('a preview is confirmed only by the person who asked for it', () => {
@@ -90,7 +92,12 @@ describe('a preview is confirmed only by the person who asked for it', () => {
       headers.set('authorization', `Bearer ${bearer}`);
       const text = await (await fetch(`${svc.url}/mcp`, { method: 'POST', headers, body: retry!.body })).text();
       captured.push(text);
-      const data = text.includes('data: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+      const data = text.includes('data: ')
+        ? text
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6)
+        : text;
       return (JSON.parse(data) as { result: { isError?: boolean; content: { text: string }[] } }).result;
     };
     const before = posts();
@@ -106,7 +113,29 @@ describe('a preview is confirmed only by the person who asked for it', () => {
 
 describe('client metadata documents are fetched from public addresses only', () => {
   it('refuses loopback, private, link-local, unique-local, CGNAT, multicast and unspecified addresses, IPv4 and IPv6', () => {
-    const refused = ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a9fe:a9fe', '2001:db8::1', '2002:7f00:1::1'];
+    const refused = [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd12:3456::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      '64:ff9b::a9fe:a9fe',
+      '2001:db8::1',
+      '2002:7f00:1::1',
+    ];
     const allowed = ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
     expect(refused.filter((a) => !forbiddenAddress(a))).toEqual([]);
     expect(allowed.filter((a) => forbiddenAddress(a))).toEqual([]);
@@ -116,7 +145,10 @@ describe('client metadata documents are fetched from public addresses only', () 
   it('resolves the name first: a name that resolves to this machine is never connected to', async () => {
     const svc = await signInService(sb, { lines }); // production behaviour: no loopback switch
     const name = hostname();
-    const address = await lookup(name).then((a) => a.address, () => undefined);
+    const address = await lookup(name).then(
+      (a) => a.address,
+      () => undefined,
+    );
     const connections: string[] = [];
     const tcp = createTcpServer((socket) => {
       connections.push(socket.remoteAddress ?? '?');
@@ -125,7 +157,12 @@ describe('client metadata documents are fetched from public addresses only', () 
     await new Promise<void>((r) => tcp.listen(0, address ?? '127.0.0.1', r));
     const port = (tcp.address() as AddressInfo).port;
     try {
-      const ids = [...(address ? [`https://${name}:${port}/client.json`] : []), `https://[::ffff:127.0.0.1]:${port}/client.json`, `https://localhost:${port}/client.json`, `http://127.0.0.1:${port}/client.json`];
+      const ids = [
+        ...(address ? [`https://${name}:${port}/client.json`] : []),
+        `https://[::ffff:127.0.0.1]:${port}/client.json`,
+        `https://localhost:${port}/client.json`,
+        `http://127.0.0.1:${port}/client.json`,
+      ];
       for (const clientId of ids) {
         const page = await fetch(authorizeUrl(svc, clientId));
         expect(page.status, clientId).toBe(400);
@@ -148,10 +185,17 @@ describe('redirect URIs a client may register', () => {
   });
 
   it("the README's Claude, ChatGPT and VS Code callbacks, loopback on any port, and app schemes are accepted", async () => {
-    const readme = readFileSync(new URL('../docs/sign-in-setup.md', import.meta.url), 'utf8').split('## Deploying it for a firm')[1]!.split('\n## ')[0]!;
+    const readme = readFileSync(new URL('../docs/sign-in-setup.md', import.meta.url), 'utf8')
+      .split('## Deploying it for a firm')[1]!
+      .split('\n## ')[0]!;
     const documented = [...readme.matchAll(/`(https:\/\/(?:claude|chatgpt|vscode)[^`]*?)`/g)].map((m) => m[1]!.replace(/\.\.\.$/, 'callback'));
     expect(documented.length).toBeGreaterThanOrEqual(4);
-    const ok = await register(svc, [...documented.slice(0, 6), 'http://127.0.0.1:4000/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback', 'com.example.app:/oauth']);
+    const ok = await register(svc, [
+      ...documented.slice(0, 6),
+      'http://127.0.0.1:4000/cb',
+      'cursor://anysphere.cursor-retrieval/oauth/callback',
+      'com.example.app:/oauth',
+    ]);
     expect(ok.status).toBe(201);
     // RFC 8252 §7.3: a loopback redirect URI matches on any port.
     const page = await fetch(authorizeUrl(svc, ok.body.client_id, { redirect_uri: 'http://127.0.0.1:5123/cb' }));
@@ -198,14 +242,24 @@ describe.skipIf(!existsSync(new URL('../dist/cli.js', import.meta.url).pathname)
   const OIDC_SECRET = 'oidc-Secret-never-shown-7f3a9c2e51';
   writeFileSync(join(dir, 'key'), sb.keys.demo);
   writeFileSync(join(dir, 'oidc'), `${OIDC_SECRET}\n`);
-  const idp = startDemoIdp(['http://127.0.0.1:1/login/callback']);
+  // Started before the tests, not while they are collected: a list of the tests (vitest list) starts nothing.
+  let idp: ReturnType<typeof startDemoIdp>;
+  beforeAll(() => {
+    idp = startDemoIdp(['http://127.0.0.1:1/login/callback']);
+  });
   afterAll(async () => (await idp).close());
   // An identity provider whose discovery document names another issuer.
-  const impostor = createHttpServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ issuer: 'https://login.elsewhere.example', authorization_endpoint: 'x', token_endpoint: 'y', jwks_uri: 'z' })));
+  const impostor = createHttpServer((_req, res) =>
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ issuer: 'https://login.elsewhere.example', authorization_endpoint: 'x', token_endpoint: 'y', jwks_uri: 'z' })),
+  );
   afterAll(() => void impostor.close());
 
   const run = async (env: Record<string, string>) => {
-    const result = await promisify(execFile)(process.execPath, [BIN, 'check', '--transport', 'http'], { env: { ...childEnv(), DOCREQ_BASE_URL: sb.url, DOCREQ_STORE: 'memory', ...env } }).then(
+    const result = await promisify(execFile)(process.execPath, [BIN, 'check', '--transport', 'http'], {
+      env: { ...childEnv(), DOCREQ_BASE_URL: sb.url, DOCREQ_STORE: 'memory', ...env },
+    }).then(
       (r) => ({ code: 0, ...r }),
       (e: { code: number; stdout: string; stderr: string }) => e,
     );

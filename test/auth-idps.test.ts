@@ -27,7 +27,12 @@ async function outcome(svc: HttpService, email: string): Promise<{ role?: string
     expect(last.status).toBe(403);
     return { refused: last.body };
   }
-  const tokens = (await (await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: reg.body.client_id, redirect_uri: REDIRECT }))).json()) as { access_token: string };
+  const tokens = (await (
+    await fetch(
+      `${svc.url}/token`,
+      form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: reg.body.client_id, redirect_uri: REDIRECT }),
+    )
+  ).json()) as { access_token: string };
   const payload = decodeJwt(tokens.access_token);
   return { role: String(payload.role), audit: { email: payload.email, sub: payload.sub } };
 }
@@ -39,7 +44,11 @@ async function provider(users: DemoUser[], claims: (u: DemoUser) => Record<strin
 describe('Microsoft Entra ID: no email_verified; a verified domain says xms_edov; groups are object ids', () => {
   const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
   const SENDERS_GROUP = '5f1c2a0e-3b7d-4e58-9a41-0c6f2d8e9b13';
-  const ids: Record<string, string> = { 'ann@firm.example': 'b1f2c3d4-0000-4000-8000-00000000000a', 'eve@firm.example': 'b1f2c3d4-0000-4000-8000-00000000000e', 'sam@firm.example': 'b1f2c3d4-0000-4000-8000-000000000005' };
+  const ids: Record<string, string> = {
+    'ann@firm.example': 'b1f2c3d4-0000-4000-8000-00000000000a',
+    'eve@firm.example': 'b1f2c3d4-0000-4000-8000-00000000000e',
+    'sam@firm.example': 'b1f2c3d4-0000-4000-8000-000000000005',
+  };
   const entra = (u: DemoUser) => ({
     sub: `pairwise-${ids[u.email]!.slice(-4)}`, // Entra's sub is per app; its oid is the user's object id
     oid: ids[u.email],
@@ -80,7 +89,10 @@ describe('Google Workspace: email_verified, hd (the Workspace domain), no groups
   });
 
   it('@domain rules match verified Workspace addresses; other Google accounts are refused; user: matches the numeric subject', async () => {
-    const svc = await provider([user('ann@firm.example'), user('someone@gmail.example')], google, { readers: ['@firm.example'], senders: [`user:${google(user('someone@gmail.example')).sub}`] });
+    const svc = await provider([user('ann@firm.example'), user('someone@gmail.example')], google, {
+      readers: ['@firm.example'],
+      senders: [`user:${google(user('someone@gmail.example')).sub}`],
+    });
     expect((await outcome(svc, 'ann@firm.example')).role).toBe('reader');
     expect((await outcome(svc, 'someone@gmail.example')).role).toBe('sender');
     const strict = await provider([user('someone@gmail.example')], google, { readers: ['@firm.example'], senders: [] });
@@ -99,10 +111,14 @@ describe('Okta: email_verified, groups by the groups claim filter (group names, 
   });
 
   it('group:NAME matches the claim exactly; an unconfirmed address matches no @domain rule', async () => {
-    const svc = await provider([user('ann@firm.example', ['Everyone']), user('sam@firm.example', ['Everyone', 'DocReq Senders']), user('new@firm.example', ['Everyone'])], okta, {
-      readers: ['@firm.example'],
-      senders: ['group:DocReq Senders'],
-    });
+    const svc = await provider(
+      [user('ann@firm.example', ['Everyone']), user('sam@firm.example', ['Everyone', 'DocReq Senders']), user('new@firm.example', ['Everyone'])],
+      okta,
+      {
+        readers: ['@firm.example'],
+        senders: ['group:DocReq Senders'],
+      },
+    );
     expect((await outcome(svc, 'ann@firm.example')).role).toBe('reader');
     expect((await outcome(svc, 'sam@firm.example')).role).toBe('sender');
     expect((await outcome(svc, 'new@firm.example')).refused).toContain('has not verified this e-mail address');

@@ -22,7 +22,10 @@ async function consent(): Promise<{ transaction: string; cookie: string }> {
   const res = await fetch(authorizeUrl(svc, reg.body.client_id));
   const body = await res.text();
   expect(res.status).toBe(200);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .join('; ');
   return { transaction: /name="transaction" value="([^"]+)"/.exec(body)![1]!, cookie };
 }
 
@@ -30,7 +33,11 @@ describe('sign-in guards', () => {
   it('PKCE: plain (or no method) is refused before the consent page; only S256', async () => {
     const reg = await register(svc, [REDIRECT]);
     const verifier = 'v'.repeat(43);
-    for (const params of [{ code_challenge: verifier, code_challenge_method: 'plain' }, { code_challenge: s256(verifier), code_challenge_method: '' }, { code_challenge: s256(verifier), code_challenge_method: 's256' }]) {
+    for (const params of [
+      { code_challenge: verifier, code_challenge_method: 'plain' },
+      { code_challenge: s256(verifier), code_challenge_method: '' },
+      { code_challenge: s256(verifier), code_challenge_method: 's256' },
+    ]) {
       const res = await fetch(authorizeUrl(svc, reg.body.client_id, { ...params, state: 'p' }), { redirect: 'manual' });
       expect(res.status, JSON.stringify(params)).toBe(302);
       const back = new URL(res.headers.get('location')!);
@@ -45,7 +52,12 @@ describe('sign-in guards', () => {
     const registered = 'https://claude.ai/api/mcp/auth_callback';
     const reg = await register(svc, [registered]);
     expect(reg.status).toBe(201);
-    for (const other of ['https://claude.ai/other', 'https://claude.ai/api/mcp/auth_callback/x', 'https://claude.ai/api/mcp/auth_callback?next=x', 'https://claude.ai/']) {
+    for (const other of [
+      'https://claude.ai/other',
+      'https://claude.ai/api/mcp/auth_callback/x',
+      'https://claude.ai/api/mcp/auth_callback?next=x',
+      'https://claude.ai/',
+    ]) {
       const res = await fetch(authorizeUrl(svc, reg.body.client_id, { redirect_uri: other }), { redirect: 'manual' });
       expect(res.status, other).toBe(400);
       expect(res.headers.get('location'), other).toBeNull(); // nothing is sent to an address the app did not register
@@ -57,7 +69,12 @@ describe('sign-in guards', () => {
   it('the consent form is accepted only from our own page: a foreign or missing Origin gets 403 and the sign-in stays unused', async () => {
     const { transaction, cookie } = await consent();
     const post = (headers: Record<string, string>) =>
-      fetch(`${svc.url}/authorize/decision`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie, ...headers }, body: new URLSearchParams({ transaction, decision: 'continue' }).toString() });
+      fetch(`${svc.url}/authorize/decision`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie, ...headers },
+        body: new URLSearchParams({ transaction, decision: 'continue' }).toString(),
+      });
     for (const origin of ['https://evil.example', 'null', new URL(svc.url).origin.replace('127.0.0.1', 'localhost')]) {
       const res = await post({ Origin: origin });
       expect(res.status, origin).toBe(403);
@@ -72,7 +89,7 @@ describe('sign-in guards', () => {
 });
 
 describe('the consent page names the app', () => {
-  it("with its client_name, escaped, without invisible or direction characters, and where it returns; or says it gave none", async () => {
+  it('with its client_name, escaped, without invisible or direction characters, and where it returns; or says it gave none', async () => {
     const named = await register(svc, [REDIRECT], { client_name: '<img src=x onerror=alert(1)>Claude\u202Egnp.exe\u200B' });
     const page = await (await fetch(authorizeUrl(svc, named.body.client_id))).text();
     expect(page).toContain('An app that calls itself <strong>&#60;img src=x onerror=alert(1)&#62;Claudegnp.exe</strong>');
@@ -97,7 +114,11 @@ describe('bad bodies: an OAuth error and a 4xx on every sign-in endpoint, never 
     { name: 'JSON wrong types', type: json, body: JSON.stringify({ redirect_uris: 'x', client_name: 5, grant_type: 5, token: null, transaction: [1] }) },
     { name: 'JSON nulls', type: json, body: JSON.stringify({ redirect_uris: [null], client_name: null, grant_types: null }) },
     { name: 'JSON deep', type: json, body: `${'['.repeat(5000)}${']'.repeat(5000)}` },
-    { name: 'form repeated parameters', type: formType, body: 'grant_type=authorization_code&grant_type=refresh_token&token=a&token=b&transaction=a&transaction=b' },
+    {
+      name: 'form repeated parameters',
+      type: formType,
+      body: 'grant_type=authorization_code&grant_type=refresh_token&token=a&token=b&transaction=a&transaction=b',
+    },
     { name: 'form, wrong values', type: formType, body: 'grant_type=password&token=&decision=continue&transaction=nope&redirect_uris=x' },
     { name: 'empty body', type: formType, body: '' },
     { name: 'no content type', body: 'a=b' },
@@ -120,7 +141,9 @@ describe('bad bodies: an OAuth error and a 4xx on every sign-in endpoint, never 
       expect(res.status, `${path} ${name}: ${text.slice(0, 200)}`).toBeLessThan(500);
       if ((res.headers.get('content-type') ?? '').startsWith('application/json')) {
         const answer = JSON.parse(text) as { error?: unknown; error_description?: unknown };
-        expect(answer.error, `${path} ${name}`).toMatch(/^(invalid_request|invalid_client_metadata|invalid_redirect_uri|unsupported_grant_type|invalid_grant)$/);
+        expect(answer.error, `${path} ${name}`).toMatch(
+          /^(invalid_request|invalid_client_metadata|invalid_redirect_uri|unsupported_grant_type|invalid_grant)$/,
+        );
         expect(typeof answer.error_description).toBe('string');
         expect(text).not.toContain('jsonrpc');
       } else {
@@ -133,7 +156,15 @@ describe('bad bodies: an OAuth error and a 4xx on every sign-in endpoint, never 
   });
 
   it('the browser endpoints answer bad query strings with a page and a 4xx', async () => {
-    for (const query of ['', '?client_id=a&client_id=b', '?client_id=%00&redirect_uri=%FF', `?client_id=${'x'.repeat(5000)}`, '?state=a&state=b', '?state=nope&code=x', '?error=access_denied']) {
+    for (const query of [
+      '',
+      '?client_id=a&client_id=b',
+      '?client_id=%00&redirect_uri=%FF',
+      `?client_id=${'x'.repeat(5000)}`,
+      '?state=a&state=b',
+      '?state=nope&code=x',
+      '?error=access_denied',
+    ]) {
       for (const path of ['/authorize', '/login/callback']) {
         const res = await fetch(`${svc.url}${path}${query}`, { redirect: 'manual' });
         expect(res.status, `${path}${query.slice(0, 40)}`).toBeGreaterThanOrEqual(400);

@@ -25,7 +25,10 @@ const sb = await sandbox();
 
 async function tokensFor(svc: HttpService, email: string, password: string): Promise<OAuthTokens & { clientId: string }> {
   const { clientId, verifier, code } = await codeFor(svc, email, password);
-  const res = await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }));
+  const res = await fetch(
+    `${svc.url}/token`,
+    form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }),
+  );
   expect(res.status).toBe(200);
   return { ...((await res.json()) as OAuthTokens), clientId };
 }
@@ -37,7 +40,6 @@ async function refresh(svc: HttpService, tokens: { refresh_token?: string; clien
   return { status: res.status, body };
 }
 
-
 const audits = (lines: string[], kind: string) => lines.filter((l) => l.includes(`"audit":"${kind}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** A browser for the sign-in steps: its own cookies (per host), redirects followed by hand. */
@@ -47,7 +49,11 @@ class Browser {
     const host = new URL(url).hostname;
     const jar = this.cookies.get(host) ?? new Map<string, string>();
     const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { Cookie: cookie } : {}) } });
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { Cookie: cookie } : {}) },
+    });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';');
       const at = pair!.indexOf('=');
@@ -69,7 +75,11 @@ async function consentAndContinue(svc: HttpService, browser: Browser): Promise<s
   const reg = await register(svc, [REDIRECT], { client_name: 'Cookie host' });
   const page = await browser.go(authorizeUrl(svc, reg.body.client_id, { code_challenge: s256(randomBytes(32).toString('base64url')) }).href);
   const transaction = /name="transaction" value="([^"]+)"/.exec(await page.text())![1]!;
-  const res = await browser.go(`${svc.url}/authorize/decision`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url }, body: new URLSearchParams({ transaction, decision: 'continue' }).toString() });
+  const res = await browser.go(`${svc.url}/authorize/decision`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url },
+    body: new URLSearchParams({ transaction, decision: 'continue' }).toString(),
+  });
   expect(res.status).toBe(302);
   return res.headers.get('location')!;
 }
@@ -85,7 +95,11 @@ async function atIdp(browser: Browser, start: string, email: string, password: s
       continue;
     }
     const action = /<form method="post" action="([^"]+)"/.exec(await res.text())![1]!.replace(/&#47;/g, '/');
-    const posted = await browser.go(new URL(action, url).href, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password }).toString() });
+    const posted = await browser.go(new URL(action, url).href, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email, password }).toString(),
+    });
     if (!posted.headers.get('location')) return { status: posted.status, body: await posted.text() };
     url = new URL(posted.headers.get('location')!, url);
   }
@@ -118,7 +132,10 @@ describe('who may read or send is decided again at every refresh', () => {
     policy.readers = [];
     const third = await refresh(svc, { ...first, refresh_token: second.body.refresh_token });
     expect(third.status).toBe(400);
-    expect([third.body.error, third.body.error_description]).toEqual(['invalid_grant', 'This account is no longer allowed to use this service: ask your IT team.']);
+    expect([third.body.error, third.body.error_description]).toEqual([
+      'invalid_grant',
+      'This account is no longer allowed to use this service: ask your IT team.',
+    ]);
     // The session is over on the spot: its last access token too.
     expect(await toolNames(svc, second.body.access_token)).toBe(401);
   });
@@ -133,9 +150,14 @@ describe('who may read or send is decided again at every refresh', () => {
     idp!.disable('reader@demo.example');
     const refused = await refresh(svc, { ...tokens, refresh_token: ok.body.refresh_token });
     expect(refused.status).toBe(400);
-    expect([refused.body.error, refused.body.error_description]).toEqual(['invalid_grant', "The firm's identity provider no longer accepts this sign-in: sign in again."]);
+    expect([refused.body.error, refused.body.error_description]).toEqual([
+      'invalid_grant',
+      "The firm's identity provider no longer accepts this sign-in: sign in again.",
+    ]);
     expect(await toolNames(svc, ok.body.access_token)).toBe(401);
-    expect(audits(lines, 'session ended').map((a) => [a.email, a.why])).toEqual([['reader@demo.example', 'identity provider refused the refresh (invalid_grant)']]);
+    expect(audits(lines, 'session ended').map((a) => [a.email, a.why])).toEqual([
+      ['reader@demo.example', 'identity provider refused the refresh (invalid_grant)'],
+    ]);
   });
 
   it('without IdP refresh tokens, a disabled person is refused at the session boundary: the session ends and signing in again fails', async () => {
@@ -198,7 +220,12 @@ describe.skipIf(!existsSync('/usr/bin/redis-server'))('docreq-mcp sessions, on t
     const run = async (...argv: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await sessionsCli(argv, env, (l) => out.push(l), (l) => err.push(l));
+      const code = await sessionsCli(
+        argv,
+        env,
+        (l) => out.push(l),
+        (l) => err.push(l),
+      );
       captured.push(...out, ...err);
       return { code, out, err };
     };
@@ -243,7 +270,7 @@ describe.skipIf(!existsSync('/usr/bin/redis-server'))('docreq-mcp sessions, on t
 });
 
 describe('consent is bound to the browser that gave it', () => {
-  it("the cookie: HttpOnly, SameSite=Lax, this host only; on plain-http loopback without the __Host- prefix (it requires Secure)", async () => {
+  it('the cookie: HttpOnly, SameSite=Lax, this host only; on plain-http loopback without the __Host- prefix (it requires Secure)', async () => {
     const svc = await signInService(sb);
     const reg = await register(svc, [REDIRECT]);
     const res = await fetch(authorizeUrl(svc, reg.body.client_id));
@@ -295,12 +322,22 @@ describe('consent is bound to the browser that gave it', () => {
     const value = browser.cookie(host, 'docreq-consent');
     expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     browser.drop(host, 'docreq-consent');
-    const post = () => browser.go(`${svc.url}/authorize/decision`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url }, body: new URLSearchParams({ transaction, decision: 'continue' }).toString() });
+    const post = () =>
+      browser.go(`${svc.url}/authorize/decision`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url },
+        body: new URLSearchParams({ transaction, decision: 'continue' }).toString(),
+      });
     const refused = await post();
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('started in another browser');
     // Still usable by the browser that has it.
-    const res = await fetch(`${svc.url}/authorize/decision`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url, Cookie: `docreq-consent=${value}` }, body: new URLSearchParams({ transaction, decision: 'continue' }).toString() });
+    const res = await fetch(`${svc.url}/authorize/decision`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url, Cookie: `docreq-consent=${value}` },
+      body: new URLSearchParams({ transaction, decision: 'continue' }).toString(),
+    });
     expect(res.status).toBe(302);
   });
 });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSignIn } from '../src/auth/check.js';
 import { startDemoIdp } from '../src/sandbox/idp.js';
 import { loadAuthSetup } from '../src/auth/settings.js';
@@ -22,21 +22,28 @@ describe('sign-in settings', () => {
     expect((await loadAuthSetup({}, {})).mode).toBe('bearer');
     const missing = await loadAuthSetup({ auth: 'oauth' }, {});
     const text = missing.problems.join('\n');
-    for (const name of ['DOCREQ_API_KEY_FILE', 'DOCREQ_OIDC_ISSUER', 'DOCREQ_OIDC_CLIENT_ID', 'DOCREQ_OIDC_CLIENT_SECRET_FILE', 'DOCREQ_AUTH_READERS']) expect(text).toContain(name);
+    for (const name of ['DOCREQ_API_KEY_FILE', 'DOCREQ_OIDC_ISSUER', 'DOCREQ_OIDC_CLIENT_ID', 'DOCREQ_OIDC_CLIENT_SECRET_FILE', 'DOCREQ_AUTH_READERS'])
+      expect(text).toContain(name);
 
-    const ok = await loadAuthSetup({}, {
-      DOCREQ_AUTH: 'oauth',
-      DOCREQ_API_KEY_FILE: join(dir, 'key'),
-      DOCREQ_OIDC_ISSUER: 'https://login.example.com',
-      DOCREQ_OIDC_CLIENT_ID: 'docreq',
-      DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'oidc'),
-      DOCREQ_AUTH_SECRET_FILE: join(dir, 'auth'),
-      DOCREQ_AUTH_READERS: '@example.com',
-      DOCREQ_AUTH_SENDERS: 'ann@example.com,group:senders',
-    });
+    const ok = await loadAuthSetup(
+      {},
+      {
+        DOCREQ_AUTH: 'oauth',
+        DOCREQ_API_KEY_FILE: join(dir, 'key'),
+        DOCREQ_OIDC_ISSUER: 'https://login.example.com',
+        DOCREQ_OIDC_CLIENT_ID: 'docreq',
+        DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'oidc'),
+        DOCREQ_AUTH_SECRET_FILE: join(dir, 'auth'),
+        DOCREQ_AUTH_READERS: '@example.com',
+        DOCREQ_AUTH_SENDERS: 'ann@example.com,group:senders',
+      },
+    );
     expect(ok.problems).toEqual([]);
     expect(ok.apiKey).toBe(KEY);
-    const bad = await loadAuthSetup({ auth: 'oauth' }, { DOCREQ_AUTH_READERS: 'example.com', DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'nope'), DOCREQ_AUTH_REDIRECT_HOSTS: 'claude.ai,*.example.com' });
+    const bad = await loadAuthSetup(
+      { auth: 'oauth' },
+      { DOCREQ_AUTH_READERS: 'example.com', DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'nope'), DOCREQ_AUTH_REDIRECT_HOSTS: 'claude.ai,*.example.com' },
+    );
     expect(bad.problems.join('\n')).toContain('"example.com" is not @domain');
     expect(bad.problems.join('\n')).toContain('DOCREQ_AUTH_REDIRECT_HOSTS must be a comma-separated list of host names');
     captured.push(JSON.stringify([missing, ok.problems, ok.notes, bad]));
@@ -75,11 +82,27 @@ describe('sign-in settings', () => {
 });
 
 describe('check --auth oauth: what would surprise an administrator', () => {
-  const idp = startDemoIdp(['http://127.0.0.1:1/login/callback']);
+  // Started before the tests, not while they are collected: a list of the tests (vitest list) starts nothing.
+  let idp: ReturnType<typeof startDemoIdp>;
+  beforeAll(() => {
+    idp = startDemoIdp(['http://127.0.0.1:1/login/callback']);
+  });
   afterAll(async () => (await idp).close());
   const check = async (env: Record<string, string>) => {
     const lines: string[] = [];
-    const wrong = await checkSignIn({}, { DOCREQ_AUTH: 'oauth', DOCREQ_API_KEY_FILE: join(dir, 'key'), DOCREQ_OIDC_ISSUER: (await idp).issuer, DOCREQ_OIDC_CLIENT_ID: 'docreq-mcp', DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'oidc'), DOCREQ_AUTH_READERS: '@example.com', ...env }, (l) => lines.push(l));
+    const wrong = await checkSignIn(
+      {},
+      {
+        DOCREQ_AUTH: 'oauth',
+        DOCREQ_API_KEY_FILE: join(dir, 'key'),
+        DOCREQ_OIDC_ISSUER: (await idp).issuer,
+        DOCREQ_OIDC_CLIENT_ID: 'docreq-mcp',
+        DOCREQ_OIDC_CLIENT_SECRET_FILE: join(dir, 'oidc'),
+        DOCREQ_AUTH_READERS: '@example.com',
+        ...env,
+      },
+      (l) => lines.push(l),
+    );
     captured.push(...lines);
     expect(lines.join('\n')).not.toContain(OIDC_SECRET);
     return { wrong, text: lines.join('\n'), warnings: lines.filter((l) => l.startsWith('!')) };
@@ -87,10 +110,15 @@ describe('check --auth oauth: what would surprise an administrator', () => {
 
   it('warns when DOCREQ_PUBLIC_URL is unset or not https, and when a restart would sign everyone out', async () => {
     const unset = await check({});
-    expect(unset.warnings).toEqual([expect.stringMatching(/^! DOCREQ_PUBLIC_URL is not set/), expect.stringMatching(/^! no DOCREQ_AUTH_SECRET_FILE .*every restart signs everyone out/)]);
+    expect(unset.warnings).toEqual([
+      expect.stringMatching(/^! DOCREQ_PUBLIC_URL is not set/),
+      expect.stringMatching(/^! no DOCREQ_AUTH_SECRET_FILE .*every restart signs everyone out/),
+    ]);
     expect(unset.wrong).toBe(false); // warnings: it still starts
     const http = await check({ DOCREQ_PUBLIC_URL: 'http://127.0.0.1:8787', DOCREQ_AUTH_SECRET_FILE: join(dir, 'auth') });
-    expect(http.warnings).toEqual(['! public address http://127.0.0.1:8787 is not https: only this machine can sign in; set DOCREQ_PUBLIC_URL to the https address hosts reach']);
+    expect(http.warnings).toEqual([
+      '! public address http://127.0.0.1:8787 is not https: only this machine can sign in; set DOCREQ_PUBLIC_URL to the https address hosts reach',
+    ]);
     const good = await check({ DOCREQ_PUBLIC_URL: 'https://mcp.example.com', DOCREQ_AUTH_SECRET_FILE: join(dir, 'auth'), DOCREQ_AUTH_SESSION_HOURS: '8' });
     expect(good.warnings).toEqual([]);
     expect(good.text).toContain('✓ tokens signed with the secret from DOCREQ_AUTH_SECRET_FILE (not shown)');

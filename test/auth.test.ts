@@ -39,7 +39,13 @@ describe('firm sign-in (--auth oauth)', () => {
     const prm = (await (await fetch(`${svc.url}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
     expect(prm).toMatchObject({ resource: `${svc.url}/mcp`, authorization_servers: [svc.url] });
     const as = (await (await fetch(`${svc.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    expect(as).toMatchObject({ issuer: svc.url, code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true, client_id_metadata_document_supported: true, grant_types_supported: ['authorization_code', 'refresh_token'] });
+    expect(as).toMatchObject({
+      issuer: svc.url,
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+    });
   });
 
   it('a sender signs in through the SDK client and the firm IdP, sends, and the send is audited under their name', async () => {
@@ -85,9 +91,23 @@ describe('firm sign-in (--auth oauth)', () => {
   });
 
   it('someone the firm has not allowed sees why on a plain page, and the app gets no code', async () => {
-    const reg = (await (await fetch(`${svc.url}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) })).json()) as { client_id: string };
+    const reg = (await (
+      await fetch(`${svc.url}/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+      })
+    ).json()) as { client_id: string };
     const url = new URL(`${svc.url}/authorize`);
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.client_id, redirect_uri: REDIRECT, code_challenge: s256('x'.repeat(43)), code_challenge_method: 'S256', state: '<script>alert(1)</script>' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: reg.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: s256('x'.repeat(43)),
+      code_challenge_method: 'S256',
+      state: '<script>alert(1)</script>',
+    }))
+      url.searchParams.set(k, v);
     const { location, pages } = await signIn(url, 'outsider@elsewhere.example', 'outsider-demo');
     expect(location.origin).not.toBe(new URL(REDIRECT).origin);
     const last = pages.at(-1)!;
@@ -108,8 +128,15 @@ describe('firm sign-in (--auth oauth)', () => {
 
   it('refresh tokens rotate; a reused one ends the session on the spot', async () => {
     const { clientId, verifier, code } = await codeFor(svc, 'reader@demo.example', 'reader-demo');
-    const first = (await (await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT, resource: `${svc.url}/mcp` }))).json()) as OAuthTokens;
-    const second = (await (await fetch(`${svc.url}/token`, form({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: clientId }))).json()) as OAuthTokens;
+    const first = (await (
+      await fetch(
+        `${svc.url}/token`,
+        form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT, resource: `${svc.url}/mcp` }),
+      )
+    ).json()) as OAuthTokens;
+    const second = (await (
+      await fetch(`${svc.url}/token`, form({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: clientId }))
+    ).json()) as OAuthTokens;
     expect(second.refresh_token).toBeTruthy();
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect((await mcpList(second.access_token, svc)).status).toBe(200);
@@ -117,7 +144,9 @@ describe('firm sign-in (--auth oauth)', () => {
     expect(reused.status).toBe(400);
     expect(((await reused.json()) as { error: string }).error).toBe('invalid_grant');
     // The thief's copy is refused, and so is the rightful holder's newer token: the whole session ended.
-    expect((await fetch(`${svc.url}/token`, form({ grant_type: 'refresh_token', refresh_token: second.refresh_token!, client_id: clientId }))).status).toBe(400);
+    expect((await fetch(`${svc.url}/token`, form({ grant_type: 'refresh_token', refresh_token: second.refresh_token!, client_id: clientId }))).status).toBe(
+      400,
+    );
     const after = await mcpList(second.access_token, svc);
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -126,7 +155,9 @@ describe('firm sign-in (--auth oauth)', () => {
   it('revocation ends a session, on this replica and on another that shares the store and secret', async () => {
     const replica = await service(svc.url); // behind the same public address, as behind a load balancer
     const { clientId, verifier, code } = await codeFor(svc, 'reader@demo.example', 'reader-demo');
-    const tokens = (await (await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }))).json()) as OAuthTokens;
+    const tokens = (await (
+      await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }))
+    ).json()) as OAuthTokens;
     expect((await mcpList(tokens.access_token, replica)).status).toBe(200);
     expect((await fetch(`${svc.url}/revoke`, form({ token: tokens.refresh_token!, client_id: clientId }))).status).toBe(200);
     for (const s of [svc, replica]) {
@@ -150,9 +181,23 @@ describe('firm sign-in (--auth oauth)', () => {
 
     const wrong = await codeFor(svc, 'reader@demo.example', 'reader-demo').catch((e: Error) => e);
     expect(wrong).not.toBeInstanceOf(Error);
-    const reg = (await (await fetch(`${svc.url}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) })).json()) as { client_id: string };
+    const reg = (await (
+      await fetch(`${svc.url}/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+      })
+    ).json()) as { client_id: string };
     const url = new URL(`${svc.url}/authorize`);
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.client_id, redirect_uri: REDIRECT, code_challenge: s256('y'.repeat(43)), code_challenge_method: 'S256', resource: 'https://other.example/mcp' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: reg.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: s256('y'.repeat(43)),
+      code_challenge_method: 'S256',
+      resource: 'https://other.example/mcp',
+    }))
+      url.searchParams.set(k, v);
     const back = await fetch(url, { redirect: 'manual' });
     expect(back.status).toBe(302);
     const location = new URL(back.headers.get('location')!);
@@ -160,13 +205,24 @@ describe('firm sign-in (--auth oauth)', () => {
     expect(location.searchParams.get('iss')).toBe(svc.url);
     // At the token endpoint too.
     const ok = wrong as Awaited<ReturnType<typeof codeFor>>;
-    const atToken = await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code: ok.code, code_verifier: ok.verifier, client_id: ok.clientId, redirect_uri: REDIRECT, resource: 'https://other.example/mcp' }));
+    const atToken = await fetch(
+      `${svc.url}/token`,
+      form({
+        grant_type: 'authorization_code',
+        code: ok.code,
+        code_verifier: ok.verifier,
+        client_id: ok.clientId,
+        redirect_uri: REDIRECT,
+        resource: 'https://other.example/mcp',
+      }),
+    );
     expect(((await atToken.json()) as { error: string }).error).toBe('invalid_target');
   });
 
   it('a replayed code is refused and withdraws the tokens it gave; a PKCE mismatch is refused', async () => {
     const { clientId, verifier, code } = await codeFor(svc, 'reader@demo.example', 'reader-demo');
-    const exchange = () => fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }));
+    const exchange = () =>
+      fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }));
     const first = await exchange();
     expect(first.status).toBe(200);
     const tokens = (await first.json()) as OAuthTokens;
@@ -176,7 +232,16 @@ describe('firm sign-in (--auth oauth)', () => {
     expect((await mcpList(tokens.access_token, svc)).status).toBe(401);
 
     const other = await codeFor(svc, 'reader@demo.example', 'reader-demo');
-    const mismatch = await fetch(`${svc.url}/token`, form({ grant_type: 'authorization_code', code: other.code, code_verifier: randomBytes(32).toString('base64url'), client_id: other.clientId, redirect_uri: REDIRECT }));
+    const mismatch = await fetch(
+      `${svc.url}/token`,
+      form({
+        grant_type: 'authorization_code',
+        code: other.code,
+        code_verifier: randomBytes(32).toString('base64url'),
+        client_id: other.clientId,
+        redirect_uri: REDIRECT,
+      }),
+    );
     expect(mismatch.status).toBe(400);
     expect(((await mismatch.json()) as { error_description: string }).error_description).toContain('PKCE');
   });
@@ -186,8 +251,14 @@ describe('firm sign-in (--auth oauth)', () => {
     const docs: Server = createHttpServer((req, res) => {
       const self = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
       if (req.url === '/moved.json') return void res.writeHead(302, { Location: '/moved-here.json' }).end();
-      if (req.url === '/moved-here.json') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ client_id: `${self}/moved.json`, redirect_uris: [REDIRECT] }));
-      if (req.url === '/big.json') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ client_id: `${self}/big.json`, redirect_uris: [REDIRECT], client_name: 'x'.repeat(25_000) }));
+      if (req.url === '/moved-here.json')
+        return void res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ client_id: `${self}/moved.json`, redirect_uris: [REDIRECT] }));
+      if (req.url === '/big.json')
+        return void res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ client_id: `${self}/big.json`, redirect_uris: [REDIRECT], client_name: 'x'.repeat(25_000) }));
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(doc));
     });
     await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
@@ -196,7 +267,14 @@ describe('firm sign-in (--auth oauth)', () => {
     try {
       const at = (id: string) => {
         const url = new URL(`${svc.url}/authorize`);
-        for (const [k, v] of Object.entries({ response_type: 'code', client_id: id, redirect_uri: REDIRECT, code_challenge: s256('z'.repeat(43)), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+        for (const [k, v] of Object.entries({
+          response_type: 'code',
+          client_id: id,
+          redirect_uri: REDIRECT,
+          code_challenge: s256('z'.repeat(43)),
+          code_challenge_method: 'S256',
+        }))
+          url.searchParams.set(k, v);
         return url;
       };
       const url = at(clientId);

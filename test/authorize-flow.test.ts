@@ -20,11 +20,19 @@ async function consentFor(redirect = REDIRECT, params: Record<string, string> = 
   const res = await fetch(authorizeUrl(svc, reg.body.client_id, { redirect_uri: redirect, state: 'st-1', ...params }), { redirect: 'manual' });
   const body = await res.text();
   const transaction = /name="transaction" value="([^"]+)"/.exec(body)?.[1];
-  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .join('; ');
   return { res, body, transaction, cookie, clientId: reg.body.client_id };
 }
 const decide = (fields: Record<string, string>, headers: Record<string, string>) =>
-  fetch(`${svc.url}/authorize/decision`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url, ...headers }, body: new URLSearchParams(fields).toString() });
+  fetch(`${svc.url}/authorize/decision`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url, ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
 
 describe('GET /authorize', () => {
   it('a link with a parameter given twice: a page saying it is malformed', async () => {
@@ -38,7 +46,12 @@ describe('GET /authorize', () => {
     expect(res.status).toBe(302);
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'unsupported_response_type', error_description: 'Only response_type=code is supported.', state: 'st-1', iss: svc.url });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      error: 'unsupported_response_type',
+      error_description: 'Only response_type=code is supported.',
+      state: 'st-1',
+      iss: svc.url,
+    });
   });
 
   it("the consent page may send the browser to the identity provider and to the app's own origin (https) or scheme (an app's own)", async () => {
@@ -63,7 +76,12 @@ describe('POST /authorize/decision', () => {
     const res = await decide({ transaction: c.transaction!, decision: 'cancel' }, { Cookie: c.cookie });
     expect(res.status).toBe(302);
     const back = new URL(res.headers.get('location')!);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: 'The person cancelled the sign-in.', state: 'st-1', iss: svc.url });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: 'The person cancelled the sign-in.',
+      state: 'st-1',
+      iss: svc.url,
+    });
   });
 
   it('taken once: the same transaction again is expired or used; an unknown one likewise', async () => {
@@ -86,7 +104,11 @@ describe('POST /authorize/decision', () => {
 
   it('not a form, or from another page: refused with a page saying where it may come from', async () => {
     const c = await consentFor();
-    const json = await fetch(`${svc.url}/authorize/decision`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: svc.url, Cookie: c.cookie }, body: JSON.stringify({ transaction: c.transaction, decision: 'continue' }) });
+    const json = await fetch(`${svc.url}/authorize/decision`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: svc.url, Cookie: c.cookie },
+      body: JSON.stringify({ transaction: c.transaction, decision: 'continue' }),
+    });
     expect(json.status).toBe(400);
     expect(await json.text()).toContain('This form can only be sent from the sign-in page itself.');
     const foreign = await decide({ transaction: c.transaction!, decision: 'continue' }, { Cookie: c.cookie, Origin: 'https://evil.example' });

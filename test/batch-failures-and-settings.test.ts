@@ -15,7 +15,9 @@ const server = serversOn(sb);
 afterEach(() => sb.clearFaults());
 
 type Client = (typeof firm.clients)[number];
-const fresh = firm.clients.filter((c) => c.status === 'active' && firm.clients.filter((d) => d.displayName === c.displayName).length === 1 && !firm.requests.some((r) => r.clientId === c.id));
+const fresh = firm.clients.filter(
+  (c) => c.status === 'active' && firm.clients.filter((d) => d.displayName === c.displayName).length === 1 && !firm.requests.some((r) => r.clientId === c.id),
+);
 let next = 0;
 const take = () => fresh[next++]!;
 const label = (c: Client) => `"${c.displayName}" <${c.email}> (id ${c.id})`;
@@ -34,7 +36,11 @@ describe('answers lost after the service wrote them', () => {
     sb.inject('POST /api/v1/requests', { kind: 'reset' }, { times: 1, after: true });
     const r = await mcp.call('create_request_batch', { clients: [a.id, b.id], title: title(), items: [{ name: 'W-2' }] });
     expect(lines(r)[0]).toBe('SENT: 1 sent, 1 may have been sent, 0 not sent, 0 skipped (of 2).');
-    expect(lines(r)[1]).toMatch(new RegExp(`^ {2}1\\. ${label(a).replace(/[().]/g, '\\$&')}: may have been sent — .+The request may have been sent: check with list_requests before sending again$`));
+    expect(lines(r)[1]).toMatch(
+      new RegExp(
+        `^ {2}1\\. ${label(a).replace(/[().]/g, '\\$&')}: may have been sent — .+The request may have been sent: check with list_requests before sending again$`,
+      ),
+    );
     expect(lines(r).at(-1)).toBe(MAY);
     expect(r.isError).toBeFalsy();
     const id = (r.structuredContent as { recipients: { request: { id: string } | null }[] }).recipients[1]!.request!.id;
@@ -128,7 +134,9 @@ describe('the question', () => {
         '  1. "W-2" (file, required)',
       ].join('\n'),
     ]);
-    expect(lines(r)[0]).toBe('NOT SENT: the person declined the batch; nothing was sent. 0 sent, 0 may have been sent, 0 not sent, 0 skipped, 2 declined (of 2).');
+    expect(lines(r)[0]).toBe(
+      'NOT SENT: the person declined the batch; nothing was sent. 0 sent, 0 may have been sent, 0 not sent, 0 skipped, 2 declined (of 2).',
+    );
     expect(lines(r)[1]).toBe(`  1. ${label(a)}: declined — the person declined`);
   });
 

@@ -22,7 +22,12 @@ type Client = (typeof firm.clients)[number];
 const byName = new Map<string, Client[]>();
 for (const c of firm.clients) byName.set(c.displayName, [...(byName.get(c.displayName) ?? []), c]);
 const [sharedName, namesakes] = [...byName].find(([, cs]) => cs.length === 2)!;
-const unique = firm.clients.filter((c) => c.status === 'active' && byName.get(c.displayName)!.length === 1 && !firm.requests.some((r) => r.clientId === c.id && ['sent', 'in_progress'].includes(r.status)));
+const unique = firm.clients.filter(
+  (c) =>
+    c.status === 'active' &&
+    byName.get(c.displayName)!.length === 1 &&
+    !firm.requests.some((r) => r.clientId === c.id && ['sent', 'in_progress'].includes(r.status)),
+);
 let next = 0;
 const take = () => unique[next++]!;
 const label = (c: Client) => `"${c.displayName}" <${c.email}> (id ${c.id})`;
@@ -30,7 +35,12 @@ const AMBIGUOUS = `ambiguous: matches 2 clients: ${namesakes.map(label).join(', 
 let titles = 0;
 const title = () => `Batch words ${++titles}`;
 const openOf = (c: Client) => firm.requests.find((r) => r.clientId === c.id && ['sent', 'in_progress'].includes(r.status));
-const withOpen = firm.clients.find((c) => c.status === 'active' && byName.get(c.displayName)!.length === 1 && firm.requests.filter((r) => r.clientId === c.id && ['sent', 'in_progress'].includes(r.status)).length === 1)!;
+const withOpen = firm.clients.find(
+  (c) =>
+    c.status === 'active' &&
+    byName.get(c.displayName)!.length === 1 &&
+    firm.requests.filter((r) => r.clientId === c.id && ['sent', 'in_progress'].includes(r.status)).length === 1,
+)!;
 const open = openOf(withOpen)!;
 const openLine = `an open request "${open.title}" (id ${open.id}, status ${open.status}, created ${open.createdAt.slice(0, 10)})`;
 const textOf = (r: CallToolResult) => (r as { text?: string }).text ?? (r.content[0] as { text: string }).text;
@@ -40,7 +50,12 @@ describe('the dry run and the preview', () => {
   it('a dry run: the head, one line per recipient with its reason, the draft, and the token line', async () => {
     const mcp = await server();
     const [a, b] = [take(), take()];
-    const r = await mcp.call('create_request_batch', { clients: [a.id, b.displayName, sharedName, withOpen.id], title: open.title, items: [{ name: 'W-2' }], dryRun: true });
+    const r = await mcp.call('create_request_batch', {
+      clients: [a.id, b.displayName, sharedName, withOpen.id],
+      title: open.title,
+      items: [{ name: 'W-2' }],
+      dryRun: true,
+    });
     expect(r.isError).toBeFalsy();
     expect(lines(r).slice(0, 11)).toEqual([
       'DRY RUN — nothing was sent. 2 will send, 2 skipped (of 4).',
@@ -55,9 +70,16 @@ describe('the dry run and the preview', () => {
       '  1. "W-2" (file, required)',
       `Exact body for each (clientId set per recipient): {"title":${JSON.stringify(open.title)},"items":[{"name":"W-2","required":true,"type":"file"}]}`,
     ]);
-    expect(lines(r)[11]).toMatch(/^Next: show the person this preview\. Only once they agree, call create_request_batch again with the same arguments plus confirmationToken: "dr1\.[^"]+" \(single use, valid until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\. Do not send without their go-ahead\.$/);
+    expect(lines(r)[11]).toMatch(
+      /^Next: show the person this preview\. Only once they agree, call create_request_batch again with the same arguments plus confirmationToken: "dr1\.[^"]+" \(single use, valid until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\. Do not send without their go-ahead\.$/,
+    );
     expect(lines(r)).toHaveLength(12);
-    const out = r.structuredContent as { dryRun: boolean; sent: number; recipients: { client: string; clientId: string | null; displayName: string | null; outcome: string; reason: string | null }[]; warnings: string[] };
+    const out = r.structuredContent as {
+      dryRun: boolean;
+      sent: number;
+      recipients: { client: string; clientId: string | null; displayName: string | null; outcome: string; reason: string | null }[];
+      warnings: string[];
+    };
     expect(out.dryRun).toBe(true);
     expect(out.sent).toBe(0);
     expect(out.warnings).toEqual([]);
@@ -134,7 +156,11 @@ describe('each reason a recipient is skipped', () => {
     expect(lines(sent)[0]).toBe('SENT: 3 sent, 0 may have been sent, 0 not sent, 1 skipped (of 4).');
     const again = await mcp.call('create_request_batch', { ...args, dryRun: true });
     expect(lines(again)[0]).toBe('NOTHING TO SEND — nothing was sent: 0 will send, 1 skipped, 3 already sent (of 4).');
-    expect(lines(again)[1]).toMatch(new RegExp(`^ {2}1\\. ${label(a).replace(/[().]/g, '\\$&')}: already sent — this server sent "${t}" to this client at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(request id \\S+\\)$`));
+    expect(lines(again)[1]).toMatch(
+      new RegExp(
+        `^ {2}1\\. ${label(a).replace(/[().]/g, '\\$&')}: already sent — this server sent "${t}" to this client at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\(request id \\S+\\)$`,
+      ),
+    );
   });
 
   it('a name five clients share lists all five; six, the first five and how many more', async () => {
@@ -149,7 +175,9 @@ describe('each reason a recipient is skipped', () => {
     add(6);
     sb.invalidateLists();
     const r6 = await mcp.call('create_request_batch', { clients: ['Pat Namesake', take().id], title: title(), items: [{ name: 'W-2' }], dryRun: true });
-    expect(lines(r6)[1]).toBe(`  1. "Pat Namesake": skipped — ambiguous: matches 6 clients: ${five.map(label).join(', ')}, …1 more; pass the id of the one meant`);
+    expect(lines(r6)[1]).toBe(
+      `  1. "Pat Namesake": skipped — ambiguous: matches 6 clients: ${five.map(label).join(', ')}, …1 more; pass the id of the one meant`,
+    );
   });
 });
 
@@ -160,7 +188,11 @@ describe('asking the person, progress, and a stop at the plan limit', () => {
     const [a, b, c] = [take(), take(), take()];
     sb.setActiveRequestRoom(SANDBOX_KEYS.demo, 1);
     const progress: Progress[] = [];
-    const r = await mcp.callWith('create_request_batch', { clients: [a.id, sharedName, b.id, c.id], title: title(), items: [{ name: 'W-2' }] }, { onprogress: (p: Progress) => progress.push(p) });
+    const r = await mcp.callWith(
+      'create_request_batch',
+      { clients: [a.id, sharedName, b.id, c.id], title: title(), items: [{ name: 'W-2' }] },
+      { onprogress: (p: Progress) => progress.push(p) },
+    );
     expect(questions).toHaveLength(1);
     expect(questions[0]!.split('\n').slice(0, 7)).toEqual([
       'Send this document request to 3 clients? The service will e-mail each one.',
@@ -177,7 +209,9 @@ describe('asking the person, progress, and a stop at the plan limit', () => {
     expect(messages).toContain('2 of 3: not sent');
     const text = lines(r);
     expect(text[0]).toMatch(/^SENT: 1 sent, 0 may have been sent, 2 not sent, 1 skipped \(of 4\)\. STOPPED by the firm's plan limit \(at recipient 3\): /);
-    expect(text.at(-1)).toBe('Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice), once the firm has room: complete or archive requests, or upgrade the plan.');
+    expect(text.at(-1)).toBe(
+      'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice), once the firm has room: complete or archive requests, or upgrade the plan.',
+    );
     expect(r.isError).toBeFalsy();
   });
 
@@ -187,10 +221,16 @@ describe('asking the person, progress, and a stop at the plan limit', () => {
     const a = take();
     sb.setActiveRequestRoom(SANDBOX_KEYS.demo, 0);
     const progress: Progress[] = [];
-    const r = await mcp.callWith('create_request_batch', { clients: [a.id, sharedName], title: title(), items: [{ name: 'W-2' }] }, { onprogress: (p: Progress) => progress.push(p) });
+    const r = await mcp.callWith(
+      'create_request_batch',
+      { clients: [a.id, sharedName], title: title(), items: [{ name: 'W-2' }] },
+      { onprogress: (p: Progress) => progress.push(p) },
+    );
     expect(questions[0]!.split('\n')[0]).toBe('Send this document request to 1 client? The service will e-mail each one.');
     expect(progress.map((p) => p.message)).toContain('Sending to 1 client');
-    expect(lines(r)[0]).toMatch(/^NOT SENT: 0 sent, 0 may have been sent, 1 not sent, 1 skipped \(of 2\)\. STOPPED by the firm's plan limit \(at recipient 1\): /);
+    expect(lines(r)[0]).toMatch(
+      /^NOT SENT: 0 sent, 0 may have been sent, 1 not sent, 1 skipped \(of 2\)\. STOPPED by the firm's plan limit \(at recipient 1\): /,
+    );
     expect(r.isError).toBe(true);
   });
 });

@@ -40,7 +40,8 @@ describe('tool catalogue', () => {
     expect(byName.list_requests).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: true });
     expect(byName.list_templates).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     for (const read of ['list_clients', 'list_requests', 'list_templates']) expect(byName[read]).toMatchObject({ destructiveHint: false });
-    for (const send of ['create_request', 'create_request_batch']) expect(byName[send], send).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true, openWorldHint: true });
+    for (const send of ['create_request', 'create_request_batch'])
+      expect(byName[send], send).toMatchObject({ readOnlyHint: false, idempotentHint: false, destructiveHint: true, openWorldHint: true });
   });
 
   it.each(tools.map((t) => [t.name, t]))('%s lists portable schemas: object root, no $schema, no root unions, no huge patterns', (_, tool) => {
@@ -62,7 +63,9 @@ describe('tool catalogue', () => {
 
   it('says in the list tools what this server cannot do', () => {
     for (const tool of tools.filter((t) => t.name === 'list_clients' || t.name === 'list_requests')) {
-      expect(tool.description, tool.name).toMatch(/cannot remind clients, change, re-date, cancel or delete requests, change client details, or see answers and files/);
+      expect(tool.description, tool.name).toMatch(
+        /cannot remind clients, change, re-date, cancel or delete requests, change client details, or see answers and files/,
+      );
     }
   });
 

@@ -48,7 +48,11 @@ describe('POST /register reads the client metadata as a JSON object, and says wh
       retryAfter: null,
     });
     const big = await registerRaw(svc, JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'x'.repeat(20_000) }), 'application/json');
-    expect(big).toEqual({ status: 413, body: { error: 'invalid_client_metadata', error_description: 'The request body is larger than 16 KiB.' }, retryAfter: null });
+    expect(big).toEqual({
+      status: 413,
+      body: { error: 'invalid_client_metadata', error_description: 'The request body is larger than 16 KiB.' },
+      retryAfter: null,
+    });
   });
 
   it('a form instead of JSON: asked for JSON', async () => {
@@ -284,7 +288,9 @@ describe('Client ID Metadata Documents: a client_id that is an https URL names i
     }
     const logged = about(from);
     expect(logged).toHaveLength(3);
-    expect(logged[0]).toMatch(new RegExp(`^docreq-mcp info: client metadata document ${none} not used: redirect_uris: 1 to 10 addresses, each https to a host`));
+    expect(logged[0]).toMatch(
+      new RegExp(`^docreq-mcp info: client metadata document ${none} not used: redirect_uris: 1 to 10 addresses, each https to a host`),
+    );
     expect(logged[1]).toMatch(new RegExp(`^docreq-mcp info: client metadata document ${unlisted} not used: none of redirect_uris is allowed here: `));
     expect(logged[2]).toMatch(new RegExp(`^docreq-mcp info: client metadata document ${fragment} not used: redirect_uris\\[0\\] is not allowed: `));
   });
@@ -324,7 +330,8 @@ describe('Client ID Metadata Documents: a client_id that is an https URL names i
       '/': `${origin}/`,
     };
     // Each would be a valid document, were it fetched.
-    for (const [path, clientId] of Object.entries(ids)) docs.set(path, { client_id: clientId, client_name: 'Should not be fetched', redirect_uris: [REDIRECT] });
+    for (const [path, clientId] of Object.entries(ids))
+      docs.set(path, { client_id: clientId, client_name: 'Should not be fetched', redirect_uris: [REDIRECT] });
     const from = lines.length;
     const before = hits.length;
     for (const clientId of Object.values(ids)) {

@@ -9,7 +9,7 @@ import { ClientSessions } from '../src/transport/client-sessions.js';
 const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
 describe('client sessions', () => {
-  it("keeps what the initialize declared, for its owner only; another owner, a malformed or unknown id is an ended session", async () => {
+  it('keeps what the initialize declared, for its owner only; another owner, a malformed or unknown id is an ended session', async () => {
     const sessions = new ClientSessions(new MemoryStore());
     const id = await sessions.open('firm-a:person-1', APPS);
     expect(id).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -24,7 +24,11 @@ describe('client sessions', () => {
   it('is kept a day unused unless told otherwise (docs/sending.md: "24 hours unused")', async () => {
     const ttls: number[] = [];
     const store = new MemoryStore();
-    const counted = { get: (k: string) => store.get(k), delete: (k: string) => store.delete(k), set: (k: string, v: string, ttl: number) => (ttls.push(ttl), store.set(k, v, ttl)) };
+    const counted = {
+      get: (k: string) => store.get(k),
+      delete: (k: string) => store.delete(k),
+      set: (k: string, v: string, ttl: number) => (ttls.push(ttl), store.set(k, v, ttl)),
+    };
     await new ClientSessions(counted).open('firm', {});
     expect(ttls).toEqual([24 * 60 * 60_000]);
   });
@@ -42,7 +46,11 @@ describe('client sessions', () => {
     let now = 1_000_000;
     const writes: number[] = [];
     const store = new MemoryStore();
-    const counted = { get: (k: string) => store.get(k), delete: (k: string) => store.delete(k), set: (k: string, v: string, ttl: number) => (writes.push(ttl), store.set(k, v, ttl)) };
+    const counted = {
+      get: (k: string) => store.get(k),
+      delete: (k: string) => store.delete(k),
+      set: (k: string, v: string, ttl: number) => (writes.push(ttl), store.set(k, v, ttl)),
+    };
     const sessions = new ClientSessions(counted, 10_000, () => now);
     const id = await sessions.open('firm', {});
     expect(writes).toEqual([10_000]);

@@ -30,7 +30,10 @@ describe('the compile cache', () => {
     const calls = join(dir, 'calls');
     writeFileSync(calls, '');
     const preload = join(dir, 'preload.mjs');
-    writeFileSync(preload, `import module from 'node:module'; import { appendFileSync } from 'node:fs';\nmodule.enableCompileCache = (...args) => { appendFileSync(${JSON.stringify(calls)}, JSON.stringify(args) + '\\n'); return { status: 0 }; };\n`);
+    writeFileSync(
+      preload,
+      `import module from 'node:module'; import { appendFileSync } from 'node:fs';\nmodule.enableCompileCache = (...args) => { appendFileSync(${JSON.stringify(calls)}, JSON.stringify(args) + '\\n'); return { status: 0 }; };\n`,
+    );
     const { stdout } = await run(process.execPath, ['--import', preload, CLI, '--version'], { env: childEnv() });
     expect(stdout).toMatch(/^\d+\.\d+\.\d+/);
     expect(readFileSync(calls, 'utf8')).toBe('[]\n');

@@ -61,9 +61,12 @@ describe('valueShape: length and kinds of characters, never the value', () => {
 });
 
 describe('isLoopbackHost', () => {
-  it.each(['localhost', 'LocalHost', '[::1]', '::1', 'app.localhost', 'A.B.LOCALHOST', '127.0.0.1', '127.255.255.254', '127.0.0.0'])('%s is loopback', (host) => {
-    expect(isLoopbackHost(host)).toBe(true);
-  });
+  it.each(['localhost', 'LocalHost', '[::1]', '::1', 'app.localhost', 'A.B.LOCALHOST', '127.0.0.1', '127.255.255.254', '127.0.0.0'])(
+    '%s is loopback',
+    (host) => {
+      expect(isLoopbackHost(host)).toBe(true);
+    },
+  );
 
   it.each([
     'example.com',
@@ -212,14 +215,26 @@ describe('startMode', () => {
   });
 
   it('the flag wins; http is team mode; oauth is sign-in, bearer is not', () => {
-    expect(startMode(readSettings({ transport: 'http', sandbox: false }, { DOCREQ_TRANSPORT: 'stdio', DOCREQ_AUTH: 'bearer', DOCREQ_SANDBOX: 'on' }))).toStrictEqual({
+    expect(
+      startMode(readSettings({ transport: 'http', sandbox: false }, { DOCREQ_TRANSPORT: 'stdio', DOCREQ_AUTH: 'bearer', DOCREQ_SANDBOX: 'on' })),
+    ).toStrictEqual({
       transport: 'http',
       team: true,
       oauth: false,
       sandbox: false,
     });
-    expect(startMode(readSettings({ sandbox: true }, { DOCREQ_TRANSPORT: 'STDIO' }))).toStrictEqual({ transport: 'stdio', team: false, oauth: false, sandbox: true });
-    expect(startMode(readSettings({ auth: 'OAUTH' }, { DOCREQ_AUTH: 'bearer', DOCREQ_SANDBOX: '1' }))).toStrictEqual({ transport: 'stdio', team: false, oauth: true, sandbox: true });
+    expect(startMode(readSettings({ sandbox: true }, { DOCREQ_TRANSPORT: 'STDIO' }))).toStrictEqual({
+      transport: 'stdio',
+      team: false,
+      oauth: false,
+      sandbox: true,
+    });
+    expect(startMode(readSettings({ auth: 'OAUTH' }, { DOCREQ_AUTH: 'bearer', DOCREQ_SANDBOX: '1' }))).toStrictEqual({
+      transport: 'stdio',
+      team: false,
+      oauth: true,
+      sandbox: true,
+    });
   });
 
   it('an unreadable transport is neither mode, named in words; an unreadable sign-in or sandbox counts as off', () => {
@@ -362,17 +377,49 @@ describe('loadConfig: defaults and accepted values', () => {
 
 describe('loadConfig: a safety setting or a store that cannot be read disables sending (reads and other calls go on)', () => {
   it.each([
-    ['DOCREQ_READ_ONLY', 'maybe', 'DOCREQ_READ_ONLY (or --read-only) must be one of "0", "1", "true", "false", "yes", "no", "on", "off", "": got a 5-character value of letters (not shown).'],
-    ['DOCREQ_READ_ONLY', '2', 'DOCREQ_READ_ONLY (or --read-only) must be one of "0", "1", "true", "false", "yes", "no", "on", "off", "": got a 1-character value of digits (not shown).'],
-    ['DOCREQ_CONFIRM_SEND', 'sometimes', 'DOCREQ_CONFIRM_SEND (or --confirm-send) must be one of "auto", "person", "always", "never": got a 9-character value of letters (not shown).'],
-    ['DOCREQ_TOKEN_SECRET', 'y'.repeat(31), 'DOCREQ_TOKEN_SECRET must be at least 32 characters (e.g. openssl rand -hex 32): got a 31-character value of letters (not shown).'],
-    ['DOCREQ_TOKEN_SECRET', '   ', 'DOCREQ_TOKEN_SECRET must be at least 32 characters (e.g. openssl rand -hex 32): got a 3-character value of other characters (not shown).'],
+    [
+      'DOCREQ_READ_ONLY',
+      'maybe',
+      'DOCREQ_READ_ONLY (or --read-only) must be one of "0", "1", "true", "false", "yes", "no", "on", "off", "": got a 5-character value of letters (not shown).',
+    ],
+    [
+      'DOCREQ_READ_ONLY',
+      '2',
+      'DOCREQ_READ_ONLY (or --read-only) must be one of "0", "1", "true", "false", "yes", "no", "on", "off", "": got a 1-character value of digits (not shown).',
+    ],
+    [
+      'DOCREQ_CONFIRM_SEND',
+      'sometimes',
+      'DOCREQ_CONFIRM_SEND (or --confirm-send) must be one of "auto", "person", "always", "never": got a 9-character value of letters (not shown).',
+    ],
+    [
+      'DOCREQ_TOKEN_SECRET',
+      'y'.repeat(31),
+      'DOCREQ_TOKEN_SECRET must be at least 32 characters (e.g. openssl rand -hex 32): got a 31-character value of letters (not shown).',
+    ],
+    [
+      'DOCREQ_TOKEN_SECRET',
+      '   ',
+      'DOCREQ_TOKEN_SECRET must be at least 32 characters (e.g. openssl rand -hex 32): got a 3-character value of other characters (not shown).',
+    ],
     ['DOCREQ_STORE', 'disk', 'DOCREQ_STORE (or --store) must be one of "file", "redis", "memory": got a 4-character value of letters (not shown).'],
     ['DOCREQ_STATE_DIR', '  ', 'DOCREQ_STATE_DIR (or --state-dir) is empty: got a 2-character value of other characters (not shown).'],
-    ['DOCREQ_STORE_URL', 'http://cache:6379', 'DOCREQ_STORE_URL must be a redis:// or rediss:// URL: got a 17-character value of letters, digits, other characters (not shown).'],
+    [
+      'DOCREQ_STORE_URL',
+      'http://cache:6379',
+      'DOCREQ_STORE_URL must be a redis:// or rediss:// URL: got a 17-character value of letters, digits, other characters (not shown).',
+    ],
     ['DOCREQ_STORE_URL', 'redis://', 'DOCREQ_STORE_URL must be a redis:// or rediss:// URL: got a 8-character value of letters, other characters (not shown).'],
-    ['DOCREQ_STORE_URL', 'redis://a b', 'DOCREQ_STORE_URL must be a redis:// or rediss:// URL: got a 11-character value of letters, other characters (not shown).'],
-    ['DOCREQ_STORE_URL', 'xredis://cache', 'DOCREQ_STORE_URL must be a redis:// or rediss:// URL: got a 14-character value of letters, other characters (not shown).'],
+    [
+      'DOCREQ_STORE_URL',
+      'redis://a b',
+      'DOCREQ_STORE_URL must be a redis:// or rediss:// URL: got a 11-character value of letters, other characters (not shown).',
+    ],
+    [
+      'DOCREQ_STORE_URL',
+      'xredis://cache',
+      'DOCREQ_STORE_URL must be a redis:// or rediss:// URL: got a 14-character value of letters, other characters (not shown).',
+    ],
     ['DOCREQ_SERVICE_PROFILE', ' ', 'DOCREQ_SERVICE_PROFILE (or --service-profile) is empty: got a 1-character value of other characters (not shown).'],
   ])('%s=%j: sending disabled with the one problem, the calls and the connection untouched', (name, value, problem) => {
     const config = loadConfig({}, { ...BASE, [name]: value });
@@ -385,7 +432,15 @@ describe('loadConfig: a safety setting or a store that cannot be read disables s
   it('each unreadable safety setting falls back to the safe side: read-only on, confirmation auto, no token secret, the default store', () => {
     const config = loadConfig(
       {},
-      { ...BASE, DOCREQ_READ_ONLY: 'maybe', DOCREQ_CONFIRM_SEND: 'nope', DOCREQ_TOKEN_SECRET: 'short', DOCREQ_STORE: 'disk', DOCREQ_STATE_DIR: ' ', DOCREQ_STORE_URL: 'http://x' },
+      {
+        ...BASE,
+        DOCREQ_READ_ONLY: 'maybe',
+        DOCREQ_CONFIRM_SEND: 'nope',
+        DOCREQ_TOKEN_SECRET: 'short',
+        DOCREQ_STORE: 'disk',
+        DOCREQ_STATE_DIR: ' ',
+        DOCREQ_STORE_URL: 'http://x',
+      },
     );
     expect(config).toMatchObject({
       readOnly: true,
@@ -456,14 +511,46 @@ describe('loadConfig: a safety setting or a store that cannot be read disables s
 
 describe('loadConfig: another setting that cannot be read stops the calls, and does not disable sending on its own', () => {
   it.each([
-    ['DOCREQ_TIMEOUT_MS', '99', 'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 2-character value of digits (not shown).'],
-    ['DOCREQ_TIMEOUT_MS', '600001', 'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 6-character value of digits (not shown).'],
-    ['DOCREQ_TIMEOUT_MS', '1000.5', 'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 6-character value of digits, other characters (not shown).'],
-    ['DOCREQ_TIMEOUT_MS', 'Infinity', 'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a number from 100 to 600000: got a 8-character value of letters (not shown).'],
-    ['DOCREQ_MAX_RESPONSE_MB', '0.99', 'DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 4-character value of digits, other characters (not shown).'],
-    ['DOCREQ_MAX_RESPONSE_MB', '4096.01', 'DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 7-character value of digits, other characters (not shown).'],
-    ['DOCREQ_MAX_RESPONSE_MB', 'lots', 'DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 4-character value of letters (not shown).'],
-    ['DOCREQ_LOG_LEVEL', 'trace', 'DOCREQ_LOG_LEVEL (or --log-level) must be one of "error", "warn", "info", "debug": got a 5-character value of letters (not shown).'],
+    [
+      'DOCREQ_TIMEOUT_MS',
+      '99',
+      'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 2-character value of digits (not shown).',
+    ],
+    [
+      'DOCREQ_TIMEOUT_MS',
+      '600001',
+      'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 6-character value of digits (not shown).',
+    ],
+    [
+      'DOCREQ_TIMEOUT_MS',
+      '1000.5',
+      'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 6-character value of digits, other characters (not shown).',
+    ],
+    [
+      'DOCREQ_TIMEOUT_MS',
+      'Infinity',
+      'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a number from 100 to 600000: got a 8-character value of letters (not shown).',
+    ],
+    [
+      'DOCREQ_MAX_RESPONSE_MB',
+      '0.99',
+      'DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 4-character value of digits, other characters (not shown).',
+    ],
+    [
+      'DOCREQ_MAX_RESPONSE_MB',
+      '4096.01',
+      'DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 7-character value of digits, other characters (not shown).',
+    ],
+    [
+      'DOCREQ_MAX_RESPONSE_MB',
+      'lots',
+      'DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 4-character value of letters (not shown).',
+    ],
+    [
+      'DOCREQ_LOG_LEVEL',
+      'trace',
+      'DOCREQ_LOG_LEVEL (or --log-level) must be one of "error", "warn", "info", "debug": got a 5-character value of letters (not shown).',
+    ],
     ['DOCREQ_TEMPLATES_FILE', '  ', 'DOCREQ_TEMPLATES_FILE (or --templates) is empty: got a 2-character value of other characters (not shown).'],
   ])('%s=%j: the calls stop, with the one problem; sending is not disabled by it', (name, value, problem) => {
     const config = loadConfig({}, { ...BASE, [name]: value });
@@ -596,7 +683,8 @@ describe('no secret in any message', () => {
     );
     expect(config.problems).toHaveLength(4);
     const text = messages(config);
-    for (const secret of ['SECRETKEY0001', 'SECRETTOKEN0002', 'SECRETPASS0003', 'SECRETPASS0004', 'admin', 'SECRETQUERY0005']) expect(text).not.toContain(secret);
+    for (const secret of ['SECRETKEY0001', 'SECRETTOKEN0002', 'SECRETPASS0003', 'SECRETPASS0004', 'admin', 'SECRETQUERY0005'])
+      expect(text).not.toContain(secret);
     expect(text).toContain('DOCREQ_BASE_URL (or --base-url) must not carry a user name or password.');
   });
 
@@ -646,7 +734,11 @@ describe('secretsOf: the rules beyond config-units', () => {
   const store = (url: string | undefined) => ({ backend: 'redis' as const, stateDir: undefined, url });
 
   it('a password of 4 characters counts, one of 3 does not; a URL without a password adds nothing', () => {
-    expect(secretsOf({ api: undefined, tokenSecret: undefined, store: store('redis://user:abcd@cache:6379') })).toEqual(['redis://user:abcd@cache:6379', 'abcd', 'abcd']);
+    expect(secretsOf({ api: undefined, tokenSecret: undefined, store: store('redis://user:abcd@cache:6379') })).toEqual([
+      'redis://user:abcd@cache:6379',
+      'abcd',
+      'abcd',
+    ]);
     expect(secretsOf({ api: undefined, tokenSecret: undefined, store: store('redis://user:abc@cache:6379') })).toEqual(['redis://user:abc@cache:6379']);
     expect(secretsOf({ api: undefined, tokenSecret: undefined, store: store('redis://cache:6379') })).toEqual(['redis://cache:6379']);
   });

@@ -22,8 +22,14 @@ describe('checkBaseUrl', () => {
     expect(checkBaseUrl('https://docs.example.com/?a=1')).toEqual({ ok: false, reason: 'must not carry a query (?...)' });
     expect(checkBaseUrl('https://docs.example.com/#')).toEqual({ ok: false, reason: 'must not carry a fragment (#...)' });
     expect(checkBaseUrl('https://docs.example.com/#top')).toEqual({ ok: false, reason: 'must not carry a fragment (#...)' });
-    expect(checkBaseUrl('https://docs.example.com/api/v1')).toEqual({ ok: false, reason: 'ends in /api/v1, which is added to it: set it to https://docs.example.com' });
-    expect(checkBaseUrl('https://docs.example.com/firm/API/V1//')).toEqual({ ok: false, reason: 'ends in /api/v1, which is added to it: set it to https://docs.example.com/firm' });
+    expect(checkBaseUrl('https://docs.example.com/api/v1')).toEqual({
+      ok: false,
+      reason: 'ends in /api/v1, which is added to it: set it to https://docs.example.com',
+    });
+    expect(checkBaseUrl('https://docs.example.com/firm/API/V1//')).toEqual({
+      ok: false,
+      reason: 'ends in /api/v1, which is added to it: set it to https://docs.example.com/firm',
+    });
     expect(checkBaseUrl('https://docs.example.com/api/v1/more')).toEqual({ ok: true, url: 'https://docs.example.com/api/v1/more' });
   });
 });
@@ -39,7 +45,9 @@ describe('valueShape and secretFromFile: a value described, never shown', () => 
     const empty = join(dir, 'empty');
     writeFileSync(empty, '  \n');
     expect(secretFromFile(empty, 'DOCREQ_API_KEY_FILE')).toEqual({ problem: 'DOCREQ_API_KEY_FILE names a file that is empty.' });
-    expect(secretFromFile(join(dir, 'none'), 'DOCREQ_API_KEY_FILE', '; a hint')).toEqual({ problem: 'DOCREQ_API_KEY_FILE names a file that cannot be read (ENOENT); a hint.' });
+    expect(secretFromFile(join(dir, 'none'), 'DOCREQ_API_KEY_FILE', '; a hint')).toEqual({
+      problem: 'DOCREQ_API_KEY_FILE names a file that cannot be read (ENOENT); a hint.',
+    });
     const key = join(dir, 'key');
     writeFileSync(key, ' drk_from_file_0001 \n');
     expect(secretFromFile(key, 'DOCREQ_API_KEY_FILE')).toEqual({ value: 'drk_from_file_0001' });
@@ -104,10 +112,23 @@ describe('loadConfig fails closed', () => {
 });
 
 describe('secretsOf', () => {
-  it("the key, the token secret, the store URL and its password (as written and decoded); nothing under 4 characters", () => {
-    const config = loadConfig({}, { ...BASE, DOCREQ_TOKEN_SECRET: 'a-token-secret-of-32-characters!', DOCREQ_STORE_URL: 'redis://:p%40ss%2Fword@127.0.0.1:6379/2' });
-    expect(secretsOf(config)).toEqual([BASE.DOCREQ_API_KEY, 'a-token-secret-of-32-characters!', 'redis://:p%40ss%2Fword@127.0.0.1:6379/2', 'p@ss/word', 'p%40ss%2Fword']);
-    expect(secretsOf({ api: { apiKey: 'abc', baseUrl: 'https://x' }, tokenSecret: undefined, store: { backend: 'file', stateDir: undefined, url: undefined } })).toEqual([]);
-    expect(secretsOf({ api: undefined, tokenSecret: undefined, store: { backend: 'redis', stateDir: undefined, url: 'not a url at all' } })).toEqual(['not a url at all']);
+  it('the key, the token secret, the store URL and its password (as written and decoded); nothing under 4 characters', () => {
+    const config = loadConfig(
+      {},
+      { ...BASE, DOCREQ_TOKEN_SECRET: 'a-token-secret-of-32-characters!', DOCREQ_STORE_URL: 'redis://:p%40ss%2Fword@127.0.0.1:6379/2' },
+    );
+    expect(secretsOf(config)).toEqual([
+      BASE.DOCREQ_API_KEY,
+      'a-token-secret-of-32-characters!',
+      'redis://:p%40ss%2Fword@127.0.0.1:6379/2',
+      'p@ss/word',
+      'p%40ss%2Fword',
+    ]);
+    expect(
+      secretsOf({ api: { apiKey: 'abc', baseUrl: 'https://x' }, tokenSecret: undefined, store: { backend: 'file', stateDir: undefined, url: undefined } }),
+    ).toEqual([]);
+    expect(secretsOf({ api: undefined, tokenSecret: undefined, store: { backend: 'redis', stateDir: undefined, url: 'not a url at all' } })).toEqual([
+      'not a url at all',
+    ]);
   });
 });

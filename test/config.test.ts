@@ -16,7 +16,10 @@ describe('configuration', () => {
   });
 
   it('lets the flag win over its environment twin', () => {
-    const c = loadConfig({ timeoutMs: '5000', readOnly: true, baseUrl: 'https://flag.example.com' }, { ...base, DOCREQ_TIMEOUT_MS: '9000', DOCREQ_READ_ONLY: 'false' });
+    const c = loadConfig(
+      { timeoutMs: '5000', readOnly: true, baseUrl: 'https://flag.example.com' },
+      { ...base, DOCREQ_TIMEOUT_MS: '9000', DOCREQ_READ_ONLY: 'false' },
+    );
     expect(c.timeoutMs).toBe(5000);
     expect(c.readOnly).toBe(true);
     expect(c.api?.baseUrl).toBe('https://flag.example.com');
@@ -35,7 +38,14 @@ describe('configuration', () => {
   it('names the variable for each bad setting and never throws', () => {
     const c = loadConfig({}, { DOCREQ_TIMEOUT_MS: 'soon', DOCREQ_CONFIRM_SEND: 'maybe', DOCREQ_LOG_LEVEL: 'loud', DOCREQ_READ_ONLY: 'perhaps' });
     const text = c.problems.join('\n');
-    for (const name of ['DOCREQ_API_KEY is not set', 'DOCREQ_BASE_URL is not set', 'DOCREQ_TIMEOUT_MS', 'DOCREQ_CONFIRM_SEND', 'DOCREQ_LOG_LEVEL', 'DOCREQ_READ_ONLY']) {
+    for (const name of [
+      'DOCREQ_API_KEY is not set',
+      'DOCREQ_BASE_URL is not set',
+      'DOCREQ_TIMEOUT_MS',
+      'DOCREQ_CONFIRM_SEND',
+      'DOCREQ_LOG_LEVEL',
+      'DOCREQ_READ_ONLY',
+    ]) {
       expect(text).toContain(name);
     }
     // Fail closed: an unreadable safety setting makes the server safer, never less safe.
@@ -49,8 +59,12 @@ describe('configuration', () => {
 
   it("words a number out of range with that setting's own bounds", () => {
     const c = loadConfig({}, { DOCREQ_TIMEOUT_MS: '5', DOCREQ_MAX_RESPONSE_MB: '5000' });
-    expect(c.problems).toContain('DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 1-character value of digits (not shown).');
-    expect(c.problems).toContain('DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 4-character value of digits (not shown).');
+    expect(c.problems).toContain(
+      'DOCREQ_TIMEOUT_MS (or --timeout-ms) must be a whole number from 100 to 600000: got a 1-character value of digits (not shown).',
+    );
+    expect(c.problems).toContain(
+      'DOCREQ_MAX_RESPONSE_MB (or --max-response-mb) must be a number from 1 to 4096: got a 4-character value of digits (not shown).',
+    );
   });
 
   it.each([

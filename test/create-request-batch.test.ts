@@ -30,10 +30,22 @@ function take(n: number) {
   return chosen;
 }
 let titles = 0;
-const request = (extra: Record<string, unknown> = {}) => ({ title: `Batch test ${++titles}`, items: [{ name: 'Bank statements' }, { name: 'Moved this year?', type: 'boolean' }], ...extra });
+const request = (extra: Record<string, unknown> = {}) => ({
+  title: `Batch test ${++titles}`,
+  items: [{ name: 'Bank statements' }, { name: 'Moved this year?', type: 'boolean' }],
+  ...extra,
+});
 
 type Recipient = { client: string; clientId: string | null; outcome: string; request: { id: string } | null; reason: string | null };
-type Out = { sent: number; dryRun: boolean; confirmation: { needed: boolean; token: string | null }; payload: Record<string, unknown>; recipients: Recipient[]; stoppedBy: string | null; warnings: string[] };
+type Out = {
+  sent: number;
+  dryRun: boolean;
+  confirmation: { needed: boolean; token: string | null };
+  payload: Record<string, unknown>;
+  recipients: Recipient[];
+  stoppedBy: string | null;
+  warnings: string[];
+};
 const out = (r: CallToolResult) => r.structuredContent as Out;
 const posts = () => sb.callsTo('POST', '/api/v1/requests');
 const postedTo = (ids: string[]) => posts().filter((c) => ids.includes((JSON.parse(c.body ?? '{}') as { clientId?: string }).clientId ?? ''));
@@ -110,7 +122,11 @@ describe('create_request_batch: recipients that cannot be sent', () => {
       .filter((c) => c.id !== dupClient.id && !firm.requests.some((r) => r.clientId === c.id && r.title === duplicate.title))
       .slice(0, 3);
     const sams = firm.clients.filter((c) => c.displayName === 'Sam Taylor');
-    const args = { clients: ['Sam Taylor', others[0]!.email, dupClient.displayName, others[1]!.displayName, others[2]!.id], title: duplicate.title, items: [{ name: 'Receipts' }] };
+    const args = {
+      clients: ['Sam Taylor', others[0]!.email, dupClient.displayName, others[1]!.displayName, others[2]!.id],
+      title: duplicate.title,
+      items: [{ name: 'Receipts' }],
+    };
     const { preview, sent } = await previewThenSend(mcp, 'create_request_batch', args);
 
     expect(outcomes(preview)).toEqual(['skipped', 'will_send', 'skipped', 'will_send', 'will_send']);
@@ -132,7 +148,11 @@ describe('create_request_batch: recipients that cannot be sent', () => {
     const mcp = await server();
     const inactive = firm.clients.find((c) => c.status !== 'active')!;
     const [a, b] = take(2);
-    const result = await mcp.call('create_request_batch', { clients: [a!.id, 'Nobody Atall', a!.email, inactive.id, b!.displayName], ...request(), dryRun: true });
+    const result = await mcp.call('create_request_batch', {
+      clients: [a!.id, 'Nobody Atall', a!.email, inactive.id, b!.displayName],
+      ...request(),
+      dryRun: true,
+    });
     expect(result.isError).toBeFalsy();
     const r = out(result);
     expect(r.dryRun).toBe(true);
@@ -159,15 +179,32 @@ describe('create_request_batch: recipients that cannot be sent', () => {
   });
 
   it('resolves each recipient exactly as create_request does (the indexed resolver agrees with resolveClient)', () => {
-    const clients = [...firm.clients, { id: null, displayName: 'No Id', email: null, status: 'active' }, { id: 'X-1', displayName: '  Spaced   Name ', email: ' MIXED@Case.example ', status: null }];
+    const clients = [
+      ...firm.clients,
+      { id: null, displayName: 'No Id', email: null, status: 'active' },
+      { id: 'X-1', displayName: '  Spaced   Name ', email: ' MIXED@Case.example ', status: null },
+    ];
     const resolve = clientResolver(clients);
-    const queries = [...firm.clients.flatMap((c) => [c.id, c.email.toUpperCase(), ` ${c.displayName}  `]), 'sam   taylor', 'x-1', 'mixed@case.example', 'spaced name', 'no id', 'nobody', ''];
+    const queries = [
+      ...firm.clients.flatMap((c) => [c.id, c.email.toUpperCase(), ` ${c.displayName}  `]),
+      'sam   taylor',
+      'x-1',
+      'mixed@case.example',
+      'spaced name',
+      'no id',
+      'nobody',
+      '',
+    ];
     for (const q of queries) expect(resolve(q), q).toEqual(resolveClient(clients, q));
   });
 
   it('refuses invalid input before any HTTP call', async () => {
     const mcp = await server();
-    for (const args of [{ clients: ['only one'], ...request() }, { clients: Array<string>(101).fill('x'), ...request() }, { clients: ['a', 'b'], title: 'x', items: [] }]) {
+    for (const args of [
+      { clients: ['only one'], ...request() },
+      { clients: Array<string>(101).fill('x'), ...request() },
+      { clients: ['a', 'b'], title: 'x', items: [] },
+    ]) {
       const result = await mcp.call('create_request_batch', args);
       expect(result.isError).toBe(true);
     }
@@ -224,7 +261,11 @@ describe('create_request_batch: cancel, key rejected, progress, logs', () => {
     const mcp = await server();
     const args = { clients: take(3).map((c) => c.id), ...request() };
     const token = out(await mcp.call('create_request_batch', args)).confirmation.token!;
-    sb.inject('POST /api/v1/requests', { kind: 'status', status: 422, body: { error: { code: 'validation_failed', message: 'Client cannot receive requests.' } } }, { times: 1 });
+    sb.inject(
+      'POST /api/v1/requests',
+      { kind: 'status', status: 422, body: { error: { code: 'validation_failed', message: 'Client cannot receive requests.' } } },
+      { times: 1 },
+    );
     const result = await mcp.call('create_request_batch', { ...args, confirmationToken: token });
     expect(outcomes(result)).toEqual(['not_sent', 'sent', 'sent']);
     expect(out(result).recipients[0]!.reason).toContain('Client cannot receive requests.');
@@ -304,7 +345,13 @@ describe('create_request_batch: one confirmation for the batch', () => {
     const [a, b, c] = take(3);
     const args = { clients: [a!.id, b!.id], ...request() };
     const token = out(await mcp.call('create_request_batch', args)).confirmation.token!;
-    for (const change of [{ clients: [a!.id, c!.id] }, { clients: [b!.id, a!.id] }, { clients: [a!.id, b!.id, c!.id] }, { title: 'Another title' }, { allowDuplicate: true }]) {
+    for (const change of [
+      { clients: [a!.id, c!.id] },
+      { clients: [b!.id, a!.id] },
+      { clients: [a!.id, b!.id, c!.id] },
+      { title: 'Another title' },
+      { allowDuplicate: true },
+    ]) {
       const result = await mcp.call('create_request_batch', { ...args, ...change, confirmationToken: token });
       expect(result.isError).toBeFalsy();
       expect(result.text).toContain('does not belong to this exact batch');
@@ -312,7 +359,9 @@ describe('create_request_batch: one confirmation for the batch', () => {
     }
     // A token from create_request for one of them does not send the batch either.
     const single = await mcp.call('create_request', { client: a!.id, title: args.title, items: args.items });
-    expect((await mcp.call('create_request_batch', { ...args, confirmationToken: out(single).confirmation.token })).text).toContain('does not belong to this exact batch');
+    expect((await mcp.call('create_request_batch', { ...args, confirmationToken: out(single).confirmation.token })).text).toContain(
+      'does not belong to this exact batch',
+    );
     expect(posts()).toHaveLength(0);
   });
 
@@ -328,7 +377,12 @@ describe('create_request_batch: one confirmation for the batch', () => {
 
   it('takes a template: its items first, then items', async () => {
     const mcp = await server();
-    const result = await mcp.call('create_request_batch', { clients: take(2).map((c) => c.id), template: 'individual-tax-return', items: [{ name: 'Extra note', type: 'text' }], dryRun: true });
+    const result = await mcp.call('create_request_batch', {
+      clients: take(2).map((c) => c.id),
+      template: 'individual-tax-return',
+      items: [{ name: 'Extra note', type: 'text' }],
+      dryRun: true,
+    });
     const items = out(result).payload.items as { name: string }[];
     expect(items.at(-1)!.name).toBe('Extra note');
     expect(items.length).toBeGreaterThan(2);

@@ -31,7 +31,8 @@ const draftLines = (c: Client, title: string) => [
   `Exact body: {"clientId":"${c.id}","title":${JSON.stringify(title)},"items":[{"name":"W-2","required":true,"type":"file"}]}`,
 ];
 const INACTIVE = `Warnings: The client's status is "${inactive.status}", not active.`;
-const NEXT = /^Next: show the person this preview\. Only once they agree, call create_request again with the same arguments plus confirmationToken: "dr1\.[^"]+" \(single use, valid until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\. Do not send without their go-ahead\.$/;
+const NEXT =
+  /^Next: show the person this preview\. Only once they agree, call create_request again with the same arguments plus confirmationToken: "dr1\.[^"]+" \(single use, valid until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\. Do not send without their go-ahead\.$/;
 const SENT_DUPLICATE = `Warnings: Sending although the client already has an open request "${open.title}" (id ${open.id}, status ${open.status}, created ${open.createdAt.slice(0, 10)}).`;
 
 describe('the dry run and the preview', () => {
@@ -41,14 +42,25 @@ describe('the dry run and the preview', () => {
     expect(lines(r).slice(0, 9)).toEqual(['DRY RUN — nothing was sent.', ...draftLines(inactive, 'Words one'), INACTIVE]);
     expect(lines(r)[9]).toMatch(NEXT);
     expect(lines(r)).toHaveLength(10);
-    expect(r.structuredContent).toMatchObject({ dryRun: true, sent: false, outcome: 'previewed', request: null, confirmation: { needed: true }, warnings: [`The client's status is "${inactive.status}", not active.`] });
+    expect(r.structuredContent).toMatchObject({
+      dryRun: true,
+      sent: false,
+      outcome: 'previewed',
+      request: null,
+      confirmation: { needed: true },
+      warnings: [`The client's status is "${inactive.status}", not active.`],
+    });
   });
 
   it('a duplicate sent anyway: the preview warns, the send says its request id and status and warns again; the token used again says what it did', async () => {
     const mcp = await server();
     const args = { client: withOpen.id, title: open.title, items: [{ name: 'W-2' }], allowDuplicate: true };
     const { preview, sent } = await previewThenSend(mcp, 'create_request', args);
-    expect(lines(preview).slice(0, 9)).toEqual(["PREVIEW — nothing was sent. Sending needs the person's go-ahead, given as the confirmationToken below.", ...draftLines(withOpen, open.title), SENT_DUPLICATE]);
+    expect(lines(preview).slice(0, 9)).toEqual([
+      "PREVIEW — nothing was sent. Sending needs the person's go-ahead, given as the confirmationToken below.",
+      ...draftLines(withOpen, open.title),
+      SENT_DUPLICATE,
+    ]);
     expect(lines(preview)[9]).toMatch(NEXT);
     expect(preview.structuredContent).toMatchObject({ dryRun: false, confirmation: { needed: true } });
     const out = sent.structuredContent as { request: { id: string; status: string }; dryRun: boolean; sent: boolean; outcome: string; confirmation: unknown };
@@ -57,7 +69,12 @@ describe('the dry run and the preview', () => {
     const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
     const again = await mcp.call('create_request', { ...args, confirmationToken: token });
     expect(textOf(again)).toBe(`ALREADY USED: this confirmationToken was used before (outcome: sent); nothing more was sent. Request id ${out.request.id}.`);
-    expect(again.structuredContent).toMatchObject({ outcome: 'already_sent', sent: false, request: { id: out.request.id }, warnings: [SENT_DUPLICATE.slice('Warnings: '.length)] });
+    expect(again.structuredContent).toMatchObject({
+      outcome: 'already_sent',
+      sent: false,
+      request: { id: out.request.id },
+      warnings: [SENT_DUPLICATE.slice('Warnings: '.length)],
+    });
   });
 });
 
@@ -103,14 +120,23 @@ describe('asking the person', () => {
     const questions: string[] = [];
     const mcp = await server({ elicit: (q) => (questions.push(q), { action: 'decline' }) });
     const progress: Progress[] = [];
-    const r = await mcp.callWith('create_request', { client: inactive.id, title: 'Words two', items: [{ name: 'W-2' }] }, { onprogress: (p: Progress) => progress.push(p) });
+    const r = await mcp.callWith(
+      'create_request',
+      { client: inactive.id, title: 'Words two', items: [{ name: 'W-2' }] },
+      { onprogress: (p: Progress) => progress.push(p) },
+    );
     expect(questions).toEqual([['Send this document request? The service will e-mail the client.', ...draftLines(inactive, 'Words two'), INACTIVE].join('\n')]);
     expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
       [0, 3, 'Resolving the client'],
       [1, 3, "Checking the client's open requests"],
     ]);
     expect(textOf(r)).toBe(`NOT SENT: the person declined to send "Words two" to ${label(inactive)}. Nothing was sent.`);
-    expect(r.structuredContent).toMatchObject({ sent: false, outcome: 'declined', request: null, warnings: [`The client's status is "${inactive.status}", not active.`, 'The person declined; nothing was sent.'] });
+    expect(r.structuredContent).toMatchObject({
+      sent: false,
+      outcome: 'declined',
+      request: null,
+      warnings: [`The client's status is "${inactive.status}", not active.`, 'The person declined; nothing was sent.'],
+    });
     expect(sb.callsTo('POST', '/api/v1/requests').filter((c) => c.body?.includes('Words two'))).toHaveLength(0);
   });
 
@@ -128,7 +154,11 @@ describe('asking the person', () => {
     const mcp = await server({ elicit: (q) => (questions.push(q), { action: 'accept', content: { confirm: true } }) });
     const c = fresh[0]!;
     const progress: Progress[] = [];
-    const r = await mcp.callWith('create_request', { client: c.id, title: 'Words three', items: [{ name: 'W-2' }] }, { onprogress: (p: Progress) => progress.push(p) });
+    const r = await mcp.callWith(
+      'create_request',
+      { client: c.id, title: 'Words three', items: [{ name: 'W-2' }] },
+      { onprogress: (p: Progress) => progress.push(p) },
+    );
     expect(progress.map((p) => p.message)).toEqual(['Resolving the client', "Checking the client's open requests", 'Sending']);
     expect(questions[0]).toBe(['Send this document request? The service will e-mail the client.', ...draftLines(c, 'Words three')].join('\n'));
     const out = r.structuredContent as { request: { id: string; status: string }; warnings: string[] };

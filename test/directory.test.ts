@@ -8,7 +8,9 @@ interface CaseRun {
   answers: string[];
   counts: { positive: number; negative: number };
 }
-const { runCases } = (await import(new URL('./fixtures/directory-cases.mjs', import.meta.url).href)) as { runCases: (options: { env: Record<string, string> }) => Promise<CaseRun> };
+const { runCases } = (await import(new URL('./fixtures/directory-cases.mjs', import.meta.url).href)) as {
+  runCases: (options: { env: Record<string, string> }) => Promise<CaseRun>;
+};
 
 // The directory test cases (docs/directory/test-cases.json: the prompts, expected tool calls and
 // outcomes a directory review reads) run against the built server on the sandbox, as in CI.
@@ -18,7 +20,10 @@ describe('directory test cases', () => {
     captured.push(...answers);
     expect(counts.positive).toBeGreaterThanOrEqual(5);
     expect(counts.negative).toBeGreaterThanOrEqual(3);
-    expect(lines.filter((l) => l.startsWith('✗')), lines.join('\n')).toEqual([]);
+    expect(
+      lines.filter((l) => l.startsWith('✗')),
+      lines.join('\n'),
+    ).toEqual([]);
     expect(ok).toBe(true);
   }, 60_000);
 });

@@ -197,12 +197,9 @@ describe('readDay: epoch seconds and milliseconds', () => {
   });
 
   const NOT_EPOCHS = ['1768435200.', '.1768435200', '1768435200e3', '1768435200x', 'x1768435200', '+1768435200', '--1768435200', '-12345678', '12345678.5'];
-  it.each([...NOT_EPOCHS, '17684 35200'])(
-    'refuses %j: not a plain epoch number',
-    (text) => {
-      expect(readDay(text)).toEqual(OTHER);
-    },
-  );
+  it.each([...NOT_EPOCHS, '17684 35200'])('refuses %j: not a plain epoch number', (text) => {
+    expect(readDay(text)).toEqual(OTHER);
+  });
 
   it('reads a named date ending in ten digits by its name, not as an epoch', () => {
     expect(readDay('1 Jan 2026 1768435200')).toEqual(read('2026-01-01', 'day and month name'));
@@ -790,9 +787,18 @@ describe('ServiceProfile.createdRecord', () => {
   });
 
   it.each<[unknown, unknown]>([
-    [{ id: 'r1', title: 'T' }, { id: 'r1', title: 'T' }],
-    [{ data: {}, id: 'r1' }, { data: {}, id: 'r1' }],
-    [{ data: [1, 2], id: 'r1' }, { data: [1, 2], id: 'r1' }],
+    [
+      { id: 'r1', title: 'T' },
+      { id: 'r1', title: 'T' },
+    ],
+    [
+      { data: {}, id: 'r1' },
+      { data: {}, id: 'r1' },
+    ],
+    [
+      { data: [1, 2], id: 'r1' },
+      { data: [1, 2], id: 'r1' },
+    ],
     [{ data: 'x' }, { data: 'x' }],
     [{ data: {} }, { data: {} }],
     [{ record: { id: 'c' }, result: { id: 'b' }, request: { id: 'a' }, data: { id: 'd' } }, { id: 'd' }],
@@ -909,10 +915,11 @@ describe('ServiceProfile.describe', () => {
       'dates such as 03/04/2026: month-first',
       'created record: under result.request',
     ]);
-    expect(profile({ body: { item: { required: 'mandatory' } }, values: { correctnessMode: { soft: 'lenient' } } }).describe().slice(0, 2)).toEqual([
-      'body field names: item.required → "mandatory"',
-      'values: mode soft → "lenient"; due date sent as a date (YYYY-MM-DD)',
-    ]);
+    expect(
+      profile({ body: { item: { required: 'mandatory' } }, values: { correctnessMode: { soft: 'lenient' } } })
+        .describe()
+        .slice(0, 2),
+    ).toEqual(['body field names: item.required → "mandatory"', 'values: mode soft → "lenient"; due date sent as a date (YYYY-MM-DD)']);
   });
 });
 
@@ -932,11 +939,17 @@ describe('checklist items', () => {
   it.each<[unknown, unknown]>([
     [{ name: 'W-2' }, { name: 'W-2' }],
     [{ name: ' W-2 ' }, { name: ' W-2 ' }],
-    [{ name: 'x', required: false, type: 'text' }, { name: 'x', required: false, type: 'text' }],
+    [
+      { name: 'x', required: false, type: 'text' },
+      { name: 'x', required: false, type: 'text' },
+    ],
     [{ name: 'n'.repeat(200) }, { name: 'n'.repeat(200) }],
     [{ name: `  ${'n'.repeat(200)}  ` }, { name: `  ${'n'.repeat(200)}  ` }],
     [{ name: '😀'.repeat(200) }, { name: '😀'.repeat(200) }],
-    ...ITEM_TYPES.map((type): [unknown, unknown] => [{ name: 'x', type }, { name: 'x', type }]),
+    ...ITEM_TYPES.map((type): [unknown, unknown] => [
+      { name: 'x', type },
+      { name: 'x', type },
+    ]),
   ])('itemIn accepts %j as it is', (item, parsed) => {
     expect(itemIn.parse(item)).toStrictEqual(parsed);
   });
@@ -965,9 +978,18 @@ describe('checklist items', () => {
 
   it.each<[Parameters<typeof checklistItem>[0], unknown]>([
     [{ name: ' W-2 ' }, { name: 'W-2', required: true, type: 'file' }],
-    [{ name: 'Notes', required: false }, { name: 'Notes', required: false, type: 'file' }],
-    [{ name: 'Paid', type: 'boolean' }, { name: 'Paid', required: true, type: 'boolean' }],
-    [{ name: 'When', required: true, type: 'date' }, { name: 'When', required: true, type: 'date' }],
+    [
+      { name: 'Notes', required: false },
+      { name: 'Notes', required: false, type: 'file' },
+    ],
+    [
+      { name: 'Paid', type: 'boolean' },
+      { name: 'Paid', required: true, type: 'boolean' },
+    ],
+    [
+      { name: 'When', required: true, type: 'date' },
+      { name: 'When', required: true, type: 'date' },
+    ],
   ])('checklistItem(%j) fills the defaults: %j', (item, filled) => {
     expect(checklistItem(item)).toStrictEqual(filled);
   });

@@ -16,7 +16,7 @@ const DOCUMENT_TYPES = ['file', 'text', 'date', 'number', 'boolean'];
 const DOCUMENT_MODES = ['off', 'advisory', 'soft', 'hard'];
 // The contract (§3.4): a title of 1–200 characters, item names of at most 200, 1–100 items in all.
 
-describe('the checklist facts are the API document\'s and the contract\'s', () => {
+describe("the checklist facts are the API document's and the contract's", () => {
   it('item types, correctness modes and limits', () => {
     expect([...ITEM_TYPES]).toEqual(DOCUMENT_TYPES);
     expect([...CORRECTNESS_MODES]).toEqual(DOCUMENT_MODES);
@@ -26,7 +26,11 @@ describe('the checklist facts are the API document\'s and the contract\'s', () =
 
 describe('the sandbox validates a create body as the API document says', () => {
   const post = async (body: unknown) => {
-    const res = await fetch(`${sb.url}/api/v1/requests`, { method: 'POST', headers: { authorization: `Bearer ${sb.keys.demo}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${sb.url}/api/v1/requests`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sb.keys.demo}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as { error?: { details?: { field: string; message: string }[] } } };
   };
   const body = (extra: Record<string, unknown>, item: Record<string, unknown> = {}) => ({
@@ -52,12 +56,17 @@ describe('the sandbox validates a create body as the API document says', () => {
   });
 });
 
-describe('create_request keeps the contract\'s limits, at the edge, before any HTTP call', () => {
+describe("create_request keeps the contract's limits, at the edge, before any HTTP call", () => {
   const item = (name = 'W-2') => ({ name });
 
   it('a 200-character title and item name, 100 items: previewed; one more of each: refused, nothing called', async () => {
     const client = firm.clients[0]!.id;
-    const ok = await mcp.call('create_request', { client, title: 't'.repeat(200), items: [item('n'.repeat(200)), ...Array.from({ length: 99 }, (_, i) => item(`Item ${i}`))], dryRun: true });
+    const ok = await mcp.call('create_request', {
+      client,
+      title: 't'.repeat(200),
+      items: [item('n'.repeat(200)), ...Array.from({ length: 99 }, (_, i) => item(`Item ${i}`))],
+      dryRun: true,
+    });
     expect(ok.isError, ok.text).toBeFalsy();
     expect((ok.structuredContent as { payload: { items: unknown[] } }).payload.items).toHaveLength(100);
     for (const [args, message] of [

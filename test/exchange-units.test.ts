@@ -67,11 +67,28 @@ describe('what it sends', () => {
     expect(got.status).toBe(200);
     await post(x, JSON.stringify({ clientId: 'nobody' }), { headers: { 'idempotency-key': 'units-1' } });
     const [g, p] = sb.calls;
-    expect(g).toMatchObject({ method: 'GET', path: CLIENTS, accept: 'application/json', acceptEncoding: 'gzip, br', userAgent: USER_AGENT, contentType: undefined, idempotencyKey: undefined });
-    expect(p).toMatchObject({ method: 'POST', path: REQUESTS, accept: 'application/json', acceptEncoding: 'gzip, br', userAgent: USER_AGENT, contentType: 'application/json', idempotencyKey: 'units-1', body: '{"clientId":"nobody"}' });
+    expect(g).toMatchObject({
+      method: 'GET',
+      path: CLIENTS,
+      accept: 'application/json',
+      acceptEncoding: 'gzip, br',
+      userAgent: USER_AGENT,
+      contentType: undefined,
+      idempotencyKey: undefined,
+    });
+    expect(p).toMatchObject({
+      method: 'POST',
+      path: REQUESTS,
+      accept: 'application/json',
+      acceptEncoding: 'gzip, br',
+      userAgent: USER_AGENT,
+      contentType: 'application/json',
+      idempotencyKey: 'units-1',
+      body: '{"clientId":"nobody"}',
+    });
   });
 
-  it('sends exactly these headers as a server receives them; extra ones are added and may replace the usual ones, but never a POST\'s Content-Type', async () => {
+  it("sends exactly these headers as a server receives them; extra ones are added and may replace the usual ones, but never a POST's Content-Type", async () => {
     const s = await answering(200, { 'content-type': 'application/json' }, '{}');
     const x = exchangeTo(s.url);
     await get(x, REQUESTS, { headers: { 'if-none-match': '"v1"' } });
@@ -95,7 +112,7 @@ describe('what it sends', () => {
     expect(third!.body).toBe('{"a":1}');
   });
 
-  it('calls the base URL\'s own path, with a query kept; names the service by its origin', async () => {
+  it("calls the base URL's own path, with a query kept; names the service by its origin", async () => {
     const s = await answering(200, {}, '{}');
     const x = exchangeTo(`${s.url}/tenant/eu`);
     await get(x, `${REQUESTS}?page=2&q=a%20b`);
@@ -348,7 +365,7 @@ describe('the size cap', () => {
     expect((await get(x)).bytes).toHaveLength(CAP);
   });
 
-  it('names the status of a refusal over the cap, and stops the sandbox\'s huge body early', async () => {
+  it("names the status of a refusal over the cap, and stops the sandbox's huge body early", async () => {
     const s = await serve((_req, res) => {
       res.writeHead(500, { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) });
       res.end(Buffer.alloc(2 * 1024 * 1024, 0x20));
@@ -369,7 +386,7 @@ describe('the size cap', () => {
     for (const call of sb.calls) expect(call.bytesWritten).toBeLessThan(bytes / 2);
   });
 
-  it("a bomb from the sandbox stops at the cap, once decompressed", async () => {
+  it('a bomb from the sandbox stops at the cap, once decompressed', async () => {
     sb.inject('GET /api/v1/requests', { kind: 'bomb', bytes: 256 * 1024 * 1024 }, { times: 1 });
     const error = await failure(get(exchangeTo(sb.url)));
     expect(error).toBeInstanceOf(TooLargeError);
@@ -507,7 +524,11 @@ describe('what a refusal means', () => {
 
 describe('Retry-After', () => {
   const retryAfter = async (status: number, value: string | string[] | undefined) => {
-    const s = await answering(status, { 'content-type': 'application/json', ...(value === undefined ? {} : { 'retry-after': value }) }, '{"error":"Slow down."}');
+    const s = await answering(
+      status,
+      { 'content-type': 'application/json', ...(value === undefined ? {} : { 'retry-after': value }) },
+      '{"error":"Slow down."}',
+    );
     const x = exchangeTo(s.url);
     return x.statusError(await get(x), 'GET', REQUESTS);
   };
@@ -718,7 +739,9 @@ describe('no answer', () => {
       expect(error.code).toBe('ECONNREFUSED');
       expect(error.status).toBeUndefined();
       expect(error.outcomeUnknown).toBe(false);
-      expect(error.message).toBe(`Could not reach the service at http://127.0.0.1:${port} (ECONNREFUSED): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`);
+      expect(error.message).toBe(
+        `Could not reach the service at http://127.0.0.1:${port} (ECONNREFUSED): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`,
+      );
     }
   });
 
@@ -791,7 +814,8 @@ describe('no answer', () => {
 
   describe('what a failure that is not an answer is named: its code, or the code of what caused it', () => {
     /** An error with this code (none when undefined), caused by `cause` when one is given. */
-    const coded = (code: string | undefined, cause?: Error): Error => Object.assign(new Error('failed', cause ? { cause } : undefined), code === undefined ? {} : { code });
+    const coded = (code: string | undefined, cause?: Error): Error =>
+      Object.assign(new Error('failed', cause ? { cause } : undefined), code === undefined ? {} : { code });
     /** An error whose code is `depth` causes below it. */
     const wrapped = (depth: number): Error => (depth === 0 ? coded('EPIPE') : coded(undefined, wrapped(depth - 1)));
     it.each([
@@ -964,7 +988,9 @@ describe('proxies', () => {
     expect(text(await get(exchangeTo(s.url, { proxyEnv: { HTTPS_PROXY: dead } })))).toBe('{"direct":true}');
     const port = await freePort();
     const error = await failure(get(exchangeTo(`http://127.0.0.1:${port}`, { proxyEnv: { HTTP_PROXY: dead, NO_PROXY: '127.0.0.1' } })));
-    expect(error.message).toBe(`Could not reach the service at http://127.0.0.1:${port} (ECONNREFUSED): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`);
+    expect(error.message).toBe(
+      `Could not reach the service at http://127.0.0.1:${port} (ECONNREFUSED): check DOCREQ_BASE_URL (or --base-url), and that the service runs at that address.`,
+    );
   });
 
   it.each([
@@ -1064,7 +1090,9 @@ describe('the pool', () => {
     const agent = new Agent({ keepAliveTimeout: 4_000, connections: 4 });
     afterAll(() => agent.close());
     // The shared pool marks what it carries, so the service can tell it was used.
-    const shared = agent.compose((dispatch) => (options, handler) => dispatch({ ...options, headers: { ...(options.headers as Record<string, string>), 'x-pool': 'shared' } }, handler));
+    const shared = agent.compose(
+      (dispatch) => (options, handler) => dispatch({ ...options, headers: { ...(options.headers as Record<string, string>), 'x-pool': 'shared' } }, handler),
+    );
     const s = await answering(200, { 'content-type': 'application/json' }, '{}');
     const one = exchangeTo(s.url, { sharedPool: shared });
     const two = exchangeTo(s.url, { sharedPool: shared });
@@ -1096,7 +1124,25 @@ function certificates(): { ip: { key: Buffer; cert: Buffer }; named: { key: Buff
   const make = (name: string, san: string) => {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.pem`,
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        `subjectAltName=${san}`,
+      ],
       { cwd: dir, stdio: 'ignore' },
     );
     return { key: readFileSync(join(dir, `${name}.key`)), cert: readFileSync(join(dir, `${name}.pem`)) };

@@ -31,23 +31,55 @@ const serviceFailed = (status: number) => new RegExp(`The service failed \\(${st
 // A 2xx to the POST whose body is odd: the request was created; the odd body is a warning, never "not sent".
 const SENT_ANYWAY: Post = { outcome: 'sent', says: /^SENT/ };
 const FAULTS: Record<string, Setup> = {
-  'connection refused': { before: () => sb.pause(), after: () => sb.resume(), says: /Could not reach the service .*\(ECONNREFUSED\)/, post: { outcome: 'not sent', says: /Could not reach the service .*\(ECONNREFUSED\)/ } },
-  'reset before headers': { fault: { kind: 'reset' }, says: /Could not reach the service .*\(\w+\)\./, post: mayHaveBeenSent(/The connection to .* failed \(\w+\) while sending\./) },
+  'connection refused': {
+    before: () => sb.pause(),
+    after: () => sb.resume(),
+    says: /Could not reach the service .*\(ECONNREFUSED\)/,
+    post: { outcome: 'not sent', says: /Could not reach the service .*\(ECONNREFUSED\)/ },
+  },
+  'reset before headers': {
+    fault: { kind: 'reset' },
+    says: /Could not reach the service .*\(\w+\)\./,
+    post: mayHaveBeenSent(/The connection to .* failed \(\w+\) while sending\./),
+  },
   'reset mid-body': { fault: { kind: 'resetMidBody' }, says: /Could not reach the service .*\(\w+\)\./, post: mayHaveBeenSent(/failed \(\w+\)/) },
-  'headers slower than the timeout': { fault: { kind: 'latency', ms: TIMEOUT_MS * 3 }, says: new RegExp(`did not answer within ${TIMEOUT_MS} ms`), post: mayHaveBeenSent(new RegExp(`did not answer within ${TIMEOUT_MS} ms`)) },
-  'a body that trickles': { fault: { kind: 'trickle', intervalMs: 100, chunkBytes: 8 }, says: new RegExp(`did not answer within ${TIMEOUT_MS} ms`), post: mayHaveBeenSent(new RegExp(`did not answer within ${TIMEOUT_MS} ms`)) },
+  'headers slower than the timeout': {
+    fault: { kind: 'latency', ms: TIMEOUT_MS * 3 },
+    says: new RegExp(`did not answer within ${TIMEOUT_MS} ms`),
+    post: mayHaveBeenSent(new RegExp(`did not answer within ${TIMEOUT_MS} ms`)),
+  },
+  'a body that trickles': {
+    fault: { kind: 'trickle', intervalMs: 100, chunkBytes: 8 },
+    says: new RegExp(`did not answer within ${TIMEOUT_MS} ms`),
+    post: mayHaveBeenSent(new RegExp(`did not answer within ${TIMEOUT_MS} ms`)),
+  },
   'HTTP 500': { fault: { kind: 'status', status: 500 }, says: serviceFailed(500), post: mayHaveBeenSent(/The service failed \(500\)\./) },
   'HTTP 502': { fault: { kind: 'status', status: 502 }, says: serviceFailed(502), post: mayHaveBeenSent(/The service failed \(502\)\./) },
   'HTTP 503': { fault: { kind: 'status', status: 503 }, says: serviceFailed(503), post: mayHaveBeenSent(/The service failed \(503\)\./) },
   'HTTP 504': { fault: { kind: 'status', status: 504 }, says: serviceFailed(504), post: mayHaveBeenSent(/The service failed \(504\)\./) },
-  '429 with Retry-After': { fault: { kind: 'status', status: 429, headers: { 'retry-after': '1' } }, says: /rate limiting calls \(429\).*Try again in 1 s\./, post: { outcome: 'not sent', says: /rate limiting calls \(429\).*Try again in 1 s\./ } },
-  '429 without Retry-After': { fault: { kind: 'status', status: 429 }, says: /rate limiting calls \(429\).*Try again shortly\./, post: { outcome: 'not sent', says: /rate limiting calls \(429\).*Try again shortly\./ } },
-  'an HTML error page': { fault: { kind: 'html', status: 502 }, says: /The service failed \(502\)\. The body was not JSON \(text\/html\)/, post: mayHaveBeenSent(/The service failed \(502\)\. The body was not JSON \(text\/html\)/) },
+  '429 with Retry-After': {
+    fault: { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+    says: /rate limiting calls \(429\).*Try again in 1 s\./,
+    post: { outcome: 'not sent', says: /rate limiting calls \(429\).*Try again in 1 s\./ },
+  },
+  '429 without Retry-After': {
+    fault: { kind: 'status', status: 429 },
+    says: /rate limiting calls \(429\).*Try again shortly\./,
+    post: { outcome: 'not sent', says: /rate limiting calls \(429\).*Try again shortly\./ },
+  },
+  'an HTML error page': {
+    fault: { kind: 'html', status: 502 },
+    says: /The service failed \(502\)\. The body was not JSON \(text\/html\)/,
+    post: mayHaveBeenSent(/The service failed \(502\)\. The body was not JSON \(text\/html\)/),
+  },
   // On a POST these answers still mean "sent" (with a warning), so they are errors only for the lists.
   'truncated JSON': { fault: { kind: 'truncated' }, says: /list is not valid JSON/, post: SENT_ANYWAY },
   '"data" missing': { fault: { kind: 'raw', body: '{"items":[]}' }, says: /list has no "data" array \(data is missing\)/, post: SENT_ANYWAY },
   '"data" not an array': { fault: { kind: 'raw', body: '{"data":{"id":1}}' }, says: /list has no "data" array \(data is object\)/, post: SENT_ANYWAY },
-  'records of wrong types': { fault: { kind: 'raw', body: '{"data":[1,"x",null,{"id":{"a":1},"displayName":7,"totalItems":"many","dueDate":false}]}' }, post: SENT_ANYWAY },
+  'records of wrong types': {
+    fault: { kind: 'raw', body: '{"data":[1,"x",null,{"id":{"a":1},"displayName":7,"totalItems":"many","dueDate":false}]}' },
+    post: SENT_ANYWAY,
+  },
   'a body over the size cap': { fault: { kind: 'huge', bytes: 50 * 1024 * 1024 }, says: /larger than the 2\.0 MB cap/, post: SENT_ANYWAY },
   'the key revoked mid-session': {
     before: () => Promise.resolve(sb.revoke(sb.keys.demo)),
@@ -74,8 +106,12 @@ describe('fault matrix', () => {
   afterAll(() => {
     const passed = results.filter((r) => r.ok).length;
     const faults = Object.keys(FAULTS);
-    const rows = faults.map((f) => `${f.padEnd(32)} ${TOOLS.map((t) => (results.find((r) => r.tool === t.name && r.fault === f)?.ok ? 'pass' : 'FAIL').padEnd(15)).join('')}`);
-    console.log(`\nFault matrix (timeout ${TIMEOUT_MS} ms + ${SLACK_MS} ms slack)\n${''.padEnd(32)} ${TOOLS.map((t) => t.name.padEnd(15)).join('')}\n${rows.join('\n')}\ncells passed: ${passed}/${results.length}`);
+    const rows = faults.map(
+      (f) => `${f.padEnd(32)} ${TOOLS.map((t) => (results.find((r) => r.tool === t.name && r.fault === f)?.ok ? 'pass' : 'FAIL').padEnd(15)).join('')}`,
+    );
+    console.log(
+      `\nFault matrix (timeout ${TIMEOUT_MS} ms + ${SLACK_MS} ms slack)\n${''.padEnd(32)} ${TOOLS.map((t) => t.name.padEnd(15)).join('')}\n${rows.join('\n')}\ncells passed: ${passed}/${results.length}`,
+    );
   });
 
   for (const tool of TOOLS) {
@@ -87,7 +123,9 @@ describe('fault matrix', () => {
         await setup.before?.();
         let result;
         try {
-          result = await (tool.name === 'create_request' ? sender : mcp).client.callTool({ name: tool.name, arguments: tool.args() }, undefined, { timeout: TIMEOUT_MS + SLACK_MS });
+          result = await (tool.name === 'create_request' ? sender : mcp).client.callTool({ name: tool.name, arguments: tool.args() }, undefined, {
+            timeout: TIMEOUT_MS + SLACK_MS,
+          });
         } finally {
           sb.clearFaults();
           await setup.after?.();

@@ -20,7 +20,9 @@ function fileStore(max = 50_000) {
 function records(dir: string): string[] {
   const v1 = join(dir, 'v1');
   const [ns] = readdirSync(v1);
-  return readdirSync(join(v1, ns!)).filter((n) => !n.startsWith('.') && !n.endsWith('.tmp')).map((n) => join(v1, ns!, n));
+  return readdirSync(join(v1, ns!))
+    .filter((n) => !n.startsWith('.') && !n.endsWith('.tmp'))
+    .map((n) => join(v1, ns!, n));
 }
 const folderOf = (dir: string) => join(dir, 'v1', readdirSync(join(dir, 'v1'))[0]!);
 

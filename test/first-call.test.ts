@@ -164,7 +164,12 @@ describe('the first call of the built binary over stdio', () => {
     const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
     const call = (id: number) => send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_requests', arguments: {} } });
     try {
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
       await line(1);
       const atInitialize = sb.calls.length;
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -238,7 +243,12 @@ describe('the first call of the built binary in team mode', () => {
       const call = async () => {
         const res = await request(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${sb.keys.demo}` },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+            authorization: `Bearer ${sb.keys.demo}`,
+          },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_requests', arguments: {} } }),
         });
         return res.body.text();

@@ -38,7 +38,17 @@ describe('FormCheck: the fields a form may ask for', () => {
     expect(check(form, { name: 'abc' }).valid).toBe(true);
     expect(problem({ properties: { c: { type: 'string', enum: ['a', 'b'] } } }, { c: 'z' })).toBe('c is not one of the choices');
     expect(check({ properties: { c: { type: 'string', enum: ['a', 'b'] } } }, { c: 'b' }).valid).toBe(true);
-    const titled = { properties: { c: { type: 'string', oneOf: [{ const: 'a', title: 'A' }, { const: 'b', title: 'B' }] } } };
+    const titled = {
+      properties: {
+        c: {
+          type: 'string',
+          oneOf: [
+            { const: 'a', title: 'A' },
+            { const: 'b', title: 'B' },
+          ],
+        },
+      },
+    };
     expect(problem(titled, { c: 'z' })).toBe('c is not one of the choices');
     expect(check(titled, { c: 'a' }).valid).toBe(true);
     const any = { properties: { c: { type: 'string', anyOf: [{ const: 'a' }] } } };

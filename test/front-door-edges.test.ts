@@ -69,7 +69,9 @@ describe('team mode at the front door', () => {
   });
 
   it('tells a person whose key is refused to check the Authorization header, not DOCREQ_API_KEY', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.revoked}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${sb.keys.revoked}` } },
+    });
     const client = new Client({ name: 'edges', version: '1' });
     await client.connect(transport);
     const result = (await client.callTool({ name: 'list_clients', arguments: {} })) as CallToolResult;

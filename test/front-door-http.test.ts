@@ -108,14 +108,17 @@ function exchange(port: number, bytes: Buffer | string): Promise<Answer> {
 function send(url: string, options: { headers?: Record<string, string>; body?: string; chunks?: string[] } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...options.headers }, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => {
-        captured.push(body);
-        resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body });
-      });
-    });
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...options.headers }, agent: false },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => {
+          captured.push(body);
+          resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body });
+        });
+      },
+    );
     req.on('error', reject);
     if (options.chunks) {
       for (const chunk of options.chunks) req.write(chunk);
@@ -135,7 +138,13 @@ describe('the settings team mode starts from (loadHttpSettings, as serveHttp rea
       { DOCREQ_ALLOWED_HOSTS: '127.0.0.1', DOCREQ_ALLOWED_ORIGINS: 'HTTPS://App.Example.com/,http://tools.example.net' },
     );
     expect(problems).toEqual([]);
-    expect(settings).toEqual({ host: '0.0.0.0', port: 9911, allowedHosts: ['127.0.0.1'], allowedOrigins: ['https://app.example.com', 'http://tools.example.net'], rateLimit: 2 });
+    expect(settings).toEqual({
+      host: '0.0.0.0',
+      port: 9911,
+      allowedHosts: ['127.0.0.1'],
+      allowedOrigins: ['https://app.example.com', 'http://tools.example.net'],
+      rateLimit: 2,
+    });
     // Served as read (on a free port of loopback): the listed origin, as a browser sends it, is let in; the third call in a minute is refused.
     const { svc } = await service({ ...settings, host: '127.0.0.1', port: 0 });
     const first = await send(svc.url, { headers: { ...bearer(), Origin: 'https://app.example.com' }, body: listCall(1) });
@@ -162,7 +171,12 @@ describe('the bearer key', () => {
     const empty = await send(svc.url, { headers: { Authorization: '' }, body: listCall() });
     expect(empty.status).toBe(401);
     expect(challenge(empty)).toBe(ABSENT);
-    const head = Buffer.from(raw(`POST /mcp HTTP/1.1\nHost: 127.0.0.1\nConnection: close\nContent-Type: application/json\nContent-Length: ${listCall().length}\nAuthorization: `).slice(0, -4), 'latin1');
+    const head = Buffer.from(
+      raw(
+        `POST /mcp HTTP/1.1\nHost: 127.0.0.1\nConnection: close\nContent-Type: application/json\nContent-Length: ${listCall().length}\nAuthorization: `,
+      ).slice(0, -4),
+      'latin1',
+    );
     const nbsp = await exchange(svc.port, Buffer.concat([head, Buffer.from([0xa0]), Buffer.from(`\r\n\r\n${listCall()}`, 'latin1')]));
     expect(nbsp.status).toBe(401);
     expect(challenge(nbsp)).toBe(ABSENT);
@@ -197,7 +211,13 @@ describe('the bearer key', () => {
 
 describe('the Host header', () => {
   const withHost = (port: number, host: string | undefined, version = '1.1') =>
-    exchange(port, raw(`POST /mcp HTTP/${version}\n${host === undefined ? '' : `Host: ${host}\n`}Connection: close\nAuthorization: Bearer ${sb.keys.demo}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: ${listCall().length}`, listCall()));
+    exchange(
+      port,
+      raw(
+        `POST /mcp HTTP/${version}\n${host === undefined ? '' : `Host: ${host}\n`}Connection: close\nAuthorization: Bearer ${sb.keys.demo}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: ${listCall().length}`,
+        listCall(),
+      ),
+    );
 
   it('a bracketed IPv6 name with a port is matched by its name; a port cut from inside a name does not make it another', async () => {
     const { svc } = await service({ allowedHosts: ['[::1]', 'localhost'] });
@@ -214,17 +234,30 @@ describe('the Host header', () => {
   it('no Host (HTTP/1.0) and an empty Host are refused with 403, not served and not a 500', async () => {
     const { svc } = await service();
     const before = sb.calls.length;
-    for (const [host, version] of [[undefined, '1.0'], ['', '1.1']] as const) {
+    for (const [host, version] of [
+      [undefined, '1.0'],
+      ['', '1.1'],
+    ] as const) {
       const r = await withHost(svc.port, host, version);
       expect(r.status, `${version} ${host}`).toBe(403);
-      expect(JSON.parse(r.body)).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).' }, id: null });
+      expect(JSON.parse(r.body)).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).' },
+        id: null,
+      });
     }
     expect(sb.calls.length).toBe(before);
   });
 
   it('two Host headers: 400, and the access log says why', async () => {
     const { svc, log } = await service();
-    const r = await exchange(svc.port, raw(`POST /mcp HTTP/1.1\nHost: 127.0.0.1\nHost: 127.0.0.1\nConnection: close\nAuthorization: Bearer ${sb.keys.demo}\nContent-Type: application/json\nContent-Length: ${listCall().length}`, listCall()));
+    const r = await exchange(
+      svc.port,
+      raw(
+        `POST /mcp HTTP/1.1\nHost: 127.0.0.1\nHost: 127.0.0.1\nConnection: close\nAuthorization: Bearer ${sb.keys.demo}\nContent-Type: application/json\nContent-Length: ${listCall().length}`,
+        listCall(),
+      ),
+    );
     expect(r.status).toBe(400);
     expect(await lastEntry(log, 1)).toMatchObject({ status: 400, refused: 'hosts' });
   });
@@ -257,7 +290,8 @@ describe('the body cap', () => {
     const message = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
     return message.slice(0, -1) + ' '.repeat(size - message.length) + '}';
   };
-  const head = (length: number) => `POST /mcp HTTP/1.1\nHost: 127.0.0.1\nConnection: close\nAuthorization: Bearer ${sb.keys.demo}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: ${length}`;
+  const head = (length: number) =>
+    `POST /mcp HTTP/1.1\nHost: 127.0.0.1\nConnection: close\nAuthorization: Bearer ${sb.keys.demo}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: ${length}`;
 
   it('a declared length over the cap is answered 413 at once, before the body arrives (none is sent)', async () => {
     const { svc } = await service({ maxBodyBytes: CAP, timeouts: { headersMs: 5_000, requestMs: 5_000, checkMs: 50 } });
@@ -293,13 +327,22 @@ describe('JSON-RPC error answers', () => {
     expect(r.status).toBe(403);
     expect(r.headers['content-type']).toBe('application/json');
     expect(r.headers['cache-control']).toBe('no-store');
-    expect(JSON.parse(r.body)).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).' }, id: null });
+    expect(JSON.parse(r.body)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Forbidden: this Host is not accepted (DOCREQ_ALLOWED_HOSTS).' },
+      id: null,
+    });
   });
 
   it('past the deadline with the answer already streaming (a progress event sent): the stream is ended, nothing more is written', async () => {
     const { svc, log } = await service({ deadlineMs: 1_000 });
     sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 5_000 }, { times: 1 });
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_clients', arguments: { limit: 1 }, _meta: { progressToken: 'p1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'list_clients', arguments: { limit: 1 }, _meta: { progressToken: 'p1' } },
+    });
     const r = await send(svc.url, { headers: bearer(), body });
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('text/event-stream');
@@ -343,7 +386,11 @@ describe('messages the access log summarises (the rate limit counts from the sam
     expect(method.entry.rpc).toBe('n'.repeat(64));
     const batch = await logged(svc, log, JSON.stringify(Array.from({ length: 150 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'm' }))));
     expect(batch.entry.rpc).toBe(Array.from({ length: 100 }, () => 'm').join(','));
-    const calls = await logged(svc, log, JSON.stringify(Array.from({ length: 150 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 't' } }))));
+    const calls = await logged(
+      svc,
+      log,
+      JSON.stringify(Array.from({ length: 150 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 't' } }))),
+    );
     expect(calls.entry.tool).toBe(Array.from({ length: 100 }, () => 't').join(','));
   });
 });

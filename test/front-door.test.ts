@@ -76,7 +76,11 @@ describe('bodies nested deep enough to overflow a recursive reader: 400 with a J
     ['a 150,000-deep object as the arguments', toolCall(deepObject(150_000)), 1],
     ['1 MiB of nested arrays inside the arguments', toolCall(`{"names":${deepArray(mib - 20)}}`), 1],
     ['objects and arrays mixed, 100,000 deep', toolCall(`{"x":${mixed(100_000)}}`), 1],
-    ['deep in params._meta of tools/list', `{"jsonrpc":"2.0","id":"m","method":"tools/list","params":{"_meta":${deepObject(150_000)}}}`, 'm' as unknown as number],
+    [
+      'deep in params._meta of tools/list',
+      `{"jsonrpc":"2.0","id":"m","method":"tools/list","params":{"_meta":${deepObject(150_000)}}}`,
+      'm' as unknown as number,
+    ],
     ['deep in a field of the message itself', `{"jsonrpc":"2.0","id":3,"method":"tools/list","extra":${deepArray(150_000)}}`, 3],
     ['a body that is nothing but nested arrays', deepArray(mib - 10), null],
     ['one deep call inside a JSON-RPC batch', `[${toolCall('{"limit":1}', 1)},${toolCall(deepObject(150_000), 2)}]`, null],
@@ -112,7 +116,10 @@ describe('bodies nested deep enough to overflow a recursive reader: 400 with a J
     expect(r.status).toBe(200);
     expect(r.text).toContain('Invalid arguments for create_request');
     const batchArgs = { recipients: `[${'{"client":'.repeat(60_000)}1${'}'.repeat(60_000)}]`, title: 'Deep', items: [{ name: 'A' }] };
-    const r2 = await post(svc.url, JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'create_request_batch', arguments: batchArgs } }));
+    const r2 = await post(
+      svc.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'create_request_batch', arguments: batchArgs } }),
+    );
     expect(r2.status).toBe(200);
     expect(r2.text).toContain('Invalid arguments for create_request_batch');
     expect(sb.calls.slice(before).filter((c) => c.method === 'POST')).toEqual([]);
@@ -132,12 +139,23 @@ describe('the same over stdio (our line transport and the real server)', () => {
     const server = createServer(loadConfig({}, { DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_STORE: 'memory' }));
     await server.connect(new LineStdioTransport({ stdin, stdout }));
     const send = (message: string) => stdin.write(`${message}\n`);
-    send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }));
+    send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
+    );
     send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_clients","arguments":${'{"a":['.repeat(100_000)}${']}'.repeat(100_000)}}}`);
     send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }));
     await expect.poll(() => out.length, { timeout: 5_000 }).toBe(3);
     const answers = out.map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string } });
-    expect(answers.find((a) => a.id === 4)).toEqual({ jsonrpc: '2.0', id: 4, error: { code: -32600, message: expect.stringContaining('more than 64 deep') as string } });
+    expect(answers.find((a) => a.id === 4)).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32600, message: expect.stringContaining('more than 64 deep') as string },
+    });
     expect(answers.find((a) => a.id === 5)).toHaveProperty('result.tools');
     await server.close();
   });
@@ -145,7 +163,11 @@ describe('the same over stdio (our line transport and the real server)', () => {
 
 describe('Origin: loopback origins by default when bound to loopback, others only when listed', () => {
   const withOrigin = (url: string, origin: string) =>
-    fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, Origin: origin }, body: JSON.stringify(call(1)) }).then(async (r) => ({ status: r.status, allow: r.headers.get('access-control-allow-origin'), text: await r.text() }));
+    fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, Origin: origin },
+      body: JSON.stringify(call(1)),
+    }).then(async (r) => ({ status: r.status, allow: r.headers.get('access-control-allow-origin'), text: await r.text() }));
 
   it('bound to 127.0.0.1 with no origin listed: a page on any loopback origin is served, a foreign one refused', async () => {
     const svc = await teamService(sb, { config: memory(), allowedOrigins: [] });
@@ -188,7 +210,9 @@ describe('GET / : a plain page saying what this is and how to connect', () => {
     expect(r.csp).toContain("default-src 'none'");
     expect(r.text).toContain(`<pre><code>${svc.url}/mcp</code></pre>`);
     expect(r.text).toContain(`claude mcp add --transport http document-requests ${svc.url}/mcp --header &#34;Authorization: Bearer &#60;your key&#62;&#34;`);
-    const json = /<h2>VS Code<\/h2>.*?<pre><code>(.*?)<\/code><\/pre>/s.exec(r.text)![1]!.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+    const json = /<h2>VS Code<\/h2>.*?<pre><code>(.*?)<\/code><\/pre>/s
+      .exec(r.text)![1]!
+      .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
     expect(JSON.parse(json)).toEqual({
       servers: { 'document-requests': { type: 'http', url: `${svc.url}/mcp`, headers: { Authorization: 'Bearer ${input:document-requests-key}' } } },
       inputs: [{ type: 'promptString', id: 'document-requests-key', description: "Your firm's Document Requests API key", password: true }],
@@ -217,7 +241,11 @@ describe('connection bounds hold with the listener apart from the HTTP server', 
     const { connect } = await import('node:net');
     const svc = await teamService(sb, { config: memory(), timeouts: { firstByteMs: 5_000, headersMs: 300, requestMs: 400, keepAliveMs: 300, checkMs: 50 } });
     const first = await new Promise<string>((resolve) => {
-      const c = connect(svc.port, '127.0.0.1', () => c.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sb.keys.demo}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`));
+      const c = connect(svc.port, '127.0.0.1', () =>
+        c.write(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sb.keys.demo}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+        ),
+      );
       let data = '';
       c.on('data', (d: Buffer) => (data += d.toString()));
       c.on('close', () => resolve(data.split('\r\n')[0] ?? ''));
@@ -260,7 +288,9 @@ describe('draining: every answer says Connection: close', () => {
     const socket = connect(svc.port, '127.0.0.1');
     let head = '';
     const answered = new Promise<void>((resolve) => socket.on('data', (d: Buffer) => ((head += d.toString()), head.includes('\r\n\r\n') && resolve())));
-    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sb.keys.demo}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{`);
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sb.keys.demo}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{`,
+    );
     while (svc.inflight === 0) await new Promise((r) => setTimeout(r, 5));
     const closing = svc.close(5_000);
     await new Promise((r) => setTimeout(r, 50));

@@ -26,7 +26,24 @@ const nasty = fc.oneof(
   fc.string({ maxLength: 50 }),
   fc.string({ unit: 'grapheme', maxLength: 50 }),
   fc.string({ minLength: 10_000, maxLength: 20_000 }),
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', ' ', '\u0000', '\u202e', '[]', '{}', '["sent"]', 'null', 'true', '-1', '1e999', 'NaN'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    '',
+    ' ',
+    '\u0000',
+    '\u202e',
+    '[]',
+    '{}',
+    '["sent"]',
+    'null',
+    'true',
+    '-1',
+    '1e999',
+    'NaN',
+  ),
 );
 const anyValue = fc.letrec((tie) => ({
   value: fc.oneof(
@@ -47,9 +64,38 @@ const anyValue = fc.letrec((tie) => ({
  */
 // Drawn from a visible alphabet (letters of several scripts, digits, punctuation, emoji, a combining
 // accent that NFC composes): filtering arbitrary Unicode for visibility rejects almost every long string.
-const VISIBLE = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;-&/()#%+éèüöçñßÅØ€£¥中文字한국어日本語😀🎉📄', 'e\u0301', 'A\u030a', '❤️'];
+const VISIBLE = [
+  ...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;-&/()#%+éèüöçñßÅØ€£¥中文字한국어日本語😀🎉📄',
+  'e\u0301',
+  'A\u030a',
+  '❤️',
+];
 const visibleText = (max: number) => fc.string({ unit: fc.constantFrom(...VISIBLE), minLength: 1, maxLength: max }).filter((s) => s.trim().length > 0);
-const invisibleChar = fc.constantFrom('\u0000', '\u0007', '\u001b', '\u0085', '\u200b', '\u200d', '\u200e', '\u202a', '\u202e', '\u2066', '\u2069', '\u2060', '\u2063', '\u061c', '\u180e', '\ufeff', '\u00ad', '\u{E0001}', '\u{E0041}', '\u{E007F}', '\u2028', '\u3164', '\u034f');
+const invisibleChar = fc.constantFrom(
+  '\u0000',
+  '\u0007',
+  '\u001b',
+  '\u0085',
+  '\u200b',
+  '\u200d',
+  '\u200e',
+  '\u202a',
+  '\u202e',
+  '\u2066',
+  '\u2069',
+  '\u2060',
+  '\u2063',
+  '\u061c',
+  '\u180e',
+  '\ufeff',
+  '\u00ad',
+  '\u{E0001}',
+  '\u{E0041}',
+  '\u{E007F}',
+  '\u2028',
+  '\u3164',
+  '\u034f',
+);
 
 /** Argument objects that mix the tool's own field names with anything at all, sometimes JSON-encoded. */
 function argsFor(name: string) {
@@ -57,7 +103,9 @@ function argsFor(name: string) {
   const dangerous = fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty');
   return fc
     .tuple(fc.dictionary(fc.oneof(fc.constantFrom(...fields), dangerous, nasty), anyValue, { maxKeys: 6 }), fc.boolean())
-    .map(([args, encode]) => (encode ? Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'object' && v !== null ? JSON.stringify(v) : v])) : args));
+    .map(([args, encode]) =>
+      encode ? Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'object' && v !== null ? JSON.stringify(v) : v])) : args,
+    );
 }
 
 describe('fuzzing tool input', () => {
@@ -81,7 +129,8 @@ describe('fuzzing tool input', () => {
         if (valid && name !== 'create_request') {
           // exactly the GETs this tool needs (both lists, in parallel, for a join, a grouping or a client name), unless the handler refused first
           const input = tool(name).inputSchema.parse(decodeArguments(received(name, args), tool(name).inputSchema));
-          const both = name === 'list_clients' ? input.requests !== undefined : input.groupBy !== undefined || nameKey(input.client as string | undefined) !== '';
+          const both =
+            name === 'list_clients' ? input.requests !== undefined : input.groupBy !== undefined || nameKey(input.client as string | undefined) !== '';
           const own = `GET /api/v1/${name === 'list_clients' ? 'clients' : 'requests'}`;
           const expected = result.isError && sb.calls.length === 0 ? [] : both ? ['GET /api/v1/clients', 'GET /api/v1/requests'] : [own];
           expect(sb.calls.map((c) => `${c.method} ${c.path}`).sort()).toEqual(expected);
@@ -110,7 +159,10 @@ describe('fuzzing tool input', () => {
   });
 
   it('decodes nested JSON text without touching the prototype', () => {
-    const decoded = decodeArguments(JSON.parse('{"__proto__":{"polluted":1},"items":"[{\\"name\\":\\"a\\"}]"}'), tool('create_request').inputSchema) as Record<string, unknown>;
+    const decoded = decodeArguments(JSON.parse('{"__proto__":{"polluted":1},"items":"[{\\"name\\":\\"a\\"}]"}'), tool('create_request').inputSchema) as Record<
+      string,
+      unknown
+    >;
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(decoded.items).toEqual([{ name: 'a' }]);
   });
@@ -125,7 +177,10 @@ describe('fuzzing tool input', () => {
         by: fc.constantFrom('id', 'email', 'name'),
         title: visibleText(60),
         items: fc.array(
-          fc.record({ name: visibleText(80), required: fc.boolean(), type: fc.constantFrom('file', 'text', 'date', 'number', 'boolean') }, { requiredKeys: ['name'] }),
+          fc.record(
+            { name: visibleText(80), required: fc.boolean(), type: fc.constantFrom('file', 'text', 'date', 'number', 'boolean') },
+            { requiredKeys: ['name'] },
+          ),
           { minLength: 1, maxLength: 6 },
         ),
         correctnessMode: fc.constantFrom('off', 'advisory', 'soft', 'hard'),
@@ -167,7 +222,15 @@ describe('fuzzing API answers', () => {
     fc.json(),
     fc.string(),
     fc.array(fc.jsonValue(), { maxLength: 20 }).map((data) => JSON.stringify({ data })),
-    fc.array(fc.dictionary(fc.constantFrom('id', 'displayName', 'email', 'status', 'title', 'dueDate', 'createdAt', 'clientName', 'totalItems', 'completedItems', '__proto__'), fc.jsonValue()), { maxLength: 20 }).map((data) => JSON.stringify({ data })),
+    fc
+      .array(
+        fc.dictionary(
+          fc.constantFrom('id', 'displayName', 'email', 'status', 'title', 'dueDate', 'createdAt', 'clientName', 'totalItems', 'completedItems', '__proto__'),
+          fc.jsonValue(),
+        ),
+        { maxLength: 20 },
+      )
+      .map((data) => JSON.stringify({ data })),
   );
   it.each(['list_clients', 'list_requests'])('%s never crashes, whatever the service answers', async (name) => {
     const route = name === 'list_clients' ? 'GET /api/v1/clients' : 'GET /api/v1/requests';
@@ -191,7 +254,10 @@ describe('prototype keys', () => {
     const smuggle = (fields: object) => JSON.parse(`{"__proto__": ${JSON.stringify(fields)}}`) as Record<string, unknown>;
     const listed = await mcp.client.callTool({ name: 'list_clients', arguments: smuggle({ search: 'zzzz-nobody' }) });
     expect((listed.structuredContent as { matched: number }).matched).toBe(sb.demoFirm.clients.length);
-    const refused = await mcp.client.callTool({ name: 'create_request', arguments: smuggle({ client: sb.demoFirm.clients[0]!.id, title: 'T', items: [{ name: 'a' }] }) });
+    const refused = await mcp.client.callTool({
+      name: 'create_request',
+      arguments: smuggle({ client: sb.demoFirm.clients[0]!.id, title: 'T', items: [{ name: 'a' }] }),
+    });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).toContain('client: must be text');
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(0);

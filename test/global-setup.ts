@@ -56,7 +56,8 @@ export function setup(): () => void {
     try {
       // Where the file store writes when nothing says otherwise is inside this run's folder.
       const fallback = defaultStateDir();
-      if (relative(suite, fallback).startsWith('..')) return fail(`state folder check FAILED: the default state folder ${fallback} is outside the suite's folder ${suite}`);
+      if (relative(suite, fallback).startsWith('..'))
+        return fail(`state folder check FAILED: the default state folder ${fallback} is outside the suite's folder ${suite}`);
       const written = files(suite).filter((f) => !f.startsWith('capture'));
       process.stdout.write(`\nstate folders: the suite's own (${suite}), ${written.length} files written there; the user's folders were not read\n`);
 

@@ -15,7 +15,15 @@ beforeAll(async () => {
   svc = await signInService(sb);
 });
 
-type TokenBody = { error?: string; error_description?: string; access_token?: string; refresh_token?: string; token_type?: string; expires_in?: number; scope?: string };
+type TokenBody = {
+  error?: string;
+  error_description?: string;
+  access_token?: string;
+  refresh_token?: string;
+  token_type?: string;
+  expires_in?: number;
+  scope?: string;
+};
 const token = async (fields: Record<string, string>) => {
   const res = await fetch(`${svc.url}/token`, form(fields));
   return { status: res.status, body: (await res.json()) as TokenBody };
@@ -30,11 +38,17 @@ const refused = (error: string, error_description: string) => ({ status: 400, bo
 describe('POST /token', () => {
   it('what is missing or unknown is refused in OAuth words, before anything is issued', async () => {
     expect(await token({ grant_type: 'authorization_code', client_id: 'x' })).toEqual(refused('invalid_request', 'code is missing.'));
-    expect(await token({ grant_type: 'authorization_code', client_id: 'x', code: 'no-such-code' })).toEqual(refused('invalid_grant', 'The code is unknown or has expired.'));
+    expect(await token({ grant_type: 'authorization_code', client_id: 'x', code: 'no-such-code' })).toEqual(
+      refused('invalid_grant', 'The code is unknown or has expired.'),
+    );
     expect(await token({ grant_type: 'refresh_token', client_id: 'x' })).toEqual(refused('invalid_request', 'refresh_token is missing.'));
-    expect(await token({ grant_type: 'refresh_token', client_id: 'x', refresh_token: 'no-such-token' })).toEqual(refused('invalid_grant', 'The refresh token is unknown or has expired: sign in again.'));
+    expect(await token({ grant_type: 'refresh_token', client_id: 'x', refresh_token: 'no-such-token' })).toEqual(
+      refused('invalid_grant', 'The refresh token is unknown or has expired: sign in again.'),
+    );
     for (const grant_type of ['password', 'client_credentials', '']) {
-      expect(await token({ grant_type, client_id: 'x' }), grant_type).toEqual(refused('unsupported_grant_type', 'Only authorization_code and refresh_token are supported.'));
+      expect(await token({ grant_type, client_id: 'x' }), grant_type).toEqual(
+        refused('unsupported_grant_type', 'Only authorization_code and refresh_token are supported.'),
+      );
     }
   });
 
@@ -68,7 +82,9 @@ describe('POST /token', () => {
     expect(second.body.expires_in).toBeGreaterThan(60);
     expect(await listsTools(second.body.access_token!)).toBe(true);
     // The first refresh token again: someone holds a copy, so the whole session ends.
-    expect(await refresh(c.clientId, first.body.refresh_token!)).toEqual(refused('invalid_grant', 'The refresh token was already used, so the session was ended: sign in again.'));
+    expect(await refresh(c.clientId, first.body.refresh_token!)).toEqual(
+      refused('invalid_grant', 'The refresh token was already used, so the session was ended: sign in again.'),
+    );
     expect(await refresh(c.clientId, second.body.refresh_token!)).toEqual(refused('invalid_grant', 'This session was signed out (revoked); sign in again.'));
     expect(await listsTools(second.body.access_token!)).toBe(false);
   });

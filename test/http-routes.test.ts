@@ -53,11 +53,18 @@ async function ask(base: string, path: string, init: RequestInit & { key?: strin
   const res = await fetch(`${base}${path}`, { ...rest, headers });
   const text = await res.text();
   captured.push(text.slice(0, 2_000));
-  const data = text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+  const data =
+    text.startsWith('event:') || text.startsWith('data:')
+      ? text
+          .split('\n')
+          .find((l) => l.startsWith('data: '))!
+          .slice(6)
+      : text;
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(data) as Record<string, unknown> };
 }
 
-const rpc = (method: string, params?: unknown, id: number | string = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+const rpc = (method: string, params?: unknown, id: number | string = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
 const listClients = (id: number | string = 1) => rpc('tools/call', { name: 'list_clients', arguments: { limit: 1 } }, id);
 
 const lines: string[] = [];
@@ -108,7 +115,13 @@ describe('health', () => {
 });
 
 /** A request over a keep-alive connection with raw header pairs (repeatable); the answer's status, headers and body. */
-function raw(port: number, method: string, path: string, headers: string[], body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  port: number,
+  method: string,
+  path: string,
+  headers: string[],
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const agent = new Agent({ keepAlive: true });
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
@@ -133,7 +146,13 @@ describe('refusals before any route', () => {
 
   it('a body over the cap: 413 naming the cap, and the connection is closed', async () => {
     const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(5_000) } });
-    const r = await raw(svc.port, 'POST', '/mcp', ['Host', '127.0.0.1', 'Authorization', `Bearer ${sb.keys.demo}`, 'Content-Type', 'application/json', 'Accept', ACCEPT.Accept], big);
+    const r = await raw(
+      svc.port,
+      'POST',
+      '/mcp',
+      ['Host', '127.0.0.1', 'Authorization', `Bearer ${sb.keys.demo}`, 'Content-Type', 'application/json', 'Accept', ACCEPT.Accept],
+      big,
+    );
     expect(r.status).toBe(413);
     expect(r.headers.connection).toBe('close');
     expect(JSON.parse(r.body)).toMatchObject({ error: { message: 'Request body larger than 4096 bytes.' } });
@@ -208,15 +227,17 @@ describe('/mcp: the caller and the message', () => {
   });
 });
 
-describe('/mcp: a 2025 connection\'s session', () => {
+describe("/mcp: a 2025 connection's session", () => {
   const client = () => sb.demoFirm.clients.find((c) => c.status === 'active' && c.email)!;
-  const draft = () => rpc('tools/call', { name: 'create_request', arguments: { client: client().id, title: 'Routes check', items: [{ name: 'Bank statements' }] } }, 7);
+  const draft = () =>
+    rpc('tools/call', { name: 'create_request', arguments: { client: client().id, title: 'Routes check', items: [{ name: 'Bank statements' }] } }, 7);
   const open = async (key = sb.keys.demo, capabilities: unknown = APPS_HOST) => {
     const r = await post(rpc('initialize', { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'routes', version: '1' } }), { key });
     expect(r.status).toBe(200);
     return r.headers.get('mcp-session-id')!;
   };
-  const inSession = (id: string, body: string, key = sb.keys.demo) => post(body, { key, headers: { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-11-25' } });
+  const inSession = (id: string, body: string, key = sb.keys.demo) =>
+    post(body, { key, headers: { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-11-25' } });
 
   it('initialize opens one; its requests get the capabilities it declared (the page gets the token)', async () => {
     const id = await open();
@@ -264,12 +285,16 @@ describe('/mcp: a 2025 connection\'s session', () => {
       const init = await post(rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'routes', version: '1' } }, 'i'));
       expect(init.status).toBe(503);
       expect(init.headers.get('retry-after')).toBe('5');
-      expect(init.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'The shared store that keeps sessions cannot be reached; try again.' }, id: 'i' });
+      expect(init.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'The shared store that keeps sessions cannot be reached; try again.' },
+        id: 'i',
+      });
       const send = await inSession(id, draft());
       expect(send.status).toBe(200);
       const text = JSON.stringify(send.json());
       expect(text).toContain(
-        'Nothing was sent: sending is disabled until this is fixed: the send store, which keeps what this connection\'s host can show, cannot be reached; try again shortly: the shared store cannot be reached (test outage)',
+        "Nothing was sent: sending is disabled until this is fixed: the send store, which keeps what this connection's host can show, cannot be reached; try again shortly: the shared store cannot be reached (test outage)",
       );
       expect(errors().length).toBeGreaterThan(before);
       expect(errors().at(-1)).toBe('docreq-mcp error: sessions: Nothing was sent: the shared store cannot be reached (test outage)\n');
@@ -287,14 +312,18 @@ describe('with sign-in', () => {
   let closeIdp = () => Promise.resolve();
   /** An access token for a person, as sign-in issues it. */
   const tokenFor = (sub: string, email = 'sender@demo.example') =>
-    signAccessToken({ secret: SECRET, issuer: signed.url }, {
-      identity: { email, sub, role: 'sender' },
-      family: `fam-${sub.slice(0, 8)}`,
-      started: Date.now(),
-      clientId: 'routes-test',
-      scope: 'docreq',
-      resource: `${signed.url}/mcp`,
-    } as unknown as Parameters<typeof signAccessToken>[1], 300);
+    signAccessToken(
+      { secret: SECRET, issuer: signed.url },
+      {
+        identity: { email, sub, role: 'sender' },
+        family: `fam-${sub.slice(0, 8)}`,
+        started: Date.now(),
+        clientId: 'routes-test',
+        scope: 'docreq',
+        resource: `${signed.url}/mcp`,
+      } as unknown as Parameters<typeof signAccessToken>[1],
+      300,
+    );
 
   beforeAll(async () => {
     signed = await startHttpService({
@@ -318,7 +347,16 @@ describe('with sign-in', () => {
         early.home = await ask(url, '/', { headers: { Accept: 'text/html' } });
         const idp = await startDemoIdp([`${url}/login/callback`]);
         closeIdp = () => idp.close();
-        return createAuth({ publicUrl: url, secret: SECRET, idp, policy: DEMO_POLICY, apiKey: sb.keys.demo, store: new MemoryAuthStore(), allowLoopbackHttp: true, log: (l) => signedLines.push(l) });
+        return createAuth({
+          publicUrl: url,
+          secret: SECRET,
+          idp,
+          policy: DEMO_POLICY,
+          apiKey: sb.keys.demo,
+          store: new MemoryAuthStore(),
+          allowLoopbackHttp: true,
+          log: (l) => signedLines.push(l),
+        });
       },
     });
   });
@@ -344,11 +382,22 @@ describe('with sign-in', () => {
   it("a session is its person's: another person with the same key is told it ended; the access log names the person", async () => {
     const sub = `person-${'a'.repeat(150)}`;
     const mine = await tokenFor(sub);
-    const init = await ask(signed.url, '/mcp', { method: 'POST', key: mine, body: rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'r', version: '1' } }) });
+    const init = await ask(signed.url, '/mcp', {
+      method: 'POST',
+      key: mine,
+      body: rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'r', version: '1' } }),
+    });
     expect(init.status).toBe(200);
     const id = init.headers.get('mcp-session-id')!;
     const as = async (token: string) =>
-      (await ask(signed.url, '/mcp', { method: 'POST', key: token, body: rpc('tools/list'), headers: { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-11-25' } })).status;
+      (
+        await ask(signed.url, '/mcp', {
+          method: 'POST',
+          key: token,
+          body: rpc('tools/list'),
+          headers: { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-11-25' },
+        })
+      ).status;
     expect(await as(mine)).toBe(200);
     expect(await as(await tokenFor('someone-else'))).toBe(404);
     const entries = signedLines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -387,7 +436,9 @@ describe('a client that leaves in the middle of its body', () => {
   const leaveMidBody = async (port: number, headers: string) => {
     const socket = connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n${headers}\r\n{"jsonrpc":"2.0","id"`);
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n${headers}\r\n{"jsonrpc":"2.0","id"`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
   };
@@ -468,6 +519,8 @@ describe('/mcp: the rate limit and the answer', () => {
     sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 1_500 }, { times: 1 });
     const r = await ask(slow.url, '/mcp', { method: 'POST', key: sb.keys.demo, body: listClients(), headers: { 'Mcp-Protocol-Version': '2025-11-25' } });
     expect(r.status).toBe(504);
-    expect(r.json()).toMatchObject({ error: { message: 'The request took longer than 400 ms and was stopped; if it was a send, check list_requests before trying again.' } });
+    expect(r.json()).toMatchObject({
+      error: { message: 'The request took longer than 400 ms and was stopped; if it was a send, check list_requests before trying again.' },
+    });
   });
 });

@@ -209,14 +209,23 @@ describe('a start on the service DOCREQ_BASE_URL names', () => {
     const answer = await call(s.svc!.url, SANDBOX_KEYS.demo, 'list_clients');
     expect(answer.status).toBe(200);
     expect(answer.body).toContain('structuredContent');
-    const logged = stderr.slice(mark).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logged = stderr
+      .slice(mark)
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged).toMatchObject([{ method: 'POST', path: '/mcp', status: 200, tool: 'list_clients', key: s.svc!.fingerprint(SANDBOX_KEYS.demo) }]);
   });
 
   it('on SIGTERM stops once (a SIGINT after it changes nothing), says what was still in flight, and exits 1', async () => {
     const s = await started();
     // A request whose body never ends is in flight until the drain's 10 s are over (the clock moved past them).
-    const hanging = httpRequest({ host: '::1', port: s.svc!.port, method: 'POST', path: '/mcp', headers: { ...MCP, 'Content-Length': '100', Authorization: 'Bearer k' } });
+    const hanging = httpRequest({
+      host: '::1',
+      port: s.svc!.port,
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP, 'Content-Length': '100', Authorization: 'Bearer k' },
+    });
     hanging.on('error', () => undefined);
     hanging.write('{');
     await vi.waitFor(() => expect(s.svc!.inflight).toBe(1));
@@ -235,7 +244,13 @@ describe('a start on the service DOCREQ_BASE_URL names', () => {
       vi.useRealTimers();
     }
     // The hanging request's access-log line (its connection closed) comes with them.
-    expect(stderr.slice(mark).join('').split('\n').filter((l) => l && !l.startsWith('{'))).toEqual([
+    expect(
+      stderr
+        .slice(mark)
+        .join('')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('{')),
+    ).toEqual([
       'docreq-mcp info: SIGTERM: no new connections; letting 1 request(s) in flight finish (at most 10 s)',
       'docreq-mcp warn: stopped with 1 request(s) still in flight',
     ]);
@@ -324,7 +339,11 @@ const NO_TOKEN_SECRET =
 const limited = (limit: number, seconds: number) => ({
   status: 429,
   retryAfter: String(seconds),
-  body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Rate limited: at most ${limit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.` }, id: null }),
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    error: { code: -32000, message: `Rate limited: at most ${limit} tool calls a minute per key (DOCREQ_RATE_LIMIT); retry after ${seconds} s.` },
+    id: null,
+  }),
 });
 
 describe('the rate limit on a shared store (redis), held across replicas', () => {
@@ -343,11 +362,7 @@ describe('the rate limit on a shared store (redis), held across replicas', () =>
   it('each replica says the store is shared; one without DOCREQ_TOKEN_SECRET warns that tokens will not cross', async () => {
     const { a, b } = await replicas();
     const shared = `docreq-mcp info: send store: once-only and the rate limit hold across every replica (redis at 127.0.0.1:${redis.port}/3)`;
-    expect(a.lines()).toEqual([
-      NO_TOKEN_SECRET,
-      shared,
-      serving(a, sb.url),
-    ]);
+    expect(a.lines()).toEqual([NO_TOKEN_SECRET, shared, serving(a, sb.url)]);
     expect(b.lines()).toEqual([shared, serving(b, sb.url)]);
   });
 
@@ -368,7 +383,11 @@ describe('the rate limit on a shared store (redis), held across replicas', () =>
       at(2, 10);
       expect(await statuses(a.svc!.url, 'drk_batch', 3)).toEqual([200, 200, 200]);
       const one = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } });
-      const batch = await fetch(`${b.svc!.url}/mcp`, { method: 'POST', headers: { ...MCP, Authorization: 'Bearer drk_batch' }, body: JSON.stringify([one(1), one(2)]) });
+      const batch = await fetch(`${b.svc!.url}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP, Authorization: 'Bearer drk_batch' },
+        body: JSON.stringify([one(1), one(2)]),
+      });
       expect(batch.status).toBe(429);
       expect(await statuses(b.svc!.url, 'drk_batch', 2)).toEqual([200, 429]);
     });
@@ -400,7 +419,9 @@ describe('a shared store that cannot be reached', () => {
     });
     const store = `redis at 127.0.0.1:${port}/3`;
     const lines = stderr.slice(mark).join('').split('\n');
-    expect(lines.filter((l) => l.startsWith('docreq-mcp error'))).toEqual([`docreq-mcp error: send store ${store}: ECONNREFUSED; sending is refused until it is back`]);
+    expect(lines.filter((l) => l.startsWith('docreq-mcp error'))).toEqual([
+      `docreq-mcp error: send store ${store}: ECONNREFUSED; sending is refused until it is back`,
+    ]);
     expect(lines.filter((l) => l.startsWith('docreq-mcp warn'))).toEqual([
       'docreq-mcp warn: configuration: DOCREQ_TOKEN_SECRET must be at least 32 characters (e.g. openssl rand -hex 32): got a 3-character value of other characters (not shown).',
       NO_TOKEN_SECRET,
@@ -464,7 +485,10 @@ describe('startHttpService', () => {
     const sockets: Socket[] = [];
     await new Promise((resolve, reject) => {
       const req = httpRequest(`${svc.url}/healthz`, { agent }, (res) => res.resume().on('end', resolve));
-      req.on('socket', (s) => sockets.push(s)).on('error', reject).end();
+      req
+        .on('socket', (s) => sockets.push(s))
+        .on('error', reject)
+        .end();
     });
     expect(await svc.close(100)).toBe(true);
     await vi.waitFor(() => expect(sockets[0]!.destroyed).toBe(true), { timeout: 2_000 });
@@ -483,7 +507,16 @@ describe('with sign-in (--auth oauth) and metrics', () => {
         const idp = await startDemoIdp([`${url}/login/callback`]);
         closeIdp = () => idp.close();
         const secret = new Uint8Array(randomBytes(32));
-        return createAuth({ publicUrl: url, secret, idp, policy: DEMO_POLICY, apiKey: sb.keys.demo, store: new MemoryAuthStore(), allowLoopbackHttp: true, log: () => undefined });
+        return createAuth({
+          publicUrl: url,
+          secret,
+          idp,
+          policy: DEMO_POLICY,
+          apiKey: sb.keys.demo,
+          store: new MemoryAuthStore(),
+          allowLoopbackHttp: true,
+          log: () => undefined,
+        });
       },
     });
     try {

@@ -119,7 +119,10 @@ async function signedIn(svc: HttpService, email: string, password: string) {
 }
 
 const audits = (lines: string[], kind: string) =>
-  lines.filter((l) => l.startsWith('{') && l.includes('"audit"')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((a) => a.audit === kind);
+  lines
+    .filter((l) => l.startsWith('{') && l.includes('"audit"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((a) => a.audit === kind);
 const warns = (lines: string[]) => lines.filter((l) => l.startsWith('docreq-mcp warn:'));
 
 /**
@@ -237,7 +240,10 @@ async function signedInAtPlain(svc: HttpService) {
     redirect_uri: REDIRECT,
   });
   expect(tokens.status).toBe(200);
-  return { tokens: tokens.body, refresh: (refreshToken: string) => token(svc, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: started.clientId }) };
+  return {
+    tokens: tokens.body,
+    refresh: (refreshToken: string) => token(svc, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: started.clientId }),
+  };
 }
 
 describe('the way to the identity provider', () => {
@@ -525,7 +531,9 @@ describe('a refresh asks the identity provider again', () => {
       status: 400,
       body: { error: 'invalid_grant', error_description: 'This session can no longer be renewed: sign in again.' },
     });
-    expect(audits(lines, 'session ended').map((a) => a.why)).toEqual(['identity provider token unreadable (damaged in the store, or sealed by another deployment)']);
+    expect(audits(lines, 'session ended').map((a) => a.why)).toEqual([
+      'identity provider token unreadable (damaged in the store, or sealed by another deployment)',
+    ]);
     expect(await toolNames(svc, tokens.access_token!)).toBe(401);
   });
 

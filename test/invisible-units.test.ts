@@ -9,14 +9,19 @@ describe('checkEmailText', () => {
   });
 
   it('an invisible or control character: refused naming it (four or more hex digits, upper case)', () => {
-    expect(checkEmailText('a\u200bb', 20)).toEqual({ ok: false, problem: 'invisible', detail: 'must not contain invisible or control characters (found U+200B), which would make the e-mail differ from the preview' });
+    expect(checkEmailText('a\u200bb', 20)).toEqual({
+      ok: false,
+      problem: 'invisible',
+      detail: 'must not contain invisible or control characters (found U+200B), which would make the e-mail differ from the preview',
+    });
     expect(checkEmailText('a\u00adb', 20)).toMatchObject({ problem: 'invisible', detail: expect.stringContaining('(found U+00AD)') as unknown });
     expect(checkEmailText('a\u{e0061}b', 20)).toMatchObject({ problem: 'invisible', detail: expect.stringContaining('(found U+E0061)') as unknown });
     expect(checkEmailText('\ufeffTitle', 20)).toMatchObject({ problem: 'invisible', detail: expect.stringContaining('(found U+FEFF)') as unknown });
   });
 
   it('nothing visible: refused as empty', () => {
-    for (const text of ['', '   ', '\ufe0f', ' \ufe0e ']) expect(checkEmailText(text, 20), JSON.stringify(text)).toEqual({ ok: false, problem: 'empty', detail: 'must not be empty (nothing visible)' });
+    for (const text of ['', '   ', '\ufe0f', ' \ufe0e '])
+      expect(checkEmailText(text, 20), JSON.stringify(text)).toEqual({ ok: false, problem: 'empty', detail: 'must not be empty (nothing visible)' });
   });
 
   it('over max characters (code points, after trimming): refused with the count; max itself is fine', () => {
@@ -39,10 +44,55 @@ describe('titleKey', () => {
 describe('replaceInvisible: the same as replacing INVISIBLE in the whole text, found run by run', () => {
   // With the edges of the blocks that hold invisible characters (C1, the soft hyphen, general punctuation's marks and operators).
   const parts = fc.constantFrom(
-    ...['a', 'Tax ', ' · ', '\n', '\r\n', '…', '\u200b', '\u202e', '\u00ad', '\u{E0041}', '\ud800', '\udc00', '😀', '\ufe0f', 'é', 'e\u0301', '\u2028', '\t', ' '],
-    ...['\u007f', '\u009f', '\u00a0', '\u00ac', '\u00ae', '\u02ff', '\u0300', '\u034f', '\u200a', '\u2010', '\u2027', '\u2029', '\u202f', '\u2030', '\u205f', '\u2060', '\u2064', '\u206f', '\u2070', '\u2bff', '\u2c00'],
+    ...[
+      'a',
+      'Tax ',
+      ' · ',
+      '\n',
+      '\r\n',
+      '…',
+      '\u200b',
+      '\u202e',
+      '\u00ad',
+      '\u{E0041}',
+      '\ud800',
+      '\udc00',
+      '😀',
+      '\ufe0f',
+      'é',
+      'e\u0301',
+      '\u2028',
+      '\t',
+      ' ',
+    ],
+    ...[
+      '\u007f',
+      '\u009f',
+      '\u00a0',
+      '\u00ac',
+      '\u00ae',
+      '\u02ff',
+      '\u0300',
+      '\u034f',
+      '\u200a',
+      '\u2010',
+      '\u2027',
+      '\u2029',
+      '\u202f',
+      '\u2030',
+      '\u205f',
+      '\u2060',
+      '\u2064',
+      '\u206f',
+      '\u2070',
+      '\u2bff',
+      '\u2c00',
+    ],
   );
-  const text = fc.oneof(fc.array(parts, { maxLength: 40 }).map((p) => p.join('')), fc.string({ unit: 'binary', maxLength: 40 }));
+  const text = fc.oneof(
+    fc.array(parts, { maxLength: 40 }).map((p) => p.join('')),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+  );
   const keepBreaks = (run: string) => (/\s/u.test(run) ? ' ' : '');
   it('removes, or replaces by run, exactly what the whole-text replace does, on every call (short runs are remembered)', () => {
     fc.assert(

@@ -13,7 +13,11 @@ import { teamService } from './support/team-service.js';
 const sb = await sandbox();
 const config = () => loadConfig({}, { DOCREQ_BASE_URL: sb.url, DOCREQ_STORE: 'memory' });
 const post = async (url: string, body: string) => {
-  const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${sb.keys.demo}` }, body });
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${sb.keys.demo}` },
+    body,
+  });
   const text = await res.text();
   captured.push(text.slice(0, 2_000));
   return { status: res.status, text };
@@ -22,11 +26,27 @@ const post = async (url: string, body: string) => {
 describe('wide is not deep', () => {
   it('200 sibling arrays and 70 sibling objects (more brackets than the limit, 5 deep at most) are read and answered', async () => {
     const svc = await teamService(sb, { config: config() });
-    const arrays = await post(svc.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_clients', arguments: { status: Array.from({ length: 200 }, () => []) } } }));
+    const arrays = await post(
+      svc.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_clients', arguments: { status: Array.from({ length: 200 }, () => []) } },
+      }),
+    );
     expect(arrays.status).toBe(200);
     expect(arrays.text).toContain('Invalid arguments for list_clients');
     const items = Array.from({ length: 70 }, (_, i) => ({ name: `Item ${i + 1}` }));
-    const preview = await post(svc.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_request', arguments: { client: sb.demoFirm.clients[0]!.id, title: 'Wide', items, dryRun: true } } }));
+    const preview = await post(
+      svc.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'create_request', arguments: { client: sb.demoFirm.clients[0]!.id, title: 'Wide', items, dryRun: true } },
+      }),
+    );
     expect(preview.status).toBe(200);
     expect(preview.text).toContain('Items: 70 items (70 required)');
   });

@@ -28,10 +28,14 @@ describe('list texts at 100,000 requests and 10,000 clients', () => {
     ['list_clients', { requests: 'open' }],
     ['list_clients', { requests: 'none_open' }],
     ['list_clients', { requests: 'overdue' }],
-  ] as const)('%s %j stays under 8,000 characters', async (name, args) => {
-    const result = await mcp.call(name, args);
-    expect(result.isError).toBeFalsy();
-    expect(result.text.length).toBeLessThan(BUDGET);
-    if (process.env.BUDGET_REPORT) process.stderr.write(`${name} ${JSON.stringify(args)}: ${result.text.length} chars\n`);
-  }, 60_000);
+  ] as const)(
+    '%s %j stays under 8,000 characters',
+    async (name, args) => {
+      const result = await mcp.call(name, args);
+      expect(result.isError).toBeFalsy();
+      expect(result.text.length).toBeLessThan(BUDGET);
+      if (process.env.BUDGET_REPORT) process.stderr.write(`${name} ${JSON.stringify(args)}: ${result.text.length} chars\n`);
+    },
+    60_000,
+  );
 });

@@ -99,9 +99,13 @@ describe('list_clients rows and header, word for word', () => {
         '  other fields: tags "Payroll"; phone "555-0101"',
       ].join('\n'),
     );
-    expect(cy.out.clients).toEqual([{ id: 'c-cy', displayName: 'Cy Dunn', email: 'cy@example.com', status: 'inactive', fields: { tags: 'Payroll', phone: '555-0101' } }]);
+    expect(cy.out.clients).toEqual([
+      { id: 'c-cy', displayName: 'Cy Dunn', email: 'cy@example.com', status: 'inactive', fields: { tags: 'Payroll', phone: '555-0101' } },
+    ]);
     const ben = await ask({ search: '  Ben  ', details: true });
-    expect(ben.text).toBe([`6 clients, 1 match search "Ben" (name, e-mail or tag). ${STATUSES} Showing 1–1 of 1 client.`, ROW.ben, '  other fields: none'].join('\n'));
+    expect(ben.text).toBe(
+      [`6 clients, 1 match search "Ben" (name, e-mail or tag). ${STATUSES} Showing 1–1 of 1 client.`, ROW.ben, '  other fields: none'].join('\n'),
+    );
     expect(ben.out.clients[0]).toMatchObject({ id: 'c-ben', fields: {} });
   });
 
@@ -109,7 +113,9 @@ describe('list_clients rows and header, word for word', () => {
     const vip = await ask({ search: 'VIP' });
     expect(vip.text.split('\n').slice(1)).toEqual([ROW.ann, '  other fields: tags [7, "vip"]']);
     const er = await ask({ search: 'er' });
-    expect(er.text).toBe([`6 clients, 1 match search "er" (name, e-mail or tag). ${STATUSES} Showing 1–1 of 1 client.`, ROW.ann, '  other fields: tags [7, "vip"]'].join('\n'));
+    expect(er.text).toBe(
+      [`6 clients, 1 match search "er" (name, e-mail or tag). ${STATUSES} Showing 1–1 of 1 client.`, ROW.ann, '  other fields: tags [7, "vip"]'].join('\n'),
+    );
   });
 
   it('filters an empty status to the clients without one, saying so in the filters line', async () => {
@@ -169,7 +175,10 @@ describe('list_clients requests join, word for word', () => {
   it('notes only shared names among the matches, and lists clients with none open at 0 and 0', async () => {
     const ann = await ask({ search: 'ann', requests: 'open' });
     expect(ann.out.notes).toEqual([]);
-    expect(ann.text.split('\n').slice(1)).toEqual(['- "Ann Archer" <ann@example.com> · active · 2 open, 1 overdue · id c-ann', '  other fields: tags [7, "vip"]']);
+    expect(ann.text.split('\n').slice(1)).toEqual([
+      '- "Ann Archer" <ann@example.com> · active · 2 open, 1 overdue · id c-ann',
+      '  other fields: tags [7, "vip"]',
+    ]);
     expect(ann.out.clients[0]).toMatchObject({ openRequests: 2, overdueRequests: 1, fields: { tags: [7, 'vip'] } });
     const none = await ask({ requests: 'none_open' });
     expect(none.text.split('\n').slice(1)).toEqual([
@@ -186,7 +195,11 @@ describe('list_clients requests join, word for word', () => {
         '1 request has a status the service profile names neither open nor closed: "withdrawn" (1). It was counted as open (and overdue when past due) unless every checklist item is complete. ' +
         'If such a status ends a request, list it under statuses.closed in the service profile (DOCREQ_SERVICE_PROFILE); under statuses.open if it does not.';
       expect(out.notes).toEqual([unknown]);
-      expect(text.split('\n').slice(1)).toEqual([`Note: ${unknown}`, '- "Cy Dunn" <cy@example.com> · inactive · 1 open, 0 overdue · id c-cy', '  other fields: tags "Payroll"; phone "555-0101"']);
+      expect(text.split('\n').slice(1)).toEqual([
+        `Note: ${unknown}`,
+        '- "Cy Dunn" <cy@example.com> · inactive · 1 open, 0 overdue · id c-cy',
+        '  other fields: tags "Payroll"; phone "555-0101"',
+      ]);
     } finally {
       install();
     }
@@ -196,7 +209,11 @@ describe('list_clients requests join, word for word', () => {
     const more =
       'AT LEAST: the answer\'s "next" is set, so the service may hold more requests than it listed. The API document says its lists are whole; this one signals more pages, so every count here is a lower bound and a request on a later page is not seen.';
     expect(paged.out.notes).toEqual([more]);
-    expect(paged.text.split('\n').slice(1)).toEqual([`Note: ${more}`, '- "Di Eve" <di@example.com> · active · 1 open, 0 overdue · id c-di', '  other fields: none']);
+    expect(paged.text.split('\n').slice(1)).toEqual([
+      `Note: ${more}`,
+      '- "Di Eve" <di@example.com> · active · 1 open, 0 overdue · id c-di',
+      '  other fields: none',
+    ]);
   });
 
   it('counts by the configured service profile: a status it closes is not open, and no note asks about it', async () => {
@@ -222,7 +239,10 @@ describe('list_clients empty pages, word for word', () => {
   it('names the statuses that occur when no client has the status asked for', async () => {
     const { text } = await ask({ status: 'archived' });
     expect(text).toBe(
-      [`6 clients, 0 match status "archived". ${STATUSES} Showing none of 0 clients.`, 'No client has status "archived". Statuses that occur: active 3, inactive 2, (none) 1.'].join('\n'),
+      [
+        `6 clients, 0 match status "archived". ${STATUSES} Showing none of 0 clients.`,
+        'No client has status "archived". Statuses that occur: active 3, inactive 2, (none) 1.',
+      ].join('\n'),
     );
   });
 

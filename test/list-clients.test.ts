@@ -64,7 +64,14 @@ interface JoinedOut extends ClientsOut {
   clients: { id: string; displayName: string; status: string; openRequests?: number; overdueRequests?: number }[];
   notes: string[];
 }
-const joinKey = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/\s+/).filter(Boolean).join(' ');
+const joinKey = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .join(' ');
 function oracleCounts(name: string): { open: number; overdue: number } {
   const mine = firm.requests.filter((r) => joinKey(r.clientName) === joinKey(name) && isOpen(r));
   return { open: mine.length, overdue: mine.filter((r) => r.dueDate !== null && r.dueDate.slice(0, 10) < TODAY).length };
@@ -115,7 +122,8 @@ describe('list_clients requests join', () => {
 
   it('recounts when the requests list changes, and reuses the counts while the service answers 304', async () => {
     const client = firm.clients.find((c) => c.displayName !== 'Sam Taylor' && oracleCounts(c.displayName).open > 1)!;
-    const counts = async () => structured<JoinedOut>(await mcp.call('list_clients', { search: client.email, requests: 'open' })).clients.find((c) => c.id === client.id);
+    const counts = async () =>
+      structured<JoinedOut>(await mcp.call('list_clients', { search: client.email, requests: 'open' })).clients.find((c) => c.id === client.id);
     const before = oracleCounts(client.displayName);
     expect(await counts()).toMatchObject({ openRequests: before.open });
     expect(await counts()).toMatchObject({ openRequests: before.open }); // a 304: the same records, the counts kept for them

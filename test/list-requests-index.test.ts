@@ -36,20 +36,20 @@ const record = fc.record({
 const list = fc.array(record, { maxLength: 300, size: 'large' }).map((rs) => rs.map((r, i): Rec => ({ id: `r${i}`, ...r }) as Rec));
 
 const answers = fc.record({
-    state: fc.constantFrom('open', 'closed'),
-    status: fc.oneof(fc.subarray(['sent', 'COMPLETED', 'done', 'in_progress', '(none)', 'nothing'], { minLength: 1 }), fc.constant(['ON_HOLD'])),
-    client: fc.constantFrom('Ana Alvarez', 'ana', 'Bo Li', 'bo', 'café', 'nobody'),
-    search: fc.constantFrom('tax', 'TAX', 'facade', 'kyc', 'x'),
-    overdue: fc.boolean(),
-    hasDueDate: fc.boolean(),
-    dueAfter: fc.constantFrom(day(-10), day(0), day(3)),
-    dueBefore: fc.constantFrom(day(5), day(8), day(40)),
-    createdAfter: fc.constantFrom(day(-60), day(-5)),
-    createdBefore: fc.constantFrom(day(-1), day(1)),
-    groupBy: fc.constant('client'),
-    sort: fc.constantFrom('newest', 'oldest', 'due_soonest', 'least_complete', 'most_open', 'most_overdue', 'most_outstanding'),
-    limit: fc.constantFrom(1, 3, 10, 500),
-    offset: fc.constantFrom(0, 1, 5, 40),
+  state: fc.constantFrom('open', 'closed'),
+  status: fc.oneof(fc.subarray(['sent', 'COMPLETED', 'done', 'in_progress', '(none)', 'nothing'], { minLength: 1 }), fc.constant(['ON_HOLD'])),
+  client: fc.constantFrom('Ana Alvarez', 'ana', 'Bo Li', 'bo', 'café', 'nobody'),
+  search: fc.constantFrom('tax', 'TAX', 'facade', 'kyc', 'x'),
+  overdue: fc.boolean(),
+  hasDueDate: fc.boolean(),
+  dueAfter: fc.constantFrom(day(-10), day(0), day(3)),
+  dueBefore: fc.constantFrom(day(5), day(8), day(40)),
+  createdAfter: fc.constantFrom(day(-60), day(-5)),
+  createdBefore: fc.constantFrom(day(-1), day(1)),
+  groupBy: fc.constant('client'),
+  sort: fc.constantFrom('newest', 'oldest', 'due_soonest', 'least_complete', 'most_open', 'most_overdue', 'most_outstanding'),
+  limit: fc.constantFrom(1, 3, 10, 500),
+  offset: fc.constantFrom(0, 1, 5, 40),
 });
 // A question asks a few things at once (sort, page and group, and up to two filters), as people do.
 const FILTERS = ['state', 'status', 'client', 'search', 'overdue', 'hasDueDate', 'dueAfter', 'dueBefore', 'createdAfter', 'createdBefore'] as const;
@@ -68,7 +68,8 @@ const dueOf = (r: Rec) => (r.dueDate && /^\d{4}-\d{2}-\d{2}/.test(r.dueDate) && 
 const hasDue = (r: Rec) => dueOf(r) !== null || (r.dueDate !== null && r.dueDate !== '');
 const createdOf = (r: Rec) => (r.createdAt && /^\d{4}-\d{2}-\d{2}/.test(r.createdAt) ? r.createdAt.slice(0, 10) : null);
 const openOf = (r: Rec) =>
-  !(r.status && CLOSING_STATUSES.includes(r.status.toLowerCase())) && !(r.totalItems !== null && r.completedItems !== null && r.totalItems > 0 && r.completedItems >= r.totalItems);
+  !(r.status && CLOSING_STATUSES.includes(r.status.toLowerCase())) &&
+  !(r.totalItems !== null && r.completedItems !== null && r.totalItems > 0 && r.completedItems >= r.totalItems);
 const lateOf = (due: string) => {
   const start = Date.parse(`${due}T00:00:00Z`);
   return Number.isNaN(start) ? null : Math.round((Date.parse(`${TODAY}T00:00:00Z`) - start) / DAY_MS);
@@ -100,7 +101,11 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
       if (q.search && !fold(r.title).includes(fold(q.search.trim()))) return false;
       if (q.hasDueDate !== undefined && hasDue(r) !== q.hasDueDate) return false;
       if ((q.dueBefore || q.dueAfter) && (due === null || (q.dueBefore && due > q.dueBefore) || (q.dueAfter && due < q.dueAfter))) return false;
-      if ((q.createdBefore || q.createdAfter) && (created === null || (q.createdBefore && created > q.createdBefore) || (q.createdAfter && created < q.createdAfter))) return false;
+      if (
+        (q.createdBefore || q.createdAfter) &&
+        (created === null || (q.createdBefore && created > q.createdBefore) || (q.createdAfter && created < q.createdAfter))
+      )
+        return false;
       if (q.state && openOf(r) !== (q.state === 'open')) return false;
       if (q.overdue !== undefined && overdueOf(r) !== q.overdue) return false;
       return true;
@@ -110,7 +115,8 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
   if (exact)
     for (const r of all) {
       const key = nameKey(r.clientName);
-      if (key !== needle && key.includes(needle) && !(statuses && !statuses.includes((r.status ?? '').toLowerCase()))) others.set(key, (others.get(key) ?? 0) + 1);
+      if (key !== needle && key.includes(needle) && !(statuses && !statuses.includes((r.status ?? '').toLowerCase())))
+        others.set(key, (others.get(key) ?? 0) + 1);
     }
   const byStatus: [string, number][] = [];
   for (const { r } of matched) {
@@ -134,16 +140,46 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
     checklist: {
       totalItems: matched.reduce((n, { r }) => n + (r.totalItems ?? 0), 0),
       completedItems: matched.reduce((n, { r }) => n + (r.completedItems ?? 0), 0),
-      outstandingItems: matched.reduce((n, { r }) => n + (openOf(r) && (r.totalItems ?? 0) > (r.completedItems ?? 0) ? (r.totalItems ?? 0) - (r.completedItems ?? 0) : 0), 0),
+      outstandingItems: matched.reduce(
+        (n, { r }) => n + (openOf(r) && (r.totalItems ?? 0) > (r.completedItems ?? 0) ? (r.totalItems ?? 0) - (r.completedItems ?? 0) : 0),
+        0,
+      ),
     },
   };
   const offset = q.offset ?? 0;
   const limit = q.limit ?? 25;
   const sort = q.sort ?? 'newest';
   if (q.groupBy) {
-    const groups = new Map<string | null, { clientName: string | null; requests: number; open: number; overdue: number; totalItems: number; completedItems: number; outstandingItems: number; nextDue: string | null; oldestOverdue: string | null; first: number; last: number }>();
+    const groups = new Map<
+      string | null,
+      {
+        clientName: string | null;
+        requests: number;
+        open: number;
+        overdue: number;
+        totalItems: number;
+        completedItems: number;
+        outstandingItems: number;
+        nextDue: string | null;
+        oldestOverdue: string | null;
+        first: number;
+        last: number;
+      }
+    >();
     for (const { r, index } of matched) {
-      const g = groups.get(r.clientName) ?? { clientName: r.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: index, last: index };
+      const g = groups.get(r.clientName) ?? {
+        clientName: r.clientName,
+        requests: 0,
+        open: 0,
+        overdue: 0,
+        totalItems: 0,
+        completedItems: 0,
+        outstandingItems: 0,
+        nextDue: null,
+        oldestOverdue: null,
+        first: index,
+        last: index,
+      };
       groups.set(r.clientName, g);
       const total = r.totalItems ?? 0;
       const done = r.completedItems ?? 0;
@@ -180,7 +216,9 @@ function recompute(all: Rec[], clientNames: (string | null)[], q: Q) {
     oldest: (a, b) => b.index - a.index,
     due_soonest: (a, b) => byDay(dueOf(a.r), dueOf(b.r)) || a.index - b.index,
     least_complete: (a, b) =>
-      ratio(a.r.completedItems ?? 0, a.r.totalItems ?? 0) - ratio(b.r.completedItems ?? 0, b.r.totalItems ?? 0) || byDay(dueOf(a.r), dueOf(b.r)) || a.index - b.index,
+      ratio(a.r.completedItems ?? 0, a.r.totalItems ?? 0) - ratio(b.r.completedItems ?? 0, b.r.totalItems ?? 0) ||
+      byDay(dueOf(a.r), dueOf(b.r)) ||
+      a.index - b.index,
   };
   const rows = [...matched].sort(compare[sort]).slice(offset, offset + limit);
   return {
@@ -235,7 +273,9 @@ describe('list_requests from its index, against a straightforward recomputation'
           // Other names containing a whole name: how many, and (up to five shown) how many requests each.
           const note = out.notes.find((n) => n.startsWith('Matched the whole name only'));
           const others = [...want.others.values()];
-          expect(note === undefined ? 0 : /another name contains/.test(note) ? 1 : Number(/(\d+) other names contain/.exec(note)?.[1]), label).toBe(others.length);
+          expect(note === undefined ? 0 : /another name contains/.test(note) ? 1 : Number(/(\d+) other names contain/.exec(note)?.[1]), label).toBe(
+            others.length,
+          );
           if (note && others.length <= 5) {
             const shown = [...note.matchAll(/\((\d+) requests?\)/g)].map((m) => Number(m[1]));
             expect(shown.sort(), label).toEqual(others.sort());
@@ -244,7 +284,10 @@ describe('list_requests from its index, against a straightforward recomputation'
             expect(out.groupCount, label).toBe(want.groupCount);
             expect(out.groups, label).toEqual(want.groups);
           } else {
-            expect(out.requests.map((r) => ({ id: r.id, overdue: r.overdue, daysOverdue: r.daysOverdue })), label).toEqual(want.rows);
+            expect(
+              out.requests.map((r) => ({ id: r.id, overdue: r.overdue, daysOverdue: r.daysOverdue })),
+              label,
+            ).toEqual(want.rows);
           }
         }
       }),
@@ -266,17 +309,42 @@ describe('list_requests narrowed by an index still sees every name it counts', (
     ].map((r, i) => ({ id: `n${i}`, ...r }));
     firm.requests = records as SandboxRequest[];
     sb.invalidateLists();
-    for (const q of [{ client: 'Bo Li', search: 'tax' }, { client: 'Bo Li', dueAfter: day(0) }, { client: 'Bo Li', dueBefore: day(10), search: 'return' }]) {
+    for (const q of [
+      { client: 'Bo Li', search: 'tax' },
+      { client: 'Bo Li', dueAfter: day(0) },
+      { client: 'Bo Li', dueBefore: day(10), search: 'return' },
+    ]) {
       const out = structured<Answer>(await mcp.call('list_requests', q));
       expect(out.matched, JSON.stringify(q)).toBe(2);
-      expect(out.notes.find((n) => n.startsWith('Matched the whole name only')), JSON.stringify(q)).toContain('"Bo Lin" (10 requests)');
+      expect(
+        out.notes.find((n) => n.startsWith('Matched the whole name only')),
+        JSON.stringify(q),
+      ).toContain('"Bo Lin" (10 requests)');
     }
   });
 });
 
 describe('num', () => {
   it("writes a number exactly as toLocaleString('en') does", () => {
-    for (const n of [0, -0, 1, 999, 1000, -1000, 1234567, -999, 1e21, 0.5, 1234.5678, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 60, Number.MAX_VALUE, NaN, Infinity]) {
+    for (const n of [
+      0,
+      -0,
+      1,
+      999,
+      1000,
+      -1000,
+      1234567,
+      -999,
+      1e21,
+      0.5,
+      1234.5678,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+      2 ** 60,
+      Number.MAX_VALUE,
+      NaN,
+      Infinity,
+    ]) {
       expect(num(n), String(n)).toBe(n.toLocaleString('en'));
     }
     fc.assert(fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double()), (n) => num(n) === n.toLocaleString('en')));

@@ -26,7 +26,8 @@ const req = (id: string, clientName: string | null, more: Fields = {}): Fields =
 });
 const client = (id: string, displayName: string, email: string | null = null): Fields => ({ id, displayName, email, status: 'active' });
 /** `n` requests under one client name, ids from its first word. */
-const under = (name: string, n: number, more: Fields = {}) => Array.from({ length: n }, (_, i) => req(`${name.split(' ')[0]!.toLowerCase()}-${i + 1}`, name, more));
+const under = (name: string, n: number, more: Fields = {}) =>
+  Array.from({ length: n }, (_, i) => req(`${name.split(' ')[0]!.toLowerCase()}-${i + 1}`, name, more));
 
 /** The service's two lists, as this test's calls will read them. */
 function lists(requests: Fields[], clients: Fields[] = []): void {
@@ -101,7 +102,7 @@ describe('the rows and paging of a plain list', () => {
     expect(await page({ limit: 1, offset: 1 })).toEqual([2, '…2 more; use offset=2']);
   });
 
-  it("counts a due day no calendar has (2026-00-15, 2026-02-30) as unread: not overdue, named in a note", async () => {
+  it('counts a due day no calendar has (2026-00-15, 2026-02-30) as unread: not overdue, named in a note', async () => {
     lists([
       req('r-x', 'Ada Lovelace', { dueDate: '2026-00-15' }),
       req('r-y', 'Ada Lovelace', { dueDate: '2026-02-30T17:00:00Z' }),
@@ -193,7 +194,9 @@ describe('what an empty page says', () => {
 
   it('names the statuses that occur when no request has any status asked', async () => {
     lists(FOUR, FOUR_CLIENTS);
-    expect(await said({ status: ['Nope', 'lost'] })).toEqual(['No request has status "nope" or "lost". Statuses that occur: sent 1, viewed 1, (none) 1, completed 1.']);
+    expect(await said({ status: ['Nope', 'lost'] })).toEqual([
+      'No request has status "nope" or "lost". Statuses that occur: sent 1, viewed 1, (none) 1, completed 1.',
+    ]);
   });
 
   it('suggests fewer filters when a status asked occurs but other filters leave nothing', async () => {
@@ -267,8 +270,12 @@ describe('notes on client names', () => {
     };
     const top = '"Kim E" (5 requests), "Kim D" (4 requests), "Kim C" (3 requests), "Kim B" (2 requests)';
     expect(await note([1])).toEqual(['Matched the whole name only; another name contains it: "Kim A" (1 request). Pass that whole name to see those.']);
-    expect(await note([1, 2, 3, 4, 5])).toEqual([`Matched the whole name only; 5 other names contain it: ${top}, "Kim A" (1 request). Pass that whole name to see those.`]);
-    expect(await note([1, 2, 3, 4, 5, 6])).toEqual([`Matched the whole name only; 6 other names contain it: "Kim F" (6 requests), ${top}, …. Pass that whole name to see those.`]);
+    expect(await note([1, 2, 3, 4, 5])).toEqual([
+      `Matched the whole name only; 5 other names contain it: ${top}, "Kim A" (1 request). Pass that whole name to see those.`,
+    ]);
+    expect(await note([1, 2, 3, 4, 5, 6])).toEqual([
+      `Matched the whole name only; 6 other names contain it: "Kim F" (6 requests), ${top}, …. Pass that whole name to see those.`,
+    ]);
   });
 });
 

@@ -69,7 +69,10 @@ describe('list_requests', () => {
   });
 
   it('filters a due-date range inclusively and sorts by due date', async () => {
-    const days = firm.requests.map((r) => r.dueDate?.slice(0, 10)).filter((d): d is string => !!d).sort();
+    const days = firm.requests
+      .map((r) => r.dueDate?.slice(0, 10))
+      .filter((d): d is string => !!d)
+      .sort();
     const from = days[10]!;
     const to = days[30]!;
     const out = structured<RequestsOut>(await mcp.call('list_requests', { dueAfter: from, dueBefore: to, sort: 'due_soonest', limit: 500 }));
@@ -83,7 +86,7 @@ describe('list_requests', () => {
     const oldest = structured<RequestsOut>(await mcp.call('list_requests', { sort: 'oldest', limit: 3 }));
     expect(oldest.requests[0]!.id).toBe(firm.requests.at(-1)!.id);
     const least = structured<RequestsOut>(await mcp.call('list_requests', { sort: 'least_complete', limit: 500 }));
-    const ratios = least.requests.map((r) => (r as unknown as { completedItems: number; totalItems: number })).map((r) => r.completedItems / r.totalItems);
+    const ratios = least.requests.map((r) => r as unknown as { completedItems: number; totalItems: number }).map((r) => r.completedItems / r.totalItems);
     expect(ratios).toEqual([...ratios].sort((a, b) => a - b));
   });
 
@@ -120,13 +123,30 @@ interface V2Out extends RequestsOut {
 type Seeded = (typeof firm.requests)[number];
 const dayOf = (d: string | null) => (d && /^\d{4}-\d{2}-\d{2}/.test(d) ? d.slice(0, 10) : null);
 const isOverdue = (r: Seeded) => isOpen(r) && dayOf(r.dueDate) !== null && dayOf(r.dueDate)! < TODAY;
-const norm = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/\s+/).filter(Boolean).join(' ');
+const norm = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .join(' ');
 
 /** The oracle's groups: one per client name, counted by hand from the seed. */
 function oracleGroups(rs: Seeded[]): Map<string, GroupRow> {
   const out = new Map<string, GroupRow>();
   for (const r of rs) {
-    const g = out.get(r.clientName) ?? { clientName: r.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null };
+    const g = out.get(r.clientName) ?? {
+      clientName: r.clientName,
+      requests: 0,
+      open: 0,
+      overdue: 0,
+      totalItems: 0,
+      completedItems: 0,
+      outstandingItems: 0,
+      nextDue: null,
+      oldestOverdue: null,
+    };
     g.requests += 1;
     g.totalItems += r.totalItems;
     g.completedItems += r.completedItems;
@@ -243,7 +263,10 @@ describe('list_requests v2', () => {
       const lines = shown.text.split('\n').filter((l) => l.startsWith('- '));
       const groups = structured<V2Out>(shown).groups!;
       expect(lines).toHaveLength(groups.length);
-      for (const [i, g] of groups.entries()) expect(lines[i]).toMatch(new RegExp(`^- ${JSON.stringify(g.clientName).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · ${g.requests} requests?: ${g.open} open, `));
+      for (const [i, g] of groups.entries())
+        expect(lines[i]).toMatch(
+          new RegExp(`^- ${JSON.stringify(g.clientName).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · ${g.requests} requests?: ${g.open} open, `),
+        );
     }
   });
 
@@ -301,7 +324,18 @@ describe('list_requests v2', () => {
 
 describe('hostile counts', () => {
   it('keeps the result valid when item counts overflow a number (two records with 1e308 items)', async () => {
-    const body = JSON.stringify({ data: [1, 2].map((i) => ({ id: `r${i}`, title: `T${i}`, status: 'sent', dueDate: null, createdAt: '2026-01-01T00:00:00Z', clientName: 'X', totalItems: 1e308, completedItems: 1e308 })) });
+    const body = JSON.stringify({
+      data: [1, 2].map((i) => ({
+        id: `r${i}`,
+        title: `T${i}`,
+        status: 'sent',
+        dueDate: null,
+        createdAt: '2026-01-01T00:00:00Z',
+        clientName: 'X',
+        totalItems: 1e308,
+        completedItems: 1e308,
+      })),
+    });
     sb.inject('GET /api/v1/requests', { kind: 'raw', status: 200, body });
     const result = await mcp.call('list_requests', {});
     expect(result.isError).toBeFalsy();

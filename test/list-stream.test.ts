@@ -18,7 +18,10 @@ function reference(text: string): unknown {
 /** The parser's answer for the body cut at the given fractions of its length, or 'error'. */
 function streamed(text: string, cuts: number[]): unknown {
   const bytes = Buffer.from(text, 'utf8');
-  return streamedBytes(bytes, cuts.map((c) => Math.floor(c * bytes.length)));
+  return streamedBytes(
+    bytes,
+    cuts.map((c) => Math.floor(c * bytes.length)),
+  );
 }
 
 function streamedBytes(bytes: Buffer, offsets: number[]): unknown {
@@ -37,7 +40,11 @@ function streamedBytes(bytes: Buffer, offsets: number[]): unknown {
 }
 
 /** Every byte its own chunk. */
-const bytewise = (text: string) => streamedBytes(Buffer.from(text, 'utf8'), Array.from({ length: Buffer.byteLength(text) }, (_, i) => i));
+const bytewise = (text: string) =>
+  streamedBytes(
+    Buffer.from(text, 'utf8'),
+    Array.from({ length: Buffer.byteLength(text) }, (_, i) => i),
+  );
 
 /** Feeds `body` in chunks of `size` bytes to a fresh parser; returns the parser and its records (or the error). */
 function feed(body: Buffer, size: number, toRecord: (raw: unknown) => unknown = (v) => v, kind: 'request' | 'client' = 'request', options?: ListStreamOptions) {
@@ -53,8 +60,15 @@ function feed(body: Buffer, size: number, toRecord: (raw: unknown) => unknown = 
 }
 
 /** Long strings dense in what a scanner must get right: quotes, backslash runs, "},", unicode. */
-const tricky = fc.array(fc.constantFrom('\\', '"', '\\"', '},', '}, {', 'a', 'é', '日', '😀', ' ', '[', '{'), { minLength: 20, maxLength: 80 }).map((parts) => parts.join(''));
-const strings = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), tricky, fc.constantFrom('data', '"data"', '\\', '"', '[', ']', '{', '}', ',', ':', '\\u0064ata', '\u2028', 'é', '},{', '"},{"a":"', '}, {', '\\"},'));
+const tricky = fc
+  .array(fc.constantFrom('\\', '"', '\\"', '},', '}, {', 'a', 'é', '日', '😀', ' ', '[', '{'), { minLength: 20, maxLength: 80 })
+  .map((parts) => parts.join(''));
+const strings = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  tricky,
+  fc.constantFrom('data', '"data"', '\\', '"', '[', ']', '{', '}', ',', ':', '\\u0064ata', '\u2028', 'é', '},{', '"},{"a":"', '}, {', '\\"},'),
+);
 const values = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
@@ -81,9 +95,14 @@ const rawValue = fc.letrec<{ value: string; key: string }>((tie) => ({
     values.map((v) => JSON.stringify(v)),
     fc.constantFrom('1e400', '-1e400', '1E+999', '1e-400', '-0', '0.5e1', '123456789012345678901234567890', '"\\u0064ata"', '"\\ud83d\\ude00"'),
     fc.tuple(space, fc.array(tie('value'), { maxLength: 4 }), space).map(([a, items, b]) => `[${a}${items.join(`${a},${b}`)}${b}]`),
-    fc.tuple(space, fc.array(fc.tuple(tie('key'), tie('value')), { maxLength: 4 })).map(([w, pairs]) => `{${w}${pairs.map(([k, v]) => `${k}${w}:${w}${v}`).join(`,${w}`)}}`),
+    fc
+      .tuple(space, fc.array(fc.tuple(tie('key'), tie('value')), { maxLength: 4 }))
+      .map(([w, pairs]) => `{${w}${pairs.map(([k, v]) => `${k}${w}:${w}${v}`).join(`,${w}`)}}`),
   ),
-  key: fc.oneof(strings.map((k) => JSON.stringify(k)), fc.constantFrom('"data"', '"\\u0064ata"', '"d\\u0061ta"', '"dat\\u0061"', '"data "', '"Data"')),
+  key: fc.oneof(
+    strings.map((k) => JSON.stringify(k)),
+    fc.constantFrom('"data"', '"\\u0064ata"', '"d\\u0061ta"', '"dat\\u0061"', '"data "', '"Data"'),
+  ),
 })).value;
 const rawKey = fc.constantFrom('"data"', '"\\u0064ata"', '"d\\u0061ta"', '"meta"', '"total"', '"Data"');
 const rawData = fc.oneof(
@@ -101,13 +120,17 @@ const bodies = fc.oneof(
   objects.map((data) => JSON.stringify({ data })),
   objects.map((data) => JSON.stringify({ data, after: data.slice(0, 3) }, null, 1)),
   fc.array(values, { maxLength: 30 }).map((data) => JSON.stringify({ data })),
-  fc.tuple(fc.dictionary(strings, values, { maxKeys: 3 }), fc.array(values, { maxLength: 10 }), fc.dictionary(strings, values, { maxKeys: 3 })).map(([a, data, b]) => JSON.stringify({ ...a, data, ...b })),
+  fc
+    .tuple(fc.dictionary(strings, values, { maxKeys: 3 }), fc.array(values, { maxLength: 10 }), fc.dictionary(strings, values, { maxKeys: 3 }))
+    .map(([a, data, b]) => JSON.stringify({ ...a, data, ...b })),
   fc.array(values, { maxLength: 10 }).map((data) => JSON.stringify({ meta: { data: [1, 2] }, data }, null, 2)),
   fc.array(values, { maxLength: 10 }).map((data) => `{"data":${JSON.stringify(data)},"data":[7]}`),
   values.map((v) => JSON.stringify(v)),
   fc.json(),
   rawBodies,
-  fc.tuple(objects, fc.constantFrom(' ', '\t', '\r\n', ' \n\t')).map(([data, indent]) => JSON.stringify({ meta: { data: data.slice(0, 2) }, data: data.map((d) => ({ data: d })) }, null, indent)),
+  fc
+    .tuple(objects, fc.constantFrom(' ', '\t', '\r\n', ' \n\t'))
+    .map(([data, indent]) => JSON.stringify({ meta: { data: data.slice(0, 2) }, data: data.map((d) => ({ data: d })) }, null, indent)),
 );
 
 /** Valid bodies, then cut short or with one character inserted or removed. */
@@ -118,20 +141,31 @@ const broken = fc.tuple(bodies, fc.nat(), fc.constantFrom('', ',', '[', ']', '{'
 
 describe('streaming list parser', () => {
   it('agrees with JSON.parse on valid bodies of every shape, however they are chunked', () => {
-    fc.assert(fc.property(bodies, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), (text, cuts) => {
-      expect(streamed(text, cuts)).toEqual(reference(text));
-    }), { numRuns: RUNS });
+    fc.assert(
+      fc.property(bodies, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), (text, cuts) => {
+        expect(streamed(text, cuts)).toEqual(reference(text));
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('agrees with JSON.parse on broken bodies: truncated, or one character inserted or removed', () => {
-    fc.assert(fc.property(broken, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), (text, cuts) => {
-      expect(streamed(text, cuts)).toEqual(reference(text));
-    }), { numRuns: RUNS });
+    fc.assert(
+      fc.property(broken, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), (text, cuts) => {
+        expect(streamed(text, cuts)).toEqual(reference(text));
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('hands a large first chunk to the fast path where data opens, and still agrees with JSON.parse', () => {
     // More than 64 KiB after "data": [ in the first chunk: the exact scanner stops at the bracket.
-    const records = Array.from({ length: 3_000 }, (_, i) => ({ id: `r${i}`, title: i % 7 ? `Tax ${i}` : 'a "},{" in a title \\ [', clientName: 'Zoë', totalItems: i }));
+    const records = Array.from({ length: 3_000 }, (_, i) => ({
+      id: `r${i}`,
+      title: i % 7 ? `Tax ${i}` : 'a "},{" in a title \\ [',
+      clientName: 'Zoë',
+      totalItems: i,
+    }));
     const text = JSON.stringify({ total: records.length, data: records, after: { data: 1 } });
     for (const cuts of [[], [0.5], [0.9, 0.95]]) {
       const parser = new ListStreamParser('request', (v) => v);
@@ -154,9 +188,12 @@ describe('streaming list parser', () => {
   });
 
   it('agrees with JSON.parse when every byte is its own chunk', () => {
-    fc.assert(fc.property(fc.oneof(bodies, broken), (text) => {
-      expect(bytewise(text)).toEqual(reference(text));
-    }), { numRuns: Math.ceil(RUNS / 10) });
+    fc.assert(
+      fc.property(fc.oneof(bodies, broken), (text) => {
+        expect(bytewise(text)).toEqual(reference(text));
+      }),
+      { numRuns: Math.ceil(RUNS / 10) },
+    );
   });
 
   it('takes the last of repeated "data" keys, however spelt, as JSON.parse does', () => {
@@ -186,9 +223,15 @@ describe('streaming list parser', () => {
   it('passes out-of-range numbers through as JSON.parse does (1e400 is Infinity); records make them null', () => {
     const text = '{"data":[{"id":"r1","totalItems":1e400,"completedItems":-1e400},{"id":"r2","totalItems":1e-400,"completedItems":-0}]}';
     expect(streamed(text, [0.5])).toEqual(reference(text));
-    expect(bytewise(text)).toEqual([{ id: 'r1', totalItems: Infinity, completedItems: -Infinity }, { id: 'r2', totalItems: 0, completedItems: -0 }]);
+    expect(bytewise(text)).toEqual([
+      { id: 'r1', totalItems: Infinity, completedItems: -Infinity },
+      { id: 'r2', totalItems: 0, completedItems: -0 },
+    ]);
     const records = feed(Buffer.from(text), 7, toRequest).result as ReturnType<typeof toRequest>[];
-    expect(records.map((r) => [r.totalItems, r.completedItems])).toEqual([[null, null], [0, -0]]);
+    expect(records.map((r) => [r.totalItems, r.completedItems])).toEqual([
+      [null, null],
+      [0, -0],
+    ]);
   });
 
   describe('bounded nesting', () => {
@@ -202,12 +245,14 @@ describe('streaming list parser', () => {
         for (const deep of [nested(MAX_ELEMENT_DEPTH + 1), `${'['.repeat(MAX_ELEMENT_DEPTH + 1)}${']'.repeat(MAX_ELEMENT_DEPTH + 1)}`]) {
           const { result } = feed(list(deep), size);
           expect(result).toBeInstanceOf(BadResponseError);
-          expect((result as Error).message).toBe(`The service's request list holds an element nested more than ${MAX_ELEMENT_DEPTH} levels deep; no request record is, so the list was refused.`);
+          expect((result as Error).message).toBe(
+            `The service's request list holds an element nested more than ${MAX_ELEMENT_DEPTH} levels deep; no request record is, so the list was refused.`,
+          );
         }
       }
     });
 
-    it('refuses a million levels without overflowing the stack; deep values outside data are JSON.parse\'s business', () => {
+    it("refuses a million levels without overflowing the stack; deep values outside data are JSON.parse's business", () => {
       const deep = Buffer.from(`{"data":[${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}]}`);
       expect(feed(deep, 1 << 16).result).toBeInstanceOf(BadResponseError);
       const meta = `{"meta":${'['.repeat(10_000)}${']'.repeat(10_000)},"data":[{"a":1}]}`;
@@ -216,7 +261,8 @@ describe('streaming list parser', () => {
 
     describe('nothing too deep refuses a list read for its fields: skipped unread, a read field flagged', () => {
       const fields = ['id', 'displayName'];
-      const feedFields = (body: Buffer, size: number, maxDepth?: number) => feed(body, size, (v) => v, 'client', { fields, ...(maxDepth !== undefined ? { maxDepth } : {}) });
+      const feedFields = (body: Buffer, size: number, maxDepth?: number) =>
+        feed(body, size, (v) => v, 'client', { fields, ...(maxDepth !== undefined ? { maxDepth } : {}) });
       const LEVELS = 200_000;
       const deepArrays = `${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`;
       const deepObjects = `${'{"a":'.repeat(LEVELS)}1${'}'.repeat(LEVELS)}`;
@@ -253,7 +299,11 @@ describe('streaming list parser', () => {
             const { parser, result } = feedFields(bytes, size);
             expect(result).not.toBeInstanceOf(Error);
             const records = result as Record<string, unknown>[];
-            expect(records).toEqual([{ id: 'c1', displayName: 'Client 1' }, { id: 'c2', displayName: null, after: 'x' }, { id: 'c3', displayName: 'Client 3' }]);
+            expect(records).toEqual([
+              { id: 'c1', displayName: 'Client 1' },
+              { id: 'c2', displayName: null, after: 'x' },
+              { id: 'c3', displayName: 'Client 3' },
+            ]);
             expect(unreadableIn(records)).toEqual([{ index: 1, fields: ['displayName'] }]);
             expect(parser.examined).toBeLessThanOrEqual(5 * bytes.length);
           }
@@ -271,10 +321,7 @@ describe('streaming list parser', () => {
 
       it('agrees with JSON.parse (too deep: cut to null outside the read fields, a read field null and flagged) however the body is chunked', () => {
         const keys = fc.constantFrom('id', 'displayName', 'extra', 'x', 'data');
-        const element = fc.oneof(
-          { weight: 4, arbitrary: fc.dictionary(keys, values, { maxKeys: 4 }) },
-          { weight: 1, arbitrary: values },
-        );
+        const element = fc.oneof({ weight: 4, arbitrary: fc.dictionary(keys, values, { maxKeys: 4 }) }, { weight: 1, arbitrary: values });
         const maxDepth = 2;
         const cut = (v: unknown, left: number): unknown =>
           v === null || typeof v !== 'object'
@@ -345,7 +392,10 @@ describe('streaming list parser', () => {
       ['one record holding a 24 MB string', () => Buffer.from(JSON.stringify({ data: [{ id: 'x', title: 'a'.repeat(MB24) }] }))],
       ['one 24 MB string full of "}," and escaped quotes', () => Buffer.from(JSON.stringify({ data: [{ id: 'x', note: '"},{"a":1},\\'.repeat(MB24 / 16) }] }))],
       ['a 24 MB key before data', () => Buffer.from(`{${JSON.stringify('k'.repeat(MB24))}:1,"data":[{"a":1}]}`)],
-      ['10,000 records full of "},"', () => Buffer.from(JSON.stringify({ data: Array.from({ length: 10_000 }, (_, i) => ({ i, t: '},{"x":1},'.repeat(20) })) }))],
+      [
+        '10,000 records full of "},"',
+        () => Buffer.from(JSON.stringify({ data: Array.from({ length: 10_000 }, (_, i) => ({ i, t: '},{"x":1},'.repeat(20) })) })),
+      ],
     ];
     for (const [name, make] of cases) {
       it(`${name}, in 64 KiB chunks`, () => {
@@ -358,7 +408,9 @@ describe('streaming list parser', () => {
     }
 
     it('256 KB of records and one long string, byte by byte and in 3-byte chunks', () => {
-      const body = Buffer.from(JSON.stringify({ data: [...Array.from({ length: 800 }, (_, i) => ({ id: `r${i}`, title: `Müller "${i}" },{` })), { note: '\\"},'.repeat(20_000) }] }));
+      const body = Buffer.from(
+        JSON.stringify({ data: [...Array.from({ length: 800 }, (_, i) => ({ id: `r${i}`, title: `Müller "${i}" },{` })), { note: '\\"},'.repeat(20_000) }] }),
+      );
       for (const size of [1, 3]) {
         const { parser, result } = feed(body, size);
         expect(result).toHaveLength(801);

@@ -28,7 +28,12 @@ const REFUSED = { name: 'create_request', arguments: { client: 'nobody@nowhere.e
 const heard = (notes: string[]) => notes.filter((n) => n.includes('create_request'));
 
 function stdioServer() {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], stderr: 'pipe', env: { ...childEnv(), DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: sb.keys.demo } });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN],
+    stderr: 'pipe',
+    env: { ...childEnv(), DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: sb.keys.demo },
+  });
   const stderr: string[] = [];
   transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
   return { transport, stderr };
@@ -78,7 +83,9 @@ describe('over HTTP (team mode)', () => {
     const svc = await teamService(sb, { config });
     const client = new Client({ name: 'quiet', version: '1' });
     const notes = listen(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } } }),
+    );
     await refusedCall(client);
     expect(heard(notes)).toEqual([]);
     await client.close();
@@ -118,7 +125,12 @@ describe('the AI SDK client (@ai-sdk/mcp), which fails on a notification it did 
   }
 
   it('raises no error over stdio', async () => {
-    const transport = new AiStdioTransport({ command: process.execPath, args: [BIN], env: { ...childEnv(), DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: sb.keys.demo }, stderr: 'ignore' });
+    const transport = new AiStdioTransport({
+      command: process.execPath,
+      args: [BIN],
+      env: { ...childEnv(), DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: sb.keys.demo },
+      stderr: 'ignore',
+    });
     expect((await useAiClient(transport)).map(String)).toEqual([]);
   });
 

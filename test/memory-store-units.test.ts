@@ -70,7 +70,7 @@ describe('MemoryStore', () => {
     expect(await s.get('f:c')).toBeUndefined();
   });
 
-  it('renew extends only the holder\'s entry; incr counts from `by`', async () => {
+  it("renew extends only the holder's entry; incr counts from `by`", async () => {
     const { s, at } = store();
     await s.claim('f:l', 'me', 100);
     expect(await s.renew('f:l', 'you', 1_000)).toBe(false);

@@ -398,7 +398,10 @@ describe('what is refused before any connection is made', () => {
   it('a URL carrying a user name, a password or both is refused', async () => {
     const before = sockets.length;
     for (const userinfo of ['client@', ':secret@', 'client:secret@']) {
-      expect(await fetchDocument(`http://${userinfo}127.0.0.1:${port}/doc`), userinfo).toEqual({ text: undefined, why: ['the URL carries a user name or password'] });
+      expect(await fetchDocument(`http://${userinfo}127.0.0.1:${port}/doc`), userinfo).toEqual({
+        text: undefined,
+        why: ['the URL carries a user name or password'],
+      });
     }
     expect(sockets.length).toBe(before);
   });

@@ -88,7 +88,9 @@ export function parseExposition(text: string): { types: Map<string, string>; sam
       groups.set(k, [...(groups.get(k) ?? []), s]);
     }
     for (const [k, buckets] of groups) {
-      const sorted = [...buckets].sort((a, b) => Number(a.labels.le === '+Inf' ? Infinity : a.labels.le) - Number(b.labels.le === '+Inf' ? Infinity : b.labels.le));
+      const sorted = [...buckets].sort(
+        (a, b) => Number(a.labels.le === '+Inf' ? Infinity : a.labels.le) - Number(b.labels.le === '+Inf' ? Infinity : b.labels.le),
+      );
       for (let i = 1; i < sorted.length; i++) if (sorted[i]!.value < sorted[i - 1]!.value) throw new Error(`${family}${k}: buckets not cumulative`);
       const count = samples.find((s) => s.name === `${family}_count` && JSON.stringify(Object.entries(s.labels).sort()) === k);
       if (sorted.at(-1)!.labels.le !== '+Inf' || sorted.at(-1)!.value !== count?.value) throw new Error(`${family}${k}: +Inf bucket is not _count`);
@@ -135,7 +137,9 @@ describe('team mode metrics (DOCREQ_METRICS_PORT)', () => {
     const signedInBefore = value(before.samples, 'docreq_sign_ins_total', { outcome: 'signed_in' });
 
     const client = new Client({ name: 'metrics-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } } }),
+    );
     const call = async (name: string, args: Record<string, unknown>) => {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
       captured.push(JSON.stringify(result));
@@ -150,7 +154,12 @@ describe('team mode metrics (DOCREQ_METRICS_PORT)', () => {
     const batch = await call('create_request_batch', { clients: [b!.id, c!.id], title: `${title} batch`, items: [{ name: 'B' }] });
     expect((batch.structuredContent as { sent: number }).sent).toBe(2);
     // 7 tool calls so far against a limit of 8: a batch of 9 is refused whole, then the 9th single call is.
-    const post = (body: unknown) => fetch(`${svc.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${sb.keys.demo}` }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${svc.url}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${sb.keys.demo}` },
+        body: JSON.stringify(body),
+      });
     const one = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_clients', arguments: { limit: 1 } } });
     expect((await post(Array.from({ length: 9 }, (_, i) => one(100 + i)))).status).toBe(429);
     expect((await post(one(200))).status).toBe(200);
@@ -185,7 +194,14 @@ describe('team mode metrics (DOCREQ_METRICS_PORT)', () => {
 
     // No label holds a key, its fingerprint, a client's id, name or e-mail, or what a caller typed.
     const labelValues = s.flatMap((x) => Object.values(x.labels));
-    const secretish: string[] = [...Object.values(sb.keys as unknown as Record<string, string>), svc.fingerprint(sb.keys.demo), 'no_such_tool', 'many', title, ...[a, b, c].flatMap((x) => [x!.id, x!.email, x!.displayName])];
+    const secretish: string[] = [
+      ...Object.values(sb.keys as unknown as Record<string, string>),
+      svc.fingerprint(sb.keys.demo),
+      'no_such_tool',
+      'many',
+      title,
+      ...[a, b, c].flatMap((x) => [x!.id, x!.email, x!.displayName]),
+    ];
     for (const v of labelValues) for (const bad of secretish) if (bad) expect(v).not.toContain(bad);
     for (const bad of secretish) if (bad && bad.length > 3) expect(after.text).not.toContain(bad);
   });
@@ -208,10 +224,14 @@ describe('team mode metrics (DOCREQ_METRICS_PORT)', () => {
 describe('the built CLI', () => {
   it('serves metrics with --metrics-port, and says where on stderr', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [new URL('../dist/cli.js', import.meta.url).pathname, '--transport', 'http', '--sandbox', '--port', '0', '--metrics-port', String(port)], {
-      env: { ...childEnv(), DOCREQ_STORE: 'memory' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [new URL('../dist/cli.js', import.meta.url).pathname, '--transport', 'http', '--sandbox', '--port', '0', '--metrics-port', String(port)],
+      {
+        env: { ...childEnv(), DOCREQ_STORE: 'memory' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
@@ -225,7 +245,7 @@ describe('the built CLI', () => {
 });
 
 describe('prom-client stays out of the stdio start-up', () => {
-  it("is not in what every start loads: dist/cli.js, the main chunk it loads, and what they import statically (it is a chunk of its own, loaded only with metrics on)", () => {
+  it('is not in what every start loads: dist/cli.js, the main chunk it loads, and what they import statically (it is a chunk of its own, loaded only with metrics on)', () => {
     const cli = new URL('../dist/cli.js', import.meta.url).pathname;
     if (!existsSync(cli)) throw new Error('dist/ is missing: npm run build');
     const seen = new Set<string>();

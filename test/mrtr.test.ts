@@ -55,13 +55,24 @@ describe('MRTR confirmation (2026-07-28 client with elicitation)', () => {
   });
 
   it('an altered request (other arguments, same state) or an altered state sends nothing', async () => {
-    const tamperArgs = await connect(sb, { ...MODERN, elicit: accept, tap: (b) => (b.includes('"requestState"') ? b.replace('MRTR altered', 'MRTR swapped') : undefined) });
+    const tamperArgs = await connect(sb, {
+      ...MODERN,
+      elicit: accept,
+      tap: (b) => (b.includes('"requestState"') ? b.replace('MRTR altered', 'MRTR swapped') : undefined),
+    });
     const swapped = await tamperArgs.call('create_request', args('MRTR altered'));
     await tamperArgs.close();
     expect(swapped.isError).toBe(true);
     expect(swapped.text).toContain('not valid for this call (mismatch)');
 
-    const tamperState = await connect(sb, { ...MODERN, elicit: accept, tap: (b) => (b.includes('"requestState"') ? b.replace(/("requestState":"dr1\.[0-9a-z]+\.)(.)/, (_, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`) : undefined) });
+    const tamperState = await connect(sb, {
+      ...MODERN,
+      elicit: accept,
+      tap: (b) =>
+        b.includes('"requestState"')
+          ? b.replace(/("requestState":"dr1\.[0-9a-z]+\.)(.)/, (_, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`)
+          : undefined,
+    });
     const forged = await tamperState.call('create_request', args('MRTR forged'));
     await tamperState.close();
     expect(forged.isError).toBe(true);

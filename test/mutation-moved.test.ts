@@ -51,7 +51,11 @@ describe('tests moved, split or reformatted keep their recorded kills', () => {
   });
 
   it('a test found nowhere, or in two new files, is dropped, and a kill left without its test is counted', () => {
-    const r = record({ 'test/old.test.ts': { source: 'old', tests: [test('1', 'gone', 5), test('2', 'twice', 9), test('3', 'kept', 12)] } }, [['1'], ['2', '3'], ['3']]);
+    const r = record({ 'test/old.test.ts': { source: 'old', tests: [test('1', 'gone', 5), test('2', 'twice', 9), test('3', 'kept', 12)] } }, [
+      ['1'],
+      ['2', '3'],
+      ['3'],
+    ]);
     const current = new Map([
       ['test/x.test.ts', [at('twice', 3), at('kept', 8)]],
       ['test/y.test.ts', [at('twice', 4)]],
@@ -69,6 +73,13 @@ describe('tests moved, split or reformatted keep their recorded kills', () => {
     const current = new Map([['test/same.test.ts', [at('alike', 5)]]]);
     expect(carryTests(r, current, (f: string) => (f === 'test/same.test.ts' ? 'same' : undefined))).toEqual({ moved: 0, dropped: 1, orphaned: 1 });
     expect(r.testFiles).toEqual({ 'test/same.test.ts': same });
+  });
+
+  it('a test the record holds twice (two ids, one title) follows its title once, both ids with it', () => {
+    const r = record({ 'test/a.test.ts': { source: 'old', tests: [test('1', 'twin', 5), test('2', 'twin', 5)] } }, [['1'], ['2']]);
+    const current = new Map([['test/a.test.ts', [at('twin', 8)]]]);
+    expect(carryTests(r, current, () => 'new')).toEqual({ moved: 2, dropped: 0, orphaned: 0 });
+    expect(r.testFiles['test/a.test.ts']!.tests).toEqual([test('1', 'twin', 8), test('2', 'twin', 8)]);
   });
 
   it('titles read alike whether their parts are joined by a space (Stryker) or by " > " (vitest list)', () => {

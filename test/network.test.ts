@@ -53,8 +53,13 @@ function api(options: Partial<ApiClientOptions> = {}): DocReqApi {
   return a;
 }
 const failure = apiFailure;
-const payload = (): CreatePayload => ({ clientId: sb.demoFirm.clients[0]!.id, title: `Network test ${Math.random()}`, items: [{ name: 'W-2', required: true, type: 'file' }] });
-const send = (a: DocReqApi, p = payload(), options: Partial<Parameters<DocReqApi['createRequest']>[1]> = {}) => a.createRequest(p, { idempotencyKey: randomUUID(), ...options });
+const payload = (): CreatePayload => ({
+  clientId: sb.demoFirm.clients[0]!.id,
+  title: `Network test ${Math.random()}`,
+  items: [{ name: 'W-2', required: true, type: 'file' }],
+});
+const send = (a: DocReqApi, p = payload(), options: Partial<Parameters<DocReqApi['createRequest']>[1]> = {}) =>
+  a.createRequest(p, { idempotencyKey: randomUUID(), ...options });
 const listed = () => sb.demoFirm.requests.length;
 const requestGets = () => sb.callsTo('GET', '/api/v1/requests');
 
@@ -279,7 +284,9 @@ describe('D. proxies', () => {
     expect(describeProxy('https://docs.example.com', {})).toBe('direct (no HTTPS_PROXY or HTTP_PROXY set)');
     const through = describeProxy('https://docs.example.com', { HTTPS_PROXY: 'http://user:s3cret@proxy.corp:3128' });
     expect(through).toBe('through the proxy http://proxy.corp:3128 (from HTTPS_PROXY)');
-    expect(describeProxy('https://docs.example.com', { https_proxy: 'http://p:1', NO_PROXY: '.example.com' })).toBe('direct (NO_PROXY covers docs.example.com)');
+    expect(describeProxy('https://docs.example.com', { https_proxy: 'http://p:1', NO_PROXY: '.example.com' })).toBe(
+      'direct (NO_PROXY covers docs.example.com)',
+    );
     expect(describeProxy('http://127.0.0.1:9', { http_proxy: 'http://p:1' })).toBe('through the proxy http://p:1 (from http_proxy)');
   });
 
@@ -327,7 +334,23 @@ function privateCa(): { dir: string; ca: string; key: Buffer; cert: Buffer } | u
   const dir = mkdtempSync(join(suiteFolder(), 'ca-'));
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=docreq test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  run(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=docreq test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
   run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf');
@@ -368,7 +391,9 @@ describe('E. setup mistakes', () => {
     if (!existsSync(new URL(lib).pathname)) return;
     const script = `const { DocReqApi } = await import(${JSON.stringify(lib)}); const a = new DocReqApi({ baseUrl: ${JSON.stringify(baseUrl)}, apiKey: process.env.K, timeoutMs: 5000 }); try { console.log('records', (await a.listRequests()).length); } catch (e) { console.log('error', e.message); } await a.close();`;
     const child = async (env: Record<string, string>) =>
-      (await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...childEnv(), K: SANDBOX_KEYS.demo, ...env }, timeout: 15_000 })).stdout.trim();
+      (
+        await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...childEnv(), K: SANDBOX_KEYS.demo, ...env }, timeout: 15_000 })
+      ).stdout.trim();
     expect(await child({})).toMatch(/^error The TLS certificate .* is not trusted .*NODE_EXTRA_CA_CERTS/);
     expect(await child({ NODE_EXTRA_CA_CERTS: pki!.ca })).toBe(`records ${listed()}`);
   });
@@ -454,17 +479,16 @@ describe('F. once-only sending', () => {
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
   });
 
-  it.each([
-    ['{"error":{"message":"quota exceeded"}}'],
-    ['{"errors":[{"message":"something failed"}]}'],
-    ['{"error":"nope","data":{"id":"x"}}'],
-  ])('reports a 2xx whose body is an error (%s) as "may have been sent"', async (body) => {
-    sb.inject('POST /api/v1/requests', { kind: 'raw', status: 200, body });
-    const error = await failure(send(api()));
-    expect(error).toBeInstanceOf(BadResponseError);
-    expect(error.outcomeUnknown).toBe(true);
-    expect(error.message).toContain('may have been sent');
-  });
+  it.each([['{"error":{"message":"quota exceeded"}}'], ['{"errors":[{"message":"something failed"}]}'], ['{"error":"nope","data":{"id":"x"}}']])(
+    'reports a 2xx whose body is an error (%s) as "may have been sent"',
+    async (body) => {
+      sb.inject('POST /api/v1/requests', { kind: 'raw', status: 200, body });
+      const error = await failure(send(api()));
+      expect(error).toBeInstanceOf(BadResponseError);
+      expect(error.outcomeUnknown).toBe(true);
+      expect(error.message).toContain('may have been sent');
+    },
+  );
 
   it('reduces the created record to the documented fields (an echoing service cannot pass the key through)', async () => {
     sb.inject('POST /api/v1/requests', { kind: 'echo' });

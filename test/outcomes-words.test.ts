@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { answeredTooLate, cancelledAfterWrite, CHECK_FIRST, inProgressReason, ledgerReason, mayHaveBeenSent, outcomeNotRecorded, tokenJustUsed, unexpectedFailure } from '../src/send/outcomes.js';
+import {
+  answeredTooLate,
+  cancelledAfterWrite,
+  CHECK_FIRST,
+  inProgressReason,
+  ledgerReason,
+  mayHaveBeenSent,
+  outcomeNotRecorded,
+  tokenJustUsed,
+  unexpectedFailure,
+} from '../src/send/outcomes.js';
 import { namespaceOf, StoreUnavailableError } from '../src/store/store.js';
 
 /**
@@ -20,7 +30,9 @@ describe('the words of each outcome', () => {
 
   it("this server's record: sent (with and without a request id), pending with its claim held, pending without, unclear", () => {
     const base = { at: AT, title: 'Year end', requestId: null };
-    expect(ledgerReason({ ...base, outcome: 'sent', requestId: 'req_1' })).toBe('this server sent "Year end" to this client at 2026-03-16 09:05 UTC (request id req_1)');
+    expect(ledgerReason({ ...base, outcome: 'sent', requestId: 'req_1' })).toBe(
+      'this server sent "Year end" to this client at 2026-03-16 09:05 UTC (request id req_1)',
+    );
     expect(ledgerReason({ ...base, outcome: 'sent' })).toBe('this server sent "Year end" to this client at 2026-03-16 09:05 UTC');
     expect(ledgerReason({ ...base, outcome: 'pending' }, true)).toBe(inProgressReason('Year end', 'this client', AT));
     expect(ledgerReason({ ...base, outcome: 'pending' })).toBe(
@@ -37,14 +49,16 @@ describe('the words of each outcome', () => {
     expect(CHECK_FIRST).toBe('check with list_requests before sending again');
     expect(unexpectedFailure('boom\nline')).toBe('sending failed unexpectedly (boom line); check with list_requests');
     expect(answeredTooLate(60_000, 'create_request')).toBe(
-      'Nothing was sent: the person did not answer within the call\'s time limit (DOCREQ_TIMEOUT_MS, 60 s), and an answer given after it sends nothing. ' +
+      "Nothing was sent: the person did not answer within the call's time limit (DOCREQ_TIMEOUT_MS, 60 s), and an answer given after it sends nothing. " +
         'Call create_request again to ask them again (whoever runs the server can give more time with DOCREQ_TIMEOUT_MS).',
     );
     expect(tokenJustUsed('sent')).toBe('Not sent again: this confirmationToken was just used (outcome: sent). Nothing more was sent.');
   });
 
   it('a send cancelled after it was written, and an outcome the store could not record', () => {
-    expect(cancelledAfterWrite('Year end', 'cl_1', 'sent', 'req_9')).toBe('a send the host cancelled after it was written was sent (request id req_9): "Year end" to client cl_1');
+    expect(cancelledAfterWrite('Year end', 'cl_1', 'sent', 'req_9')).toBe(
+      'a send the host cancelled after it was written was sent (request id req_9): "Year end" to client cl_1',
+    );
     expect(cancelledAfterWrite('Year end', 'cl_1', 'sent', null)).toBe('a send the host cancelled after it was written was sent: "Year end" to client cl_1');
     expect(cancelledAfterWrite('Year end', 'cl_1', 'may_have_been_sent', 'req_9')).toBe(
       `a send the host cancelled after it was written may have been sent (no clear answer came): ${CHECK_FIRST}: "Year end" to client cl_1`,

@@ -41,7 +41,8 @@ describe('the npm package', () => {
   const files = packed[0].files.map((f) => f.path);
 
   it('contains the built files, docs and licence, and no sources, tests or scripts', () => {
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'SECURITY.md', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'server.json', 'mcp.json']) expect(files).toContain(f);
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'SECURITY.md', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'server.json', 'mcp.json'])
+      expect(files).toContain(f);
     for (const f of files) expect(f).not.toMatch(/^(src|test|scripts|\.ci|bundle)\/|\.map$|\.tgz$|\.mcpb$|tsconfig|eslint/);
   });
 
@@ -62,7 +63,8 @@ describe('the npm package', () => {
     expect(tools).toEqual(['list_clients', 'list_requests', 'create_request', 'create_request_batch', 'list_templates']);
     expect(clients.isError).toBeFalsy();
     // the real-service entry, pointed at a local sandbox through its own variables
-    const real = (JSON.parse(read('mcp.json')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers.docreq!;
+    const real = (JSON.parse(read('mcp.json')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers
+      .docreq!;
     expect(Object.keys(real.env).every((k) => ENV_NAMES.has(k))).toBe(true);
     const viaEnv = await listTools(real.command, real.args, project, { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url });
     expect(viaEnv.clients.isError).toBeFalsy();
@@ -90,13 +92,18 @@ describe('README snippets (docs/hosts.md)', () => {
   });
 
   it('the VS Code snippet prompts for the key as a password and uses it', () => {
-    const vscode = blocks('json').map((t) => JSON.parse(t) as { inputs?: { id: string; password: boolean }[]; servers?: Record<string, { env: Record<string, string> }> }).find((c) => c.servers)!;
+    const vscode = blocks('json')
+      .map((t) => JSON.parse(t) as { inputs?: { id: string; password: boolean }[]; servers?: Record<string, { env: Record<string, string> }> })
+      .find((c) => c.servers)!;
     expect(vscode.inputs![0]!.password).toBe(true);
     expect(vscode.servers!.docreq!.env.DOCREQ_API_KEY).toBe(`\${input:${vscode.inputs![0]!.id}}`);
   });
 
   it('the Claude Code commands add the server with npx and known variables', () => {
-    const lines = blocks('sh').join('\n').split('\n').filter((l) => l.startsWith('claude mcp add') && !l.includes('--transport http'));
+    const lines = blocks('sh')
+      .join('\n')
+      .split('\n')
+      .filter((l) => l.startsWith('claude mcp add') && !l.includes('--transport http'));
     expect(lines).toHaveLength(2);
     for (const line of lines) {
       expect(line.split(' -- ')[1]).toMatch(/^npx -y docreq-mcp( --sandbox)?$/);
@@ -111,7 +118,9 @@ describe('README snippets (docs/hosts.md)', () => {
     writeFileSync(join(dir, 'in-process-example.mjs'), example);
     // inside the package, 'docreq-mcp' resolves to its own exports (dist/index.js)
     // async: the sandbox answering it lives in this process's event loop
-    const run = await execFileAsync(process.execPath, [join(dir, 'in-process-example.mjs')], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+    const run = await execFileAsync(process.execPath, [join(dir, 'in-process-example.mjs')], {
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+    });
     captured.push(run.stdout, run.stderr);
     expect(run.stdout).toMatch(/^As of \d{4}-\d{2}-\d{2}: \d+ requests, \d+ match overdue/);
   });
@@ -119,26 +128,50 @@ describe('README snippets (docs/hosts.md)', () => {
 
 describe('registry and bundle metadata', () => {
   // The rules of the registry's published server.json schema (2025-12-11) for the fields we use.
-  const argument = z.object({ name: z.string(), description: z.string(), isRequired: z.boolean().optional(), isSecret: z.boolean().optional(), format: z.enum(['string', 'number', 'boolean', 'filepath']).optional(), default: z.string().optional(), choices: z.array(z.string()).optional() }).strict();
-  const serverJson = z.object({
-    $schema: z.literal('https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json'),
-    name: z.string().min(3).max(200).regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
-    title: z.string().min(1).max(100).optional(),
-    description: z.string().min(1).max(100),
-    version: z.string().max(255).refine((v) => !/^[~^><=]|\.x$|\*/.test(v), 'a range'),
-    websiteUrl: z.string().url().optional(),
-    repository: z.object({ url: z.string().url(), source: z.string(), id: z.string().optional(), subfolder: z.string().optional() }).strict().optional(),
-    packages: z.array(
-      z.object({
-        registryType: z.string(),
-        registryBaseUrl: z.string().url().optional(),
-        identifier: z.string(),
-        version: z.string().min(1).refine((v) => v !== 'latest'),
-        transport: z.object({ type: z.literal('stdio') }).strict(),
-        environmentVariables: z.array(argument).optional(),
-      }).strict(),
-    ),
-  }).strict();
+  const argument = z
+    .object({
+      name: z.string(),
+      description: z.string(),
+      isRequired: z.boolean().optional(),
+      isSecret: z.boolean().optional(),
+      format: z.enum(['string', 'number', 'boolean', 'filepath']).optional(),
+      default: z.string().optional(),
+      choices: z.array(z.string()).optional(),
+    })
+    .strict();
+  const serverJson = z
+    .object({
+      $schema: z.literal('https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json'),
+      name: z
+        .string()
+        .min(3)
+        .max(200)
+        .regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
+      title: z.string().min(1).max(100).optional(),
+      description: z.string().min(1).max(100),
+      version: z
+        .string()
+        .max(255)
+        .refine((v) => !/^[~^><=]|\.x$|\*/.test(v), 'a range'),
+      websiteUrl: z.string().url().optional(),
+      repository: z.object({ url: z.string().url(), source: z.string(), id: z.string().optional(), subfolder: z.string().optional() }).strict().optional(),
+      packages: z.array(
+        z
+          .object({
+            registryType: z.string(),
+            registryBaseUrl: z.string().url().optional(),
+            identifier: z.string(),
+            version: z
+              .string()
+              .min(1)
+              .refine((v) => v !== 'latest'),
+            transport: z.object({ type: z.literal('stdio') }).strict(),
+            environmentVariables: z.array(argument).optional(),
+          })
+          .strict(),
+      ),
+    })
+    .strict();
   const server = JSON.parse(read('server.json')) as z.infer<typeof serverJson>;
 
   it('server.json follows the registry schema and matches package.json', () => {
@@ -152,7 +185,13 @@ describe('registry and bundle metadata', () => {
   });
 
   it('manifest.json has the package version, a sensitive key, and maps its settings to known variables', () => {
-    const manifest = JSON.parse(read('manifest.json')) as { version: string; tools: { name: string }[]; user_config: Record<string, { sensitive?: boolean }>; server: { mcp_config: { env: Record<string, string> } }; compatibility: { runtimes: { node: string } } };
+    const manifest = JSON.parse(read('manifest.json')) as {
+      version: string;
+      tools: { name: string }[];
+      user_config: Record<string, { sensitive?: boolean }>;
+      server: { mcp_config: { env: Record<string, string> } };
+      compatibility: { runtimes: { node: string } };
+    };
     expect(manifest.version).toBe(pkg.version);
     expect(manifest.compatibility.runtimes.node).toBe((pkg.engines as { node: string }).node);
     expect(manifest.user_config.api_key!.sensitive).toBe(true);
@@ -164,7 +203,13 @@ describe('registry and bundle metadata', () => {
   });
 
   it('the listings name one repository, its issues as the support address, and the privacy policy', () => {
-    const manifest = JSON.parse(read('manifest.json')) as { repository: { type: string; url: string }; homepage: string; documentation: string; support: string; privacy_policies: string[] };
+    const manifest = JSON.parse(read('manifest.json')) as {
+      repository: { type: string; url: string };
+      homepage: string;
+      documentation: string;
+      support: string;
+      privacy_policies: string[];
+    };
     const repo = server.repository!.url;
     expect(server.repository).toEqual({ url: repo, source: 'github' });
     expect(server.websiteUrl).toBe(`${repo}#readme`);

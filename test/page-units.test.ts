@@ -8,7 +8,10 @@ function capture(page: Parameters<typeof sendPage>[1], targets?: string[]) {
   let status = 0;
   let headers: Record<string, string> = {};
   let body = '';
-  const res = { writeHead: (s: number, h: Record<string, string>) => ((status = s), (headers = h)), end: (b: string) => (body = b) } as unknown as ServerResponse;
+  const res = {
+    writeHead: (s: number, h: Record<string, string>) => ((status = s), (headers = h)),
+    end: (b: string) => (body = b),
+  } as unknown as ServerResponse;
   sendPage(res, page, targets);
   return { status, headers, body };
 }
@@ -88,12 +91,20 @@ describe('the pages’ one style', () => {
     ]);
     expect(r.get('body')).toMatchObject({ font: '16px/1.5 system-ui,sans-serif', margin: '0' });
     expect(contrast(r.get('body')!.color!, r.get('body')!.background!)).toBeGreaterThanOrEqual(7);
-    expect(r.get('main')).toEqual({ 'max-width': '34rem', margin: '3rem auto', padding: '2rem', background: '#fff', border: '1px solid #d0d0cc', 'border-radius': '8px' });
+    expect(r.get('main')).toEqual({
+      'max-width': '34rem',
+      margin: '3rem auto',
+      padding: '2rem',
+      background: '#fff',
+      border: '1px solid #d0d0cc',
+      'border-radius': '8px',
+    });
     expect(r.get('h1')).toEqual({ 'font-size': '1.4rem', 'margin-top': '0' });
     expect(r.get('ul')).toEqual({ 'padding-left': '1.2rem' });
     expect(r.get('.actions')).toEqual({ display: 'flex', gap: '.75rem', 'margin-top': '1.5rem' });
     expect(r.get('button')).toEqual({ font: 'inherit', padding: '.6rem 1.2rem', 'border-radius': '6px', border: '1px solid #1d4ed8', cursor: 'pointer' });
-    for (const button of ['.primary', '.secondary', 'a.button']) expect(contrast(r.get(button)!.color!, r.get(button)!.background!)).toBeGreaterThanOrEqual(4.5);
+    for (const button of ['.primary', '.secondary', 'a.button'])
+      expect(contrast(r.get(button)!.color!, r.get(button)!.background!)).toBeGreaterThanOrEqual(4.5);
     expect(r.get('.primary')!.background).toBe('#1d4ed8');
     expect(r.get('a.button')).toMatchObject({ display: 'inline-block', 'text-decoration': 'none', padding: '.6rem 1.2rem' });
     const focus = r.get('button:focus-visible,a:focus-visible')!;

@@ -27,7 +27,11 @@ function pagingOf(body: string): string | undefined {
   return seen[0];
 }
 
-const three = [{ id: 'r1', title: 'A' }, { id: 'r2', title: 'B' }, { id: 'r3', title: 'C' }];
+const three = [
+  { id: 'r1', title: 'A' },
+  { id: 'r2', title: 'B' },
+  { id: 'r3', title: 'C' },
+];
 /** A list of three records with `extra` beside data: once before it, once after it. */
 const around = (extra: Record<string, unknown>) => [JSON.stringify({ ...extra, data: three }), JSON.stringify({ data: three, ...extra })];
 
@@ -154,7 +158,7 @@ describe('the Link header', () => {
     expect(linkPaging(['<https://svc.example/x?page=1>; rel="prev"', '<https://svc.example/x?page=3>; rel="next"'])).toBe(sentence);
   });
 
-  it('finds none in other types, in a target or in another parameter\'s value', () => {
+  it("finds none in other types, in a target or in another parameter's value", () => {
     const no = [
       undefined,
       '',
@@ -222,7 +226,13 @@ describe('the survey of fields beyond the read ones', () => {
     expect(counted.has('f79')).toBe(false);
     expect(counted.has('__proto__')).toBe(false);
     // Nor does the survey a list answer gives, whatever the counts it is made from.
-    const fields = surveyOf(new Map([['__proto__', 2], ['tags', 1]]), (text) => text).fields;
+    const fields = surveyOf(
+      new Map([
+        ['__proto__', 2],
+        ['tags', 1],
+      ]),
+      (text) => text,
+    ).fields;
     expect(Object.keys(fields)).toEqual(['tags']);
     expect(Object.getPrototypeOf(fields)).toBeNull();
   });
@@ -281,7 +291,10 @@ describe('through the API client', () => {
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
   }
 
-  const requests = [{ id: 'r1', title: 'A', status: 'open', priority: 'high' }, { id: 'r2', title: 'B', status: 'open' }];
+  const requests = [
+    { id: 'r1', title: 'A', status: 'open', priority: 'high' },
+    { id: 'r2', title: 'B', status: 'open' },
+  ];
 
   it('reads a Link header with rel="next"; a signal in the body is named first; none without either', async () => {
     let body: unknown = { data: requests };

@@ -20,7 +20,7 @@ type Form = { requestedSchema?: { properties?: Record<string, { title?: string; 
 describe('sendWay: who confirms, for every setting and host', () => {
   const way = (confirmSend: 'auto' | 'person' | 'always' | 'never', canAsk: boolean, showsPages: boolean, viaPage = false) =>
     sendWay({ config: { confirmSend } as never, canAsk, showsPages, viaPage });
-  it('a press of Send is the page\'s, whatever the setting', () => {
+  it("a press of Send is the page's, whatever the setting", () => {
     for (const mode of ['auto', 'person', 'always', 'never'] as const) expect(way(mode, false, false, true)).toBe('pressed');
   });
   it('never: unattended; always: the form, or nobody', () => {
@@ -41,7 +41,7 @@ describe('sendWay: who confirms, for every setting and host', () => {
 });
 
 describe('the words', () => {
-  it("pageNext: until when, in UTC to the minute, and that the model cannot send it", () => {
+  it('pageNext: until when, in UTC to the minute, and that the model cannot send it', () => {
     const at = Date.UTC(2026, 2, 16, 9, 41, 30);
     expect(pageNext(at, 'create_request')).toBe(
       "Next: the preview page shown with this result has a Send button; only the person's press sends it (until 2026-03-16 09:41 UTC). " +
@@ -72,20 +72,32 @@ describe('the words', () => {
 });
 
 describe("the page's Send refuses what is not its own", () => {
-  it('a tool that is not a send tool, arguments that are not the tool\'s: nothing sent, said why', async () => {
+  it("a tool that is not a send tool, arguments that are not the tool's: nothing sent, said why", async () => {
     const c = await host({ capabilities: APPS });
     const before = posts();
     const other = await c.call('send_from_page', { tool: 'list_clients', arguments: {}, pageToken: 'x'.repeat(30) });
     expect(other.text).toBe('Nothing was sent: the page can send only through create_request or create_request_batch.');
     const proto = await c.call('send_from_page', { tool: 'toString', arguments: {}, pageToken: 'x'.repeat(30) });
     expect(proto.text).toContain('the page can send only through');
-    const bad = await c.call('send_from_page', { tool: 'create_request', arguments: { client: active[0]!.id, title: 'T', items: 'no' }, pageToken: 'x'.repeat(30) });
+    const bad = await c.call('send_from_page', {
+      tool: 'create_request',
+      arguments: { client: active[0]!.id, title: 'T', items: 'no' },
+      pageToken: 'x'.repeat(30),
+    });
     expect(bad.text).toMatch(/^Nothing was sent: the page's request does not match create_request's arguments \(items: /);
     const empty = await c.call('send_from_page', { tool: 'create_request', arguments: { title: 'T' }, pageToken: 'x'.repeat(30) });
     expect(empty.text).toMatch(/\(client: /);
-    const nested = await c.call('send_from_page', { tool: 'create_request', arguments: { client: active[0]!.id, title: 7, items: [{ name: 5 }] }, pageToken: 'x'.repeat(30) });
+    const nested = await c.call('send_from_page', {
+      tool: 'create_request',
+      arguments: { client: active[0]!.id, title: 7, items: [{ name: 5 }] },
+      pageToken: 'x'.repeat(30),
+    });
     expect(nested.text).toMatch(/\(title: [^;]+; items\.0\.name: [^;]+\)\.$/);
-    const extra = await c.call('send_from_page', { tool: 'create_request', arguments: { client: active[0]!.id, title: 'T', items: [{ name: 'A' }], stray: 1 }, pageToken: 'x'.repeat(30) });
+    const extra = await c.call('send_from_page', {
+      tool: 'create_request',
+      arguments: { client: active[0]!.id, title: 'T', items: [{ name: 'A' }], stray: 1 },
+      pageToken: 'x'.repeat(30),
+    });
     expect(extra.text).toMatch(/\(arguments: /);
     expect(posts()).toBe(before);
   });
@@ -99,12 +111,16 @@ describe("the page's Send refuses what is not its own", () => {
     const modelToken = structured<{ confirmation: { token: string } }>(await plain.call('create_request', a)).confirmation.token;
     const before = posts();
     const single = await c.call('send_from_page', { tool: 'create_request', arguments: a, pageToken: modelToken });
-    expect(single.text).toMatch(/^Nothing was sent: the preview page's confirmation was not taken\. The confirmationToken given does not belong to this exact request/);
+    expect(single.text).toMatch(
+      /^Nothing was sent: the preview page's confirmation was not taken\. The confirmationToken given does not belong to this exact request/,
+    );
     expect(single.text).toMatch(/Ask the assistant for a new preview\.$/);
     const b = { clients: [active[1]!.id, active[2]!.id], title: 'Guards: foreign batch token', items: [{ name: 'A' }] };
     const batchToken = structured<{ confirmation: { token: string } }>(await plain.call('create_request_batch', b)).confirmation.token;
     const batch = await c.call('send_from_page', { tool: 'create_request_batch', arguments: b, pageToken: batchToken });
-    expect(batch.text).toMatch(/^Nothing was sent: the preview page's confirmation was not taken\. The confirmationToken given does not belong to this exact batch/);
+    expect(batch.text).toMatch(
+      /^Nothing was sent: the preview page's confirmation was not taken\. The confirmationToken given does not belong to this exact batch/,
+    );
     expect(posts()).toBe(before);
   });
 
@@ -112,7 +128,9 @@ describe("the page's Send refuses what is not its own", () => {
     const c = await host({ capabilities: APPS });
     const b = { clients: [active[3]!.id, active[4]!.id], title: 'Guards: batch on a page host', items: [{ name: 'A' }] };
     const model = await c.call('create_request_batch', { ...b, confirmationToken: 'q'.repeat(40) });
-    expect(model.text).toMatch(/^This host shows the preview page: a send is the person's press of Send there, never a confirmationToken from the chat; nothing was sent\. PREVIEW/);
+    expect(model.text).toMatch(
+      /^This host shows the preview page: a send is the person's press of Send there, never a confirmationToken from the chat; nothing was sent\. PREVIEW/,
+    );
     expect(model.text).toContain('calling create_request_batch again only previews again');
     expect(pageToken(model)).toBeTruthy();
     const single = await c.call('create_request', { client: active[3]!.id, title: 'Guards: single on a page host', items: [{ name: 'A' }] });
@@ -135,8 +153,18 @@ describe("the page's Send refuses what is not its own", () => {
 
   it('person on a host with neither: a batch dry run says why it cannot be sent, with no token', async () => {
     const c = await host({ env: { DOCREQ_CONFIRM_SEND: 'person' } });
-    const dry = await c.call('create_request_batch', { clients: [active[5]!.id, active[6]!.id], title: 'Guards: nobody', items: [{ name: 'A' }], dryRun: true });
-    expect(structured<{ confirmation: { by: string; token: null; expiresAt: null } }>(dry).confirmation).toEqual({ needed: false, by: 'none', token: null, expiresAt: null });
+    const dry = await c.call('create_request_batch', {
+      clients: [active[5]!.id, active[6]!.id],
+      title: 'Guards: nobody',
+      items: [{ name: 'A' }],
+      dryRun: true,
+    });
+    expect(structured<{ confirmation: { by: string; token: null; expiresAt: null } }>(dry).confirmation).toEqual({
+      needed: false,
+      by: 'none',
+      token: null,
+      expiresAt: null,
+    });
     expect(dry.text).toContain('Next: Nothing was sent: this server is set so that only a person can send');
   });
 });
@@ -158,7 +186,11 @@ describe('"which one?": a batch and a template, asked in the form', () => {
       },
     });
     const before = posts();
-    const result = await c.call('create_request_batch', { clients: ['Sam Taylor', active[7]!.id, 'sam taylor'], title: 'Guards: two Sams', items: [{ name: 'A' }] });
+    const result = await c.call('create_request_batch', {
+      clients: ['Sam Taylor', active[7]!.id, 'sam taylor'],
+      title: 'Guards: two Sams',
+      items: [{ name: 'A' }],
+    });
     expect(messages[0]).toBe('2 recipients match several clients. Which client is meant for each? Nothing is sent until the batch is confirmed.');
     const fields = forms[0]!.requestedSchema!.properties!;
     expect(Object.keys(fields)).toEqual(['recipient1', 'recipient3']);
@@ -175,8 +207,17 @@ describe('"which one?": a batch and a template, asked in the form', () => {
     // A recipient no client matches, or one id: nothing to ask, so the form is the confirmation alone.
     const asked: string[] = [];
     const plainForm = await host({ elicit: (message) => (asked.push(message), { action: 'accept', content: { confirm: true } }) });
-    await plainForm.call('create_request_batch', { clients: ['nobody-at-all@example.invalid', active[8]!.id, active[9]!.email], title: 'Guards: nobody to choose', items: [{ name: 'A' }], dryRun: true });
-    await plainForm.call('create_request_batch', { clients: ['nobody-at-all@example.invalid', active[8]!.id, active[9]!.email], title: 'Guards: nobody to choose', items: [{ name: 'A' }] });
+    await plainForm.call('create_request_batch', {
+      clients: ['nobody-at-all@example.invalid', active[8]!.id, active[9]!.email],
+      title: 'Guards: nobody to choose',
+      items: [{ name: 'A' }],
+      dryRun: true,
+    });
+    await plainForm.call('create_request_batch', {
+      clients: ['nobody-at-all@example.invalid', active[8]!.id, active[9]!.email],
+      title: 'Guards: nobody to choose',
+      items: [{ name: 'A' }],
+    });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatch(/^Send this document request to 2 clients\?/);
 
@@ -210,7 +251,9 @@ describe('"which one?": a batch and a template, asked in the form', () => {
     expect(field.oneOf!.at(-1)!.title).toMatch(/None of these/);
     expect(structured<{ previewed: { title: string } }>(dry).previewed.title).toBe(wanted.title);
 
-    const none = await host({ elicit: (_m, form) => ({ action: 'accept', content: { template: (form as Form).requestedSchema!.properties!.template!.oneOf!.at(-1)!.const } }) });
+    const none = await host({
+      elicit: (_m, form) => ({ action: 'accept', content: { template: (form as Form).requestedSchema!.properties!.template!.oneOf!.at(-1)!.const } }),
+    });
     expect((await none.call('create_request', { client: active[9]!.id, template: 'business-year-edn', dryRun: true })).text).toBe(
       'Nothing was sent: the person chose none of the templates close to "business-year-edn".',
     );
@@ -225,7 +268,7 @@ describe('"which one?": a batch and a template, asked in the form', () => {
 });
 
 describe('a 2026 host that shows pages', () => {
-  it('is listed the page\'s Send, with a private cache hint (its list depends on what it declared)', async () => {
+  it("is listed the page's Send, with a private cache hint (its list depends on what it declared)", async () => {
     const c = await host({ era: '2026-07-28', capabilities: APPS });
     const listed = (await c.client.listTools()) as { tools: { name: string }[]; cacheScope?: string; ttlMs?: number };
     expect(listed.tools.map((t) => t.name)).toContain('send_from_page');
@@ -238,11 +281,15 @@ describe('a 2026 host that shows pages', () => {
 });
 
 describe("a 2025 connection's session", () => {
-  it('renewed once half its idle time has passed, exactly: the renewed entry is still the owner\'s', async () => {
+  it("renewed once half its idle time has passed, exactly: the renewed entry is still the owner's", async () => {
     let now = 5_000_000;
     const writes: number[] = [];
     const store = new MemoryStore();
-    const counted = { get: (k: string) => store.get(k), delete: (k: string) => store.delete(k), set: (k: string, v: string, ttl: number) => (writes.push(now), store.set(k, v, ttl)) };
+    const counted = {
+      get: (k: string) => store.get(k),
+      delete: (k: string) => store.delete(k),
+      set: (k: string, v: string, ttl: number) => (writes.push(now), store.set(k, v, ttl)),
+    };
     const sessions = new ClientSessions(counted, 10_000, () => now);
     const id = await sessions.open('firm:person', APPS);
     now += 5_000;

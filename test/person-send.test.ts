@@ -46,7 +46,7 @@ describe(`a host that renders MCP Apps (${ERA})`, () => {
     const modelSees = preview.text + JSON.stringify(preview.structuredContent);
     expect(modelSees).not.toContain(token);
     expect(modelSees).not.toContain(token.slice(-16));
-    expect(preview.text).toContain('only the person\'s press sends it');
+    expect(preview.text).toContain("only the person's press sends it");
     expect(preview.text).not.toContain('confirmationToken:');
 
     const before = posts();
@@ -66,7 +66,9 @@ describe(`a host that renders MCP Apps (${ERA})`, () => {
     expect(posts()).toBe(before + 1);
     // One sends; the other is told the same send is in progress (or was already sent): nothing twice.
     expect(pressed.filter((r) => !r.isError && structured<Preview>(r).outcome === 'sent')).toHaveLength(1);
-    expect(pressed.filter((r) => r.isError || structured<Preview>(r).outcome !== 'sent').map((r) => r.text)).toEqual([expect.stringMatching(/already in progress|ALREADY USED/)]);
+    expect(pressed.filter((r) => r.isError || structured<Preview>(r).outcome !== 'sent').map((r) => r.text)).toEqual([
+      expect.stringMatching(/already in progress|ALREADY USED/),
+    ]);
     const reload = await c.call('send_from_page', { tool: 'create_request', arguments: a, pageToken: token });
     expect(structured<Preview>(reload).outcome).toBe('already_sent');
     expect(posts()).toBe(before + 1);
@@ -83,7 +85,7 @@ describe(`a host that renders MCP Apps (${ERA})`, () => {
     // Even were it leaked to the model, create_request on this host takes no token from the chat.
     const leaked = await c.call('create_request', { ...a, confirmationToken: token });
     expect(structured<Preview>(leaked).sent).toBe(false);
-    expect(leaked.text).toContain("never a confirmationToken from the chat");
+    expect(leaked.text).toContain('never a confirmationToken from the chat');
     // Nor does a host without pages take the page's token as its own.
     const plain = await host();
     const asToken = await plain.call('create_request', { ...a, confirmationToken: token });
@@ -146,19 +148,23 @@ describe('"Which one?" asked inside the call, in the host\'s form', () => {
   type Form = { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string; title: string }[] }> } };
   const sams = () => firm.clients.filter((c) => c.displayName === 'Sam Taylor');
   /** A person who picks, for each choice asked, the option `pick` names (its e-mail or name in the title), and confirms sends. */
-  const person = (pick: (field: string, options: { const: string; title: string }[]) => string, asked: string[] = []) => (message: string, form?: Form) => {
-    asked.push(message);
-    const fields = form?.requestedSchema?.properties ?? {};
-    if ('confirm' in fields) return { action: 'accept' as const, content: { confirm: true } };
-    return { action: 'accept' as const, content: Object.fromEntries(Object.entries(fields).map(([key, f]) => [key, pick(key, f.oneOf ?? [])])) };
-  };
+  const person =
+    (pick: (field: string, options: { const: string; title: string }[]) => string, asked: string[] = []) =>
+    (message: string, form?: Form) => {
+      asked.push(message);
+      const fields = form?.requestedSchema?.properties ?? {};
+      if ('confirm' in fields) return { action: 'accept' as const, content: { confirm: true } };
+      return { action: 'accept' as const, content: Object.fromEntries(Object.entries(fields).map(([key, f]) => [key, pick(key, f.oneOf ?? [])])) };
+    };
 
   it('a name two clients share: the person picks one (name, e-mail, id shown) and it is sent to that one, in one call', async () => {
     expect(sams().length).toBe(2);
     const chosen = sams()[1]!;
     const asked: string[] = [];
     const titles: string[] = [];
-    const c = await host({ elicit: person((_, options) => (titles.push(...options.map((o) => o.title)), options.find((o) => o.title.includes(chosen.email))!.const), asked) });
+    const c = await host({
+      elicit: person((_, options) => (titles.push(...options.map((o) => o.title)), options.find((o) => o.title.includes(chosen.email))!.const), asked),
+    });
     const before = posts();
     const sent = await c.call('create_request', { client: 'Sam Taylor', title: 'Which one: Sam', items: [{ name: 'ID' }] });
     expect(structured<{ outcome: string; client: { id: string } }>(sent)).toMatchObject({ outcome: 'sent', client: { id: chosen.id } });

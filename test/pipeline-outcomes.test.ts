@@ -25,7 +25,9 @@ const open: { close(): Promise<void> }[] = [];
 afterAll(async () => {
   for (const o of open) await o.close().catch(() => undefined);
 });
-const pool = firm.clients.filter((c) => c.status === 'active' && firm.clients.filter((d) => d.displayName === c.displayName).length === 1 && !firm.requests.some((r) => r.clientId === c.id));
+const pool = firm.clients.filter(
+  (c) => c.status === 'active' && firm.clients.filter((d) => d.displayName === c.displayName).length === 1 && !firm.requests.some((r) => r.clientId === c.id),
+);
 let taken = 0;
 const take = () => pool[taken++]!;
 
@@ -36,7 +38,12 @@ async function server(store: SendStore, confirmSend = 'never') {
     logs.push(line);
     captured.push(line);
   });
-  const mcp = createServer(config, { logger, api: FAST_API, clock: () => TODAY, sending: { ledger: new SendLedger(store), confirmations: new Confirmations(config.tokenSecret) } });
+  const mcp = createServer(config, {
+    logger,
+    api: FAST_API,
+    clock: () => TODAY,
+    sending: { ledger: new SendLedger(store), confirmations: new Confirmations(config.tokenSecret) },
+  });
   const client = new Client({ name: 'pipeline', version: '1' });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([mcp.connect(b), client.connect(a)]);
@@ -61,14 +68,18 @@ describe('a POST whose answer is lost after the service wrote it', () => {
     const before = posts().length;
     const first = await mcp.call('create_request', args);
     expect(first.isError).toBe(true);
-    expect(first.text).toMatch(/^MAY HAVE BEEN SENT — .+ The request may have been sent: check with list_requests before sending again; this server refuses to send it again for 24 hours unless allowDuplicate is given\.$/);
+    expect(first.text).toMatch(
+      /^MAY HAVE BEEN SENT — .+ The request may have been sent: check with list_requests before sending again; this server refuses to send it again for 24 hours unless allowDuplicate is given\.$/,
+    );
     expect(first.structuredContent).toMatchObject({ sent: false, outcome: 'may_have_been_sent', request: null });
     const warnings = (first.structuredContent as { warnings: string[] }).warnings;
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^The connection to http:\/\/127\.0\.0\.1:\d+/);
     const again = await mcp.call('create_request', args);
     expect(again.isError).toBe(true);
-    expect(again.text).toMatch(/^Not sent: this server may have sent "Lost answer" to this client at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(the outcome was unclear: it may have been sent\); check with list_requests\. Nothing was sent\./);
+    expect(again.text).toMatch(
+      /^Not sent: this server may have sent "Lost answer" to this client at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(the outcome was unclear: it may have been sent\); check with list_requests\. Nothing was sent\./,
+    );
     expect(posts().length - before).toBe(1);
   });
 });
@@ -85,7 +96,9 @@ describe('a token whose send had an unclear outcome', () => {
     const first = await mcp.call('create_request', { ...args, confirmationToken: token });
     expect(first.structuredContent).toMatchObject({ outcome: 'may_have_been_sent' });
     const again = await mcp.call('create_request', { ...args, confirmationToken: token });
-    expect(again.text).toBe('ALREADY USED: this confirmationToken was used before (outcome: may_have_been_sent); nothing more was sent. Check with list_requests.');
+    expect(again.text).toBe(
+      'ALREADY USED: this confirmationToken was used before (outcome: may_have_been_sent); nothing more was sent. Check with list_requests.',
+    );
     expect(posts().length - before).toBe(1);
   });
 });

@@ -40,7 +40,12 @@ async function service(overrides: Partial<HttpServiceOptions> = {}): Promise<{ s
 }
 
 function post(url: string, body: unknown, headers: Record<string, string | undefined> = {}, agent: Agent | false = false): Promise<Answer> {
-  const all: Record<string, string> = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': V2025, Authorization: `Bearer ${sb.keys.demo}` };
+  const all: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: ACCEPT_BOTH,
+    'MCP-Protocol-Version': V2025,
+    Authorization: `Bearer ${sb.keys.demo}`,
+  };
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) delete all[name];
     else all[name] = value;
@@ -239,16 +244,28 @@ describe('everything else keeps the SDK’s answer', () => {
 describe('a plain call cut short', () => {
   it('a confirmed batch whose client goes away: no POST after it left (its server is closed, the batch stopped)', async () => {
     const { svc } = await service();
-    const ids = sb.demoFirm.clients.filter((c) => c.status === 'active').slice(0, 10).map((c) => c.id);
+    const ids = sb.demoFirm.clients
+      .filter((c) => c.status === 'active')
+      .slice(0, 10)
+      .map((c) => c.id);
     const args = { clients: ids, title: `Plain batch ${Date.now()}`, items: [{ name: 'Bank statements' }] };
-    const preview = JSON.parse((await post(svc.url, call(args, undefined, 'create_request_batch'))).body) as { result: { structuredContent: { confirmation: { token: string } } } };
+    const preview = JSON.parse((await post(svc.url, call(args, undefined, 'create_request_batch'))).body) as {
+      result: { structuredContent: { confirmation: { token: string } } };
+    };
     const token = preview.result.structuredContent.confirmation.token;
     const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
     const before = posts();
     sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 250 });
     try {
       const u = new URL(svc.url);
-      const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: '/mcp', agent: false, headers: { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': V2025, Authorization: `Bearer ${sb.keys.demo}` } });
+      const req = httpRequest({
+        host: u.hostname,
+        port: u.port,
+        method: 'POST',
+        path: '/mcp',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': V2025, Authorization: `Bearer ${sb.keys.demo}` },
+      });
       req.on('error', () => undefined);
       req.end(JSON.stringify(call({ ...args, confirmationToken: token }, undefined, 'create_request_batch')));
       while (posts() - before < 3) await new Promise((r) => setTimeout(r, 10));
@@ -317,7 +334,11 @@ describe('a 2026-07-28 tools/call', () => {
     const viaSdk = await post(sdk.svc.url, body, headers);
     const framing = (a: Answer) => (a.headers['content-length'] !== undefined ? 'plain' : a.headers['transfer-encoding'] === 'chunked' ? 'sdk' : 'unknown');
     // Everything but the date and the framing.
-    const kept = (a: Answer) => ({ status: a.status, headers: Object.fromEntries(Object.entries(a.headers).filter(([n]) => !['date', 'content-length', 'transfer-encoding'].includes(n))), body: a.body });
+    const kept = (a: Answer) => ({
+      status: a.status,
+      headers: Object.fromEntries(Object.entries(a.headers).filter(([n]) => !['date', 'content-length', 'transfer-encoding'].includes(n))),
+      body: a.body,
+    });
     return { viaPlain, viaSdk, paths: [framing(viaPlain), framing(viaSdk)], same: () => expect(kept(viaPlain)).toEqual(kept(viaSdk)) };
   }
 
@@ -360,17 +381,24 @@ describe('a 2026-07-28 tools/call', () => {
     const framings: string[] = [];
     const recording: typeof fetch = async (url, init) => {
       const response = await fetch(url, init);
-      if (typeof init?.body === 'string' && init.body.includes('"tools/call"')) framings.push(response.headers.get('content-length') === null ? 'sdk' : 'plain');
+      if (typeof init?.body === 'string' && init.body.includes('"tools/call"'))
+        framings.push(response.headers.get('content-length') === null ? 'sdk' : 'plain');
       return response;
     };
     const client = new ModernClient({ name: 'plain', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: V2026 } } });
     // The person picks the first client offered and confirms.
     client.setRequestHandler('elicitation/create', (request) => {
-      const fields = (request.params as { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string }[] }> } }).requestedSchema?.properties ?? {};
+      const fields =
+        (request.params as { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string }[] }> } }).requestedSchema?.properties ?? {};
       return { action: 'accept', content: Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, k === 'confirm' ? true : f.oneOf![0]!.const])) };
     });
-    await client.connect(new ModernTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } }, fetch: recording }));
-    const result = await client.callTool({ name: 'create_request', arguments: { client: 'Sam Taylor', title: 'Plain: the whole round', items: [{ name: 'Photo ID' }] } });
+    await client.connect(
+      new ModernTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sb.keys.demo}` } }, fetch: recording }),
+    );
+    const result = await client.callTool({
+      name: 'create_request',
+      arguments: { client: 'Sam Taylor', title: 'Plain: the whole round', items: [{ name: 'Photo ID' }] },
+    });
     await client.close();
     expect(result.structuredContent).toMatchObject({ sent: true });
     expect(framings.length).toBeGreaterThan(1);
@@ -382,18 +410,53 @@ describe('a 2026-07-28 tools/call', () => {
     ['an Mcp-Name header naming another tool', call({}, envelope(), 'list_templates'), headers2026('list_clients'), 400],
     ['no Mcp-Name header', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'Mcp-Name': undefined }, 400],
     ['no Mcp-Method header', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'Mcp-Method': undefined }, 400],
-    ['an envelope without client capabilities', call({}, { 'io.modelcontextprotocol/protocolVersion': V2026 }, 'list_templates'), headers2026('list_templates'), 400],
-    ['an envelope naming a revision no one speaks', call({}, { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, 'list_templates'), { ...headers2026('list_templates'), 'MCP-Protocol-Version': '2099-01-01' }, 400],
+    [
+      'an envelope without client capabilities',
+      call({}, { 'io.modelcontextprotocol/protocolVersion': V2026 }, 'list_templates'),
+      headers2026('list_templates'),
+      400,
+    ],
+    [
+      'an envelope naming a revision no one speaks',
+      call({}, { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, 'list_templates'),
+      { ...headers2026('list_templates'), 'MCP-Protocol-Version': '2099-01-01' },
+      400,
+    ],
     ['a progress token (its answer may stream)', call({}, { ...envelope(), progressToken: 'p1' }, 'list_templates'), headers2026('list_templates'), 200],
-    ['a log level (its answer may stream)', call({}, { ...envelope(), 'io.modelcontextprotocol/logLevel': 'debug' }, 'list_templates'), headers2026('list_templates'), 200],
-    ['an Mcp-Name header in Base64', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'Mcp-Name': `=?base64?${Buffer.from('list_templates').toString('base64')}?=` }, 200],
+    [
+      'a log level (its answer may stream)',
+      call({}, { ...envelope(), 'io.modelcontextprotocol/logLevel': 'debug' }, 'list_templates'),
+      headers2026('list_templates'),
+      200,
+    ],
+    [
+      'an Mcp-Name header in Base64',
+      call({}, envelope(), 'list_templates'),
+      { ...headers2026('list_templates'), 'Mcp-Name': `=?base64?${Buffer.from('list_templates').toString('base64')}?=` },
+      200,
+    ],
     // Each of these passes every check of the plain way but one: that one must send it to the entry.
-    ['a call without a tool name, and no Mcp-Name header', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { arguments: {}, _meta: envelope() } }, { ...headers2026('x'), 'Mcp-Name': undefined }, 200],
-    ['a 2026 envelope under a 2025 MCP-Protocol-Version header', call({}, envelope(), 'list_templates'), { ...headers2026('list_templates'), 'MCP-Protocol-Version': '2025-11-25' }, 400],
+    [
+      'a call without a tool name, and no Mcp-Name header',
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { arguments: {}, _meta: envelope() } },
+      { ...headers2026('x'), 'Mcp-Name': undefined },
+      200,
+    ],
+    [
+      'a 2026 envelope under a 2025 MCP-Protocol-Version header',
+      call({}, envelope(), 'list_templates'),
+      { ...headers2026('list_templates'), 'MCP-Protocol-Version': '2025-11-25' },
+      400,
+    ],
     ['2026 headers and no _meta at all', call({}, undefined, 'list_templates'), headers2026('list_templates'), 400],
     ['2026 headers and a _meta of null', call({}, null as unknown as Record<string, unknown>, 'list_templates'), headers2026('list_templates'), 400],
     ['2026 headers and an empty _meta', call({}, {}, 'list_templates'), headers2026('list_templates'), 400],
-    ['a tools/call sent as a notification (no id): nothing to answer', (({ id: _, ...note }) => note)(call({}, envelope(), 'list_templates')), headers2026('list_templates'), 202],
+    [
+      'a tools/call sent as a notification (no id): nothing to answer',
+      (({ id: _, ...note }) => note)(call({}, envelope(), 'list_templates')),
+      headers2026('list_templates'),
+      202,
+    ],
   ])('%s is the SDK’s to answer, with the same bytes', async (_, body, headers, status) => {
     const r = await both(body, headers);
     expect(r.paths).toEqual(['sdk', 'sdk']);

@@ -13,7 +13,10 @@ import { MemoryStore } from '../src/store/memory.js';
 describe('personFrom: only what the person cannot change', () => {
   it('an e-mail counts when verified (true, "true" or 1, or Entra ID\'s xms_edov), trimmed and lower-cased', () => {
     for (const verified of [{ email_verified: true }, { email_verified: 'true' }, { email_verified: 1 }, { xms_edov: true }, { xms_edov: 'true' }]) {
-      expect(personFrom({ email: ' Ana@Firm.EXAMPLE ', ...verified }), JSON.stringify(verified)).toMatchObject({ email: 'ana@firm.example', unverifiedEmail: false });
+      expect(personFrom({ email: ' Ana@Firm.EXAMPLE ', ...verified }), JSON.stringify(verified)).toMatchObject({
+        email: 'ana@firm.example',
+        unverifiedEmail: false,
+      });
     }
     for (const unverified of [{}, { email_verified: false }, { email_verified: 'yes' }, { email_verified: 2 }, { xms_edov: 'false' }]) {
       expect(personFrom({ email: 'ana@firm.example', ...unverified }), JSON.stringify(unverified)).toMatchObject({ email: undefined, unverifiedEmail: true });
@@ -33,12 +36,26 @@ describe('personFrom: only what the person cannot change', () => {
 
 describe('parseRules', () => {
   it('group:, user:, @domain and addresses; kinds in any case; empty entries skipped', () => {
-    expect(parseRules(' GROUP:G-1 , user:Abc,, @Firm.Example, Ana@Firm.Example ,')).toEqual({ rules: ['group:G-1', 'user:Abc', '@firm.example', 'ana@firm.example'], problems: [] });
+    expect(parseRules(' GROUP:G-1 , user:Abc,, @Firm.Example, Ana@Firm.Example ,')).toEqual({
+      rules: ['group:G-1', 'user:Abc', '@firm.example', 'ana@firm.example'],
+      problems: [],
+    });
     expect(parseRules(undefined)).toEqual({ rules: [], problems: [] });
   });
 
   it('anything else is a problem, named (up to 80 characters)', () => {
-    const bad = ['group:', 'user:', 'xgroup:1', 'xuser:1', '@firm', '@firm.example/x', 'x@firm.example y', 'a b@firm.example', 'firm.example', `@${'a'.repeat(90)}`];
+    const bad = [
+      'group:',
+      'user:',
+      'xgroup:1',
+      'xuser:1',
+      '@firm',
+      '@firm.example/x',
+      'x@firm.example y',
+      'a b@firm.example',
+      'firm.example',
+      `@${'a'.repeat(90)}`,
+    ];
     const { rules, problems } = parseRules(bad.join(','));
     expect(rules).toEqual([]);
     expect(problems).toEqual(bad.map((b) => `"${b.slice(0, 80)}" is not @domain, an e-mail address, user:ID or group:ID`));
@@ -62,8 +79,12 @@ describe('decide', () => {
   });
 
   it('refused, saying why: an unverified address, or an account not on the list', () => {
-    expect(decide(policy, personFrom({ email: 'bob@firm.example' }))).toEqual({ refused: "your identity provider has not verified this e-mail address, so it cannot be matched against the firm's list." });
-    expect(decide(policy, person({ email: 'eve@elsewhere.example' }))).toEqual({ refused: 'this firm has not allowed your account (by address, domain, user or group) to use Document Requests.' });
+    expect(decide(policy, personFrom({ email: 'bob@firm.example' }))).toEqual({
+      refused: "your identity provider has not verified this e-mail address, so it cannot be matched against the firm's list.",
+    });
+    expect(decide(policy, person({ email: 'eve@elsewhere.example' }))).toEqual({
+      refused: 'this firm has not allowed your account (by address, domain, user or group) to use Document Requests.',
+    });
   });
 });
 
@@ -74,14 +95,34 @@ describe('the bearer token check of /mcp', () => {
   const store = new MemoryStore();
   const guard = resourceGuard({ secret, issuer, resource, resourceMetadataUrl: `${issuer}/.well-known/oauth-protected-resource/mcp`, apiKey: 'KEY', store });
   const session = (over: Partial<Session> = {}): Session => ({
-    clientId: 'c', resource, scope: 'docreq', identity: { email: 'bob@firm.example', sub: 'u-1', role: 'sender' }, person: personFrom({}), app: 'app', started: Date.now(), expires: Date.now() + 3_600_000, family: 'fam-1', slot: '', ...over,
+    clientId: 'c',
+    resource,
+    scope: 'docreq',
+    identity: { email: 'bob@firm.example', sub: 'u-1', role: 'sender' },
+    person: personFrom({}),
+    app: 'app',
+    started: Date.now(),
+    expires: Date.now() + 3_600_000,
+    family: 'fam-1',
+    slot: '',
+    ...over,
   });
   const check = (authorization?: string) => guard({ headers: authorization === undefined ? {} : { authorization } } as IncomingMessage);
   const challenge = `Bearer resource_metadata="${issuer}/.well-known/oauth-protected-resource/mcp", scope="docreq"`;
-  const refused = (description: string) => ({ ok: false, status: 401, wwwAuthenticate: `${challenge}, error="invalid_token", error_description="${description}"`, message: `Unauthorized: ${description}.` });
+  const refused = (description: string) => ({
+    ok: false,
+    status: 401,
+    wwwAuthenticate: `${challenge}, error="invalid_token", error_description="${description}"`,
+    message: `Unauthorized: ${description}.`,
+  });
 
   it('no header: the challenge that says where to sign in', async () => {
-    expect(await check()).toEqual({ ok: false, status: 401, wwwAuthenticate: challenge, message: 'Unauthorized: sign in with your firm account (OAuth); this server publishes how at /.well-known/oauth-protected-resource/mcp.' });
+    expect(await check()).toEqual({
+      ok: false,
+      status: 401,
+      wwwAuthenticate: challenge,
+      message: 'Unauthorized: sign in with your firm account (OAuth); this server publishes how at /.well-known/oauth-protected-resource/mcp.',
+    });
   });
 
   it('a good token, however the scheme is spelt and spaced; its role as signed (anything but sender reads)', async () => {
@@ -104,11 +145,23 @@ describe('the bearer token check of /mcp', () => {
   });
 
   it('expired, for another resource, missing a claim, or signed otherwise: each refused in its words', async () => {
-    const expired = await new SignJWT({ email: 'bob@firm.example', role: 'sender', fam: 'f', st: 1 }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(issuer).setAudience(resource).setSubject('u').setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(secret);
+    const expired = await new SignJWT({ email: 'bob@firm.example', role: 'sender', fam: 'f', st: 1 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setAudience(resource)
+      .setSubject('u')
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(secret);
     expect(await check(`Bearer ${expired}`)).toEqual(refused('the access token has expired; refresh it or sign in again'));
     const elsewhere = await signAccessToken({ secret, issuer }, session({ resource: 'http://other.example/mcp' }), 60);
     expect(await check(`Bearer ${elsewhere}`)).toEqual(refused('the access token was issued for another resource'));
-    const noFamily = await new SignJWT({ email: 'bob@firm.example', role: 'sender', st: 1 }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(issuer).setAudience(resource).setSubject('u').setExpirationTime('1m').sign(secret);
+    const noFamily = await new SignJWT({ email: 'bob@firm.example', role: 'sender', st: 1 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setAudience(resource)
+      .setSubject('u')
+      .setExpirationTime('1m')
+      .sign(secret);
     expect(await check(`Bearer ${noFamily}`)).toEqual(refused('the access token is not valid here'));
     const otherSecret = await signAccessToken({ secret: new Uint8Array(32).fill(8), issuer }, session(), 60);
     expect(await check(`Bearer ${otherSecret}`)).toEqual(refused('the access token is not valid here'));

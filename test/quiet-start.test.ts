@@ -15,7 +15,12 @@ function startAndRead(args: string[]): Promise<string> {
       child.kill('SIGTERM');
       // The sandbox names its demo keys at start on purpose (they are the try-out's); the key scan
       // checks everything else.
-      captured.push(text.split('\n').filter((line) => !line.includes('sandbox keys')).join('\n'));
+      captured.push(
+        text
+          .split('\n')
+          .filter((line) => !line.includes('sandbox keys'))
+          .join('\n'),
+      );
       resolve(text);
     };
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no start line: ${text}`))), 15_000);

@@ -97,7 +97,12 @@ describe('README', () => {
 
   it('is a short page with a table of contents whose links reach a heading, and links each page under docs/ that exists', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
-    const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const anchor = (heading: string) =>
+      heading
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-');
     const headings = new Set([...readme.matchAll(/^#{2,3} (.+)$/gm)].map((m) => anchor(m[1]!)));
     const contents = readme.split('## Contents')[1]!.split('\n## ')[0]!;
     const anchors = [...contents.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!);
@@ -111,19 +116,32 @@ describe('README', () => {
     // Every relative link in the README and the pages reaches a file.
     for (const file of ['README.md', ...docsPages.map((e) => relative(root, join(e.parentPath, e.name)))]) {
       const text = readFileSync(join(root, file), 'utf8');
-      for (const [, target] of text.matchAll(/\]\(([^)#:\s]+)(?:#[^)]*)?\)/g)) expect(existsSync(join(root, file, '..', target!)), `${file} → ${target}`).toBe(true);
+      for (const [, target] of text.matchAll(/\]\(([^)#:\s]+)(?:#[^)]*)?\)/g))
+        expect(existsSync(join(root, file, '..', target!)), `${file} → ${target}`).toBe(true);
     }
   });
 
   it('quotes team-mode throughput only from the block scripts/throughput.mjs writes (docs/performance.md)', () => {
     const opened = performance.split('<!-- throughput')[1]!;
-    expect(opened.slice(0, opened.indexOf('-->'))).toMatch(/written by node scripts\/readme\.mjs from what node scripts\/bench\/throughput\.mjs last wrote .*do not edit by hand/);
-    const block = opened.slice(opened.indexOf('-->') + 3).split('<!-- /throughput -->')[0]!.trim().split('\n');
+    expect(opened.slice(0, opened.indexOf('-->'))).toMatch(
+      /written by node scripts\/readme\.mjs from what node scripts\/bench\/throughput\.mjs last wrote .*do not edit by hand/,
+    );
+    const block = opened
+      .slice(opened.indexOf('-->') + 3)
+      .split('<!-- /throughput -->')[0]!
+      .trim()
+      .split('\n');
     // The shape table() in scripts/bench/throughput.mjs writes: its header, per workload the reference's row and this build's (its ratio and target), its footer.
     expect(block.slice(0, 2)).toEqual(['| workload: server | figure | target |', '|---|---|---|']);
     for (const workload of ['list_templates, repeated', 'list_requests @ 10,000, repeated', 'list_requests @ 10,000, varied']) {
-      expect(block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': reference (') && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)), workload).toBe(true);
-      expect(block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': this build |') && /\*\*[\d.]+×\*\* the reference's calls\/s/.test(l)), workload).toBe(true);
+      expect(
+        block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': reference (') && /calls\/s, p50 [\d.]+ ms, p99 [\d.]+ ms/.test(l)),
+        workload,
+      ).toBe(true);
+      expect(
+        block.some((l) => l.startsWith(`| ${workload}`) && l.includes(': this build |') && /\*\*[\d.]+×\*\* the reference's calls\/s/.test(l)),
+        workload,
+      ).toBe(true);
     }
     // A ratio under its target is marked missed.
     for (const line of block.filter((l) => l.includes(': this build |'))) {
@@ -133,7 +151,11 @@ describe('README', () => {
     }
     expect(block.at(-1)).toMatch(/^Written by `node scripts\/bench\/throughput\.mjs` on \d{4}-\d{2}-\d{2}: /);
     // No throughput row outside the block, on any page (the targets block repeats the ratio rows beside their targets).
-    expect(everything.replace(performance.split('<!-- targets')[1]!.split('<!-- /targets -->')[0]!, '').split('| list_requests @ 10,000, varied (a different question each call): this build |').length).toBe(2);
+    expect(
+      everything
+        .replace(performance.split('<!-- targets')[1]!.split('<!-- /targets -->')[0]!, '')
+        .split('| list_requests @ 10,000, varied (a different question each call): this build |').length,
+    ).toBe(2);
   });
 
   it('leads the host section with the from-a-clone command, and that command serves MCP', async () => {
@@ -146,12 +168,24 @@ describe('README', () => {
     const block = hosts.slice(clone).split('```sh')[1]!.split('```')[0]!;
     const line = block.split('\n').find((l) => l.startsWith('node '))!;
     // Run it as written, from the clone (this checkout), with `$PWD` as the shell would expand it.
-    const args = line.split('#')[0]!.trim().split(/\s+/).slice(1).map((a) => a.replace(/^"\$PWD/, root.replace(/\/$/, '')).replace(/"$/, ''));
+    const args = line
+      .split('#')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map((a) => a.replace(/^"\$PWD/, root.replace(/\/$/, '')).replace(/"$/, ''));
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'readme', version: '1' } } })}\n`);
-    const answer = () => out.split('\n').slice(0, -1).map((l) => JSON.parse(l) as { id?: unknown }).find((m) => m.id === 1);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'readme', version: '1' } } })}\n`,
+    );
+    const answer = () =>
+      out
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l) as { id?: unknown })
+        .find((m) => m.id === 1);
     while (!answer()) await new Promise((r) => setTimeout(r, 20));
     child.stdin.end();
     await once(child, 'exit');
@@ -208,7 +242,10 @@ describe('manifest.json and server.json agree with SETTINGS', () => {
 function block(name: string, text = development) {
   const opened = text.split(`<!-- ${name}`)[1];
   if (!opened) throw new Error(`no ${name} block`);
-  return opened.slice(opened.indexOf('-->') + 3).split(`<!-- /${name} -->`)[0]!.trim();
+  return opened
+    .slice(opened.indexOf('-->') + 3)
+    .split(`<!-- /${name} -->`)[0]!
+    .trim();
 }
 const facts = (await import(new URL('../scripts/readme-facts.mjs', import.meta.url).href)) as {
   packageBuildPackages: () => Promise<{ name: string; bytes: number }[]>;
@@ -220,7 +257,8 @@ const facts = (await import(new URL('../scripts/readme-facts.mjs', import.meta.u
 /** The package build's npm packages (esbuild's metafile), worked out once for this file. */
 const bundled = facts.packageBuildPackages();
 const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { engines: { node: string }; devDependencies: Record<string, string> };
-const engines = (name: string) => (JSON.parse(readFileSync(`${root}node_modules/${name}/package.json`, 'utf8')) as { engines?: { node?: string } }).engines?.node;
+const engines = (name: string) =>
+  (JSON.parse(readFileSync(`${root}node_modules/${name}/package.json`, 'utf8')) as { engines?: { node?: string } }).engines?.node;
 
 /** Whether Node `version` (x.y.z) meets an npm `engines.node` range of the forms packages use (`>=`, `^`, `||`). */
 function satisfies(version: string, range: string): boolean {
@@ -261,11 +299,17 @@ describe('README facts, each checked against its source', () => {
     // The built CLI in a home of its own, nothing saying where to store: it writes where the README says (Linux).
     const fresh = mkdtempSync(join(suiteFolder(), 'home-'));
     const { DOCREQ_STATE_DIR: _dir, XDG_STATE_HOME: _xdg, ...env } = childEnv();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [`${root}dist/cli.js`, '--sandbox'], env: { ...env, HOME: fresh }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [`${root}dist/cli.js`, '--sandbox'],
+      env: { ...env, HOME: fresh },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'readme', version: '1' });
     await client.connect(transport);
     const call = callerFor(client);
-    const first = ((await call('list_clients', { limit: 1 })).structuredContent as { clients: { id: string; email: string; displayName: string }[] }).clients[0]!;
+    const first = ((await call('list_clients', { limit: 1 })).structuredContent as { clients: { id: string; email: string; displayName: string }[] })
+      .clients[0]!;
     const { sent } = await previewThenSend({ call }, 'create_request', { client: first.id, title: 'What it stores', items: [{ name: 'Bank statement' }] });
     await client.close();
     expect(sent.isError).toBeFalsy();
@@ -279,8 +323,26 @@ describe('README facts, each checked against its source', () => {
     expect(stores).toContain('On the embedded sandbox (`--sandbox`) the records go to a `sandbox` folder inside it');
     for (const file of files) expect(relative(join(folder, 'sandbox'), file), file).not.toMatch(/^\.\./);
     // What the records hold: the fields the sentence lists, for 24 hours; never the key, never the client's e-mail.
-    const listed = new Set(['outcome', 'at', 'requestId', 'title', 'by', 'email', 'sub', 'request', 'id', 'status', 'dueDate', 'createdAt', 'clientName', 'totalItems', 'completedItems', 'warnings']);
-    const fields = (value: unknown): string[] => (value && typeof value === 'object' ? Object.entries(value).flatMap(([k, v]) => (Array.isArray(value) ? fields(v) : [k, ...fields(v)])) : []);
+    const listed = new Set([
+      'outcome',
+      'at',
+      'requestId',
+      'title',
+      'by',
+      'email',
+      'sub',
+      'request',
+      'id',
+      'status',
+      'dueDate',
+      'createdAt',
+      'clientName',
+      'totalItems',
+      'completedItems',
+      'warnings',
+    ]);
+    const fields = (value: unknown): string[] =>
+      value && typeof value === 'object' ? Object.entries(value).flatMap(([k, v]) => (Array.isArray(value) ? fields(v) : [k, ...fields(v)])) : [];
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       for (const key of ALL_KEYS) expect(text).not.toContain(key);
@@ -344,7 +406,9 @@ describe('status codes quoted in SETTINGS help are what team mode answers', () =
     socket.on('data', (d: Buffer) => (got += d.toString()));
     socket.on('error', () => undefined);
     await once(socket, 'connect');
-    socket.write(`${head}${body ? `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` : ''}Connection: close\r\n\r\n${body}`);
+    socket.write(
+      `${head}${body ? `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` : ''}Connection: close\r\n\r\n${body}`,
+    );
     // The status line is all this needs (an answer streamed as server-sent events may stay open).
     const statusLine = /^HTTP\/1\.1 (\d{3})/;
     while (!statusLine.test(got) && !socket.closed) await Promise.race([once(socket, 'data'), once(socket, 'close')]);
@@ -356,9 +420,22 @@ describe('status codes quoted in SETTINGS help are what team mode answers', () =
 
   /** Each clause of a setting's help that quotes a status code, and a request that meets that case. */
   const cases: { setting: keyof typeof SETTINGS; clause: RegExp; answer: (port: number) => Promise<number> }[] = [
-    { setting: 'allowedHosts', clause: /others get `(\d{3})`/, answer: (port) => status(port, `POST /mcp HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer ${SANDBOX_KEYS.demo}\r\n`, call) },
-    { setting: 'allowedHosts', clause: /more than one `Host` header gets `(\d{3})`/, answer: (port) => status(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n') },
-    { setting: 'allowedOrigins', clause: /another `Origin` gets `(\d{3})`/, answer: (port) => status(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\nAuthorization: Bearer ${SANDBOX_KEYS.demo}\r\n`, call) },
+    {
+      setting: 'allowedHosts',
+      clause: /others get `(\d{3})`/,
+      answer: (port) => status(port, `POST /mcp HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer ${SANDBOX_KEYS.demo}\r\n`, call),
+    },
+    {
+      setting: 'allowedHosts',
+      clause: /more than one `Host` header gets `(\d{3})`/,
+      answer: (port) => status(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n'),
+    },
+    {
+      setting: 'allowedOrigins',
+      clause: /another `Origin` gets `(\d{3})`/,
+      answer: (port) =>
+        status(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\nAuthorization: Bearer ${SANDBOX_KEYS.demo}\r\n`, call),
+    },
     {
       setting: 'rateLimit',
       clause: /beyond it `(\d{3})`/,
@@ -391,7 +468,9 @@ describe('docs/development.md: the tests as a table of contents', () => {
   it('names every test file once, so a newcomer finds each by the behaviour it proves', () => {
     const page = readFileSync(new URL('../docs/development.md', import.meta.url), 'utf8');
     const toc = page.slice(page.indexOf('## The tests, as a table of contents'), page.indexOf('## Scripts'));
-    const files = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.ts')).map((f) => f.slice(0, -'.test.ts'.length));
+    const files = readdirSync(new URL('.', import.meta.url))
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => f.slice(0, -'.test.ts'.length));
     const named = [...toc.matchAll(/`([a-z0-9][a-z0-9-]*)`/g)].map((m) => m[1]!);
     expect(files.filter((f) => !named.includes(f))).toEqual([]);
     expect(named.filter((n) => !files.includes(n))).toEqual([]);

@@ -127,14 +127,29 @@ describe('toClient: a record read field by field', () => {
 
   it('numbers, booleans and big integers become their text', () => {
     for (const [, redact] of REDACTS) {
-      expect(toClient({ id: 42, displayName: true, email: false, status: 10n }, redact)).toStrictEqual({ id: '42', displayName: 'true', email: 'false', status: '10' });
-      expect(toClient({ id: Number.NaN, displayName: Infinity, email: -0.5, status: 0 }, redact)).toStrictEqual({ id: 'NaN', displayName: 'Infinity', email: '-0.5', status: '0' });
+      expect(toClient({ id: 42, displayName: true, email: false, status: 10n }, redact)).toStrictEqual({
+        id: '42',
+        displayName: 'true',
+        email: 'false',
+        status: '10',
+      });
+      expect(toClient({ id: Number.NaN, displayName: Infinity, email: -0.5, status: 0 }, redact)).toStrictEqual({
+        id: 'NaN',
+        displayName: 'Infinity',
+        email: '-0.5',
+        status: '0',
+      });
     }
   });
 
-  it('numbers and booleans are written as themselves, not passed through the redaction (they are not the service\'s text)', () => {
+  it("numbers and booleans are written as themselves, not passed through the redaction (they are not the service's text)", () => {
     const redact = redactor(['true', 'false', '1234']);
-    expect(toClient({ id: 1234, displayName: true, email: false, status: 'true' }, redact)).toStrictEqual({ id: '1234', displayName: 'true', email: 'false', status: R });
+    expect(toClient({ id: 1234, displayName: true, email: false, status: 'true' }, redact)).toStrictEqual({
+      id: '1234',
+      displayName: 'true',
+      email: 'false',
+      status: R,
+    });
     expect(toRequest({ title: true, status: false }, redact)).toStrictEqual({ ...NULL_REQUEST, title: 'true', status: 'false' });
   });
 
@@ -181,7 +196,10 @@ describe('toClient: a record read field by field', () => {
     // The first and the last high surrogate (U+10000 and U+10FFFF) across the cap; a text within the cap is kept as it came, a lone surrogate at its end included.
     expect(toClient({ ...CLIENT, id: x(1999) + '\u{10000}', displayName: x(1999) + '\u{10FFFF}' })).toMatchObject({ id: x(1999), displayName: x(1999) });
     // (A status that is a number: the record is read field by field, through the cap.)
-    expect(toClient({ ...CLIENT, id: x(1999) + '\ud83d', displayName: x(1998) + '\ud83d', status: 1 })).toMatchObject({ id: x(1999) + '\ud83d', displayName: x(1998) + '\ud83d' });
+    expect(toClient({ ...CLIENT, id: x(1999) + '\ud83d', displayName: x(1998) + '\ud83d', status: 1 })).toMatchObject({
+      id: x(1999) + '\ud83d',
+      displayName: x(1998) + '\ud83d',
+    });
     // A text redaction changed, as the record is kept otherwise whole.
     expect(toRequest({ ...REQUEST, title: x(1991) + SECRET + emoji }, marking).title).toBe(x(1991) + R.slice(0, 9));
     expect(toRequest({ ...REQUEST, title: SECRET + x(1989) + emoji + 'z' }, marking).title).toBe(R + x(1989));
@@ -196,7 +214,10 @@ describe('toClient: a record read field by field', () => {
   });
 
   it('every text is redacted before the cap: a secret across the cap never survives as its prefix', () => {
-    const client = toClient({ id: x(1996) + SECRET + 'zz', displayName: `${SECRET}`, email: { note: `a ${SECRET}` }, status: { k: x(1990) + SECRET } }, marking);
+    const client = toClient(
+      { id: x(1996) + SECRET + 'zz', displayName: `${SECRET}`, email: { note: `a ${SECRET}` }, status: { k: x(1990) + SECRET } },
+      marking,
+    );
     expect(client.id).toBe(x(1996) + '[red');
     expect(client.displayName).toBe(R);
     expect(client.email).toBe(`{"note":"a ${R}"}`);
@@ -375,7 +396,12 @@ describe('toRequest: a record read field by field', () => {
         dueDate: '1735603200000',
         createdAt: '{"at":1}',
       });
-      expect(toRequest({ clientName: true, dueDate: 20n, totalItems: 1 }, redact)).toStrictEqual({ ...NULL_REQUEST, clientName: 'true', dueDate: '20', totalItems: 1 });
+      expect(toRequest({ clientName: true, dueDate: 20n, totalItems: 1 }, redact)).toStrictEqual({
+        ...NULL_REQUEST,
+        clientName: 'true',
+        dueDate: '20',
+        totalItems: 1,
+      });
     }
   });
 
@@ -411,12 +437,40 @@ describe('toRequest: the counts', () => {
   });
 
   it('numeric text as its number, spaces around it allowed', () => {
-    const cases: [string, number][] = [['7', 7], [' 12 ', 12], ['0', 0], ['-1', -1], ['2.5', 2.5], ['1e3', 1000], ['0x10', 16], ['\t3\n', 3]];
+    const cases: [string, number][] = [
+      ['7', 7],
+      [' 12 ', 12],
+      ['0', 0],
+      ['-1', -1],
+      ['2.5', 2.5],
+      ['1e3', 1000],
+      ['0x10', 16],
+      ['\t3\n', 3],
+    ];
     for (const [text, n] of cases) expect(count(text)).toStrictEqual({ ...NULL_REQUEST, totalItems: n, completedItems: n });
   });
 
   it('null otherwise: missing, null, empty or blank text, words, non-finite, booleans, objects', () => {
-    for (const v of [undefined, null, '', '   ', 'four', '3 items', 'Infinity', '-Infinity', 'NaN', Number.NaN, Infinity, -Infinity, true, false, {}, [3], ['3'], 5n]) {
+    for (const v of [
+      undefined,
+      null,
+      '',
+      '   ',
+      'four',
+      '3 items',
+      'Infinity',
+      '-Infinity',
+      'NaN',
+      Number.NaN,
+      Infinity,
+      -Infinity,
+      true,
+      false,
+      {},
+      [3],
+      ['3'],
+      5n,
+    ]) {
       expect(count(v)).toStrictEqual(NULL_REQUEST);
     }
   });

@@ -120,17 +120,25 @@ describe('sealer', () => {
   it('a clean unfrozen result goes on as the very object; one holding a secret is copied whole, in order, the original untouched', () => {
     const loose = { ...text('nothing'), structuredContent: { a: 'b', list: ['x', 'y'], n: 1 } };
     expect(seal(loose)).toBe(loose);
-    const mixed = { ...text('fine'), structuredContent: { first: 1, second: 'two', sk_live_SECRET1: 'k', hidden: 'sk_live_SECRET1', after: 'z', list: ['p', 'q sk_live_SECRET1', 'r', 's'] } };
+    const mixed = {
+      ...text('fine'),
+      structuredContent: { first: 1, second: 'two', sk_live_SECRET1: 'k', hidden: 'sk_live_SECRET1', after: 'z', list: ['p', 'q sk_live_SECRET1', 'r', 's'] },
+    };
     const before = JSON.stringify(mixed);
     const out = seal(mixed);
     // Compared as JSON text: the order of keys and elements counts too.
-    expect(JSON.stringify(out)).toBe(JSON.stringify({ ...text('fine'), structuredContent: { first: 1, second: 'two', [R]: 'k', hidden: R, after: 'z', list: ['p', `q ${R}`, 'r', 's'] } }));
+    expect(JSON.stringify(out)).toBe(
+      JSON.stringify({ ...text('fine'), structuredContent: { first: 1, second: 'two', [R]: 'k', hidden: R, after: 'z', list: ['p', `q ${R}`, 'r', 's'] } }),
+    );
     expect(JSON.stringify(mixed)).toBe(before);
     expect(out.content).toBe(mixed.content);
   });
 
   it('several changes in one list or object: each is redacted, nothing else is added or lost', () => {
-    const out = seal({ ...text('fine'), structuredContent: { list: ['a sk_live_SECRET1', 'b', 'c sk_live_SECRET1', 'd'], x: 'sk_live_SECRET1', y: 1, z: 'sk_live_SECRET1' } });
+    const out = seal({
+      ...text('fine'),
+      structuredContent: { list: ['a sk_live_SECRET1', 'b', 'c sk_live_SECRET1', 'd'], x: 'sk_live_SECRET1', y: 1, z: 'sk_live_SECRET1' },
+    });
     expect(out.structuredContent).toStrictEqual({ list: [`a ${R}`, 'b', `c ${R}`, 'd'], x: R, y: 1, z: R });
     expect(Object.keys(out.structuredContent)).toEqual(['list', 'x', 'y', 'z']);
   });

@@ -49,7 +49,9 @@ describe('RedisStore', () => {
     const lines: string[] = [];
     const store = new RedisStore(`redis://127.0.0.1:${port}/0`, (line) => lines.push(line));
     try {
-      await expect(store.claim('f:a', 'v', 1_000)).rejects.toThrow(`the send store (redis at 127.0.0.1:${port}/0) cannot be used (not connected: ECONNREFUSED)`);
+      await expect(store.claim('f:a', 'v', 1_000)).rejects.toThrow(
+        `the send store (redis at 127.0.0.1:${port}/0) cannot be used (not connected: ECONNREFUSED)`,
+      );
       await expect(store.ready(200)).rejects.toThrow('not connected: ECONNREFUSED');
       expect(lines).toEqual([`send store redis at 127.0.0.1:${port}/0: ECONNREFUSED; sending is refused until it is back`]);
     } finally {
@@ -57,7 +59,7 @@ describe('RedisStore', () => {
     }
   });
 
-  it("keeps every key under docreq:, apart from the keys of anything else sharing the database", async () => {
+  it('keeps every key under docreq:, apart from the keys of anything else sharing the database', async () => {
     const redis = await startRedis();
     const store = new RedisStore(`redis://127.0.0.1:${redis.port}/0`, () => undefined);
     const raw = createClient({ url: `redis://127.0.0.1:${redis.port}/0` });

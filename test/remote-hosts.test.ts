@@ -32,7 +32,9 @@ beforeAll(async () => {
 /** Connects with the headers a snippet sends, placeholders filled with the demo key, to the local service. */
 async function listWith(headers: Record<string, string>): Promise<string[]> {
   const fill = (v: string) => v.replace(/your-firm-api-key|\$\{(input|env):[^}]+\}/g, sb.keys.demo);
-  const transport = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, fill(v)])) } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {
+    requestInit: { headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, fill(v)])) },
+  });
   const client = new Client({ name: 'readme-snippet', version: '1' });
   await client.connect(transport);
   const tools = (await client.listTools()).tools.map((t) => t.name);
@@ -52,7 +54,10 @@ describe('docs/team-mode.md: remote use (team mode)', () => {
   });
 
   it('Claude Code: claude mcp add --transport http with a bearer header, which the service accepts', async () => {
-    const line = blocks(remote, 'sh').join('\n').split('\n').find((l) => l.startsWith('claude mcp add --transport http'))!;
+    const line = blocks(remote, 'sh')
+      .join('\n')
+      .split('\n')
+      .find((l) => l.startsWith('claude mcp add --transport http'))!;
     const m = /^claude mcp add --transport http (\S+) (\S+) --header "([^:]+): ([^"]+)"$/.exec(line)!;
     expect(m).not.toBeNull();
     expect(m[2]).toBe(PUBLIC_URL);
@@ -90,7 +95,10 @@ describe('docs/team-mode.md: remote use (team mode)', () => {
         require_approval: z.union([z.enum(['always', 'never']), z.object({ never: z.object({ tool_names: z.array(z.string()) }).strict() }).strict()]),
       })
       .strict();
-    const request = z.object({ model: z.string(), input: z.string(), tools: z.array(tool).length(1) }).strict().parse(json.find((c) => c.tools));
+    const request = z
+      .object({ model: z.string(), input: z.string(), tools: z.array(tool).length(1) })
+      .strict()
+      .parse(json.find((c) => c.tools));
     const approval = request.tools[0]!.require_approval;
     // create_request must never be in the "never ask" list
     expect(typeof approval === 'object' && approval.never.tool_names.every((t) => t.startsWith('list_'))).toBe(true);
@@ -102,7 +110,9 @@ describe('docs/team-mode.md: remote use (team mode)', () => {
     const dir = join(root, 'test', '.generated');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'remote-example.mjs'), example);
-    const run = await promisify(execFile)(process.execPath, [join(dir, 'remote-example.mjs')], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_MCP_URL: `${svc.url}/mcp` } });
+    const run = await promisify(execFile)(process.execPath, [join(dir, 'remote-example.mjs')], {
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_MCP_URL: `${svc.url}/mcp` },
+    });
     captured.push(run.stdout, run.stderr);
     expect(run.stdout).toMatch(/^As of \d{4}-\d{2}-\d{2}: \d+ requests, \d+ match overdue/);
   });

@@ -93,7 +93,7 @@ describe('shortValue: any JSON value as short text', () => {
   });
 });
 
-describe('fieldsLine: a record\'s other fields as one line of data', () => {
+describe("fieldsLine: a record's other fields as one line of data", () => {
   it('each kind of value: text quoted, numbers and booleans as they are, null and undefined as null, anything else …', () => {
     expect(fieldsLine({ phone: '+1 555', n: 3, ok: true, no: false, gone: null, none: undefined, deep: { a: 1 } })).toBe(
       'phone "+1 555"; n 3; ok true; no false; gone null; none null; deep …',

@@ -62,8 +62,11 @@ describe('format characters (\\p{Cf}) in service text never reach the model', ()
     ...range(0x0600, 0x0605), // Arabic number signs
     0x06dd, // Arabic end of ayah
     0x070f, // Syriac abbreviation mark
-    0x0890, 0x0891, 0x08e2, // Arabic pound and piastre marks above, disputed end of ayah
-    0x110bd, 0x110cd, // Kaithi number signs
+    0x0890,
+    0x0891,
+    0x08e2, // Arabic pound and piastre marks above, disputed end of ayah
+    0x110bd,
+    0x110cd, // Kaithi number signs
     ...range(0x13430, 0x13438), // Egyptian hieroglyph format controls
     ...range(0xfff9, 0xfffb), // interlinear annotation anchor, separator, terminator
     ...range(0x1d173, 0x1d17a), // musical symbol begin/end beam, tie, slur, phrase

@@ -100,7 +100,7 @@ describe('orders', () => {
         fc.array(fc.tuple(fc.constantFrom(0, 2, 5, 70), fc.constantFrom(1, 3, 80)), { minLength: 1, maxLength: 3 }),
         (overs, sort, share, pages) => {
           const all = recs(overs);
-          const picked = all.map((_, i) => i).filter((i) => ((i * 37) % 100) < share);
+          const picked = all.map((_, i) => i).filter((i) => (i * 37) % 100 < share);
           const due = all.map((r) => (r.dueDate && /^\d{4}/.test(r.dueDate) ? r.dueDate : null));
           const ratio = all.map((r) => ((r.totalItems ?? 0) ? (r.completedItems ?? 0) / r.totalItems! : 1));
           const byDue = (a: number, b: number) => ((due[a] ?? '9999') < (due[b] ?? '9999') ? -1 : (due[a] ?? '9999') > (due[b] ?? '9999') ? 1 : 0);
@@ -110,7 +110,8 @@ describe('orders', () => {
             due_soonest: (a, b) => byDue(a, b) || a - b,
             least_complete: (a, b) => ratio[a]! - ratio[b]! || byDue(a, b) || a - b,
           };
-          for (const [offset, limit] of pages) expect(pageRows(all, picked, sort, offset, limit)).toEqual(stable(picked, cmp[sort]).slice(offset, offset + limit));
+          for (const [offset, limit] of pages)
+            expect(pageRows(all, picked, sort, offset, limit)).toEqual(stable(picked, cmp[sort]).slice(offset, offset + limit));
         },
       ),
       { numRuns: 300 },
@@ -158,18 +159,24 @@ describe('orders', () => {
       oldestOverdue: fc.constantFrom(null, '2026-01-01', '2026-02-01'),
     });
     fc.assert(
-      fc.property(fc.array(fc.tuple(group, fc.nat(30), fc.nat(3)), { maxLength: 60 }), fc.constantFrom(...(Object.keys(GROUP_COMPARE) as (keyof typeof GROUP_COMPARE)[])), fc.nat(4), fc.integer({ min: 1, max: 4 }), (gs, sort, offset, limit) => {
-        const groups: Group[] = gs.map(([g, first, span]) => ({ ...g, first, last: first + span }));
-        const want = stable(groups, (a, b) => byKeys(groupKeys[sort](a), groupKeys[sort](b))).slice(offset, offset + limit);
-        const lines = vi.fn((row: object) => JSON.stringify(row));
-        const page = groupPage(groups, sort, offset, limit, lines);
-        expect(page.rows).toEqual(want.map(({ first: _f, last: _l, ...g }) => g));
-        expect(page.rows.every((r) => Object.isFrozen(r))).toBe(true);
-        const again = groupPage(groups, sort, offset, limit, lines);
-        expect(again.rows.map((r, i) => r === page.rows[i])).toEqual(page.rows.map(() => true));
-        expect(again.lines).toEqual(page.lines);
-        expect(lines).toHaveBeenCalledTimes(page.rows.length);
-      }),
+      fc.property(
+        fc.array(fc.tuple(group, fc.nat(30), fc.nat(3)), { maxLength: 60 }),
+        fc.constantFrom(...(Object.keys(GROUP_COMPARE) as (keyof typeof GROUP_COMPARE)[])),
+        fc.nat(4),
+        fc.integer({ min: 1, max: 4 }),
+        (gs, sort, offset, limit) => {
+          const groups: Group[] = gs.map(([g, first, span]) => ({ ...g, first, last: first + span }));
+          const want = stable(groups, (a, b) => byKeys(groupKeys[sort](a), groupKeys[sort](b))).slice(offset, offset + limit);
+          const lines = vi.fn((row: object) => JSON.stringify(row));
+          const page = groupPage(groups, sort, offset, limit, lines);
+          expect(page.rows).toEqual(want.map(({ first: _f, last: _l, ...g }) => g));
+          expect(page.rows.every((r) => Object.isFrozen(r))).toBe(true);
+          const again = groupPage(groups, sort, offset, limit, lines);
+          expect(again.rows.map((r, i) => r === page.rows[i])).toEqual(page.rows.map(() => true));
+          expect(again.lines).toEqual(page.lines);
+          expect(lines).toHaveBeenCalledTimes(page.rows.length);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -185,7 +192,12 @@ describe('the index of one list', () => {
     expect(facts.listFacts(all, DEFAULT_PROFILE)).toBe(first);
     expect([first.open, first.due, first.unreadDue?.count]).toEqual([[true, false, false, true], [null, null, null, null], 1]);
     const other = facts.listFacts(all, withdrawn);
-    expect([other.open, other.due, other.unreadDue, facts.listFacts(all)]).toEqual([[false, true, false, true], ['2026-04-03', null, null, null], undefined, other]);
+    expect([other.open, other.due, other.unreadDue, facts.listFacts(all)]).toEqual([
+      [false, true, false, true],
+      ['2026-04-03', null, null, null],
+      undefined,
+      other,
+    ]);
     expect([facts.isOpen(all[0]!), facts.isOpen(all[0]!, withdrawn), facts.isOpen(all[1]!), facts.isOpen(all[3]!)]).toEqual([true, false, false, true]);
   });
 
@@ -198,14 +210,25 @@ describe('the index of one list', () => {
       ambiguous: 2,
       examples: ['soon', '03/04/2026', '31/02/2026'],
     });
-    expect(facts.listFacts(recs([{ dueDate: '2026-03-01T23:00:00-05:00' }, {}]), DEFAULT_PROFILE)).toMatchObject({ due: ['2026-03-01', null], unreadDue: undefined });
+    expect(facts.listFacts(recs([{ dueDate: '2026-03-01T23:00:00-05:00' }, {}]), DEFAULT_PROFILE)).toMatchObject({
+      due: ['2026-03-01', null],
+      unreadDue: undefined,
+    });
   });
 
   it('makes each table once: statuses, titles, names, created days, items and the due order', () => {
     const all = recs([
       { status: 'Sent', title: 'Façade TAX', clientName: 'Bo  LI', createdAt: '2026/01/05', dueDate: '2026-03-02', totalItems: null, completedItems: 1 },
       { status: null, title: null, clientName: null, createdAt: '2026-02-01T10:00:00Z', dueDate: '2026-03-01', totalItems: 4, completedItems: null },
-      { status: '(none)', title: 'Façade TAX', clientName: 'Bo  LI', createdAt: '03/04/2026', dueDate: '2026-03-01', totalItems: Infinity, completedItems: Infinity },
+      {
+        status: '(none)',
+        title: 'Façade TAX',
+        clientName: 'Bo  LI',
+        createdAt: '03/04/2026',
+        dueDate: '2026-03-01',
+        totalItems: Infinity,
+        completedItems: Infinity,
+      },
       { status: '__proto__', title: 'x', clientName: 'Ana', createdAt: 'soon', dueDate: null, totalItems: 2, completedItems: 1 },
     ]);
     facts.listFacts(all, withdrawn);
@@ -221,12 +244,24 @@ describe('the index of one list', () => {
       ],
     ]);
     const titles = facts.titleTable(all);
-    expect([[...titles.ids], titles.folded]).toEqual([[0, 1, 0, 2], ['facade tax', '', 'x']]);
+    expect([[...titles.ids], titles.folded]).toEqual([
+      [0, 1, 0, 2],
+      ['facade tax', '', 'x'],
+    ]);
     const names = facts.nameTable(all);
-    expect([[...names.ids], names.names, names.keys]).toEqual([[0, 1, 0, 2], ['Bo  LI', null, 'Ana'], ['bo li', '', 'ana']]);
+    expect([[...names.ids], names.names, names.keys]).toEqual([
+      [0, 1, 0, 2],
+      ['Bo  LI', null, 'Ana'],
+      ['bo li', '', 'ana'],
+    ]);
     expect(facts.createdDays(all)).toEqual(['2026-01-05', '2026-02-01', '2026-04-03', null]);
     const items = facts.itemCounts(all);
-    expect([[...items.totals], [...items.dones], [...items.ratios], items.someRatioNaN]).toEqual([[0, 4, Infinity, 2], [1, 0, Infinity, 1], [1, 0, NaN, 0.5], true]);
+    expect([[...items.totals], [...items.dones], [...items.ratios], items.someRatioNaN]).toEqual([
+      [0, 4, Infinity, 2],
+      [1, 0, Infinity, 1],
+      [1, 0, NaN, 0.5],
+      true,
+    ]);
     expect(facts.itemCounts(recs([{ totalItems: 0, completedItems: 3 }])).someRatioNaN).toBe(false);
     expect([...facts.dueOrder(all)]).toEqual([1, 2, 0]);
     const days = fc.array(fc.constantFrom(null, '2026-03-01', '2026-03-02', '2026-02-28', 'soon'), { maxLength: 30 });
@@ -238,9 +273,13 @@ describe('the index of one list', () => {
         expect([...facts.dueOrder(list)]).toEqual(stable(dated, ([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0)).map(([, i]) => i));
       }),
     );
-    for (const made of [facts.statusTable, facts.titleTable, facts.nameTable, facts.createdDays, facts.itemCounts, facts.dueOrder]) expect(made(all)).toBe(made(all));
+    for (const made of [facts.statusTable, facts.titleTable, facts.nameTable, facts.createdDays, facts.itemCounts, facts.dueOrder])
+      expect(made(all)).toBe(made(all));
     const m = facts.membersOf(all, names.ids, names.names.length);
-    expect([[...m.start], [...m.order]]).toEqual([[0, 2, 3, 4], [0, 2, 1, 3]]);
+    expect([[...m.start], [...m.order]]).toEqual([
+      [0, 2, 3, 4],
+      [0, 2, 1, 3],
+    ]);
     expect(facts.membersOf(all, names.ids, names.names.length)).toBe(m);
     const compare = vi.fn(() => (a: number, b: number) => b - a);
     expect([...facts.sortedOrder(all, 'back', compare)]).toEqual([3, 2, 1, 0]);
@@ -298,7 +337,17 @@ describe('the index of one list', () => {
 describe('filter passes kept per list and day', () => {
   const counter = () => {
     const made: string[] = [];
-    return { made, pass: (all: readonly RequestRecord[], key: string, weight = 0, asOf = ASOF) => facts.rememberPass(all, asOf, key, () => (made.push(key), { key }), () => weight) };
+    return {
+      made,
+      pass: (all: readonly RequestRecord[], key: string, weight = 0, asOf = ASOF) =>
+        facts.rememberPass(
+          all,
+          asOf,
+          key,
+          () => (made.push(key), { key }),
+          () => weight,
+        ),
+    };
   };
 
   it('keeps at most 256 passes, dropping the least recently used first', () => {
@@ -337,7 +386,13 @@ describe('filter passes kept per list and day', () => {
 });
 
 describe('narrowing a pass to a few positions', () => {
-  const all = recs(['a', 'b', 'a', 'c', 'b', 'b', 'a', 'c', 'c', 'c'].map((status, i) => ({ status, title: 'xyxzywwwww'[i]!, dueDate: [null, '2026-03-01', '2026-03-05', '2026-03-05', null, '2026-02-01', '2026-03-09', '2026-04-01', 'soon', '2026-03-05'][i] })));
+  const all = recs(
+    ['a', 'b', 'a', 'c', 'b', 'b', 'a', 'c', 'c', 'c'].map((status, i) => ({
+      status,
+      title: 'xyxzywwwww'[i]!,
+      dueDate: [null, '2026-03-01', '2026-03-05', '2026-03-05', null, '2026-02-01', '2026-03-09', '2026-04-01', 'soon', '2026-03-05'][i],
+    })),
+  );
   facts.listFacts(all, DEFAULT_PROFILE);
   const statuses = facts.statusTable(all).ids;
   const titles = facts.titleTable(all).ids;
@@ -356,7 +411,8 @@ describe('narrowing a pass to a few positions', () => {
   });
 
   it('narrows to a due range with both ends inclusive, or to the overdue, when fewer', () => {
-    const due = (after: string, before: string, tables = [] as { ids: Int32Array; keep: Uint8Array }[]) => at(candidates(all, { tables, due: { after, before } }));
+    const due = (after: string, before: string, tables = [] as { ids: Int32Array; keep: Uint8Array }[]) =>
+      at(candidates(all, { tables, due: { after, before } }));
     expect(due('2026-03-05', '2026-03-05')).toEqual([2, 3, 9]);
     expect(due('2026-03-02', '2026-03-09')).toEqual([2, 3, 6, 9]);
     expect(due('', '2026-03-01')).toEqual([1, 5]);

@@ -30,7 +30,12 @@ const DATES: [string | null, string | null, string | null, string | null][] = [
   ['1772409600', '2026-03-02', '2026-03-02', '2026-03-02'],
   ['Mar 9, 2026', '2026-03-09', '2026-03-09', '2026-03-09'],
   // ISO-shaped but no calendar day: unread, as readDay says, never a day compared as text.
-  ...['2025-13-01', '2026-00-15', '2026-02-30T17:00:00Z', '2026-04-31', '0999-01-05', '2026-03-00'].map((t): [string, string, string, string] => [t, UNREAD, UNREAD, UNREAD]),
+  ...['2025-13-01', '2026-00-15', '2026-02-30T17:00:00Z', '2026-04-31', '0999-01-05', '2026-03-00'].map((t): [string, string, string, string] => [
+    t,
+    UNREAD,
+    UNREAD,
+    UNREAD,
+  ]),
   ['2024-02-29', '2024-02-29', '2024-02-29', '2024-02-29'],
   ['2026-03-31T09:00:00+02:00', '2026-03-31', '2026-03-31', '2026-03-31'],
   ['soon', UNREAD, UNREAD, UNREAD],
@@ -102,7 +107,11 @@ const question = fc
   });
 
 // ── the straightforward recomputation ──────────────────────────────────────────────────────────────
-const fold = (s: string | null | undefined) => (s ?? '').normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+const fold = (s: string | null | undefined) =>
+  (s ?? '')
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 const key = (s: string | null | undefined) => fold(s).replace(/\s+/g, ' ').trim();
 const lateOf = (due: string) => {
   const start = Date.parse(`${due}T00:00:00Z`);
@@ -116,7 +125,14 @@ function facts(r: RequestRecord, read: Read) {
   const dueRead = readAs(r.dueDate, read.order);
   const createdRead = readAs(r.createdAt, read.order);
   const due = dueRead === UNREAD ? null : dueRead;
-  const closed = r.status !== null && read.closed.includes(r.status.trim().toLowerCase().replace(/[\s_-]+/g, '_'));
+  const closed =
+    r.status !== null &&
+    read.closed.includes(
+      r.status
+        .trim()
+        .toLowerCase()
+        .replace(/[\s_-]+/g, '_'),
+    );
   const open = !closed && !(r.totalItems !== null && r.completedItems !== null && r.totalItems > 0 && r.completedItems >= r.totalItems);
   const overdue = open && due !== null && due < ASOF;
   const total = r.totalItems ?? 0;
@@ -141,7 +157,10 @@ function recompute(all: RequestRecord[], clients: Client[], read: Read, q: Reque
       if (search && !fold(r.title).includes(search)) return false;
       if (q.hasDueDate !== undefined && (due !== null || f[i]!.unread) !== q.hasDueDate) return false;
       if ((q.dueBefore || q.dueAfter) && (due === null || (q.dueBefore && due > q.dueBefore) || (q.dueAfter && due < q.dueAfter))) return false;
-      if ((q.createdBefore || q.createdAfter) && (created === null || (q.createdBefore && created > q.createdBefore) || (q.createdAfter && created < q.createdAfter)))
+      if (
+        (q.createdBefore || q.createdAfter) &&
+        (created === null || (q.createdBefore && created > q.createdBefore) || (q.createdAfter && created < q.createdAfter))
+      )
         return false;
       if (q.state && f[i]!.open !== (q.state === 'open')) return false;
       return q.overdue === undefined || f[i]!.overdue === q.overdue;
@@ -193,7 +212,19 @@ function recompute(all: RequestRecord[], clients: Client[], read: Read, q: Reque
     const x = f[i]!;
     let h = groups.get(r.clientName);
     if (!h) {
-      h = { clientName: r.clientName, requests: 0, open: 0, overdue: 0, totalItems: 0, completedItems: 0, outstandingItems: 0, nextDue: null, oldestOverdue: null, first: i, last: i };
+      h = {
+        clientName: r.clientName,
+        requests: 0,
+        open: 0,
+        overdue: 0,
+        totalItems: 0,
+        completedItems: 0,
+        outstandingItems: 0,
+        nextDue: null,
+        oldestOverdue: null,
+        first: i,
+        last: i,
+      };
       groups.set(r.clientName, h);
     }
     h.requests++;
@@ -235,7 +266,11 @@ describe('list_requests query against a straightforward recomputation', () => {
           const sel = select(all, clients, ASOF, read.profile, q);
           const want = recompute(all, clients, read, q);
           const label = JSON.stringify({ q, sort, offset, limit, p });
-          expect({ needle: sel.needle, exact: sel.exact, grouped: sel.grouped }, label).toEqual({ needle: want.needle, exact: want.exact, grouped: !!q.groupBy });
+          expect({ needle: sel.needle, exact: sel.exact, grouped: sel.grouped }, label).toEqual({
+            needle: want.needle,
+            exact: want.exact,
+            grouped: !!q.groupBy,
+          });
           expect(sel.statuses && [...sel.statuses], label).toEqual(q.status?.map((s) => s.trim().toLowerCase()));
           expect(needsClients(q), label).toBe(!!q.groupBy || want.needle !== '');
           expect(Object.entries(sel.found.byStatus), label).toEqual(want.byStatus);
@@ -277,7 +312,8 @@ describe('list_requests query against a straightforward recomputation', () => {
           expect(page.lines, label).toEqual(rows.map(line));
           const onPage = new Map<string, number>();
           const sharedKeys = new Set(clients.map((c) => key(c.displayName)).filter((k, i, ks) => k && ks.indexOf(k) !== i));
-          for (const i of order) if (sharedKeys.has(key(all[i]!.clientName))) onPage.set(key(all[i]!.clientName), (onPage.get(key(all[i]!.clientName)) ?? 0) + 1);
+          for (const i of order)
+            if (sharedKeys.has(key(all[i]!.clientName))) onPage.set(key(all[i]!.clientName), (onPage.get(key(all[i]!.clientName)) ?? 0) + 1);
           const shown = sharedOnPage(all, clients, page.page);
           expect(shown && { shared: [...shown.shared.keys()].sort(), onPage: [...shown.onPage] }, label).toEqual(
             sharedKeys.size ? { shared: [...sharedKeys].sort(), onPage: [...onPage] } : undefined,
@@ -405,8 +441,28 @@ describe('list_requests query rules a person would notice', () => {
 
 describe("the tables' day shortcut reads exactly what readDay reads", () => {
   // dueDays and computeCreatedDays take an ISO day without a reading per record; whatever the text, the day is readDay's.
-  const piece = fc.constantFrom('2026-01-15', '2026-02-30', '1999-12-31', '0999-01-01', 'T10:00:00Z', '01', '15', '2026', '-', ' ', 'Note ', ', ', 'x', '/', '.', '9');
-  const text = fc.oneof(fc.array(piece, { maxLength: 6 }).map((p) => p.join('')), fc.string({ maxLength: 24 }));
+  const piece = fc.constantFrom(
+    '2026-01-15',
+    '2026-02-30',
+    '1999-12-31',
+    '0999-01-01',
+    'T10:00:00Z',
+    '01',
+    '15',
+    '2026',
+    '-',
+    ' ',
+    'Note ',
+    ', ',
+    'x',
+    '/',
+    '.',
+    '9',
+  );
+  const text = fc.oneof(
+    fc.array(piece, { maxLength: 6 }).map((p) => p.join('')),
+    fc.string({ maxLength: 24 }),
+  );
   /** Each value as a record's due and created date: the tables read the days readDay reads. */
   function readAlike(values: string[], profile: ServiceProfile, ambiguous: 'unread' | 'day-first' | 'month-first'): void {
     const records = values.map((v, i) => ({ ...requestAt(i), dueDate: v, createdAt: v }));
@@ -422,8 +478,18 @@ describe("the tables' day shortcut reads exactly what readDay reads", () => {
     );
   });
   // '/' and ';' sit just below and above the digits: read as if they were digits, "/;" would be month or day 1.
-  it.each(['Note 01 15, 2026-01-15', 'abcd-01-15', '2x26-01-15', '2026-x1-15', '2026-01-x5', '2026-/;-15', '2026-01-/;', '20261-01-15', '2026-011-15', '2026-01-155'])(
-    'text shaped nearly like an ISO day (%s) is read as readDay reads it, not taken for its first ten characters',
-    (value) => readAlike([value], DEFAULT_PROFILE, 'unread'),
+  it.each([
+    'Note 01 15, 2026-01-15',
+    'abcd-01-15',
+    '2x26-01-15',
+    '2026-x1-15',
+    '2026-01-x5',
+    '2026-/;-15',
+    '2026-01-/;',
+    '20261-01-15',
+    '2026-011-15',
+    '2026-01-155',
+  ])('text shaped nearly like an ISO day (%s) is read as readDay reads it, not taken for its first ten characters', (value) =>
+    readAlike([value], DEFAULT_PROFILE, 'unread'),
   );
 });

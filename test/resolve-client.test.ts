@@ -25,7 +25,12 @@ const draft = (client: string) => ({ client, title: 'Which client', items: [{ na
 /** `count` new clients of the firm named `name`, each with its own id (or all with `sharedId`). */
 function namesakes(name: string, count: number, sharedId?: string): SandboxClient[] {
   const slug = name.toLowerCase().replace(/\W+/g, '-');
-  const made = Array.from({ length: count }, (_, i) => ({ ...template, id: sharedId ?? `${slug}-${i + 1}`, displayName: name, email: `${slug}${i + 1}@namesake.example` }));
+  const made = Array.from({ length: count }, (_, i) => ({
+    ...template,
+    id: sharedId ?? `${slug}-${i + 1}`,
+    displayName: name,
+    email: `${slug}${i + 1}@namesake.example`,
+  }));
   firm.clients.push(...made);
   sb.invalidateLists();
   return made;
@@ -82,7 +87,9 @@ describe('a name several clients share', () => {
     expect(all.text).toBe(`"Pat Score" matches 20 clients; nothing was sent. Pass the id of the one you mean as client:\n${twenty.map(line).join('\n')}`);
     const more = namesakes('Pat Crowd', 21);
     const r = await (await server()).call('create_request', draft('Pat Crowd'));
-    expect(r.text).toBe(`"Pat Crowd" matches 21 clients; nothing was sent. Pass the id of the one you mean as client:\n${more.slice(0, 20).map(line).join('\n')}\n…and 1 more`);
+    expect(r.text).toBe(
+      `"Pat Crowd" matches 21 clients; nothing was sent. Pass the id of the one you mean as client:\n${more.slice(0, 20).map(line).join('\n')}\n…and 1 more`,
+    );
   });
 
   it('clients the service lists under one id: no id can tell them apart, so none is offered, on a page or in a form', async () => {
@@ -106,7 +113,10 @@ describe('a name several clients share', () => {
     expect(r.text).toContain(`id ${two[1]!.id}`);
     const field = (forms[0] as { properties: { client: { title: string; oneOf: { const: string; title: string }[] } } }).properties.client;
     expect(field.title).toBe('Client');
-    expect(field.oneOf).toEqual([...two.map((c) => ({ const: c.id, title: `${c.displayName} <${c.email}> (id ${c.id})` })), { const: ':none', title: 'None of these (nothing is sent)' }]);
+    expect(field.oneOf).toEqual([
+      ...two.map((c) => ({ const: c.id, title: `${c.displayName} <${c.email}> (id ${c.id})` })),
+      { const: ':none', title: 'None of these (nothing is sent)' },
+    ]);
   });
 });
 
@@ -114,7 +124,9 @@ describe('a name no client has', () => {
   it('names the closest, one line each, and asks for the id', async () => {
     const [near] = namesakes('Quentin Rarename', 1);
     const r = await (await server()).call('create_request', draft('Quentin Rarenam'));
-    expect(r.text).toBe(`No client has the id, e-mail or exact name "Quentin Rarenam"; nothing was sent. Closest:\n${line(near!)}\nPass the id of the right one as client.`);
+    expect(r.text).toBe(
+      `No client has the id, e-mail or exact name "Quentin Rarenam"; nothing was sent. Closest:\n${line(near!)}\nPass the id of the right one as client.`,
+    );
   });
 
   it('counts the clients that tie when more tie than are shown', async () => {
@@ -126,11 +138,15 @@ describe('a name no client has', () => {
     );
     const three = namesakes('Tied Threesome', 3);
     const r3 = await (await server()).call('create_request', draft('Tied Threesom'));
-    expect(r3.text).toBe(`No client has the id, e-mail or exact name "Tied Threesom"; nothing was sent. Closest:\n${three.map(line).join('\n')}\nPass the id of the right one as client.`);
+    expect(r3.text).toBe(
+      `No client has the id, e-mail or exact name "Tied Threesom"; nothing was sent. Closest:\n${three.map(line).join('\n')}\nPass the id of the right one as client.`,
+    );
   });
 
   it('with none close, says how to find the client, and nothing of pages the list does not signal', async () => {
     const r = await (await server()).call('create_request', draft('zzqqxxjj'));
-    expect(r.text).toBe('No client has the id, e-mail or exact name "zzqqxxjj"; nothing was sent. Use list_clients with a search to find the client, then pass its id.');
+    expect(r.text).toBe(
+      'No client has the id, e-mail or exact name "zzqqxxjj"; nothing was sent. Use list_clients with a search to find the client, then pass its id.',
+    );
   });
 });

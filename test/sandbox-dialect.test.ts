@@ -204,10 +204,13 @@ describe('presets', () => {
 });
 
 describe('body names and unknown fields', () => {
-  it("ignoring: our dueDate and items are dropped silently: 201, no due date, an empty checklist e-mailed; its own names are kept", async () => {
+  it('ignoring: our dueDate and items are dropped silently: 201, no due date, an empty checklist e-mailed; its own names are kept', async () => {
     const sb = await start('ignoring');
     const client = activeClient(sb);
-    const items = [{ name: 'Bank statements', required: true, type: 'file' }, { name: 'Moved?', required: false, type: 'boolean' }];
+    const items = [
+      { name: 'Bank statements', required: true, type: 'file' },
+      { name: 'Moved?', required: false, type: 'boolean' },
+    ];
     const ours = await call(sb, { body: { clientId: client.id, title: 'Year end', dueDate: '2027-01-05', items, correctnessMode: 'hard' } });
     const id = lastEmail(sb).requestId;
     expect(ours.status).toBe(201);
@@ -365,7 +368,7 @@ describe('statuses', () => {
     const expired = overdueOpen.filter((_, i) => i % 2 === 0).map((r) => r.id);
     listed.forEach((r, i) => {
       const was = ours[i]!.status;
-      const expected = expired.includes(r.id) ? 'expired' : ({ completed: 'fulfilled', cancelled: 'withdrawn' } as Record<string, string>)[was] ?? was;
+      const expected = expired.includes(r.id) ? 'expired' : (({ completed: 'fulfilled', cancelled: 'withdrawn' } as Record<string, string>)[was] ?? was);
       expect(r.status, `${r.id} was ${was}`).toBe(expected);
     });
     expect(new Set(listed.map((r) => r.status))).toEqual(new Set(['sent', 'in_progress', 'fulfilled', 'withdrawn', 'archived', 'expired']));

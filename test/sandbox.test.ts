@@ -21,7 +21,10 @@ interface Got {
   ms: number;
 }
 
-async function http(url: string, options: { method?: 'GET' | 'POST'; key?: string | null; headers?: Record<string, string>; body?: unknown } = {}): Promise<Got> {
+async function http(
+  url: string,
+  options: { method?: 'GET' | 'POST'; key?: string | null; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Got> {
   const started = performance.now();
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.key !== null) headers.authorization = `Bearer ${options.key ?? SANDBOX_KEYS.demo}`;
@@ -83,7 +86,17 @@ describe('compression', () => {
       if (expected) expect(got.raw.length).toBeLessThan(body.length / 4);
       expect(Number(got.headers['content-length'])).toBe(got.raw.length);
     }
-    expect(sb.callsTo('GET', '/api/v1/requests').map((c) => c.contentEncoding)).toEqual([undefined, 'br', 'br', 'gzip', 'gzip', 'gzip', 'br', undefined, undefined]);
+    expect(sb.callsTo('GET', '/api/v1/requests').map((c) => c.contentEncoding)).toEqual([
+      undefined,
+      'br',
+      'br',
+      'gzip',
+      'gzip',
+      'gzip',
+      'br',
+      undefined,
+      undefined,
+    ]);
   });
 
   it('compresses each list once per body and encoding, per firm, and recompresses after a create', async () => {
@@ -340,7 +353,7 @@ describe('list lag', () => {
 
     sb.setListLag(0);
     const next = await http(`${sb.url}/api/v1/requests`, { method: 'POST', body: payload(sb, 'No lag') });
-    expect(parse((await http(`${sb.url}/api/v1/requests`))).data[0]!.id).toBe(parse<{ data: { id: string } }>(next).data.id);
+    expect(parse(await http(`${sb.url}/api/v1/requests`)).data[0]!.id).toBe(parse<{ data: { id: string } }>(next).data.id);
     sb.setListLag(60_000);
     const hidden = await http(`${sb.url}/api/v1/requests`, { method: 'POST', body: payload(sb, 'Hidden for a minute') });
     const listed = parse(await http(`${sb.url}/api/v1/requests`)).data;
@@ -457,8 +470,8 @@ describe('link emulation in the sandbox', () => {
     sb.setLink({ bytesPerSec: rate });
     const capped = await http(`${sb.url}/api/v1/requests`);
     expect(capped.raw.equals(fast.raw)).toBe(true);
-    expect(capped.ms).toBeGreaterThanOrEqual(((size / rate) * 1000) * 0.9);
-    expect(capped.ms).toBeLessThan(((size / rate) * 1000) * 3 + 500);
+    expect(capped.ms).toBeGreaterThanOrEqual((size / rate) * 1000 * 0.9);
+    expect(capped.ms).toBeLessThan((size / rate) * 1000 * 3 + 500);
     sb.setLink({});
     expect((await http(`${sb.url}/api/v1/requests`)).ms).toBeLessThan(((size / rate) * 1000) / 2);
   });

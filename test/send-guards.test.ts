@@ -60,7 +60,12 @@ interface Mcp {
 /** A server ("a process") with its own send ledger over `store`, linked in memory to an SDK client. */
 async function server(
   store: SendStore,
-  options: { env?: Record<string, string>; elicit?: () => Promise<ElicitResult> | ElicitResult; actor?: { email: string; sub: string }; audit?: (line: string) => void } = {},
+  options: {
+    env?: Record<string, string>;
+    elicit?: () => Promise<ElicitResult> | ElicitResult;
+    actor?: { email: string; sub: string };
+    audit?: (line: string) => void;
+  } = {},
 ): Promise<Mcp> {
   const config = loadConfig({}, { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...options.env });
   const logs: string[] = [];
@@ -102,7 +107,10 @@ async function server(
  */
 function diesWithItsProcess(store: SendStore): { store: SendStore; die(): void } {
   let dead = false;
-  const guard = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => (...a: A) => (dead ? Promise.reject(new Error('the process is gone')) : f(...a));
+  const guard =
+    <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
+    (...a: A) =>
+      dead ? Promise.reject(new Error('the process is gone')) : f(...a);
   return {
     die: () => void (dead = true),
     store: {
@@ -248,7 +256,11 @@ describe('a send store that stops taking writes (reads still work) refuses the s
     const result = await sending;
     expect((result.structuredContent as Single).outcome).toBe('sent');
     expect(result.text).toMatch(/^SENT: /);
-    expect(mcp.logs.some((l) => l.includes('could not be recorded') && l.includes('its pre-send record stays, so it is treated as "may have been sent" for 24 hours'))).toBe(true);
+    expect(
+      mcp.logs.some(
+        (l) => l.includes('could not be recorded') && l.includes('its pre-send record stays, so it is treated as "may have been sent" for 24 hours'),
+      ),
+    ).toBe(true);
     expect(mcp.logs.some((l) => l.includes('what a confirmation token did could not be recorded'))).toBe(true);
     await full(false);
     await sleep(3 * LEASE.ttlMs); // its claim could not be released either: it expires
@@ -326,7 +338,9 @@ describe('a confirmation answered after the time limit sends nothing and says so
     const a = args(take().id, title(`late answer, ${tool}`));
     const late = await mcp.call(tool, a);
     expect(late.isError).toBe(true);
-    expect(late.text).toMatch(/^Nothing was sent: the person did not answer within the call's time limit \(DOCREQ_TIMEOUT_MS, 1 s\), and an answer given after it sends nothing\./);
+    expect(late.text).toMatch(
+      /^Nothing was sent: the person did not answer within the call's time limit \(DOCREQ_TIMEOUT_MS, 1 s\), and an answer given after it sends nothing\./,
+    );
     expect(late.text).toContain(`Call ${tool} again to ask them again`);
     expect(late.text).not.toContain('may have been sent');
     await person.done;
@@ -339,7 +353,7 @@ describe('a confirmation answered after the time limit sends nothing and says so
     expect(posts().length).toBeGreaterThan(0);
   });
 
-  it('a question that fails after the time limit (the host gives up on it) is no one\'s to hear: nothing sent, nothing thrown', async () => {
+  it("a question that fails after the time limit (the host gives up on it) is no one's to hear: nothing sent, nothing thrown", async () => {
     let failed!: () => void;
     const gone = new Promise<void>((r) => (failed = r));
     const mcp = await server(new FileStore(tempDir()), {
@@ -458,7 +472,11 @@ describe('an identical send while one awaits confirmation or is in flight: "alre
 describe('what a send leaves for the people running it', () => {
   it('signed in: one audit line per send, ids only, with its outcome (sent, may have been sent); the result names the sender', async () => {
     const lines: string[] = [];
-    const mcp = await server(new FileStore(tempDir()), { env: { DOCREQ_CONFIRM_SEND: 'never' }, actor: { email: 'sender@demo.example', sub: 'sub-1' }, audit: (l) => lines.push(l) });
+    const mcp = await server(new FileStore(tempDir()), {
+      env: { DOCREQ_CONFIRM_SEND: 'never' },
+      actor: { email: 'sender@demo.example', sub: 'sub-1' },
+      audit: (l) => lines.push(l),
+    });
     const [a, b] = [take(), take()];
     const sent = await mcp.call('create_request', { client: a.id, title: title('audited'), items: [{ name: 'W-2' }] });
     expect(sent.text).toContain('\nSent in the name of sender@demo.example (signed in).');

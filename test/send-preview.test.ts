@@ -41,8 +41,17 @@ describe('the preview states the request exactly', () => {
   });
 
   it('one item is "1 item"; a due day and a mode given are stated', async () => {
-    const result = await mcp.call('create_request', { client: client.id, title: 'One thing', items: [{ name: 'Photo ID', required: false }], dueDate: '2099-01-02', correctnessMode: 'hard', dryRun: true });
-    expect(textOf(result)).toContain(['Title: "One thing"', 'Due: 2099-01-02', 'Correctness mode: hard', 'Items: 1 item (0 required):', '  1. "Photo ID" (file, optional)'].join('\n'));
+    const result = await mcp.call('create_request', {
+      client: client.id,
+      title: 'One thing',
+      items: [{ name: 'Photo ID', required: false }],
+      dueDate: '2099-01-02',
+      correctnessMode: 'hard',
+      dryRun: true,
+    });
+    expect(textOf(result)).toContain(
+      ['Title: "One thing"', 'Due: 2099-01-02', 'Correctness mode: hard', 'Items: 1 item (0 required):', '  1. "Photo ID" (file, optional)'].join('\n'),
+    );
   });
 
   it("a template's title, mode and items, with the caller's title, due day, mode and extra items taking their place or added", async () => {
@@ -70,7 +79,10 @@ describe('the preview states the request exactly', () => {
   });
 
   it('a due day exactly a year ahead passes quietly; a day later is warned about', async () => {
-    const warningsFor = async (dueDate: string) => structured<{ warnings: string[] }>(await mcp.call('create_request', { client: client.id, title: 'Year ahead', items: [{ name: 'Photo ID' }], dueDate, dryRun: true })).warnings;
+    const warningsFor = async (dueDate: string) =>
+      structured<{ warnings: string[] }>(
+        await mcp.call('create_request', { client: client.id, title: 'Year ahead', items: [{ name: 'Photo ID' }], dueDate, dryRun: true }),
+      ).warnings;
     expect(await warningsFor(addDays(TODAY, 365))).toEqual([]);
     const later = addDays(TODAY, 366);
     expect(await warningsFor(later)).toEqual([`The due date ${later} is more than a year ahead: check it is the one meant.`]);
@@ -80,7 +92,9 @@ describe('the preview states the request exactly', () => {
     const before = posts();
     const result = await mcp.call('create_request', { client: client.id, template: 'no-such-template', dryRun: true });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/No template is named "no-such-template"; nothing was sent\. Templates: individual-tax-return, business-year-end, bookkeeping-onboarding, payroll-quarter-end, mortgage-application/);
+    expect(textOf(result)).toMatch(
+      /No template is named "no-such-template"; nothing was sent\. Templates: individual-tax-return, business-year-end, bookkeeping-onboarding, payroll-quarter-end, mortgage-application/,
+    );
     expect(posts()).toBe(before);
   });
 });

@@ -109,7 +109,9 @@ describe('confirmation tokens', () => {
     // Every insertion order of the keys gives the same text.
     for (let shift = 0; shift < keys.length; shift++) {
       const order = [...keys.slice(shift), ...keys.slice(0, shift)];
-      const value = Object.fromEntries(order.map((k) => [k, ({ a: null, b: [2, 1, { d: true, c: 'x' }], c: undefined, d: undefined, e: 'k:v,w' } as Record<string, unknown>)[k]]));
+      const value = Object.fromEntries(
+        order.map((k) => [k, ({ a: null, b: [2, 1, { d: true, c: 'x' }], c: undefined, d: undefined, e: 'k:v,w' } as Record<string, unknown>)[k]]),
+      );
       expect(canonicalJson(value)).toBe(canonical);
     }
     // A list is not an object with numbered keys, and its order is kept.
@@ -218,7 +220,30 @@ describe('the send ledger', () => {
 });
 
 describe('e-mailed text', () => {
-  const invisible = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\u200b', '\u200c', '\u200d', '\u200e', '\u202e', '\u2066', '\u2060', '\u2064', '\u061c', '\u180e', '\ufeff', '\u00ad', '\u{E0041}', '\u{E007F}', '\u2028', '\u3164', '\u034f'];
+  const invisible = [
+    '\u0000',
+    '\u0007',
+    '\u001b',
+    '\u007f',
+    '\u0085',
+    '\u200b',
+    '\u200c',
+    '\u200d',
+    '\u200e',
+    '\u202e',
+    '\u2066',
+    '\u2060',
+    '\u2064',
+    '\u061c',
+    '\u180e',
+    '\ufeff',
+    '\u00ad',
+    '\u{E0041}',
+    '\u{E007F}',
+    '\u2028',
+    '\u3164',
+    '\u034f',
+  ];
   it.each(invisible.map((c) => [`U+${c.codePointAt(0)!.toString(16)}`, c]))('refuses %s anywhere in the text', (_name, c) => {
     for (const text of [`Tax${c}docs`, `${c}Tax`, `Tax${c}`]) expect(checkEmailText(text, 200).ok).toBe(false);
   });

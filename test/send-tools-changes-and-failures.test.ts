@@ -228,7 +228,9 @@ describe('create_request_batch: failures and stops', () => {
     sb.setActiveRequestRoom(sb.keys.demo, 1);
     sb.inject('POST /api/v1/requests', { kind: 'reset' }, { times: 1, after: true });
     const r = await mcp.call('create_request_batch', { clients: [a.id, b.id, c.id], title: title(), items: [{ name: 'W-2' }] });
-    expect(r.lines[0]).toMatch(/^NOT SENT: 0 sent, 1 may have been sent, 2 not sent, 0 skipped \(of 3\)\. STOPPED by the firm's plan limit \(at recipient 2\): /);
+    expect(r.lines[0]).toMatch(
+      /^NOT SENT: 0 sent, 1 may have been sent, 2 not sent, 0 skipped \(of 3\)\. STOPPED by the firm's plan limit \(at recipient 2\): /,
+    );
     expect(r.lines.slice(-2)).toEqual([
       'Calling create_request_batch again with the same arguments sends only to the clients not yet sent (none is sent twice), once the firm has room: complete or archive requests, or upgrade the plan.',
       'For "may have been sent": check with list_requests before sending again; this server will not send those again for 24 hours.',
@@ -246,7 +248,11 @@ describe('create_request_batch: failures and stops', () => {
 
   it('every recipient refused by the service (not a stop): a report of what was not sent, not "nothing to send"', async () => {
     const mcp = await server({ confirmSend: 'never' });
-    sb.inject('POST /api/v1/requests', { kind: 'status', status: 422, body: { error: { code: 'validation_error', message: 'Title is not accepted.' } } }, { times: 2 });
+    sb.inject(
+      'POST /api/v1/requests',
+      { kind: 'status', status: 422, body: { error: { code: 'validation_error', message: 'Title is not accepted.' } } },
+      { times: 2 },
+    );
     const r = await mcp.call('create_request_batch', { clients: [take().id, take().id], title: title(), items: [{ name: 'W-2' }] });
     expect(r.lines[0]).toBe('NOT SENT: 0 sent, 0 may have been sent, 2 not sent, 0 skipped (of 2).');
     expect(r.isError).toBe(true);
@@ -297,11 +303,19 @@ describe('create_request_batch: recipients and warnings', () => {
   });
 
   it("the draft's warning and a duplicate's, joined by a space, in the question and in the report", async () => {
-    const withOpen = firm.clients.find((c) => c.status === 'active' && single(c) && firm.requests.filter((r) => r.clientId === c.id && ['sent', 'in_progress'].includes(r.status)).length === 1)!;
+    const withOpen = firm.clients.find(
+      (c) => c.status === 'active' && single(c) && firm.requests.filter((r) => r.clientId === c.id && ['sent', 'in_progress'].includes(r.status)).length === 1,
+    )!;
     const openRequest = firm.requests.find((r) => r.clientId === withOpen.id && ['sent', 'in_progress'].includes(r.status))!;
     const mcp = await server({ elicit: 'accept' });
     const a = take();
-    const r = await mcp.call('create_request_batch', { clients: [a.id, withOpen.id], title: openRequest.title, items: [{ name: 'W-2' }], dueDate: FAR, allowDuplicate: true });
+    const r = await mcp.call('create_request_batch', {
+      clients: [a.id, withOpen.id],
+      title: openRequest.title,
+      items: [{ name: 'W-2' }],
+      dueDate: FAR,
+      allowDuplicate: true,
+    });
     const duplicate = `${label(withOpen)}: sending although the client already has an open request "${openRequest.title}" (id ${openRequest.id}, status ${openRequest.status}, created ${openRequest.createdAt.slice(0, 10)}).`;
     const warnings = `Warnings: ${FAR_WARNING} ${duplicate}`;
     expect(mcp.questions[0]!.split('\n').at(-1)).toBe(warnings);
@@ -312,7 +326,9 @@ describe('create_request_batch: recipients and warnings', () => {
 
   it('a signed-in batch that sends nothing (a dry run): no sentBy, no "Sent in the name of"; one only queued (202): sentBy is said', async () => {
     const actor = { email: 'pat@firm.example', sub: 'sub-pat', role: 'sender' as const };
-    const dry = await (await server({ confirmSend: 'never', actor })).call('create_request_batch', { clients: [take().id, take().id], title: title(), items: [{ name: 'W-2' }], dryRun: true });
+    const dry = await (
+      await server({ confirmSend: 'never', actor })
+    ).call('create_request_batch', { clients: [take().id, take().id], title: title(), items: [{ name: 'W-2' }], dryRun: true });
     expect(dry.structuredContent).toMatchObject({ sent: 0, sentBy: null });
     expect(dry.text).not.toContain('Sent in the name of');
     const mcp = await server({ confirmSend: 'never', actor });
@@ -359,7 +375,10 @@ describe('create_request', () => {
     const r = await mcp.call('create_request', { client: c.id, title: t, items: [{ name: 'W-2' }] });
     expect(r.isError).toBeFalsy();
     const request = (r.structuredContent as { request: { id: string } }).request;
-    expect(r.lines).toEqual([`SENT: "${t}" to ${label(c)}: request id ${request.id}, status sent.`, 'Warnings: The service answered 201 with an empty body (no record of the new request).']);
+    expect(r.lines).toEqual([
+      `SENT: "${t}" to ${label(c)}: request id ${request.id}, status sent.`,
+      'Warnings: The service answered 201 with an empty body (no record of the new request).',
+    ]);
     expect(r.structuredContent).toMatchObject({ sent: true, outcome: 'sent', asPreviewed: true, request: { title: t, clientName: c.displayName } });
   });
 
@@ -385,7 +404,9 @@ describe('create_request', () => {
     const r = await mcp.call('create_request', { client: c.id, title: t, items: [{ name: 'W-2' }] });
     expect(posts().length - before).toBe(0);
     expect(r.isError).toBe(true);
-    expect(r.text).toMatch(new RegExp(`^Not sent: this server sent "${t}" to this client at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\. Nothing more was sent\\.`));
+    expect(r.text).toMatch(
+      new RegExp(`^Not sent: this server sent "${t}" to this client at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\. Nothing more was sent\\.`),
+    );
   });
 
   it('held by another call and allowDuplicate: nobody is asked, nothing sent', async () => {

@@ -20,14 +20,20 @@ describe('the words around a preview', () => {
     expect(previewNext(true, 'dr1.tok', AT, 'create_request')).toBe(
       'Next: show the person this preview. Only once they agree, call create_request again with the same arguments plus confirmationToken: "dr1.tok" (single use, valid until 2026-03-16 09:05 UTC). Do not send without their go-ahead.',
     );
-    expect(previewNext(false, 'dr1.tok', AT, 'create_request_batch')).toBe('Next: show the person this preview; once they agree, call create_request_batch again without dryRun (you may pass confirmationToken: "dr1.tok").');
+    expect(previewNext(false, 'dr1.tok', AT, 'create_request_batch')).toBe(
+      'Next: show the person this preview; once they agree, call create_request_batch again without dryRun (you may pass confirmationToken: "dr1.tok").',
+    );
     expect(previewNext(false, '', AT, 'create_request')).toBe('Next: show the person this preview; once they agree, call create_request again without dryRun.');
   });
 
   it('tokenRefused: expired, or not this exact request; cannotAsk names the setting and what to do', () => {
     expect(tokenRefused('expired', 'request')).toBe('The confirmationToken given has expired (tokens last 15 minutes); nothing was sent. ');
-    expect(tokenRefused('mismatch', 'request (client, title)')).toBe('The confirmationToken given does not belong to this exact request (client, title) and key (and person, when signed in); nothing was sent. ');
-    expect(tokenRefused('malformed', 'batch')).toBe('The confirmationToken given does not belong to this exact batch and key (and person, when signed in); nothing was sent. ');
+    expect(tokenRefused('mismatch', 'request (client, title)')).toBe(
+      'The confirmationToken given does not belong to this exact request (client, title) and key (and person, when signed in); nothing was sent. ',
+    );
+    expect(tokenRefused('malformed', 'batch')).toBe(
+      'The confirmationToken given does not belong to this exact batch and key (and person, when signed in); nothing was sent. ',
+    );
     expect(cannotAsk().message).toBe(
       'Nothing was sent: DOCREQ_CONFIRM_SEND is "always", which needs the person to confirm through MCP elicitation, and this host does not support it. ' +
         'Use a host with elicitation, or ask whoever runs the server to set DOCREQ_CONFIRM_SEND=auto (confirmation by token).',
@@ -37,10 +43,22 @@ describe('the words around a preview', () => {
 
 describe('duplicateOpen: an open request of the same title to a client of the same name', () => {
   const client = { id: 'c1', displayName: '  Ana   Müller ', email: 'a@x.example', status: 'active' } as Client;
-  const request = (over: Partial<RequestRecord>) => ({ id: 'r1', title: '2025 Tax Return', status: 'sent', clientName: 'ana muller', createdAt: '2026-03-01T10:00:00Z', dueDate: null, totalItems: 1, completedItems: 0, ...over });
+  const request = (over: Partial<RequestRecord>) => ({
+    id: 'r1',
+    title: '2025 Tax Return',
+    status: 'sent',
+    clientName: 'ana muller',
+    createdAt: '2026-03-01T10:00:00Z',
+    dueDate: null,
+    totalItems: 1,
+    completedItems: 0,
+    ...over,
+  });
 
   it('names folded and spaces collapsed on both sides; titles compared as titleKey does', () => {
-    expect(duplicateOpen(client, '2025 tax return', [request({})])).toBe('the client already has an open request "2025 Tax Return" (id r1, status sent, created 2026-03-01)');
+    expect(duplicateOpen(client, '2025 tax return', [request({})])).toBe(
+      'the client already has an open request "2025 Tax Return" (id r1, status sent, created 2026-03-01)',
+    );
     expect(duplicateOpen(client, '2025 tax return', [request({ clientName: ' ANA  MÜLLER' })])).toContain('(id r1,');
     expect(duplicateOpen({ ...client, displayName: 'Ana Müller' }, '2025 tax return', [request({ clientName: 'Ana\tMüller' })])).toContain('(id r1,');
   });
@@ -73,7 +91,9 @@ describe('a draft refused before any HTTP call', () => {
   it('no items, or more than the limit, named with the count', () => {
     expect(refused({ title: 'T' })).toBe('Invalid request; nothing was called or sent:\n- items: give at least one item (or a template)');
     const many = Array.from({ length: MAX_ITEMS + 1 }, (_, n) => ({ name: `Item ${n}` }));
-    expect(refused({ title: 'T', items: many })).toBe(`Invalid request; nothing was called or sent:\n- items: at most ${MAX_ITEMS} in all (there are ${MAX_ITEMS + 1})`);
+    expect(refused({ title: 'T', items: many })).toBe(
+      `Invalid request; nothing was called or sent:\n- items: at most ${MAX_ITEMS} in all (there are ${MAX_ITEMS + 1})`,
+    );
     expect(draftFromInput({ title: 'T', items: many.slice(1) }, ctx()).items).toHaveLength(MAX_ITEMS);
   });
 
@@ -84,7 +104,9 @@ describe('a draft refused before any HTTP call', () => {
     const bad = join(dir, 'templates.yaml');
     writeFileSync(bad, 'templates: [');
     expect(refused({ template: 'nope' }, bad)).toMatch(
-      new RegExp(`^No template is named "nope"; nothing was sent\\. Templates: ${names.replace(/[-.]/g, '\\$&')}\\.\\nThe firm's templates file is not used until it is fixed \\(only the built-ins are available\\):\\n- ${bad.replace(/[/.-]/g, '\\$&')}, line \\d+: not valid YAML or JSON`),
+      new RegExp(
+        `^No template is named "nope"; nothing was sent\\. Templates: ${names.replace(/[-.]/g, '\\$&')}\\.\\nThe firm's templates file is not used until it is fixed \\(only the built-ins are available\\):\\n- ${bad.replace(/[/.-]/g, '\\$&')}, line \\d+: not valid YAML or JSON`,
+      ),
     );
   });
 

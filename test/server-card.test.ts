@@ -125,10 +125,20 @@ describe('the Server Card beside /mcp', () => {
       const res = await fetch(remote!.url, {
         method: 'POST',
         headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'card-test', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'card-test', version: '1' } },
+        }),
       });
       const text = await res.text();
-      const data = text.includes('data: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+      const data = text.includes('data: ')
+        ? text
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6)
+        : text;
       expect((JSON.parse(data) as { result?: { protocolVersion?: string } }).result?.protocolVersion, version).toBe(version);
     }
   });
@@ -155,7 +165,10 @@ describe('the Server Card beside /mcp', () => {
     const again = await fetch(`${svc.url}/mcp/server-card`, { headers: { 'If-None-Match': etag } });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
-    const preflight = await fetch(`${svc.url}/mcp/server-card`, { method: 'OPTIONS', headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'GET' } });
+    const preflight = await fetch(`${svc.url}/mcp/server-card`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'GET' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
     expect((await fetch(`${svc.url}/mcp/server-card`, { method: 'POST', body: '{}' })).status).toBe(405);

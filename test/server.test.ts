@@ -48,7 +48,13 @@ describe('what the server says of itself, and a session not yet initialised', ()
     await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'docreq-mcp', title: 'Document Requests' });
-      expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, logging: {}, resources: { listChanged: true }, prompts: {}, completions: {} });
+      expect(client.getServerCapabilities()).toMatchObject({
+        tools: { listChanged: true },
+        logging: {},
+        resources: { listChanged: true },
+        prompts: {},
+        completions: {},
+      });
     } finally {
       await client.close();
     }
@@ -67,7 +73,9 @@ describe('what the server says of itself, and a session not yet initialised', ()
     await server.close();
     expect(answers).toHaveLength(1);
     expect(answers[0]).toMatchObject({ id: 7, error: { code: -32600 } });
-    expect((answers[0] as { error: { message: string } }).error.message).toContain('The session is not initialised: send initialize first. Nothing was called or sent.');
+    expect((answers[0] as { error: { message: string } }).error.message).toContain(
+      'The session is not initialised: send initialize first. Nothing was called or sent.',
+    );
     expect(upstream()).toBe(before);
   });
 
@@ -153,7 +161,7 @@ describe('the first call', () => {
     }
   });
 
-  it("the built server (dist/index.js) warms nothing of ICU after initialize, and answers without it", async () => {
+  it('the built server (dist/index.js) warms nothing of ICU after initialize, and answers without it', async () => {
     const lib = (await import(new URL('../dist/index.js', import.meta.url).href)) as typeof import('../src/index.js');
     const toLocaleString = vi.spyOn(Number.prototype, 'toLocaleString');
     const numberFormat = vi.spyOn(Intl, 'NumberFormat');
@@ -164,7 +172,11 @@ describe('the first call', () => {
       await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
       // What the server does after initialize runs in the next turns (undici, the SDK's schemas).
       await new Promise((resolve) => setTimeout(resolve, 200));
-      for (const [tool, args] of [['list_requests', {}], ['list_clients', { details: true }], ['list_templates', {}]] as const) {
+      for (const [tool, args] of [
+        ['list_requests', {}],
+        ['list_clients', { details: true }],
+        ['list_templates', {}],
+      ] as const) {
         expect(((await client.callTool({ name: tool, arguments: args })) as CallToolResult).isError, tool).toBeFalsy();
       }
       expect(toLocaleString).not.toHaveBeenCalled();
@@ -249,7 +261,7 @@ describe('dispatch', () => {
     expect(upstream()).toBe(0);
   });
 
-  it('checks a result against the tool\'s outputSchema and answers a mismatch as a clear error', async () => {
+  it("checks a result against the tool's outputSchema and answers a mismatch as a clear error", async () => {
     const broken = defineTool({
       name: 'broken_tool',
       title: 'Broken tool',
@@ -278,7 +290,12 @@ describe('dispatch', () => {
       title: 'Rows tool',
       description: 'Returns rows it shares between answers.',
       inputSchema: z.strictObject({}),
-      outputSchema: z.strictObject({ total: z.number(), rows: z.array(z.object({ n: z.number(), label: z.string() })), bounded: z.array(z.object({ n: z.number() })).max(1), maybe: z.array(z.object({ n: z.number() })).optional() }),
+      outputSchema: z.strictObject({
+        total: z.number(),
+        rows: z.array(z.object({ n: z.number(), label: z.string() })),
+        bounded: z.array(z.object({ n: z.number() })).max(1),
+        maybe: z.array(z.object({ n: z.number() })).optional(),
+      }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       handler: () => Promise.resolve({ text: 'rows', structured: answer as never }),
     });
@@ -328,7 +345,12 @@ describe('what an API failure tells the person to do', () => {
   });
 
   it('gives the wait a 429 asked for', async () => {
-    sb.inject('GET /api/v1/clients', { kind: 'status', status: 429, headers: { 'retry-after': '120' }, body: { error: { code: 'too_many_requests', message: 'Slow down.' } } });
+    sb.inject('GET /api/v1/clients', {
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '120' },
+      body: { error: { code: 'too_many_requests', message: 'Slow down.' } },
+    });
     const result = await mcp.call('list_clients');
     expect(result.isError).toBe(true);
     expect(result.text).toContain('rate limiting');

@@ -33,7 +33,13 @@ await readyServiceProfile('yaml');
 
 /** The profile that fits the sandbox's `other` service (docs/service-profile.md shows the same). */
 const OTHER_PROFILE = {
-  body: { client: 'client_id', dueDate: 'due_date', items: 'checklist', correctnessMode: 'correctness_mode', item: { name: 'label', required: 'mandatory', type: 'kind' } },
+  body: {
+    client: 'client_id',
+    dueDate: 'due_date',
+    items: 'checklist',
+    correctnessMode: 'correctness_mode',
+    item: { name: 'label', required: 'mandatory', type: 'kind' },
+  },
   values: { itemType: { file: 'document', boolean: 'yes_no' }, correctnessMode: { hard: 'strict' } },
   statuses: { open: ['sent', 'in_progress'], closed: ['fulfilled', 'withdrawn', 'expired', 'archived'] },
   dates: { ambiguous: 'day-first' },
@@ -181,11 +187,15 @@ describe('a third vocabulary: statuses in capitals and words, one the defaults d
     const voids = got.byStatus.Void!;
     expect(voids).toBeGreaterThan(0);
     const note = got.notes.find((n) => n.includes('names neither open nor closed'))!;
-    expect(note).toMatch(new RegExp(`^${voids} requests? ha(s a status|ve statuses) the service profile names neither open nor closed: "Void" \\(${voids}\\)\\.`));
+    expect(note).toMatch(
+      new RegExp(`^${voids} requests? ha(s a status|ve statuses) the service profile names neither open nor closed: "Void" \\(${voids}\\)\\.`),
+    );
     // Void counted as open unless every item is complete: the open count is the plain service's plus those.
     const voidOpen = sb.demoFirm.requests.filter((q) => q.status === 'Void' && q.completedItems < q.totalItems).length;
     expect(got.open).toBe(want.open + voidOpen);
-    const fitted = await (await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile({ statuses: { closed: ['done', 'void', 'archived'] } }) })).call('list_requests', {});
+    const fitted = await (
+      await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile({ statuses: { closed: ['done', 'void', 'archived'] } }) })
+    ).call('list_requests', {});
     expect((fitted.structuredContent as { open: number }).open).toBe(want.open);
     expect((fitted.structuredContent as { notes: string[] }).notes.join(' ')).not.toContain('names neither open nor closed');
   });
@@ -220,7 +230,9 @@ describe('dates in the forms services write', () => {
     expect(note).toMatch(/^\d+ requests? \(of \d+\) ha(s a due date|ve due dates) that this server cannot read as a calendar day \(e\.g\. /);
     expect(note).toMatch(sample);
     expect(note).toContain('not counted as overdue, due soon, or without a due date.');
-    expect(note).toContain('could be read day-first or month-first: set dates.ambiguous in the service profile (DOCREQ_SERVICE_PROFILE) to day-first or month-first.');
+    expect(note).toContain(
+      'could be read day-first or month-first: set dates.ambiguous in the service profile (DOCREQ_SERVICE_PROFILE) to day-first or month-first.',
+    );
     const fitted = await counts(await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile({ dates: { ambiguous: order } }) }));
     expect(fitted).toEqual(want);
   });
@@ -233,7 +245,11 @@ describe('dates in the forms services write', () => {
     sb.invalidateLists();
     try {
       const got = await counts(await server(sb));
-      expect(got.notes).toContain('1 request (of ' + sb.demoFirm.requests.length + ') has a due date that this server cannot read as a calendar day (e.g. "next Friday"): not counted as overdue, due soon, or without a due date.');
+      expect(got.notes).toContain(
+        '1 request (of ' +
+          sb.demoFirm.requests.length +
+          ') has a due date that this server cannot read as a calendar day (e.g. "next Friday"): not counted as overdue, due soon, or without a due date.',
+      );
     } finally {
       r.dueDate = before;
       sb.invalidateLists();
@@ -285,17 +301,20 @@ describe('what a create is answered with: 200, 201, 202, 204, wrapped or bare', 
 });
 
 describe('refusals in the common shapes, the field named by the tool argument', () => {
-  it.each(['rfc7807', 'jsonapi', 'fastapi', 'rails', 'ours'] as const)('%s: the refused due date is named dueDate, with the service name and the setting', async (errorShape) => {
-    const sb = await service({ dialect: { body: { dueDate: 'due_at' }, dueDateIn: 'date-time', unknownFields: 'refuse', errorShape } });
-    const mcp = await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile({ body: { dueDate: 'due_at' } }) });
-    const c = activeClient(sb, 6);
-    const { sent } = await previewThenSend(mcp, 'create_request', { client: c.id, title: `Fit refused ${errorShape}`, dueDate: DUE, items: ITEMS });
-    expect(sent.isError).toBe(true);
-    expect(sent.text).toContain('The service refused the input (422).');
-    expect(sent.text).toContain('dueDate (sent as "due_at", named by body.dueDate in the service profile): ');
-    expect(posted(sb)).toHaveLength(1);
-    expect(sb.emails.filter((e) => e.title === `Fit refused ${errorShape}`)).toHaveLength(0);
-  });
+  it.each(['rfc7807', 'jsonapi', 'fastapi', 'rails', 'ours'] as const)(
+    '%s: the refused due date is named dueDate, with the service name and the setting',
+    async (errorShape) => {
+      const sb = await service({ dialect: { body: { dueDate: 'due_at' }, dueDateIn: 'date-time', unknownFields: 'refuse', errorShape } });
+      const mcp = await server(sb, { DOCREQ_SERVICE_PROFILE: profileFile({ body: { dueDate: 'due_at' } }) });
+      const c = activeClient(sb, 6);
+      const { sent } = await previewThenSend(mcp, 'create_request', { client: c.id, title: `Fit refused ${errorShape}`, dueDate: DUE, items: ITEMS });
+      expect(sent.isError).toBe(true);
+      expect(sent.text).toContain('The service refused the input (422).');
+      expect(sent.text).toContain('dueDate (sent as "due_at", named by body.dueDate in the service profile): ');
+      expect(posted(sb)).toHaveLength(1);
+      expect(sb.emails.filter((e) => e.title === `Fit refused ${errorShape}`)).toHaveLength(0);
+    },
+  );
 });
 
 describe("limits: the service slowing us down is not the firm's plan", () => {
@@ -381,7 +400,9 @@ describe('lists that signal more pages: every count "at least", the signal named
     const requests = await mcp.call('list_requests', {});
     const notes = (requests.structuredContent as { notes: string[]; total: number }).notes;
     expect(notes[0]).toMatch(words);
-    expect(notes[0]).toContain('so the service may hold more requests than it listed. The API document says its lists are whole; this one signals more pages, so every count here is a lower bound and a request on a later page is not seen.');
+    expect(notes[0]).toContain(
+      'so the service may hold more requests than it listed. The API document says its lists are whole; this one signals more pages, so every count here is a lower bound and a request on a later page is not seen.',
+    );
     expect(requests.text.split('\n')[1]).toBe(`Note: ${notes[0]}`);
     const clients = await mcp.call('list_clients', {});
     expect((clients.structuredContent as { notes: string[] }).notes[0]).toMatch(/^AT LEAST: .*a client on a later page is not seen\.$/);
@@ -443,7 +464,23 @@ describe('the preview shows the exact body POSTed, under any profile', () => {
     // The sandbox seed's own deterministic generator: the suite never depends on chance.
     const rand = prng(20261127);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-    const names = ['client_id', 'customerId', 'client', 'title', 'subject', 'name_of_request', 'due_date', 'dueOn', 'deadline', 'items', 'checklist', 'documents', 'mode', 'correctness', 'check_mode'];
+    const names = [
+      'client_id',
+      'customerId',
+      'client',
+      'title',
+      'subject',
+      'name_of_request',
+      'due_date',
+      'dueOn',
+      'deadline',
+      'items',
+      'checklist',
+      'documents',
+      'mode',
+      'correctness',
+      'check_mode',
+    ];
     const distinct = (n: number, pool: readonly string[]) => {
       const out: string[] = [];
       while (out.length < n) {
@@ -459,7 +496,14 @@ describe('the preview shows the exact body POSTed, under any profile', () => {
       const itemType = rand() < 0.5 ? { file: pick(['document', 'upload', 'file']), number: pick(['numeric', 'number']) } : {};
       const mode = rand() < 0.5 ? { hard: pick(['strict', 'hard']), soft: pick(['lenient', 'soft']) } : {};
       const dueIn = pick(['date', 'date-time'] as const);
-      const body = { client: client!, title: title!, dueDate: dueDate!, items: items!, correctnessMode: correctnessMode!, item: { name: name!, required: required!, type: type! } };
+      const body = {
+        client: client!,
+        title: title!,
+        dueDate: dueDate!,
+        items: items!,
+        correctnessMode: correctnessMode!,
+        item: { name: name!, required: required!, type: type! },
+      };
       const profile = { body, values: { itemType, correctnessMode: mode, dueDate: dueIn } };
       const dialected = await service({ dialect: { body, itemTypes: itemType, correctnessModes: mode, dueDateIn: dueIn, unknownFields: 'refuse' } });
       const mcp = await server(dialected, { DOCREQ_SERVICE_PROFILE: profileFile(profile) });
@@ -491,7 +535,11 @@ describe('check shows the fit (the built CLI, the sandbox playing another servic
       timeout: 60_000,
     });
   /** Counts and dates move with the day the sandbox is seeded on: the words are compared. */
-  const words = (text: string) => text.replace(/\d{4}-\d\d-\d\d|\d\d\.\d\d\.\d{4}/g, 'D').replace(/\d+/g, 'N').trim();
+  const words = (text: string) =>
+    text
+      .replace(/\d{4}-\d\d-\d\d|\d\d\.\d\d\.\d{4}/g, 'D')
+      .replace(/\d+/g, 'N')
+      .trim();
 
   it('without a profile: the statuses, dates and fields it does not account for, marked, and the body a send would POST; never a POST', () => {
     const r = run();
@@ -514,7 +562,9 @@ describe('check shows the fit (the built CLI, the sandbox playing another servic
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`✓ service profile: ${file}`);
     expect(r.stdout).not.toMatch(/^!/m);
-    expect(r.stdout).toMatch(/✓ a send would POST .*: \{"client_id":"[^"]+","title":"Example: documents for your \d{4} return","due_date":"\d{4}-\d\d-\d\d","checklist":\[\{"label":"W-2 forms","mandatory":true,"kind":"document"\}/);
+    expect(r.stdout).toMatch(
+      /✓ a send would POST .*: \{"client_id":"[^"]+","title":"Example: documents for your \d{4} return","due_date":"\d{4}-\d\d-\d\d","checklist":\[\{"label":"W-2 forms","mandatory":true,"kind":"document"\}/,
+    );
   });
 });
 
@@ -526,7 +576,13 @@ describe('a batch: checked against its preview with one read of the list, whatev
     const preview = await mcp.call('create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch 204', dueDate: DUE, items: ITEMS });
     const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
     sb.calls.length = 0;
-    const sent = await mcp.call('create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch 204', dueDate: DUE, items: ITEMS, confirmationToken: token });
+    const sent = await mcp.call('create_request_batch', {
+      clients: clients.map((c) => c.id),
+      title: 'Fit batch 204',
+      dueDate: DUE,
+      items: ITEMS,
+      confirmationToken: token,
+    });
     const after = sb.calls.slice(sb.calls.findLastIndex((c) => c.method === 'POST') + 1);
     expect(posted(sb)).toHaveLength(3);
     expect(after.filter((c) => c.method === 'GET' && c.path.startsWith('/api/v1/requests'))).toHaveLength(1);
@@ -540,7 +596,12 @@ describe('a batch: checked against its preview with one read of the list, whatev
     const sb = await service({ dialect: 'ignoring' });
     const mcp = await server(sb);
     const clients = [activeClient(sb, 13), activeClient(sb, 14)];
-    const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch ignoring', dueDate: DUE, items: ITEMS });
+    const { sent } = await previewThenSend(mcp, 'create_request_batch', {
+      clients: clients.map((c) => c.id),
+      title: 'Fit batch ignoring',
+      dueDate: DUE,
+      items: ITEMS,
+    });
     expect(sent.text.split('\n')[0]).toBe('SENT, BUT 2 NOT AS PREVIEWED: 2 sent, 0 may have been sent, 0 not sent, 0 skipped (of 2).');
     expect(sent.text).toContain(': sent, request id ');
     expect(sent.text).toContain(' — NOT AS PREVIEWED: it has no due date (previewed 2026-04-30): the service probably does not know the field "dueDate"');
@@ -554,7 +615,9 @@ describe('a batch: checked against its preview with one read of the list, whatev
     const mcp = await server(sb);
     const clients = [activeClient(sb, 15), activeClient(sb, 16)];
     const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: clients.map((c) => c.id), title: 'Fit batch 202', items: ITEMS });
-    expect(sent.text.split('\n')[0]).toBe('ACCEPTED: 0 sent, 0 may have been sent, 0 not sent, 0 skipped, 2 accepted (queued by the service, not yet known to be e-mailed) (of 2).');
+    expect(sent.text.split('\n')[0]).toBe(
+      'ACCEPTED: 0 sent, 0 may have been sent, 0 not sent, 0 skipped, 2 accepted (queued by the service, not yet known to be e-mailed) (of 2).',
+    );
     expect((sent.structuredContent as { sent: number; recipients: { outcome: string }[] }).recipients.map((r) => r.outcome)).toEqual(['accepted', 'accepted']);
   });
 });
@@ -590,7 +653,9 @@ describe('the words of a send, each part of them', () => {
     const later = sb.demoFirm.clients.filter((c) => c.status === 'active').at(-1)!;
     const r = await mcp.call('create_request_batch', { clients: [later.email, activeClient(sb, 0).id], title: 'Fit batch paging', items: ITEMS, dryRun: true });
     const out = r.structuredContent as { recipients: { outcome: string; reason: string | null; asPreviewed: boolean | null; differences: string[] }[] };
-    expect(out.recipients[0]!.reason).toMatch(/^no client has this id, e-mail or exact name(; closest: .*)?; the service's client list signals more pages \(the answer's "has_more" is true\), so it may be on a page it did not list$/);
+    expect(out.recipients[0]!.reason).toMatch(
+      /^no client has this id, e-mail or exact name(; closest: .*)?; the service's client list signals more pages \(the answer's "has_more" is true\), so it may be on a page it did not list$/,
+    );
     // Nothing was sent, so nothing was checked against a preview.
     expect(out.recipients.map((x) => [x.asPreviewed, x.differences])).toEqual([
       [null, []],
@@ -615,7 +680,12 @@ describe('the words of a send, each part of them', () => {
     const sb = await service({ dialect: 'ignoring' });
     const mcp = await server(sb);
     const c = activeClient(sb, 19);
-    const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: [c.id, activeClient(sb, 20).id], title: 'Fit batch joined', dueDate: DUE, items: ITEMS });
+    const { sent } = await previewThenSend(mcp, 'create_request_batch', {
+      clients: [c.id, activeClient(sb, 20).id],
+      title: 'Fit batch joined',
+      dueDate: DUE,
+      items: ITEMS,
+    });
     const out = sent.structuredContent as { recipients: { request: { id: string }; differences: string[] }[] };
     const first = out.recipients[0]!;
     expect(sent.text.split('\n')[1]).toBe(`  1. ${label(c)}: sent, request id ${first.request.id} — NOT AS PREVIEWED: ${first.differences.join('; ')}`);
@@ -624,8 +694,14 @@ describe('the words of a send, each part of them', () => {
   it('a 202 batch with a recipient skipped: ACCEPTED, the skipped one counted', async () => {
     const sb = await service({ dialect: { createAnswer: { status: 202 } } });
     const mcp = await server(sb);
-    const { sent } = await previewThenSend(mcp, 'create_request_batch', { clients: [activeClient(sb, 21).id, 'Nobody Atall', activeClient(sb, 22).id], title: 'Fit batch 202 mixed', items: ITEMS });
-    expect(sent.text.split('\n')[0]).toBe('ACCEPTED: 0 sent, 0 may have been sent, 0 not sent, 1 skipped, 2 accepted (queued by the service, not yet known to be e-mailed) (of 3).');
+    const { sent } = await previewThenSend(mcp, 'create_request_batch', {
+      clients: [activeClient(sb, 21).id, 'Nobody Atall', activeClient(sb, 22).id],
+      title: 'Fit batch 202 mixed',
+      items: ITEMS,
+    });
+    expect(sent.text.split('\n')[0]).toBe(
+      'ACCEPTED: 0 sent, 0 may have been sent, 0 not sent, 1 skipped, 2 accepted (queued by the service, not yet known to be e-mailed) (of 3).',
+    );
   });
 
   it('an answer that names only the id: the request shown as the list shows it (title and all), single and batch', async () => {
@@ -634,7 +710,13 @@ describe('the words of a send, each part of them', () => {
     const c = activeClient(sb, 23);
     const single = (await previewThenSend(mcp, 'create_request', { client: c.id, title: 'Fit id only', items: ITEMS })).sent;
     expect(single.structuredContent).toMatchObject({ request: { title: 'Fit id only', clientName: c.displayName, status: 'sent' }, asPreviewed: true });
-    const batch = (await previewThenSend(mcp, 'create_request_batch', { clients: [activeClient(sb, 24).id, activeClient(sb, 25).id], title: 'Fit id only batch', items: ITEMS })).sent;
+    const batch = (
+      await previewThenSend(mcp, 'create_request_batch', {
+        clients: [activeClient(sb, 24).id, activeClient(sb, 25).id],
+        title: 'Fit id only batch',
+        items: ITEMS,
+      })
+    ).sent;
     const rows = (batch.structuredContent as { recipients: { request: { title: string } | null }[] }).recipients;
     expect(rows.map((x) => x.request?.title)).toEqual(['Fit id only batch', 'Fit id only batch']);
   });
@@ -645,7 +727,11 @@ describe('the words of a send, each part of them', () => {
     const c = activeClient(sb, 26);
     const args = { client: c.id, title: 'Fit answered record', items: ITEMS };
     const preview = await mcp.call('create_request', args);
-    sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: JSON.stringify({ id: 'answered-1', title: 'Fit answered record', status: 'sent' }) }, { times: 1, after: true });
+    sb.inject(
+      'POST /api/v1/requests',
+      { kind: 'raw', status: 201, body: JSON.stringify({ id: 'answered-1', title: 'Fit answered record', status: 'sent' }) },
+      { times: 1, after: true },
+    );
     const token = (preview.structuredContent as { confirmation: { token: string } }).confirmation.token;
     const sent = await mcp.call('create_request', { ...args, confirmationToken: token });
     // The list holds the sandbox's own id, not the answer's: no other request with this client and title stands in for it.
@@ -653,7 +739,11 @@ describe('the words of a send, each part of them', () => {
     const b = [activeClient(sb, 27), activeClient(sb, 28)];
     const bargs = { clients: b.map((x) => x.id), title: 'Fit answered batch', items: ITEMS };
     const bpreview = await mcp.call('create_request_batch', bargs);
-    sb.inject('POST /api/v1/requests', { kind: 'raw', status: 201, body: JSON.stringify({ id: 'answered-2', title: 'Fit answered batch', status: 'sent' }) }, { times: 1, after: true });
+    sb.inject(
+      'POST /api/v1/requests',
+      { kind: 'raw', status: 201, body: JSON.stringify({ id: 'answered-2', title: 'Fit answered batch', status: 'sent' }) },
+      { times: 1, after: true },
+    );
     const btoken = (bpreview.structuredContent as { confirmation: { token: string } }).confirmation.token;
     const bsent = await mcp.call('create_request_batch', { ...bargs, confirmationToken: btoken });
     expect((bsent.structuredContent as { recipients: { request: { id: string } }[] }).recipients[0]!.request.id).toBe('answered-2');
@@ -685,7 +775,9 @@ describe("check on a firm at its plan's limit (the built CLI): the limit is name
     try {
       const stdout = await new Promise<string>((resolve, reject) => {
         const env = { ...childEnv(), DOCREQ_STATE_DIR: join(folder, 'check-limit'), DOCREQ_BASE_URL: sb.url, DOCREQ_API_KEY: SANDBOX_KEYS.harbor };
-        execFile(process.execPath, [BIN, 'check'], { env, encoding: 'utf8', timeout: 60_000 }, (error, out) => (error && !out ? reject(new Error(error.message)) : resolve(out)));
+        execFile(process.execPath, [BIN, 'check'], { env, encoding: 'utf8', timeout: 60_000 }, (error, out) =>
+          error && !out ? reject(new Error(error.message)) : resolve(out),
+        );
       });
       const open = sb.firms.get(SANDBOX_KEYS.harbor)!.requests.filter((r) => r.status === 'sent' || r.status === 'in_progress').length;
       expect(stdout).toContain('✓ sending is offered; before each send: the person confirms it');

@@ -104,7 +104,12 @@ describe('service text is data in every path: tag characters and other invisible
 
   it('batch reasons (closest, ambiguous)', async () => {
     const mcp = await watched();
-    const batch = await mcp.call('create_request_batch', { clients: ['Evil', twins[0]!.displayName, firm.clients[0]!.id], title: 'Batch T', items: [{ name: 'W-2' }], dryRun: true });
+    const batch = await mcp.call('create_request_batch', {
+      clients: ['Evil', twins[0]!.displayName, firm.clients[0]!.id],
+      title: 'Batch T',
+      items: [{ name: 'W-2' }],
+      dryRun: true,
+    });
     const reasons = (batch.structuredContent as { recipients: { reason: string | null }[] }).recipients.map((r) => r.reason ?? '');
     expect(reasons[0]).toContain('"Evil Holdings"');
     expect(reasons[1]).toContain('"Twin Partners"');
@@ -168,8 +173,20 @@ describe('one malformed record is flagged, the rest listed and counted exactly',
   const withField = (records: object[], at: number, field: string, raw: string) =>
     `{"data":[${records.map((r, i) => (i === at ? JSON.stringify({ ...r, [field]: '\u0000' }).replace('"\\u0000"', raw) : JSON.stringify(r))).join(',')}]}`;
   const lists = [
-    { tool: 'list_clients', route: 'GET /api/v1/clients', records: () => firm.clients as object[], fields: ['id', 'displayName', 'email', 'status'], noun: 'client' },
-    { tool: 'list_requests', route: 'GET /api/v1/requests', records: requestsOut, fields: ['id', 'title', 'status', 'clientName', 'dueDate', 'createdAt', 'totalItems', 'completedItems'], noun: 'request' },
+    {
+      tool: 'list_clients',
+      route: 'GET /api/v1/clients',
+      records: () => firm.clients as object[],
+      fields: ['id', 'displayName', 'email', 'status'],
+      noun: 'client',
+    },
+    {
+      tool: 'list_requests',
+      route: 'GET /api/v1/requests',
+      records: requestsOut,
+      fields: ['id', 'title', 'status', 'clientName', 'dueDate', 'createdAt', 'totalItems', 'completedItems'],
+      noun: 'request',
+    },
   ] as const;
   type Listed = { total: number; returned: number; notes: string[]; clients?: { id: string | null }[]; requests?: { id: string | null }[] };
 
@@ -191,7 +208,11 @@ describe('one malformed record is flagged, the rest listed and counted exactly',
           expect(rows, where).toHaveLength(records.length);
           // Every other record as the service gave it, in the list's own order.
           const ids = records.map((r) => (r as { id: string }).id);
-          if (list.tool === 'list_clients') expect(rows.map((r) => r.id), where).toEqual(ids.map((x, i) => (i === at && field === 'id' ? null : x)));
+          if (list.tool === 'list_clients')
+            expect(
+              rows.map((r) => r.id),
+              where,
+            ).toEqual(ids.map((x, i) => (i === at && field === 'id' ? null : x)));
           else expect(new Set(rows.map((r) => r.id)), where).toEqual(new Set(ids.map((x, i) => (i === at && field === 'id' ? null : x))));
           const note = out.notes.find((n) => n.includes('could not be read'));
           expect(note, where).toBe(
@@ -215,7 +236,10 @@ describe('one malformed record is flagged, the rest listed and counted exactly',
           const out = result.structuredContent as Listed;
           expect(out.total, where).toBe(records.length);
           expect((out.clients ?? out.requests)!, where).toHaveLength(records.length);
-          expect(out.notes.some((n) => n.includes('could not be read')), where).toBe(false);
+          expect(
+            out.notes.some((n) => n.includes('could not be read')),
+            where,
+          ).toBe(false);
         }
       }
     });
@@ -227,7 +251,9 @@ describe('one malformed record is flagged, the rest listed and counted exactly',
     sb.inject('GET /api/v1/requests', { kind: 'raw', status: 200, body: withField(records, 0, 'clientName', deep.arrays) }, { times: 1 });
     const result = await mcp.call('list_clients', { requests: 'open', limit: 1 });
     expect(result.isError).toBeFalsy();
-    expect((result.structuredContent as Listed).notes[0]).toMatch(new RegExp(`^1 request in the service's list could not be read in full: id ${records[0]!.id} \\(clientName\\)`));
+    expect((result.structuredContent as Listed).notes[0]).toMatch(
+      new RegExp(`^1 request in the service's list could not be read in full: id ${records[0]!.id} \\(clientName\\)`),
+    );
   });
 });
 
@@ -280,10 +306,15 @@ describe('a key the service echoes leaves through no sink, whole or in part', ()
   it('a batch that stops at an echoing failure: its reasons and its log line', async () => {
     const mcp = await watched({ DOCREQ_CONFIRM_SEND: 'never' });
     sb.inject('POST /api/v1/requests', { kind: 'status', status: 401, body: echoing(280) }, { times: 1 });
-    const batch = await mcp.call('create_request_batch', { clients: [firm.clients[0]!.id, firm.clients[1]!.id], title: `Echo batch ${Date.now()}`, items: [{ name: 'W-2' }] });
+    const batch = await mcp.call('create_request_batch', {
+      clients: [firm.clients[0]!.id, firm.clients[1]!.id],
+      title: `Echo batch ${Date.now()}`,
+      items: [{ name: 'W-2' }],
+    });
     expect((batch.structuredContent as { stoppedBy: string | null }).stoppedBy).toContain('rejecting the API key');
     await new Promise((r) => setTimeout(r, 50));
-    for (const text of [batch.text, JSON.stringify(batch.structuredContent), ...mcp.logs, ...mcp.notifications]) expect(leak(text), text.slice(0, 400)).toBeUndefined();
+    for (const text of [batch.text, JSON.stringify(batch.structuredContent), ...mcp.logs, ...mcp.notifications])
+      expect(leak(text), text.slice(0, 400)).toBeUndefined();
   });
 
   it('team mode: the access log and the server log hold no part of the key', async () => {
@@ -340,8 +371,13 @@ describe('a key the caller gives is redacted at each sink itself (no API client 
     for (const line of mcp.logs) expect(leak(line), line).toBeUndefined();
   });
 
-  it('the built binary: no part of it on the child process\'s stderr or in any result', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--log-level', 'debug'], stderr: 'pipe', env: { ...childEnv(), DOCREQ_API_KEY: KEY, DOCREQ_BASE_URL: sb.url } });
+  it("the built binary: no part of it on the child process's stderr or in any result", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, '--log-level', 'debug'],
+      stderr: 'pipe',
+      env: { ...childEnv(), DOCREQ_API_KEY: KEY, DOCREQ_BASE_URL: sb.url },
+    });
     let stderr = '';
     transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const client = new Client({ name: 'sealed-test', version: '1' });
@@ -405,7 +441,7 @@ describe('a key in a record field is redacted before the field is capped: no par
   const straddling = (cap: number, before: number) => `${'A'.repeat(cap - before)}${KEY} zz`;
   const cuts = [1, 3, 4, 8, 16, KEY.length - 1];
 
-  it('client names, request titles and a client\'s other fields (phone), wherever the cap cuts the key', async () => {
+  it("client names, request titles and a client's other fields (phone), wherever the cap cuts the key", async () => {
     const mcp = await watched();
     const client = firm.clients[9]!;
     const request = firm.requests.find((r) => r.clientId !== client.id)!;
@@ -418,7 +454,9 @@ describe('a key in a record field is redacted before the field is capped: no par
         request.title = straddling(2_000, before);
         sb.invalidateLists();
         const clients = await mcp.call('list_clients', { details: true, limit: 500 });
-        const shown = (clients.structuredContent as { clients: { id: string; displayName: string; fields?: { phone?: string } }[] }).clients.find((c) => c.id === client.id)!;
+        const shown = (clients.structuredContent as { clients: { id: string; displayName: string; fields?: { phone?: string } }[] }).clients.find(
+          (c) => c.id === client.id,
+        )!;
         expect(shown.displayName.startsWith('AAAA')).toBe(true);
         expect(partOfKey(shown.displayName), `cut after ${before}: ${shown.displayName.slice(-40)}`).toBeUndefined();
         expect(shown.fields?.phone?.startsWith('AAAA')).toBe(true);
@@ -442,20 +480,32 @@ describe('a setting that may hold a secret is never echoed: its shape, the same 
   const secret = 'htp-secret-123';
 
   it('team-mode settings name the variable and the shape, never the value', () => {
-    const { problems } = loadHttpSettings({ httpPort: secret }, { DOCREQ_ALLOWED_HOSTS: `${secret} x`, DOCREQ_ALLOWED_ORIGINS: secret, DOCREQ_RATE_LIMIT: secret });
+    const { problems } = loadHttpSettings(
+      { httpPort: secret },
+      { DOCREQ_ALLOWED_HOSTS: `${secret} x`, DOCREQ_ALLOWED_ORIGINS: secret, DOCREQ_RATE_LIMIT: secret },
+    );
     expect(problems).toHaveLength(4);
     for (const p of problems) {
       expect(p).not.toContain(secret);
       expect(p).toMatch(/not shown/);
     }
-    expect(problems[0]).toBe(`DOCREQ_HTTP_PORT (or --port) ${problems[0]!.split(' ').slice(3).join(' ').replace(/: got .*/, '')}: got ${valueShape(secret)}.`);
+    expect(problems[0]).toBe(
+      `DOCREQ_HTTP_PORT (or --port) ${problems[0]!
+        .split(' ')
+        .slice(3)
+        .join(' ')
+        .replace(/: got .*/, '')}: got ${valueShape(secret)}.`,
+    );
     // stdio words it the same way, by the same rule.
     const stdio = loadConfig({ timeoutMs: secret }, {}).problems.find((p) => p.startsWith('DOCREQ_TIMEOUT_MS'))!;
     expect(stdio).toContain(`got ${valueShape(secret)}.`);
   });
 
   it('the binary in team mode, and an unreadable transport: the value is not on stderr', async () => {
-    for (const args of [['--transport', 'http', '--port', secret], ['--transport', secret]]) {
+    for (const args of [
+      ['--transport', 'http', '--port', secret],
+      ['--transport', secret],
+    ]) {
       const child = spawn(process.execPath, [BIN, ...args], { env: { ...childEnv(), DOCREQ_BASE_URL: sb.url }, stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));

@@ -95,7 +95,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the built CLI: sandbox sign-in in Chromi
       let callback: URL | undefined;
       await page.route(`${new URL(REDIRECT).origin}/**`, (route) => {
         callback = new URL(route.request().url());
-        return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Host</title><main><h1>Back at the host</h1></main></html>' });
+        return route.fulfill({
+          status: 200,
+          contentType: 'text/html',
+          body: '<!doctype html><html lang="en"><title>Host</title><main><h1>Back at the host</h1></main></html>',
+        });
       });
       await page.goto(provider.authorizationUrl!.href);
       // Our consent page, as the person reads it before Continue.
@@ -105,9 +109,18 @@ describe.skipIf(!existsSync(CHROMIUM))('the built CLI: sandbox sign-in in Chromi
       await page.getByLabel(/password/i).fill(who.password);
       await page.getByRole('button', { name: /^sign in$/i }).click();
       const ended = await Promise.race([
-        page.getByRole('heading', { name: 'Back at the host' }).waitFor().then(() => 'host' as const),
-        page.getByRole('heading', { name: /not allowed/i }).waitFor().then(() => 'refused' as const),
-        page.getByRole('heading', { name: /could not/i }).waitFor().then(() => 'failed' as const),
+        page
+          .getByRole('heading', { name: 'Back at the host' })
+          .waitFor()
+          .then(() => 'host' as const),
+        page
+          .getByRole('heading', { name: /not allowed/i })
+          .waitFor()
+          .then(() => 'refused' as const),
+        page
+          .getByRole('heading', { name: /could not/i })
+          .waitFor()
+          .then(() => 'failed' as const),
       ]);
       const text = (await page.textContent('main')) ?? '';
       captured.push(consent, text);
@@ -186,7 +199,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the built CLI: sandbox sign-in in Chromi
   it('/ reads as a page: what this is and how to connect, nothing secret', async () => {
     const profile = mkdtempSync(join(suiteFolder(), 'chromium-'));
     profiles.push(profile);
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
     try {
       const page = context.pages()[0] ?? (await context.newPage());
       const answer = await page.goto(`${cli.url}/`);
@@ -221,7 +238,12 @@ describe('the MCP Bundle, built, packed, unpacked and started as a host starts i
     // The bundle's "Try the sandbox" choice: no key, no URL.
     const host = hostCommand(installed, { sandbox: 'true' });
     const state = mkdtempSync(join(suiteFolder(), 'mcpb-state-'));
-    const transport = new StdioClientTransport({ command: host.command, args: host.args, env: { ...childEnv(), DOCREQ_STATE_DIR: state, ...host.env }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: host.command,
+      args: host.args,
+      env: { ...childEnv(), DOCREQ_STATE_DIR: state, ...host.env },
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     const client = new Client({ name: 'bundle-e2e', version: '1' });

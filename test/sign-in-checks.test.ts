@@ -27,7 +27,15 @@ const token = async (fields: Record<string, string>) => {
 };
 const redeem = (c: { clientId: string; verifier: string; code: string }, overrides: Record<string, string | undefined> = {}) => {
   const fields: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, client_id: c.clientId, redirect_uri: REDIRECT, ...overrides })) if (v !== undefined) fields[k] = v;
+  for (const [k, v] of Object.entries({
+    grant_type: 'authorization_code',
+    code: c.code,
+    code_verifier: c.verifier,
+    client_id: c.clientId,
+    redirect_uri: REDIRECT,
+    ...overrides,
+  }))
+    if (v !== undefined) fields[k] = v;
   return token(fields);
 };
 const PKCE_REFUSED = { error: 'invalid_grant', error_description: 'The PKCE code_verifier does not match the code_challenge.' };
@@ -36,7 +44,10 @@ describe('a code is redeemed only by the client it was issued to, at its redirec
   it('another client, another or no redirect_uri: refused with what was wrong', async () => {
     const other = await register(svc, [REDIRECT]);
     const a = await codeFor(svc, 'sender@demo.example', 'sender-demo');
-    expect(await redeem(a, { client_id: other.body.client_id })).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'The code was issued to another client.' } });
+    expect(await redeem(a, { client_id: other.body.client_id })).toEqual({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'The code was issued to another client.' },
+    });
     const b = await codeFor(svc, 'sender@demo.example', 'sender-demo');
     const mismatch = { status: 400, body: { error: 'invalid_grant', error_description: 'redirect_uri does not match the authorization request.' } };
     expect(await redeem(b, { redirect_uri: 'http://127.0.0.1:9/other' })).toEqual(mismatch);
@@ -90,7 +101,10 @@ describe('a refresh token is used only by the client it was issued to', () => {
       status: 400,
       body: { error: 'invalid_grant', error_description: 'The refresh token was issued to another client.' },
     });
-    expect(await token({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token!, client_id: 'dcr_nobody' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await token({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token!, client_id: 'dcr_nobody' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
   });
 });
 
@@ -106,14 +120,19 @@ describe('the scope and the resource an app asks for', () => {
       const { status, location } = await back({ scope, state: 's-1' });
       expect(status, scope).toBe(302);
       expect(location!.origin + location!.pathname).toBe(REDIRECT);
-      expect(Object.fromEntries(location!.searchParams), scope).toEqual({ error: 'invalid_scope', error_description: 'The only scope is docreq.', state: 's-1', iss: svc.url });
+      expect(Object.fromEntries(location!.searchParams), scope).toEqual({
+        error: 'invalid_scope',
+        error_description: 'The only scope is docreq.',
+        state: 's-1',
+        iss: svc.url,
+      });
     }
     const stateless = await back({ scope: 'admin' });
     expect(stateless.location!.searchParams.has('state')).toBe(false);
     for (const scope of ['docreq', 'docreq docreq', '', ' docreq ']) expect((await back({ scope })).status, JSON.stringify(scope)).toBe(200);
   });
 
-  it('a resource other than this server\'s /mcp is refused naming the one it is; /mcp with a final slash is the same resource', async () => {
+  it("a resource other than this server's /mcp is refused naming the one it is; /mcp with a final slash is the same resource", async () => {
     const { location } = await back({ resource: 'https://other.example/mcp' });
     expect(location!.searchParams.get('error')).toBe('invalid_target');
     expect(location!.searchParams.get('error_description')).toBe(`This server issues tokens for ${svc.url}/mcp only.`);
@@ -142,8 +161,18 @@ describe('the metadata an app registers with (RFC 7591)', () => {
   it('a body that is not a JSON object is refused; well-typed metadata registers a public client, its name kept to 100 characters', async () => {
     const notJson = await fetch(`${svc.url}/register`, form({ redirect_uris: REDIRECT }));
     expect(notJson.status).toBe(400);
-    expect(await notJson.json()).toEqual({ error: 'invalid_client_metadata', error_description: 'Send the client metadata as a JSON object (Content-Type: application/json).' });
-    const meta = { client_name: `An app ${'n'.repeat(120)}`, scope: 'mcp', client_uri: 'https://app.example', logo_uri: 'https://app.example/logo.png', grant_types: ['authorization_code'], response_types: ['code'] };
+    expect(await notJson.json()).toEqual({
+      error: 'invalid_client_metadata',
+      error_description: 'Send the client metadata as a JSON object (Content-Type: application/json).',
+    });
+    const meta = {
+      client_name: `An app ${'n'.repeat(120)}`,
+      scope: 'mcp',
+      client_uri: 'https://app.example',
+      logo_uri: 'https://app.example/logo.png',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    };
     const reg = await register(svc, [REDIRECT], meta);
     expect(reg.status).toBe(201);
     expect(reg.body).toMatchObject({
@@ -170,13 +199,32 @@ describe('redirect URIs an app may register', () => {
 
   it('refuses user info, plain http off loopback, other schemes, wildcards, fragments and URIs over 500 characters, naming which one', async () => {
     const good = 'https://claude.ai/api/mcp/auth_callback';
-    for (const bad of ['https://user@claude.ai/cb', 'https://:secret@claude.ai/cb', 'https://u:p@claude.ai/cb', 'http://claude.ai/cb', 'javascript:alert(1)', 'ftp://claude.ai/cb', 'https://*.claude.ai/cb', 'https://claude.ai/cb#x', `https://claude.ai/${'a'.repeat(483)}`, 'not a url', 42]) {
+    for (const bad of [
+      'https://user@claude.ai/cb',
+      'https://:secret@claude.ai/cb',
+      'https://u:p@claude.ai/cb',
+      'http://claude.ai/cb',
+      'javascript:alert(1)',
+      'ftp://claude.ai/cb',
+      'https://*.claude.ai/cb',
+      'https://claude.ai/cb#x',
+      `https://claude.ai/${'a'.repeat(483)}`,
+      'not a url',
+      42,
+    ]) {
       const why = await refusedAt([good, bad]);
-      expect(why, String(bad)).toMatch(/^redirect_uris\[1\] is not allowed: each https to a host this firm allows \(claude\.ai, [^)]*\), http on 127\.0\.0\.1, \[::1\] or localhost, or an app's own scheme; no fragment, user info or wildcard; at most 500 characters\.$/);
+      expect(why, String(bad)).toMatch(
+        /^redirect_uris\[1\] is not allowed: each https to a host this firm allows \(claude\.ai, [^)]*\), http on 127\.0\.0\.1, \[::1\] or localhost, or an app's own scheme; no fragment, user info or wildcard; at most 500 characters\.$/,
+      );
     }
     // An app's scheme is the whole scheme: one that only ends like one (a named app's, or a reverse-domain name after a
     // character a domain cannot hold) is another scheme.
-    for (const bad of ['mycursor://anysphere.cursor-retrieval/cb', 'x-vscode://vscode.github-authentication/cb', 'a+com.example.app:/oauth', 'web+com.example:/cb']) {
+    for (const bad of [
+      'mycursor://anysphere.cursor-retrieval/cb',
+      'x-vscode://vscode.github-authentication/cb',
+      'a+com.example.app:/oauth',
+      'web+com.example:/cb',
+    ]) {
       expect(await refusedAt([good, bad]), bad).toMatch(/^redirect_uris\[1\] is not allowed: /);
     }
     // Exactly 500 characters is allowed.
@@ -187,18 +235,27 @@ describe('redirect URIs an app may register', () => {
 
   it('1 to 10 of them: none, 11 or not a list refused; 10 kept', async () => {
     const ten = Array.from({ length: 10 }, (_, i) => `http://127.0.0.1:9/cb${i}`);
-    for (const uris of [[], [...ten, 'http://127.0.0.1:9/cb10'], 'http://127.0.0.1:9/cb', undefined]) expect(await refusedAt(uris)).toMatch(/^redirect_uris: 1 to 10 addresses, each https to a host/);
+    for (const uris of [[], [...ten, 'http://127.0.0.1:9/cb10'], 'http://127.0.0.1:9/cb', undefined])
+      expect(await refusedAt(uris)).toMatch(/^redirect_uris: 1 to 10 addresses, each https to a host/);
     const kept = await register(svc, ten);
     expect(kept.status).toBe(201);
     expect(kept.body.redirect_uris).toEqual(ten);
   });
 
   it("an app's own scheme (named or reverse-domain) and loopback are kept; https to an unlisted host is dropped and logged by host", async () => {
-    const ok = ['cursor://anysphere.cursor-retrieval/oauth/callback', 'vscode://vscode.github-authentication/did-authenticate', 'com.example.app:/oauth2redirect', 'https://localhost:8443/cb', 'http://[::1]:9/cb'];
+    const ok = [
+      'cursor://anysphere.cursor-retrieval/oauth/callback',
+      'vscode://vscode.github-authentication/did-authenticate',
+      'com.example.app:/oauth2redirect',
+      'https://localhost:8443/cb',
+      'http://[::1]:9/cb',
+    ];
     const reg = await register(svc, [...ok, 'https://unlisted.example/cb', 'https://another.example/x']);
     expect(reg.status).toBe(201);
     expect(reg.body.redirect_uris).toEqual(ok);
-    expect(lines.filter((l) => l.includes('were dropped'))).toContain("docreq-mcp info: a registration's redirect URIs to unlisted.example, another.example were dropped: not in DOCREQ_AUTH_REDIRECT_HOSTS");
+    expect(lines.filter((l) => l.includes('were dropped'))).toContain(
+      "docreq-mcp info: a registration's redirect URIs to unlisted.example, another.example were dropped: not in DOCREQ_AUTH_REDIRECT_HOSTS",
+    );
     expect(await refusedAt(['https://unlisted.example/cb'])).toMatch(/^none of redirect_uris is allowed here: /);
   });
 

@@ -22,7 +22,6 @@ async function token(svc: HttpService, fields: Record<string, string>) {
   return { status: res.status, body };
 }
 
-
 describe('a refresh where the identity provider answers for another person', () => {
   it('is refused (invalid_grant) and the session ended; while it names the person who signed in, refreshes work', async () => {
     const lines: string[] = [];
@@ -31,7 +30,13 @@ describe('a refresh where the identity provider answers for another person', () 
     const svc = await signInService(sb, { lines, idp: { answerAs: (email) => answering.get(email) } });
 
     const c = await codeFor(svc, 'reader@demo.example', 'reader-demo');
-    const first = await token(svc, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, client_id: c.clientId, redirect_uri: REDIRECT });
+    const first = await token(svc, {
+      grant_type: 'authorization_code',
+      code: c.code,
+      code_verifier: c.verifier,
+      client_id: c.clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(first.status).toBe(200);
     const refresh = (refreshToken: string) => token(svc, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: c.clientId });
 

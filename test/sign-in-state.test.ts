@@ -56,11 +56,19 @@ describe('the consent decision and the authorization request, on a store that ca
     const reg = await register(svc, [REDIRECT]);
     const res = await fetch(authorizeUrl(svc, reg.body.client_id, { state: 'st-1' }), { redirect: 'manual' });
     const transaction = /name="transaction" value="([^"]+)"/.exec(await res.text())![1]!;
-    const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+    const cookie = res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0]!)
+      .join('; ');
     return { transaction, cookie };
   }
   const decide = (body: string, headers: Record<string, string>) =>
-    fetch(`${svc.url}/authorize/decision`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url, ...headers }, body });
+    fetch(`${svc.url}/authorize/decision`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: svc.url, ...headers },
+      body,
+    });
 
   it('two decisions that both read the transaction before either used it: one goes on, the other is told it was used', async () => {
     const c = await consent();
@@ -74,7 +82,10 @@ describe('the consent decision and the authorization request, on a store that ca
 
   it('a body it cannot read is refused with its own reason and status; still unused, the decision goes on', async () => {
     const c = await consent();
-    const text = await decide(new URLSearchParams({ transaction: c.transaction, decision: 'continue' }).toString(), { Cookie: c.cookie, 'Content-Type': 'text/plain' });
+    const text = await decide(new URLSearchParams({ transaction: c.transaction, decision: 'continue' }).toString(), {
+      Cookie: c.cookie,
+      'Content-Type': 'text/plain',
+    });
     expect(text.status).toBe(415);
     expect(await text.text()).toContain('Send application/x-www-form-urlencoded or application/json.');
     const big = await decide(`transaction=${c.transaction}&pad=${'x'.repeat(70_000)}`, { Cookie: c.cookie });
@@ -105,11 +116,18 @@ describe('refreshes', () => {
   };
   async function signedIn(svc: HttpService, email: string, password: string) {
     const c = await codeFor(svc, email, password);
-    const first = await token(svc, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, client_id: c.clientId, redirect_uri: REDIRECT });
+    const first = await token(svc, {
+      grant_type: 'authorization_code',
+      code: c.code,
+      code_verifier: c.verifier,
+      client_id: c.clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(first.status).toBe(200);
     return { clientId: c.clientId, refreshToken: first.body.refresh_token! };
   }
-  const refresh = (svc: HttpService, clientId: string, refreshToken: string) => token(svc, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+  const refresh = (svc: HttpService, clientId: string, refreshToken: string) =>
+    token(svc, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
   const audits = (lines: string[], kind: string) => lines.filter((l) => l.includes(`"audit":"${kind}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
 
   it('after the session time limit a refresh is refused, even where the store (on its own clock) still holds the refresh token', async () => {
@@ -128,7 +146,7 @@ describe('refreshes', () => {
     }
   });
 
-  it("an identity provider that rotates its refresh token at each use: the new one is kept, so the next refresh works", async () => {
+  it('an identity provider that rotates its refresh token at each use: the new one is kept, so the next refresh works', async () => {
     const svc = await signInService(sb, { auth: { sessionSeconds: 30 * 86_400 } });
     const s = await signedIn(svc, 'reader@demo.example', 'reader-demo');
     // Eleven days on, past 70% of its refresh tokens' 14 days, the demo identity provider (oidc-provider)
@@ -156,7 +174,14 @@ describe('refreshes', () => {
     });
     const listed = async () => {
       const out: string[] = [];
-      expect(await sessionsCli(['list'], { DOCREQ_STORE: 'file', DOCREQ_STATE_DIR: dir }, (l) => out.push(l), () => undefined)).toBe(0);
+      expect(
+        await sessionsCli(
+          ['list'],
+          { DOCREQ_STORE: 'file', DOCREQ_STATE_DIR: dir },
+          (l) => out.push(l),
+          () => undefined,
+        ),
+      ).toBe(0);
       return out.slice(1).map((l) => l.split('  ').slice(0, 2));
     };
 
@@ -186,7 +211,9 @@ describe('refreshes', () => {
       const s = await signedIn(svc, 'reader@demo.example', 'reader-demo');
       expect((await refresh(svc, s.clientId, s.refreshToken)).status).toBe(200);
       expect((await refresh(svc, s.clientId, s.refreshToken)).status).toBe(400);
-      expect(audits(lines, 'session ended').filter((a) => a.email === 'reader@demo.example')).toEqual([expect.objectContaining({ why: 'refresh token reused' })]);
+      expect(audits(lines, 'session ended').filter((a) => a.email === 'reader@demo.example')).toEqual([
+        expect.objectContaining({ why: 'refresh token reused' }),
+      ]);
     });
   });
 });

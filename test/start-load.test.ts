@@ -33,9 +33,13 @@ process.on('exit', () => writeFileSync(${JSON.stringify(notes)}, JSON.stringify(
     const answered = async (id: number) => {
       while (!out.includes(`"id":${id}`)) await once(child.stdout, 'data');
     };
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'start-load', version: '1' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'start-load', version: '1' } } })}\n`,
+    );
     await answered(1);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
+    );
     await answered(2);
     // The warm-up loads the client in the moments after initialize.
     await new Promise((resolve) => setTimeout(resolve, 1_000));

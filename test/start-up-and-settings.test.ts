@@ -29,13 +29,22 @@ beforeAll(() => {
   if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
 });
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The complete JSON-RPC lines of a stdout so far. */
 function messages(out: string): { id?: unknown; result?: unknown; error?: unknown }[] {
-  return out.split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l) as { id?: unknown });
+  return out
+    .split('\n')
+    .slice(0, -1)
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id?: unknown });
 }
 
 /** Runs the binary to its end; stdout and stderr together. */
@@ -87,7 +96,12 @@ describe('start-up never blocks on the templates file', () => {
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_clients', arguments: {} } });
     expect(await answer(2)).not.toContain('"isError":true');
     const client = sb.demoFirm.clients[0]!;
-    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_request', arguments: { client: client.id, title: 'Edges: no templates needed', items: [{ name: 'Bank statement' }] } } });
+    send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'create_request', arguments: { client: client.id, title: 'Edges: no templates needed', items: [{ name: 'Bank statement' }] } },
+    });
     expect(await answer(3)).not.toContain('"isError":true');
     child.stdin.end();
     await once(child, 'exit');
@@ -128,7 +142,11 @@ describe('every setting speaks', () => {
     sb.inject('POST /api/v1/requests', { kind: 'latency', ms: 600 }, { after: true, times: 1 });
     const controller = new AbortController();
     const client = sb.demoFirm.clients[1]!;
-    const call = mcp.client.callTool({ name: 'create_request', arguments: { client: client.id, title: 'Edges: cancelled after writing', items: [{ name: 'Payslip' }] } }, undefined, { signal: controller.signal });
+    const call = mcp.client.callTool(
+      { name: 'create_request', arguments: { client: client.id, title: 'Edges: cancelled after writing', items: [{ name: 'Payslip' }] } },
+      undefined,
+      { signal: controller.signal },
+    );
     call.catch(() => undefined);
     while (sb.callsTo('POST', '/api/v1/requests').length === 0) await sleep(10);
     controller.abort();
@@ -183,7 +201,9 @@ describe('plain words', () => {
   });
 
   it('retry log lines keep the whole address (not cut at its first dot)', async () => {
-    expect(firstSentence('Could not reach the service at http://127.0.0.1:9 (ECONNRESET). More.')).toBe('Could not reach the service at http://127.0.0.1:9 (ECONNRESET)');
+    expect(firstSentence('Could not reach the service at http://127.0.0.1:9 (ECONNRESET). More.')).toBe(
+      'Could not reach the service at http://127.0.0.1:9 (ECONNRESET)',
+    );
     const mcp = await connect(sb);
     sb.inject('GET /api/v1/clients', { kind: 'reset' }, { times: 1 });
     const result = await mcp.call('list_clients');
@@ -202,5 +222,4 @@ describe('plain words', () => {
     expect(result.text).not.toMatch(/Too small|Invalid option|expected number/);
     expect(sb.calls).toHaveLength(0);
   });
-
 });

@@ -15,13 +15,22 @@ beforeAll(() => {
   if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
 });
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The complete JSON-RPC lines of a stdout so far. */
 function messages(out: string): { id?: unknown; result?: unknown; error?: unknown }[] {
-  return out.split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l) as { id?: unknown });
+  return out
+    .split('\n')
+    .slice(0, -1)
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id?: unknown });
 }
 
 describe('stdio under a host that stops reading', () => {
@@ -46,7 +55,7 @@ describe('stdio under a host that stops reading', () => {
     // Wait until the server has answered some and then stops answering (the count holds still), however long that takes here.
     const answered = () => (err.match(/list_requests answered in/g) ?? []).length;
     while (answered() === 0) await sleep(50);
-    for (let last = -1; answered() !== last; ) {
+    for (let last = -1; answered() !== last;) {
       last = answered();
       await sleep(1_500);
     }
@@ -55,7 +64,12 @@ describe('stdio under a host that stops reading', () => {
     // Resume reading: every call is answered.
     child.stdout.on('data', onOut);
     child.stdout.resume();
-    const ids = () => new Set(messages(out).filter((m) => m.result !== undefined && typeof m.id === 'number' && m.id >= 100).map((m) => m.id));
+    const ids = () =>
+      new Set(
+        messages(out)
+          .filter((m) => m.result !== undefined && typeof m.id === 'number' && m.id >= 100)
+          .map((m) => m.id),
+      );
     while (ids().size < CALLS) await sleep(50);
     child.stdin.end();
     await once(child, 'exit');

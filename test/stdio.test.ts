@@ -13,11 +13,21 @@ import { ALL_KEYS, sandbox } from './support/sandbox.js';
 import { connect } from './support/connect.js';
 
 const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const sb = await sandbox();
 /** Every file under `dir` (none when it does not exist). */
-const filesUnder = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)) : []);
+const filesUnder = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name))
+    : [];
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
@@ -67,7 +77,11 @@ describe('the built binary over stdio', () => {
     });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const answers = () => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
+    const answers = () =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
     const waitFor = async (id: unknown) => {
       while (!answers().some((a) => a.id === id)) await new Promise((r) => setTimeout(r, 20));
       return answers().find((a) => a.id === id)!;
@@ -75,7 +89,12 @@ describe('the built binary over stdio', () => {
     const send = (msg: object) => child.stdin.write(`${JSON.stringify(msg)}\n`);
     const client = sb.demoFirm.clients[0]!.id;
     // A send before initialize: no confirmation could have been asked for, so it is refused.
-    send({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'create_request', arguments: { client, title: 'Before initialize', items: [{ name: 'x' }] } } });
+    send({
+      jsonrpc: '2.0',
+      id: 10,
+      method: 'tools/call',
+      params: { name: 'create_request', arguments: { client, title: 'Before initialize', items: [{ name: 'x' }] } },
+    });
     expect((await waitFor(10)).error?.message).toContain('not initialised');
     send(INITIALIZE);
     await waitFor(1);
@@ -94,7 +113,10 @@ describe('the built binary over stdio', () => {
   });
 
   it('exits on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN], {
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     await once(child.stderr, 'data');
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number | null];
@@ -185,15 +207,23 @@ describe('the built binary over stdio', () => {
 });
 
 describe("the suite's own folders", () => {
-  it('a server started from childEnv() without DOCREQ_STATE_DIR keeps its send records inside the run\'s folder', async () => {
+  it("a server started from childEnv() without DOCREQ_STATE_DIR keeps its send records inside the run's folder", async () => {
     const { DOCREQ_STATE_DIR: _explicit, ...env } = childEnv();
     const where = defaultStateDir(env);
     expect(relative(suiteFolder(), where)).not.toMatch(/^\.\.|^\//);
     const before = filesUnder(where).length;
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--confirm-send', 'never'], stderr: 'pipe', env: { ...env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, '--confirm-send', 'never'],
+      stderr: 'pipe',
+      env: { ...env, DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+    });
     const client = new Client({ name: 't', version: '1' });
     await client.connect(transport);
-    const sent = await client.callTool({ name: 'create_request', arguments: { client: sb.demoFirm.clients[6]!.id, title: 'Where the record goes', items: [{ name: 'a' }] } });
+    const sent = await client.callTool({
+      name: 'create_request',
+      arguments: { client: sb.demoFirm.clients[6]!.id, title: 'Where the record goes', items: [{ name: 'a' }] },
+    });
     await client.close();
     captured.push(JSON.stringify(sent));
     expect(sent.isError).toBeFalsy();
@@ -216,7 +246,12 @@ describe('shutdown during an in-flight send', () => {
     send(INITIALIZE);
     send(INITIALIZED);
     const client = sb.demoFirm.clients[4]!;
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_request', arguments: { client: client.id, title: `Shutdown ${how}`, items: [{ name: 'a' }] } } });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'create_request', arguments: { client: client.id, title: `Shutdown ${how}`, items: [{ name: 'a' }] } },
+    });
     while (sb.callsTo('POST', '/api/v1/requests').length === 0) await new Promise((r) => setTimeout(r, 10));
 
     if (how === 'SIGTERM') child.kill('SIGTERM');
@@ -235,14 +270,19 @@ describe('shutdown during an in-flight send', () => {
 describe("the built binary: the person's own Send", () => {
   const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
   const open = async (capabilities: object, env: Record<string, string> = {}) => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], stderr: 'pipe', env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN],
+      stderr: 'pipe',
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env },
+    });
     const client = new Client({ name: 'apps-host', version: '1' }, { capabilities: capabilities });
     await client.connect(transport);
     return client;
   };
   const posts = () => sb.callsTo('POST', '/api/v1/requests').length;
 
-  it('a host that shows pages: no token for the model; the model sends nothing with what it saw; the page\'s Send sends once', async () => {
+  it("a host that shows pages: no token for the model; the model sends nothing with what it saw; the page's Send sends once", async () => {
     const client = await open(APPS);
     const people = sb.demoFirm.clients.filter((c) => c.status === 'active');
     const args = { client: people[2]!.id, title: 'Built: the person presses Send', items: [{ name: 'ID' }] };
@@ -255,9 +295,15 @@ describe("the built binary: the person's own Send", () => {
     const model = (await client.callTool({ name: 'create_request', arguments: { ...args, confirmationToken: 'x'.repeat(40) } })) as CallToolResult;
     expect((model.structuredContent as { sent: boolean }).sent).toBe(false);
     expect(posts()).toBe(before);
-    const sent = (await client.callTool({ name: 'send_from_page', arguments: { tool: 'create_request', arguments: args, pageToken: token } })) as CallToolResult;
+    const sent = (await client.callTool({
+      name: 'send_from_page',
+      arguments: { tool: 'create_request', arguments: args, pageToken: token },
+    })) as CallToolResult;
     expect((sent.structuredContent as { outcome: string }).outcome).toBe('sent');
-    const again = (await client.callTool({ name: 'send_from_page', arguments: { tool: 'create_request', arguments: args, pageToken: token } })) as CallToolResult;
+    const again = (await client.callTool({
+      name: 'send_from_page',
+      arguments: { tool: 'create_request', arguments: args, pageToken: token },
+    })) as CallToolResult;
     expect((again.structuredContent as { outcome: string }).outcome).toBe('already_sent');
     expect(posts()).toBe(before + 1);
     await client.close();
@@ -267,7 +313,10 @@ describe("the built binary: the person's own Send", () => {
     const client = await open({}, { DOCREQ_CONFIRM_SEND: 'person' });
     const people = sb.demoFirm.clients.filter((c) => c.status === 'active');
     const before = posts();
-    const refused = (await client.callTool({ name: 'create_request', arguments: { client: people[3]!.id, title: 'Built: nobody to press', items: [{ name: 'ID' }] } })) as CallToolResult;
+    const refused = (await client.callTool({
+      name: 'create_request',
+      arguments: { client: people[3]!.id, title: 'Built: nobody to press', items: [{ name: 'ID' }] },
+    })) as CallToolResult;
     captured.push(JSON.stringify(refused));
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).toContain('only a person can send');

@@ -67,15 +67,19 @@ describe('RedisStore', () => {
 
 describe('FileStore', () => {
   const folderOf = (dir: string) => join(dir, 'v1', readdirSync(join(dir, 'v1'))[0]!);
-  const entries = (dir: string) => readdirSync(folderOf(dir)).filter((n) => !n.startsWith('.') && !n.endsWith('.tmp')).map((n) => join(folderOf(dir), n));
+  const entries = (dir: string) =>
+    readdirSync(folderOf(dir))
+      .filter((n) => !n.startsWith('.') && !n.endsWith('.tmp'))
+      .map((n) => join(folderOf(dir), n));
   /** The files this process holds open now (Linux). */
-  const openFiles = () => readdirSync('/proc/self/fd').map((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      return '';
-    }
-  });
+  const openFiles = () =>
+    readdirSync('/proc/self/fd').map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
 
   it('a claim leaves its file closed', async () => {
     const dir = mkdtempSync(join(suiteFolder(), 'proof-file-'));

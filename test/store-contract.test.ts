@@ -54,7 +54,11 @@ describe('bounded per firm: one firm never evicts another', () => {
     const ledger = new SendLedger(store);
     await ledger.record('firmB', 'client-1', 'tax', { outcome: 'sent', requestId: 'r-b', title: 'Tax' });
     for (let i = 0; i < sends; i += 500) {
-      await Promise.all(Array.from({ length: Math.min(500, sends - i) }, (_, j) => ledger.record('firmA', `client-${i + j}`, 'tax', { outcome: 'sent', requestId: null, title: 'Tax' })));
+      await Promise.all(
+        Array.from({ length: Math.min(500, sends - i) }, (_, j) =>
+          ledger.record('firmA', `client-${i + j}`, 'tax', { outcome: 'sent', requestId: null, title: 'Tax' }),
+        ),
+      );
     }
     expect((await ledger.recent('firmB', 'client-1', 'tax'))?.requestId).toBe('r-b');
   }
@@ -123,7 +127,7 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
   const TTL = 400;
   const unique = () => `firm-${randomBytes(4).toString('hex')}`;
 
-  it.each(backends)('%s: a claim is one owner\'s until it expires or its owner releases it; only the owner renews or releases', async (_name, make) => {
+  it.each(backends)("%s: a claim is one owner's until it expires or its owner releases it; only the owner renews or releases", async (_name, make) => {
     const { store, pass } = await make();
     const key = `${unique()}:claim:a`;
     expect(await store.claim(key, 'A', TTL)).toBe(true);
@@ -250,7 +254,10 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
     await store.get(key); // makes the firm's folder
     const sha = (text: string, n: number) => createHash('sha256').update(text).digest('hex').slice(0, n);
     mkdirSync(join(dir, 'v1', sha('firm-dir', 24), sha(key, 40))); // where the entry's file goes: a folder
-    const error = await store.get(key).then(() => undefined, (e: unknown) => e);
+    const error = await store.get(key).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain('EISDIR');
   });
@@ -289,9 +296,14 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
       ['incr', store.incr(key, 1_000)],
     ];
     for (const [what, attempt] of attempts) {
-      const error = await attempt.then(() => undefined, (e: unknown) => e);
+      const error = await attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error, what).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).message, what).toContain(`Nothing was sent: the send store (the file store at ${join(blocker, 'state')}) cannot be used (ENOTDIR on mkdir)`);
+      expect((error as Error).message, what).toContain(
+        `Nothing was sent: the send store (the file store at ${join(blocker, 'state')}) cannot be used (ENOTDIR on mkdir)`,
+      );
     }
   });
 
@@ -310,7 +322,7 @@ describe('every backend keeps the one store contract (memory, file, redis)', () 
     expect(await store.get(key)).toBe('B');
   });
 
-  it('file: pruning drops expired entries and writers\' leftovers, and over the bound the soonest-expiring records, never a live claim', async () => {
+  it("file: pruning drops expired entries and writers' leftovers, and over the bound the soonest-expiring records, never a live claim", async () => {
     let now = Date.now();
     const dir = tempDir();
     const store = new FileStore(dir, 10, () => now);

@@ -233,7 +233,10 @@ describe.skipIf(MUTATION_RUN)('the file store: stdio servers of one user', () =>
     const before = sb.callsTo('POST', '/api/v1/requests').length;
     calls.push(a.call('create_request', args), b.call('create_request', args));
     const results = (await Promise.all(calls)) as (CallToolResult & { text: string })[];
-    expect(results.filter((r) => r.text.startsWith('SENT')), results.map((r) => r.text).join('\n')).toHaveLength(1);
+    expect(
+      results.filter((r) => r.text.startsWith('SENT')),
+      results.map((r) => r.text).join('\n'),
+    ).toHaveLength(1);
     expect(results.find((r) => r.isError)?.text).toContain('already in progress');
     expect(asked).toBe(1);
     expect(sb.callsTo('POST', '/api/v1/requests').length - before).toBe(1);
@@ -345,7 +348,7 @@ describe('claims are leases: renewed while held, cleared soon after their proces
     await redisStore.close();
   });
 
-  it.skipIf(MUTATION_RUN)("a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)", async () => {
+  it.skipIf(MUTATION_RUN)('a claim left by a SIGKILLed process blocks only its own send, and clears after its lease (file)', async () => {
     const dir = tempDir();
     const lib = new URL('../dist/index.js', import.meta.url).href;
     const script = `
@@ -354,7 +357,10 @@ describe('claims are leases: renewed while held, cleared soon after their proces
       const release = await ledger.lock('firm-lease', 'client-1', 'tax');
       process.stdout.write(release ? 'locked\\n' : 'refused\\n');
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH ?? '', DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     const said = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
     expect(said).toBe('locked');
@@ -364,7 +370,10 @@ describe('claims are leases: renewed while held, cleared soon after their proces
     expect(await ledger.lock('firm-lease', 'client-1', 'tax')).toBeUndefined();
     expect(await ledger.claimed('firm-lease', 'client-1', 'tax')).toBe(true);
     // Another title to that client, and that title to another client: not blocked.
-    for (const [client, title] of [['client-1', 'payroll'], ['client-2', 'tax']] as const) {
+    for (const [client, title] of [
+      ['client-1', 'payroll'],
+      ['client-2', 'tax'],
+    ] as const) {
       const release = await ledger.lock('firm-lease', client, title);
       expect(release).toBeDefined();
       await release!();

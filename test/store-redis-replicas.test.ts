@@ -84,7 +84,13 @@ async function replica(sb: Sandbox, env: Record<string, string>, rateLimit = 1_0
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { url, child, log: () => log };
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, child, log: () => log };
     await sleep(25);
   }
   throw new Error(`replica did not start: ${log}`);
@@ -212,7 +218,10 @@ describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-
   });
 
   it('two previews of the same request confirmed on two replicas: 1 POST (and the same with a service that honours the key and lists promptly)', async () => {
-    for (const [n, honest] of [[5, false], [6, true]] as const) {
+    for (const [n, honest] of [
+      [5, false],
+      [6, true],
+    ] as const) {
       sb.ignoreIdempotencyKey = !honest;
       sb.setListLag(honest ? 0 : 5_000);
       const [a, b] = await Promise.all([http(r1.url, sb.keys.demo), http(r2.url, sb.keys.demo)]);
@@ -220,8 +229,14 @@ describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-
       const [t1, t2] = [tokenOf(await a.call('create_request', input)), tokenOf(await b.call('create_request', input))];
       expect(t1).not.toBe(t2);
       const before = count();
-      const results = await Promise.all([a.call('create_request', { ...input, confirmationToken: t1 }), b.call('create_request', { ...input, confirmationToken: t2 })]);
-      expect(results.filter((r) => r.text.startsWith('SENT')), results.map((r) => r.text).join('\n')).toHaveLength(1);
+      const results = await Promise.all([
+        a.call('create_request', { ...input, confirmationToken: t1 }),
+        b.call('create_request', { ...input, confirmationToken: t2 }),
+      ]);
+      expect(
+        results.filter((r) => r.text.startsWith('SENT')),
+        results.map((r) => r.text).join('\n'),
+      ).toHaveLength(1);
       expect(count() - before).toBe(1);
       await Promise.all([a.close(), b.close()]);
     }
@@ -247,7 +262,10 @@ describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-
     // (Until the store answers again, its requests are still read with sending disabled.)
     let gone = '';
     for (let i = 0; i < 100 && !gone; i++) {
-      gone = await a.call('list_clients', {}).then(() => '', (error: Error) => error.message);
+      gone = await a.call('list_clients', {}).then(
+        () => '',
+        (error: Error) => error.message,
+      );
       if (!gone) await sleep(100);
     }
     expect(gone).toContain('Session not found');
@@ -278,9 +296,15 @@ describe.skipIf(MUTATION_RUN)('the rate limit in the store', () => {
   });
 
   const batch = (n: number) =>
-    JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_templates', arguments: {} } })));
+    JSON.stringify(
+      Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_templates', arguments: {} } })),
+    );
   const postBatch = (url: string, n: number) =>
-    fetch(`${url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${sb.keys.demo}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: batch(n) });
+    fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${sb.keys.demo}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: batch(n),
+    });
 
   it('holds across two replicas and counts every call of a JSON-RPC batch (150 calls against a limit of 120: 429)', async () => {
     const env = { DOCREQ_STORE_URL: redis.url };
@@ -296,7 +320,10 @@ describe.skipIf(MUTATION_RUN)('the rate limit in the store', () => {
 
   /** `docreq-mcp check` as a child process: its stdout. */
   const check = async (env: Record<string, string>, args: string[] = []) => {
-    const { stdout } = await run(process.execPath, [BIN, 'check', ...args], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env }, timeout: 15_000 });
+    const { stdout } = await run(process.execPath, [BIN, 'check', ...args], {
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url, ...env },
+      timeout: 15_000,
+    });
     captured.push(stdout);
     return stdout;
   };
@@ -313,7 +340,9 @@ describe.skipIf(MUTATION_RUN)('the rate limit in the store', () => {
     const teamMemory = await check({ DOCREQ_STORE: 'memory', DOCREQ_TRANSPORT: 'http' });
     expect(teamMemory).toMatch(/^! send store: .*once-only holds per process only \(memory store\), and the rate limit holds per process only/m);
     // With redis, check says it holds across every replica; stdio (one person) is not warned.
-    expect(await check({ DOCREQ_STORE_URL: redis.url }, ['--transport', 'http'])).toMatch(/^✓ send store: redis at 127\.0\.0\.1:\d+\/3: once-only and the rate limit hold across every replica/m);
+    expect(await check({ DOCREQ_STORE_URL: redis.url }, ['--transport', 'http'])).toMatch(
+      /^✓ send store: redis at 127\.0\.0\.1:\d+\/3: once-only and the rate limit hold across every replica/m,
+    );
     expect(await check({})).toMatch(/^✓ send store: the file store at .*: once-only holds across the processes of this machine only/m);
   });
 
@@ -340,7 +369,10 @@ describe('the redis store says where it is, never who', () => {
     const store = new RedisStore(redis.url);
     await store.ready();
     await store.set('firm-wrong:rate:x', 'not-a-number-s3cret', 60_000);
-    const error = await store.incr('firm-wrong:rate:x', 60_000).then(() => undefined, (e: unknown) => e);
+    const error = await store.incr('firm-wrong:rate:x', 60_000).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain(`(redis at 127.0.0.1:${redis.port}/3) cannot be used (Error)`);
     expect((error as Error).message).not.toContain('s3cret');
@@ -352,7 +384,10 @@ describe('the redis store says where it is, never who', () => {
     const port = await freePort();
     const said: string[] = [];
     const store = new RedisStore(`redis://user:s3cret@127.0.0.1:${port}/1`, (m) => said.push(m));
-    const error = await store.claim('firm-down:claim:a', 'A', 1_000).then(() => undefined, (e: unknown) => e);
+    const error = await store.claim('firm-down:claim:a', 'A', 1_000).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain(`(redis at 127.0.0.1:${port}/1) cannot be used (not connected: ECONNREFUSED)`);
     await expect(store.ready(100)).rejects.toThrow(`not connected: ECONNREFUSED`);

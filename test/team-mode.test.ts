@@ -81,9 +81,7 @@ describe('team mode over Streamable HTTP (in process)', () => {
 
   it('serves two firms at once, each request with its own key, each seeing only its own data', async () => {
     const [demo, other] = await Promise.all([connectHttp(svc.url, sb.keys.demo), connectHttp(svc.url, sb.keys.harbor)]);
-    const rounds = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => (i % 2 ? other : demo).call('list_clients', { limit: 500 })),
-    );
+    const rounds = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? other : demo).call('list_clients', { limit: 500 })));
     for (const [i, result] of rounds.entries()) {
       const firm = i % 2 ? harbor : sb.demoFirm;
       const s = result.structuredContent as { total: number; clients: { id: string }[] };
@@ -113,16 +111,25 @@ describe('team mode over Streamable HTTP (in process)', () => {
     const host = await raw(svc.url, { headers: { ...MCP_HEADERS, Host: 'attacker.example', Authorization: `Bearer ${sb.keys.demo}` }, body: listCall() });
     expect(host.status).toBe(403);
     expect(host.body).toContain('DOCREQ_ALLOWED_HOSTS');
-    const origin = await raw(svc.url, { headers: { ...MCP_HEADERS, Origin: 'https://attacker.example', Authorization: `Bearer ${sb.keys.demo}` }, body: listCall() });
+    const origin = await raw(svc.url, {
+      headers: { ...MCP_HEADERS, Origin: 'https://attacker.example', Authorization: `Bearer ${sb.keys.demo}` },
+      body: listCall(),
+    });
     expect(origin.status).toBe(403);
     expect(origin.body).toContain('DOCREQ_ALLOWED_ORIGINS');
     await expect(connectHttp(svc.url, sb.keys.demo, { Origin: 'https://attacker.example' })).rejects.toThrow(/Origin is not allowed/);
 
     const withOrigin = await service({ allowedOrigins: ['https://app.example.com'] });
-    const ok = await raw(withOrigin.url, { headers: { ...MCP_HEADERS, Origin: 'https://app.example.com', Authorization: `Bearer ${sb.keys.demo}` }, body: listCall() });
+    const ok = await raw(withOrigin.url, {
+      headers: { ...MCP_HEADERS, Origin: 'https://app.example.com', Authorization: `Bearer ${sb.keys.demo}` },
+      body: listCall(),
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe('https://app.example.com');
-    const localhostPort = await raw(svc.url.replace('127.0.0.1', 'localhost'), { headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}` }, body: listCall() });
+    const localhostPort = await raw(svc.url.replace('127.0.0.1', 'localhost'), {
+      headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}` },
+      body: listCall(),
+    });
     expect(localhostPort.status).toBe(200);
   });
 
@@ -147,7 +154,10 @@ describe('team mode over Streamable HTTP (in process)', () => {
     expect(refused.body).toContain('DOCREQ_RATE_LIMIT');
     expect((await send(sb.keys.harbor, 10)).status).toBe(200);
     // tools/list is not a tool call: still served
-    const list = await raw(limited.url, { headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const list = await raw(limited.url, {
+      headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(list.status).toBe(200);
   });
 
@@ -167,7 +177,11 @@ describe('team mode over Streamable HTTP (in process)', () => {
 describe("a firm's key fingerprint across replicas", () => {
   it('is the same on every replica sharing DOCREQ_TOKEN_SECRET, and differs under another secret or none', async () => {
     const secret = (s: string) => loadConfig({}, { DOCREQ_BASE_URL: sb.url, DOCREQ_TOKEN_SECRET: s.repeat(32) });
-    const [a, b, c] = await Promise.all([teamService(sb, { config: secret('a') }), teamService(sb, { config: secret('a') }), teamService(sb, { config: secret('b') })]);
+    const [a, b, c] = await Promise.all([
+      teamService(sb, { config: secret('a') }),
+      teamService(sb, { config: secret('a') }),
+      teamService(sb, { config: secret('b') }),
+    ]);
     const [d, e] = await Promise.all([teamService(sb), teamService(sb)]);
     const key = sb.keys.demo;
     expect(a.fingerprint(key)).toBe(b.fingerprint(key));
@@ -263,7 +277,13 @@ describe('per-key state', () => {
     expect(bearerKey('Bearer !abc')).toEqual({ missing: 'malformed' });
     expect(bearerKey('Bearer ab=c')).toEqual({ missing: 'malformed' });
     expect(bearerKey('Bearer a~b+c/d==')).toEqual({ key: 'a~b+c/d==' });
-    expect(loadHttpSettings({}, {}).settings).toEqual({ host: '127.0.0.1', port: 8787, allowedHosts: ['localhost', '127.0.0.1', '[::1]'], allowedOrigins: [], rateLimit: 120 });
+    expect(loadHttpSettings({}, {}).settings).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
+      allowedOrigins: [],
+      rateLimit: 120,
+    });
     const bad = loadHttpSettings({ httpPort: '99999' }, { DOCREQ_ALLOWED_ORIGINS: 'not a url', DOCREQ_RATE_LIMIT: '0' });
     expect(bad.problems.join('\n')).toMatch(/DOCREQ_HTTP_PORT[\s\S]*DOCREQ_ALLOWED_ORIGINS[\s\S]*DOCREQ_RATE_LIMIT/);
   });
@@ -296,7 +316,10 @@ describe('per-key state', () => {
     // Idempotency-Key, so the service answers with the first result and sends no second e-mail.
     await onA.call('create_request', { ...args, confirmationToken: token });
     expect(sb.emails.length).toBe(emails + 1);
-    const keys = sb.callsTo('POST', '/api/v1/requests').slice(before).map((c) => c.idempotencyKey);
+    const keys = sb
+      .callsTo('POST', '/api/v1/requests')
+      .slice(before)
+      .map((c) => c.idempotencyKey);
     expect(new Set(keys).size).toBe(1);
     for (const c of [onA, onB, onOther]) await c.client.close();
   });
@@ -308,7 +331,10 @@ describe('the built binary in team mode', () => {
   });
 
   async function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], { env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], {
+      env: { ...childEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     while (!/serving MCP over HTTP at (\S+)\/mcp/.test(stderr)) {
@@ -319,7 +345,9 @@ describe('the built binary in team mode', () => {
   }
 
   it('refuses to start with DOCREQ_API_KEY set', async () => {
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], {
+      env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const [code] = (await once(child, 'exit')) as [number];
@@ -376,11 +404,21 @@ describe('stopping behind a proxy that reuses connections', () => {
     const onAgent = (body: string) =>
       new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
         const u = new URL(svc.url);
-        const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: '/mcp', agent, headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, 'Mcp-Protocol-Version': '2025-11-25' } }, (res) => {
-          let text = '';
-          res.on('data', (d: Buffer) => (text += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }));
-        });
+        const req = httpRequest(
+          {
+            host: u.hostname,
+            port: u.port,
+            method: 'POST',
+            path: '/mcp',
+            agent,
+            headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, 'Mcp-Protocol-Version': '2025-11-25' },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -391,7 +429,10 @@ describe('stopping behind a proxy that reuses connections', () => {
     // A slow call in flight on another connection keeps the replica draining.
     sb.clearFaults();
     sb.inject('GET /api/v1/clients', { kind: 'latency', ms: 800 }, { times: 1 });
-    const slow = raw(svc.url, { headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, 'Mcp-Protocol-Version': '2025-11-25' }, body: listCall(2) });
+    const slow = raw(svc.url, {
+      headers: { ...MCP_HEADERS, Authorization: `Bearer ${sb.keys.demo}`, 'Mcp-Protocol-Version': '2025-11-25' },
+      body: listCall(2),
+    });
     while (svc.inflight === 0) await new Promise((r) => setTimeout(r, 5));
     const closing = svc.close(5_000);
     await new Promise((r) => setTimeout(r, 50));

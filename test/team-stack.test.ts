@@ -77,7 +77,11 @@ function descendants(pid: number): Proc[] {
 }
 
 const running = (pids: number[]) => {
-  const alive = new Set(processes().filter((p) => !p.zombie).map((p) => p.pid));
+  const alive = new Set(
+    processes()
+      .filter((p) => !p.zombie)
+      .map((p) => p.pid),
+  );
   return pids.filter((pid) => alive.has(pid));
 };
 
@@ -124,13 +128,23 @@ async function gone(pids: number[]): Promise<number[]> {
 async function plainCall(url: string, key: string, name: string, args: Record<string, unknown>) {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2025-11-25', Authorization: `Bearer ${key}` },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'Mcp-Protocol-Version': '2025-11-25',
+      Authorization: `Bearer ${key}`,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
   const text = await res.text();
   captured.push(text);
   expect(res.status, text).toBe(200);
-  const data = text.includes('data: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+  const data = text.includes('data: ')
+    ? text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6)
+    : text;
   return (JSON.parse(data) as { result: CallToolResult }).result;
 }
 
@@ -176,8 +190,19 @@ async function hostThatShowsPages(stack: Stack, clientId: string): Promise<void>
   for (let n = 0; n < 2; n++) {
     const res = await fetch(stack.mcpUrl, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': sessionId, Authorization: `Bearer ${stack.key}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'send_from_page', arguments: { tool: 'create_request', arguments: send, pageToken: token } } }),
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Protocol-Version': '2025-11-25',
+        'Mcp-Session-Id': sessionId,
+        Authorization: `Bearer ${stack.key}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'send_from_page', arguments: { tool: 'create_request', arguments: send, pageToken: token } },
+      }),
     });
     const text = await res.text();
     expect(res.status, text).toBe(404);
@@ -275,7 +300,11 @@ describe('a replica on a shared store without DOCREQ_TOKEN_SECRET', () => {
   afterAll(() => void redis.child.kill('SIGTERM'));
 
   const check = (env: Record<string, string>) => {
-    const run = spawnSync(process.execPath, [BIN, 'check', '--transport', 'http', '--sandbox'], { env: { ...childEnv(), ...env }, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(process.execPath, [BIN, 'check', '--transport', 'http', '--sandbox'], {
+      env: { ...childEnv(), ...env },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     captured.push(run.stdout, run.stderr);
     return run;
   };
@@ -302,7 +331,10 @@ describe('a replica on a shared store without DOCREQ_TOKEN_SECRET', () => {
 
   /** The start's lines, up to the one saying it serves; then the service is stopped. */
   async function startLines(env: Record<string, string>): Promise<string> {
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--sandbox', '--host', '127.0.0.1', '--port', '0'], { env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--sandbox', '--host', '127.0.0.1', '--port', '0'], {
+      env: { ...childEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     started.push(child);
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -313,7 +345,12 @@ describe('a replica on a shared store without DOCREQ_TOKEN_SECRET', () => {
     child.kill('SIGTERM');
     await once(child, 'exit');
     // The sandbox names its demo keys at start (the try-out's own): that line stays out of the key scan's capture.
-    captured.push(stderr.split('\n').filter((l) => !l.includes('sandbox keys')).join('\n'));
+    captured.push(
+      stderr
+        .split('\n')
+        .filter((l) => !l.includes('sandbox keys'))
+        .join('\n'),
+    );
     return stderr;
   }
 

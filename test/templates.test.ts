@@ -50,7 +50,14 @@ const withSample = await server({ DOCREQ_TEMPLATES_FILE: sampleFile });
 
 describe('built-in templates', () => {
   it('are the six starters, each kebab-case with typed items within the request limits', () => {
-    expect(BUILTIN_NAMES).toEqual(['individual-tax-return', 'business-year-end', 'bookkeeping-onboarding', 'payroll-quarter-end', 'mortgage-application', 'legal-intake-kyc']);
+    expect(BUILTIN_NAMES).toEqual([
+      'individual-tax-return',
+      'business-year-end',
+      'bookkeeping-onboarding',
+      'payroll-quarter-end',
+      'mortgage-application',
+      'legal-intake-kyc',
+    ]);
     for (const t of BUILTIN_TEMPLATES) {
       expect(t.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       expect(t.items.length).toBeGreaterThanOrEqual(5);
@@ -71,7 +78,11 @@ describe('built-in templates', () => {
     expect(audit).toMatchObject({ title: 'Annual audit fieldwork', correctnessMode: 'soft', dueInDays: 21, source: 'file' });
     expect(audit.items[0]).toEqual({ name: 'Trial balance at year end', required: true, type: 'file' });
     expect(audit.items[3]).toEqual({ name: 'Any litigation in progress?', required: false, type: 'boolean' });
-    expect(catalog.templates[0]).toMatchObject({ title: '2025 personal tax return', source: 'file', items: [{ name: 'W-2 forms from every employer' }, { name: '1099 forms', required: false }] });
+    expect(catalog.templates[0]).toMatchObject({
+      title: '2025 personal tax return',
+      source: 'file',
+      items: [{ name: 'W-2 forms from every employer' }, { name: '1099 forms', required: false }],
+    });
   });
 
   it('the error quoted in the README is the one the loader gives', () => {
@@ -94,7 +105,9 @@ describe('a templates file that cannot be used', () => {
 
   it('unknown item type: the field, the line, the allowed types and what was given', () => {
     const problems = problemsOf('templates:\n  - name: audit\n    title: Audit\n    items:\n      - name: Ledger\n      - name: Scan\n        type: pdf\n');
-    expect(problems).toEqual([expect.stringMatching(/, line 7: templates\[0\]\.items\[1\]\.type must be one of file, text, date, number, boolean \(got "pdf"\)$/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/, line 7: templates\[0\]\.items\[1\]\.type must be one of file, text, date, number, boolean \(got "pdf"\)$/),
+    ]);
   });
 
   it('empty template name and empty item name: each with its line', () => {
@@ -114,18 +127,27 @@ describe('a templates file that cannot be used', () => {
       expect.stringMatching(/, line 1: version is not a known field \(the file holds one field, templates\)$/),
       expect.stringMatching(/, line 3: templates\[0\]\.items\[0\]\.kind is not a known field \(an item has name, required, type\)$/),
     ]);
-    expect(problemsOf('templates:\n  - name: audit\n    name: audit2\n')).toEqual([expect.stringMatching(/, line 3: not valid YAML or JSON: a field is given twice$/)]);
-    expect(problemsOf('templates:\n  - name: Annual Audit\n    title: Audit\n    items: [{ name: Ledger }]\n')).toEqual([expect.stringMatching(/line 2: templates\[0\]\.name must be kebab-case/)]);
+    expect(problemsOf('templates:\n  - name: audit\n    name: audit2\n')).toEqual([
+      expect.stringMatching(/, line 3: not valid YAML or JSON: a field is given twice$/),
+    ]);
+    expect(problemsOf('templates:\n  - name: Annual Audit\n    title: Audit\n    items: [{ name: Ledger }]\n')).toEqual([
+      expect.stringMatching(/line 2: templates\[0\]\.name must be kebab-case/),
+    ]);
     expect(problemsOf('templates:\n  - { name: audit, title: A, items: [{ name: L }] }\n  - { name: audit, title: B, items: [{ name: L }] }\n')).toEqual([
       expect.stringMatching(/line 3: templates\[1\]\.name "audit" is also the name of templates\[0\]$/),
     ]);
   });
 
   it('JSON files load, and their errors have lines too', () => {
-    const good = loadTemplates(templatesFile(JSON.stringify({ templates: [{ name: 'audit', title: 'Audit', items: [{ name: 'Ledger', type: 'text' }] }] }, null, 2), 'json'));
+    const good = loadTemplates(
+      templatesFile(JSON.stringify({ templates: [{ name: 'audit', title: 'Audit', items: [{ name: 'Ledger', type: 'text' }] }] }, null, 2), 'json'),
+    );
     expect(good.problems).toEqual([]);
     expect(good.templates.at(-1)).toMatchObject({ name: 'audit', items: [{ name: 'Ledger', type: 'text', required: true }] });
-    const bad = problemsOf('{\n  "templates": [\n    { "name": "audit", "title": "Audit", "dueInDays": -3,\n      "items": [{ "name": "Ledger" }] }\n  ]\n}\n', 'json');
+    const bad = problemsOf(
+      '{\n  "templates": [\n    { "name": "audit", "title": "Audit", "dueInDays": -3,\n      "items": [{ "name": "Ledger" }] }\n  ]\n}\n',
+      'json',
+    );
     expect(bad).toEqual([expect.stringMatching(/line 3: templates\[0\]\.dueInDays /)]);
   });
 
@@ -149,14 +171,19 @@ describe('a templates file that cannot be used', () => {
     expect(structured<{ sent: boolean }>(sent).sent).toBe(true);
     const resources = await mcp.client.listResources();
     // The MCP Apps pages (ui://) are listed beside the templates; test/apps.test.ts covers them.
-    expect(resources.resources.map((r) => r.uri).filter((u) => !u.startsWith('ui://'))).toEqual(['docreq://templates', ...BUILTIN_NAMES.map((n) => `docreq://templates/${n}`)]);
+    expect(resources.resources.map((r) => r.uri).filter((u) => !u.startsWith('ui://'))).toEqual([
+      'docreq://templates',
+      ...BUILTIN_NAMES.map((n) => `docreq://templates/${n}`),
+    ]);
   });
 
   it('docreq-mcp check shows the templates status and the problem, and exits 1 for a bad file', async () => {
     const bin = new URL('../dist/cli.js', import.meta.url).pathname;
     if (!existsSync(bin)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
     const run = async (file: string) => {
-      const child = spawn(process.execPath, [bin, 'check', '--templates', file], { env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url } });
+      const child = spawn(process.execPath, [bin, 'check', '--templates', file], {
+        env: { ...childEnv(), DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url },
+      });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const [code] = (await once(child, 'exit')) as [number];
@@ -182,7 +209,7 @@ describe('the templates setting', () => {
     expect(loadTemplates(undefined)).toMatchObject({ builtIn: 6, fromFile: 0, problems: [], templates: BUILTIN_TEMPLATES });
   });
 
-  it('an edit that breaks the file does not take the firm\'s templates from a running server', async () => {
+  it("an edit that breaks the file does not take the firm's templates from a running server", async () => {
     const path = templatesFile('templates:\n  - { name: first, title: First, items: [{ name: A }] }\n');
     const mcp = await server({ DOCREQ_TEMPLATES_FILE: path });
     writeFileSync(path, 'templates: [');
@@ -193,7 +220,7 @@ describe('the templates setting', () => {
 });
 
 describe('list_templates', () => {
-  it('lists every template with its item count, and the firm\'s marked as such', async () => {
+  it("lists every template with its item count, and the firm's marked as such", async () => {
     const result = await withSample.call('list_templates');
     const out = structured<ListOut>(result);
     expect(out.total).toBe(7);
@@ -228,7 +255,14 @@ describe('expandTemplate', () => {
   const audit = loadTemplates(sampleFile).templates.find((t) => t.name === 'annual-audit')!;
 
   it("puts the template's items first, then the extra ones, and takes its title, mode and due offset as defaults", () => {
-    const out = expandTemplate(audit, [{ name: ' Signed engagement letter ', type: 'file' }, { name: 'Notes', type: 'text', required: false }], { today: '2026-01-10' });
+    const out = expandTemplate(
+      audit,
+      [
+        { name: ' Signed engagement letter ', type: 'file' },
+        { name: 'Notes', type: 'text', required: false },
+      ],
+      { today: '2026-01-10' },
+    );
     expect(out.title).toBe('Annual audit fieldwork');
     expect(out.correctnessMode).toBe('soft');
     expect(out.dueDate).toBe('2026-01-31');
@@ -280,7 +314,10 @@ describe('prompts', () => {
   it('lists the three workflows with their arguments; read-only drops the one that sends', async () => {
     const { prompts } = await withSample.client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['send-checklist', 'chase-overdue', 'weekly-status']);
-    expect(prompts[0]!.arguments).toEqual([expect.objectContaining({ name: 'client', required: true }), expect.objectContaining({ name: 'template', required: true })]);
+    expect(prompts[0]!.arguments).toEqual([
+      expect.objectContaining({ name: 'client', required: true }),
+      expect.objectContaining({ name: 'template', required: true }),
+    ]);
     expect(prompts[1]!.arguments).toEqual([expect.objectContaining({ name: 'client', required: false })]);
     const readOnly = await server({ DOCREQ_READ_ONLY: 'true' });
     expect((await readOnly.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['chase-overdue', 'weekly-status']);
@@ -299,7 +336,9 @@ describe('prompts', () => {
   });
 
   it('send-checklist refuses an unknown template or a missing client', async () => {
-    await expect(withSample.client.getPrompt({ name: 'send-checklist', arguments: { client: 'x', template: 'nope' } })).rejects.toThrow(/No template is named "nope"\. Templates: individual-tax-return/);
+    await expect(withSample.client.getPrompt({ name: 'send-checklist', arguments: { client: 'x', template: 'nope' } })).rejects.toThrow(
+      /No template is named "nope"\. Templates: individual-tax-return/,
+    );
     await expect(withSample.client.getPrompt({ name: 'send-checklist', arguments: { template: 'annual-audit' } })).rejects.toThrow(/needs client/);
     await expect(withSample.client.getPrompt({ name: 'nope' })).rejects.toThrow(/Unknown prompt "nope"/);
   });
@@ -325,13 +364,17 @@ describe('prompts', () => {
 });
 
 describe('completion', () => {
-  const complete = (name: string, argument: string, value: string) => withSample.client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: argument, value } });
+  const complete = (name: string, argument: string, value: string) =>
+    withSample.client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: argument, value } });
 
   it('completes template names by prefix, then by substring, case-insensitively', async () => {
     expect((await complete('send-checklist', 'template', 'PAY')).completion.values).toEqual(['payroll-quarter-end']);
     expect((await complete('send-checklist', 'template', 'tax')).completion.values).toEqual(['individual-tax-return']);
     expect((await complete('send-checklist', 'template', '')).completion).toMatchObject({ total: 7, hasMore: false });
-    const byUri = await withSample.client.complete({ ref: { type: 'ref/resource', uri: 'docreq://templates/{name}' }, argument: { name: 'name', value: 'annual' } });
+    const byUri = await withSample.client.complete({
+      ref: { type: 'ref/resource', uri: 'docreq://templates/{name}' },
+      argument: { name: 'name', value: 'annual' },
+    });
     expect(byUri.completion.values).toEqual(['annual-audit']);
   });
 

@@ -28,22 +28,31 @@ type Answer = ElicitResult;
 const fields = (form: unknown) => (form as Form).requestedSchema?.properties ?? {};
 const yes: Answer = { action: 'accept', content: { confirm: true } };
 /** A person who confirms, and answers "which one?" with `pick` (field key → value). */
-const person = (pick: (key: string) => string, asked: string[] = []) => (message: string, form: unknown) => {
-  asked.push(message);
-  const f = fields(form);
-  return 'confirm' in f ? yes : ({ action: 'accept', content: Object.fromEntries(Object.keys(f).map((k) => [k, pick(k)])) } as Answer);
-};
+const person =
+  (pick: (key: string) => string, asked: string[] = []) =>
+  (message: string, form: unknown) => {
+    asked.push(message);
+    const f = fields(form);
+    return 'confirm' in f ? yes : ({ action: 'accept', content: Object.fromEntries(Object.keys(f).map((k) => [k, pick(k)])) } as Answer);
+  };
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const withState = (body: string, edit: (state: string) => unknown) => {
   const message = JSON.parse(body) as { params: Record<string, unknown> };
   message.params.requestState = edit(message.params.requestState as string);
   return JSON.stringify(message);
 };
-type Rpc = { result?: { isError?: boolean; content?: { text: string }[]; structuredContent?: { outcome?: string }; resultType?: string }; error?: { message: string } };
+type Rpc = {
+  result?: { isError?: boolean; content?: { text: string }[]; structuredContent?: { outcome?: string }; resultType?: string };
+  error?: { message: string };
+};
 const rpcText = (r: unknown) => (r as Rpc).result?.content?.[0]?.text ?? '';
 
 /** A tool of this test's own (extraTools): read-only or sending, doing what `run` does. */
-const tool = (name: string, readOnly: boolean, run: () => Promise<{ text: string; structured: { n: number }; meta?: Record<string, unknown>; isError?: boolean }>) =>
+const tool = (
+  name: string,
+  readOnly: boolean,
+  run: () => Promise<{ text: string; structured: { n: number }; meta?: Record<string, unknown>; isError?: boolean }>,
+) =>
   defineTool({
     name,
     title: name,
@@ -53,7 +62,8 @@ const tool = (name: string, readOnly: boolean, run: () => Promise<{ text: string
     annotations: { readOnlyHint: readOnly, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handler: run,
   });
-const slow = () => new Promise<{ text: string; structured: { n: number } }>((resolve) => setTimeout(() => resolve({ text: 'done late', structured: { n: 1 } }), 3_000));
+const slow = () =>
+  new Promise<{ text: string; structured: { n: number } }>((resolve) => setTimeout(() => resolve({ text: 'done late', structured: { n: 1 } }), 3_000));
 
 describe('a tool that is not offered', () => {
   it('read-only: a sending tool is a result naming the setting; an unknown name is a protocol error', async () => {
@@ -84,7 +94,9 @@ describe('the per-call deadline (DOCREQ_TIMEOUT_MS)', () => {
 
 describe('answers and failures', () => {
   it('a result with _meta keeps its text, structuredContent, _meta and error flag', async () => {
-    const c = await host({ extraTools: [tool('meta_tool', true, () => Promise.resolve({ text: 'half done', structured: { n: 2 }, meta: { 'x/page': { k: 1 } }, isError: true }))] });
+    const c = await host({
+      extraTools: [tool('meta_tool', true, () => Promise.resolve({ text: 'half done', structured: { n: 2 }, meta: { 'x/page': { k: 1 } }, isError: true }))],
+    });
     const r = await c.call('meta_tool');
     expect(r).toMatchObject({ isError: true, text: 'half done', structuredContent: { n: 2 }, _meta: { 'x/page': { k: 1 } } });
   });
@@ -94,7 +106,9 @@ describe('answers and failures', () => {
     const c = await host({ extraTools: [tool('boom_tool', true, () => Promise.reject(new Error(`socket said ${key}\nand ${'x'.repeat(400)}`)))] });
     const r = await c.call('boom_tool');
     expect(r.isError).toBe(true);
-    expect(r.text).toMatch(/^boom_tool failed unexpectedly \(socket said \[redacted\] and x+…?\)\. Nothing was retried; if it was a send, check list_requests before trying again\.$/);
+    expect(r.text).toMatch(
+      /^boom_tool failed unexpectedly \(socket said \[redacted\] and x+…?\)\. Nothing was retried; if it was a send, check list_requests before trying again\.$/,
+    );
     expect(r.text).not.toContain(key);
     expect(c.logs.some((l) => l.includes('boom_tool failed unexpectedly: socket said [redacted]'))).toBe(true);
   });
@@ -130,7 +144,7 @@ describe('answers and failures', () => {
     expect(sb.calls).toHaveLength(0);
   });
 
-  it('a host that shows pages gets the candidates of an ambiguous name in the refusal\'s _meta', async () => {
+  it("a host that shows pages gets the candidates of an ambiguous name in the refusal's _meta", async () => {
     const c = await host({ capabilities: APPS_HOST });
     const r = await c.call('create_request', { client: 'Sam Taylor', title: 'Pages', items: [{ name: 'A' }] });
     expect(r.isError).toBe(true);
@@ -141,19 +155,27 @@ describe('answers and failures', () => {
   });
 });
 
-describe('the person\'s form (2025-11-25, the server asks)', () => {
+describe("the person's form (2025-11-25, the server asks)", () => {
   const shared = { client: 'Sam Taylor', title: 'Form', items: [{ name: 'A' }] };
   it('a form that fails to open: nothing is sent, and the model is told to ask in the chat', async () => {
     const broken = await host({ ...CLASSIC, elicit: () => Promise.reject(new Error('the dialog crashed')) });
     const confirm = await broken.call('create_request', { client: active[0]!.id, title: 'Form: crash', items: [{ name: 'A' }] });
-    expect(confirm.text).toMatch(/^Nothing was sent: asking the person to confirm failed \(.*the dialog crashed.*\)\. Ask them in the chat, then call again\.$/);
+    expect(confirm.text).toMatch(
+      /^Nothing was sent: asking the person to confirm failed \(.*the dialog crashed.*\)\. Ask them in the chat, then call again\.$/,
+    );
     const choose = await broken.call('create_request', shared);
-    expect(choose.text).toMatch(/^Nothing was sent: asking the person which one they meant failed \(.*the dialog crashed.*\)\. Ask them in the chat, then call again with the id\.$/);
+    expect(choose.text).toMatch(
+      /^Nothing was sent: asking the person which one they meant failed \(.*the dialog crashed.*\)\. Ask them in the chat, then call again with the id\.$/,
+    );
     expect(posted()).toEqual([]);
   });
 
   it('only an accepted yes sends: a decline (even carrying yes), a no, a cancel, an empty answer do not', async () => {
-    for (const answer of [{ action: 'decline', content: { confirm: true } }, { action: 'accept', content: { confirm: false } }, { action: 'cancel' }] as Answer[]) {
+    for (const answer of [
+      { action: 'decline', content: { confirm: true } },
+      { action: 'accept', content: { confirm: false } },
+      { action: 'cancel' },
+    ] as Answer[]) {
       const c = await host({ ...CLASSIC, elicit: () => answer });
       const r = await c.call('create_request', { client: active[1]!.id, title: `Form: ${JSON.stringify(answer)}`, items: [{ name: 'A' }] });
       expect(structured<{ sent: boolean; outcome: string }>(r)).toMatchObject({ sent: false, outcome: 'declined' });
@@ -202,7 +224,9 @@ describe('the person\'s form (2025-11-25, the server asks)', () => {
     });
     await c.call('create_request', { client: active[4]!.id, title: 'Form: first', items: [{ name: 'A' }] });
     const cancel = new AbortController();
-    const call = c.callWith('create_request', { client: active[4]!.id, title: 'Form: cancelled', items: [{ name: 'A' }] }, { signal: cancel.signal }).catch(() => undefined);
+    const call = c
+      .callWith('create_request', { client: active[4]!.id, title: 'Form: cancelled', items: [{ name: 'A' }] }, { signal: cancel.signal })
+      .catch(() => undefined);
     const { closed } = await open;
     cancel.abort();
     await call;
@@ -234,7 +258,10 @@ describe('MRTR (2026-07-28): "which one?" and "send it?" as input_required round
     expect(asked[0]).toBe('"Sam Taylor" matches 2 clients. Which one should get this request? Nothing is sent until the request is confirmed.');
     expect(asked[1]).toMatch(/^Send this document request\?/);
     expect(asked).toHaveLength(2);
-    expect(forms[0]!.requestedSchema).toMatchObject({ required: ['client'], properties: { client: { oneOf: [{ const: sam1!.id }, { const: sam2!.id }, { const: ':none', title: 'None of these (nothing is sent)' }] } } });
+    expect(forms[0]!.requestedSchema).toMatchObject({
+      required: ['client'],
+      properties: { client: { oneOf: [{ const: sam1!.id }, { const: sam2!.id }, { const: ':none', title: 'None of these (nothing is sent)' }] } },
+    });
     const again = await c.call('create_request', { client: active[5]!.id, title: 'MRTR: second', items: [{ name: 'A' }] });
     expect(structured<{ sent: boolean }>(again).sent).toBe(true);
     expect(posted()).toEqual([sam2!.id, active[5]!.id]);
@@ -242,14 +269,22 @@ describe('MRTR (2026-07-28): "which one?" and "send it?" as input_required round
 
   it('the pick riding in the state is bound to it: another client swapped in sends nothing', async () => {
     const swap = (b: string) => (b.includes('"confirm":{') ? withState(b, (s) => `${s.split('~')[0]}~${b64({ client: sam1!.id })}`) : undefined);
-    const c = await mrtrHost(person(() => sam2!.id), swap);
+    const c = await mrtrHost(
+      person(() => sam2!.id),
+      swap,
+    );
     const r = await c.call('create_request', { client: 'Sam Taylor', title: 'MRTR: swapped', items: [{ name: 'A' }] });
-    expect(r.text).toBe('Nothing was sent: the confirmation state that came back is not valid for this call (mismatch). Call again without it to be asked again.');
+    expect(r.text).toBe(
+      'Nothing was sent: the confirmation state that came back is not valid for this call (mismatch). Call again without it to be asked again.',
+    );
     expect(posted()).toEqual([]);
   });
 
   it('a choice naming no client offered, or declined while carrying one, sends nothing', async () => {
-    for (const answer of [{ action: 'accept', content: { client: 'not-a-candidate' } }, { action: 'decline', content: { client: sam2!.id } }] as Answer[]) {
+    for (const answer of [
+      { action: 'accept', content: { client: 'not-a-candidate' } },
+      { action: 'decline', content: { client: sam2!.id } },
+    ] as Answer[]) {
       const c = await mrtrHost((m, form) => ('confirm' in fields(form) ? yes : answer));
       const r = await c.call('create_request', { client: 'Sam Taylor', title: 'MRTR: stray', items: [{ name: 'A' }] });
       expect(r.text).toBe('Nothing was sent: the person chose none of the 2 clients "Sam Taylor" matches.');
@@ -280,7 +315,11 @@ describe('MRTR (2026-07-28): "which one?" and "send it?" as input_required round
     };
     const c = await mrtrHost(answer);
     const r = await c.call('create_request', { client: 'Sam Taylor', template: 'business-year-edn', title: 'MRTR: two questions', items: [{ name: 'A' }] });
-    expect(asked.map((m) => m.split(/[.?]/)[0])).toEqual(['No template is named "business-year-edn"', '"Sam Taylor" matches 2 clients', 'Send this document request']);
+    expect(asked.map((m) => m.split(/[.?]/)[0])).toEqual([
+      'No template is named "business-year-edn"',
+      '"Sam Taylor" matches 2 clients',
+      'Send this document request',
+    ]);
     expect(structured<{ sent: boolean }>(r).sent).toBe(true);
     expect(posted()).toEqual([sam2!.id]);
   });
@@ -293,7 +332,10 @@ describe('MRTR (2026-07-28): "which one?" and "send it?" as input_required round
       return b.replace(/"inputResponses":\{.*?\}\}\}/, '"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}');
     };
     const asked: string[] = [];
-    const c = await mrtrHost(person(() => sam1!.id, asked), wrong);
+    const c = await mrtrHost(
+      person(() => sam1!.id, asked),
+      wrong,
+    );
     const r = await c.call('create_request', { client: 'Sam Taylor', title: 'MRTR: wrong answer', items: [{ name: 'A' }] });
     expect(first).toBe(false);
     expect(structured<{ sent: boolean }>(r).sent).toBe(true);
@@ -304,10 +346,14 @@ describe('MRTR (2026-07-28): "which one?" and "send it?" as input_required round
 
 describe('MRTR: the request state and the answers that come back', () => {
   const once = (title: string) => ({ client: active[8]!.id, title, items: [{ name: 'A' }] });
-  const notValid = (why: string) => `Nothing was sent: the confirmation state that came back is not valid for this call (${why}). Call again without it to be asked again.`;
+  const notValid = (why: string) =>
+    `Nothing was sent: the confirmation state that came back is not valid for this call (${why}). Call again without it to be asked again.`;
 
   it('a state with picks added, or unreadable ones, is refused; without answers the retry is a no', async () => {
-    const c = await mrtrHost(() => yes, (b) => withState(b, (s) => `${s}~${b64(null)}`));
+    const c = await mrtrHost(
+      () => yes,
+      (b) => withState(b, (s) => `${s}~${b64(null)}`),
+    );
     const r = await c.call('create_request', once('MRTR: tampered'));
     expect(r.text).toBe(notValid('mismatch'));
     const retry = c.retries[0]!;
@@ -333,7 +379,7 @@ describe('MRTR: the request state and the answers that come back', () => {
     expect(posted()).toEqual([]);
   });
 
-  it('a retry whose answer is of another kind than a form\'s is asked again, then sends on a yes', async () => {
+  it("a retry whose answer is of another kind than a form's is asked again, then sends on a yes", async () => {
     let first = true;
     const asked: string[] = [];
     const odd = (b: string) => (first ? ((first = false), b.replace(/"inputResponses":\{.*?\}\}\}/, '"inputResponses":{"choose":{"roots":[]}}')) : undefined);
@@ -345,7 +391,7 @@ describe('MRTR: the request state and the answers that come back', () => {
 });
 
 describe('MRTR: the send store', () => {
-  it('a store that cannot take the state\'s single use sends nothing and says why, secrets redacted', async () => {
+  it("a store that cannot take the state's single use sends nothing and says why, secrets redacted", async () => {
     const config = loadConfig({}, { DOCREQ_API_KEY: sb.keys.demo, DOCREQ_BASE_URL: sb.url });
     class OnceFails extends MemoryStore {
       override claim(key: string, value: string, ttlMs: number): Promise<boolean> {
@@ -358,9 +404,14 @@ describe('MRTR: the send store', () => {
     const entry = statelessEntry(() => createServer(config, { logger, api: FAST_API, clock: () => TODAY, sending, stateless: true }), undefined);
     const client = new ModernClient({ name: 'test', version: '1' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
     client.setRequestHandler('elicitation/create', () => yes as never);
-    await client.connect(new StreamableHTTPClientTransport(new URL('http://docreq.test/mcp'), { fetch: (url, init) => entry.handler.fetch(new Request(url, init)) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://docreq.test/mcp'), { fetch: (url, init) => entry.handler.fetch(new Request(url, init)) }),
+    );
     try {
-      const r = (await client.callTool({ name: 'create_request', arguments: { client: active[9]!.id, title: 'MRTR: store down', items: [{ name: 'A' }] } })) as { isError?: boolean; content: { text: string }[] };
+      const r = (await client.callTool({
+        name: 'create_request',
+        arguments: { client: active[9]!.id, title: 'MRTR: store down', items: [{ name: 'A' }] },
+      })) as { isError?: boolean; content: { text: string }[] };
       expect(r.isError).toBe(true);
       expect(r.content[0]!.text).toBe(
         'Nothing was sent: the send store (redis) cannot be used (EIO near [redacted]), so this server cannot guarantee the request is sent only once. Sending works again once it is back; reading is not affected.',

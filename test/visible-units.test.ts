@@ -77,8 +77,28 @@ describe('visibleStructured', () => {
   });
 
   it('strings and keys cleaned; identifiers (id, token, payload, a key ending in a lower-case letter and Id) kept exact', () => {
-    const out = visibleStructured({ [`na${ZW}me`]: `Ac${ZW}me`, id: `x${ZW}`, token: `t${ZW}`, payload: { title: `p${ZW}` }, clientId: `c${ZW}`, list: [`a${ZW}b`], clientIdName: `d${ZW}`, ID: `e${ZW}`, Id: `f${ZW}` });
-    expect(out).toEqual({ name: 'Acme', id: `x${ZW}`, token: `t${ZW}`, payload: { title: `p${ZW}` }, clientId: `c${ZW}`, list: ['ab'], clientIdName: 'd', ID: 'e', Id: 'f' });
+    const out = visibleStructured({
+      [`na${ZW}me`]: `Ac${ZW}me`,
+      id: `x${ZW}`,
+      token: `t${ZW}`,
+      payload: { title: `p${ZW}` },
+      clientId: `c${ZW}`,
+      list: [`a${ZW}b`],
+      clientIdName: `d${ZW}`,
+      ID: `e${ZW}`,
+      Id: `f${ZW}`,
+    });
+    expect(out).toEqual({
+      name: 'Acme',
+      id: `x${ZW}`,
+      token: `t${ZW}`,
+      payload: { title: `p${ZW}` },
+      clientId: `c${ZW}`,
+      list: ['ab'],
+      clientIdName: 'd',
+      ID: 'e',
+      Id: 'f',
+    });
   });
 
   it('invisible characters only inside lists are found and removed; numbers, booleans and null stay as they are', () => {

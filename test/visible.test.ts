@@ -11,14 +11,22 @@ describe('the rule (src/text/visible.ts)', () => {
   it('removes invisible characters, a run that held a line break a space; marks them where two strings would read alike', () => {
     expect(withoutInvisibles('Tax\u200b Docs\u202e')).toBe('Tax Docs');
     expect(withoutInvisibles('two\u2028lines\nhere')).toBe('two lines here');
-    const shown = visibleStructured({ clients: [{ displayName: 'Acme Ltd' }, { displayName: 'Acme\u200b Ltd' }, { displayName: 'Acme Ltd\u{e0041}' }, { displayName: 'Solo\u200d Co' }] });
+    const shown = visibleStructured({
+      clients: [{ displayName: 'Acme Ltd' }, { displayName: 'Acme\u200b Ltd' }, { displayName: 'Acme Ltd\u{e0041}' }, { displayName: 'Solo\u200d Co' }],
+    });
     expect(shown.clients.map((c) => c.displayName)).toEqual(['Acme Ltd', 'Acme⟨U+200B⟩ Ltd', 'Acme Ltd⟨U+E0041⟩', 'Solo Co']);
     // Idempotent: a page applies it again to what the server sent.
     expect(visibleStructured(shown)).toEqual(shown);
   });
 
   it('keeps identifiers and the payload exact; marks them only for showing', () => {
-    const value = { id: 'c-\u200b1', clientId: 'c-\u200b1', confirmation: { token: 't\u200b' }, payload: { title: 'T\u200b' }, byStatus: { 'sent\u200b': 1, sent: 2 } };
+    const value = {
+      id: 'c-\u200b1',
+      clientId: 'c-\u200b1',
+      confirmation: { token: 't\u200b' },
+      payload: { title: 'T\u200b' },
+      byStatus: { 'sent\u200b': 1, sent: 2 },
+    };
     const shown = visibleStructured(value);
     expect(shown.id).toBe(value.id);
     expect(shown.clientId).toBe(value.clientId);
@@ -51,7 +59,9 @@ describe("the server's structuredContent", () => {
       ['c-zw-2', 'Zed Partners'],
       ['c-zw\u200b-1', 'Zed⟨U+2066⟩ Partners⟨U+202E⟩'],
     ]);
-    const preview = structured<{ client: { id: string; displayName: string } }>(await mcp.call('create_request', { client: 'c-zw\u200b-1', title: 'Engagement letter', items: [{ name: 'Signed letter' }] }));
+    const preview = structured<{ client: { id: string; displayName: string } }>(
+      await mcp.call('create_request', { client: 'c-zw\u200b-1', title: 'Engagement letter', items: [{ name: 'Signed letter' }] }),
+    );
     // Alone in its answer, the name reads as the text does: invisible characters removed.
     expect(preview.client).toMatchObject({ id: 'c-zw\u200b-1', displayName: 'Zed Partners' });
   });

@@ -40,7 +40,12 @@ window.mount = async ({ tool, input, result, theme, locale, width, prompt }) => 
   if (width) iframe.style.width = `${width}px`;
   document.body.style.background = theme === 'dark' ? '#111' : '#eee';
   document.body.append(iframe);
-  const hostContext: McpUiHostContext = { theme, displayMode: 'inline', toolInfo: { tool: { name: tool, inputSchema: { type: 'object' } } }, ...(locale ? { locale } : {}) };
+  const hostContext: McpUiHostContext = {
+    theme,
+    displayMode: 'inline',
+    toolInfo: { tool: { name: tool, inputSchema: { type: 'object' } } },
+    ...(locale ? { locale } : {}),
+  };
   const bridge = new AppBridge(null, { name: 'docreq-test-host', version: '1' }, { serverTools: {}, updateModelContext: { text: {} } }, { hostContext });
   bridge.oncalltool = async (params) => {
     // As Claude and ChatGPT can: the person is asked before an app's tool call, and may decline.

@@ -2,7 +2,14 @@
 // HTTP entry, as the run's ERA says), and what tests do with a connection: call, preview then send, confirm.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ElicitResult,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, expect } from 'vitest';
 import type { ApiError } from '../../src/api/errors.js';
 import type { ApiClientOptions } from '../../src/api/client.js';
@@ -51,7 +58,10 @@ export interface ConnectOptions {
   /** @internal Extra tools, e.g. one that breaks its own output schema. */
   extraTools?: ServerOptions['extraTools'];
   /** Answer elicitation requests with this (absent: the client does not support elicitation). */
-  elicit?: (message: string, form?: { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string; title: string }[] }> } }) => ElicitResult | Promise<ElicitResult>;
+  elicit?: (
+    message: string,
+    form?: { requestedSchema?: { properties?: Record<string, { oneOf?: { const: string; title: string }[] }> } },
+  ) => ElicitResult | Promise<ElicitResult>;
   /** The client's protocol revision (default: the suite's ERA). */
   era?: '2025-11-25' | '2026-07-28';
   /** 2026 only: sees (and may replace) each HTTP request body the client sends, as a man in the middle would. */
@@ -117,7 +127,13 @@ async function connectModern(config: ReturnType<typeof loadConfig>, serverOption
       const response = await handler.fetch(new Request('http://docreq.test/mcp', { method: 'POST', headers, body }));
       const text = await response.text();
       captured.push(text);
-      const data = text.startsWith('event:') || text.includes('\ndata: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+      const data =
+        text.startsWith('event:') || text.includes('\ndata: ')
+          ? text
+              .split('\n')
+              .find((l) => l.startsWith('data: '))!
+              .slice(6)
+          : text;
       return JSON.parse(data) as unknown;
     },
     async call(name, args = {}) {
@@ -169,7 +185,12 @@ export async function connect(sb: Sandbox | undefined, options: ConnectOptions =
     logs.push(line);
     captured.push(line);
   });
-  const serverOptions: ServerOptions = { logger, api: { ...FAST_API, ...options.api }, clock: options.clock ?? (options.today ? () => options.today! : undefined), extraTools: options.extraTools };
+  const serverOptions: ServerOptions = {
+    logger,
+    api: { ...FAST_API, ...options.api },
+    clock: options.clock ?? (options.today ? () => options.today! : undefined),
+    extraTools: options.extraTools,
+  };
   if ((options.era ?? ERA) === '2026-07-28') return connectModern(config, serverOptions, options, logs);
   const server = createServer(config, serverOptions);
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: { ...(options.elicit ? { elicitation: {} } : {}), ...options.capabilities } });
@@ -278,7 +299,8 @@ export function confirmingPerson(asked: string[] = []): NonNullable<ConnectOptio
 export const APPS_HOST = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
 /** The preview page's own token, in a result's _meta (never in what the model reads). */
-export const pageTokenOf = (result: { _meta?: Record<string, unknown> }): string | undefined => (result._meta?.['docreq-mcp/send'] as { token?: string } | undefined)?.token;
+export const pageTokenOf = (result: { _meta?: Record<string, unknown> }): string | undefined =>
+  (result._meta?.['docreq-mcp/send'] as { token?: string } | undefined)?.token;
 
 /** connect() to `sb` judged on TODAY, as a test file opens several hosts: each closed once the file is done. */
 export function hostsOn(sb: Sandbox): (options?: ConnectOptions) => Promise<Connected> {

@@ -14,6 +14,17 @@ export function suiteFolder(): string {
  */
 export function childEnv(): Record<string, string> {
   suiteFolder();
-  const names = ['PATH', 'HOME', 'USERPROFILE', 'DOCREQ_STATE_DIR', 'XDG_STATE_HOME', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'LOCALAPPDATA', 'APPDATA'];
+  const names = [
+    'PATH',
+    'HOME',
+    'USERPROFILE',
+    'DOCREQ_STATE_DIR',
+    'XDG_STATE_HOME',
+    'XDG_DATA_HOME',
+    'XDG_CONFIG_HOME',
+    'XDG_CACHE_HOME',
+    'LOCALAPPDATA',
+    'APPDATA',
+  ];
   return Object.fromEntries(names.map((name) => [name, process.env[name] ?? '']));
 }

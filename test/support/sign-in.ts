@@ -84,7 +84,13 @@ export class HostProvider implements OAuthClientProvider {
     return REDIRECT;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Test host', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'Test host',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.client;
@@ -128,7 +134,11 @@ export function cookieFetch(): (url: string | URL, init?: RequestInit) => Promis
  * The browser's part: our consent page (Continue), the identity provider's sign-in form, and the
  * redirects back, with the identity provider's cookies kept. Returns where the app is sent at the end.
  */
-export async function signIn(authorizationUrl: URL | string, email: string, password: string): Promise<{ location: URL; pages: { url: string; status: number; body: string }[] }> {
+export async function signIn(
+  authorizationUrl: URL | string,
+  email: string,
+  password: string,
+): Promise<{ location: URL; pages: { url: string; status: number; body: string }[] }> {
   const pages: { url: string; status: number; body: string }[] = [];
   const get = cookieFetch();
   let res = await get(String(authorizationUrl));
@@ -137,7 +147,11 @@ export async function signIn(authorizationUrl: URL | string, email: string, pass
   if (res.status !== 200) throw new Error(`consent page: ${res.status} ${body.slice(0, 200)}`);
   const transaction = /name="transaction" value="([^"]+)"/.exec(body)![1]!;
   const origin = new URL(String(authorizationUrl)).origin;
-  res = await get(`${origin}/authorize/decision`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: new URLSearchParams({ transaction, decision: 'continue' }).toString() });
+  res = await get(`${origin}/authorize/decision`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin },
+    body: new URLSearchParams({ transaction, decision: 'continue' }).toString(),
+  });
   let url = new URL(res.headers.get('location')!, origin);
   // Follow the identity provider until it shows its form, submit it, then follow to the app.
   for (let hops = 0; hops < 20; hops++) {
@@ -151,7 +165,11 @@ export async function signIn(authorizationUrl: URL | string, email: string, pass
     pages.push({ url: url.href, status: res.status, body });
     const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1];
     if (!action || res.status !== 200) return { location: url, pages };
-    res = await get(new URL(action.replace(/&#47;/g, '/'), url).href, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password }).toString() });
+    res = await get(new URL(action.replace(/&#47;/g, '/'), url).href, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email, password }).toString(),
+    });
     url = new URL(res.headers.get('location')!, url);
   }
   throw new Error('too many redirects');
@@ -179,19 +197,34 @@ export async function connectAs(svc: HttpService, email: string, password: strin
   return { client, provider, call };
 }
 
-export const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+export const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
 export const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 /** POST /register with these redirect URIs; the answer's status and body. */
 export async function register(svc: HttpService, redirectUris: unknown, extra: Record<string, unknown> = {}) {
-  const res = await fetch(`${svc.url}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: redirectUris, token_endpoint_auth_method: 'none', ...extra }) });
+  const res = await fetch(`${svc.url}/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: redirectUris, token_endpoint_auth_method: 'none', ...extra }),
+  });
   return { status: res.status, body: (await res.json()) as { client_id: string; redirect_uris?: string[]; error?: string; error_description?: string } };
 }
 
 /** An /authorize URL for a client (PKCE S256 with a throwaway verifier unless overridden). */
 export function authorizeUrl(svc: HttpService, clientId: string, params: Record<string, string> = {}): URL {
   const url = new URL(`${svc.url}/authorize`);
-  const all = { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256(randomBytes(32).toString('base64url')), code_challenge_method: 'S256', ...params };
+  const all = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: s256(randomBytes(32).toString('base64url')),
+    code_challenge_method: 'S256',
+    ...params,
+  };
   for (const [k, v] of Object.entries(all)) url.searchParams.set(k, v);
   return url;
 }
@@ -206,13 +239,22 @@ export async function codeFor(svc: HttpService, email: string, password: string,
 }
 
 export const mcpList = (token: string, svc: HttpService) =>
-  fetch(`${svc.url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  fetch(`${svc.url}/mcp`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
 
 /** The tool names a bearer token is offered (tools/list over HTTP), or the HTTP status when it is refused. */
 export async function toolNames(svc: HttpService, accessToken: string): Promise<string[] | number> {
   const res = await mcpList(accessToken, svc);
   if (res.status !== 200) return res.status;
   const text = await res.text();
-  const data = text.includes('data: ') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+  const data = text.includes('data: ')
+    ? text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6)
+    : text;
   return (JSON.parse(data) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
 }

@@ -24,7 +24,7 @@ import { AROUND_TODAY, sandbox, TODAY } from './support/sandbox.js';
 import { connect, sandboxAndClient, structured, type Connected } from './support/connect.js';
 
 /**
- * MCP Apps (contract §3.7): the pages' resources checked against ext-apps's own schemas, and each page
+ * MCP Apps: the pages' resources checked against ext-apps's own schemas, and each page
  * loaded in Debian's Chromium inside a minimal host built from ext-apps's AppBridge, talking to our
  * real server (a real SDK client, in memory) against the real sandbox over HTTP.
  */
@@ -58,7 +58,7 @@ const { sb, firm, mcp } = await sandboxAndClient();
 const POSTS = () => sb.calls.filter((c) => c.method === 'POST' && c.path === '/api/v1/requests');
 const active = firm.clients.filter((c) => c.status === 'active' && c.email);
 
-// A second firm (contract §3.7.1): 320 clients, and clients whose names are hostile: an unclosed
+// A second firm: 320 clients, and clients whose names are hostile: an unclosed
 // right-to-left override, three "Acme Ltd" that differ only by invisible characters, 10,000 letters.
 const big = await sandbox({ ...AROUND_TODAY, clients: 320, requests: 2400 });
 const HOSTILE = {

@@ -15,7 +15,7 @@ import { authorizeUrl, codeFor, form, mcpList, toolNames, REDIRECT, register, s2
 import { startRedis } from './support/redis.js';
 
 /**
- * Sessions a firm can end (contract §8.1), against the real service and a real OpenID Connect
+ * Sessions a firm can end (docs/sign-in.md), against the real service and a real OpenID Connect
  * provider (oidc-provider, the sandbox's demo IdP): roles decided again at each refresh, people
  * disabled at the IdP, the session's time limit, `docreq-mcp sessions end` across two replicas on one
  * Redis, the auth secret's rotation, and consent bound to the browser that gave it.

@@ -7,7 +7,7 @@ import { AROUND_TODAY, sandbox } from './support/sandbox.js';
 import { previewThenSend, serversOn } from './support/connect.js';
 
 /**
- * create_request_batch (contract §3.5) against the sandbox over real HTTP, through the SDK client:
+ * create_request_batch against the sandbox over real HTTP, through the SDK client:
  * one preview, one confirmation, one POST at a time, a stop at the plan limit or a rejected key,
  * a cancel that stops before the next POST, and a resend that sends only to the rest.
  */

@@ -1,5 +1,5 @@
 /**
- * The checklist's facts live once, in src/domain/checklist.ts (issue 27), and everything that needs them
+ * The checklist's facts live once, in src/domain/checklist.ts, and everything that needs them
  * imports them from there: the tools, the templates, the sandbox's validation. The oracle here is the
  * API document and the contract, written out again, and the arrows between src/ folders.
  */
@@ -14,7 +14,7 @@ const { sb, firm, mcp, upstream } = await sandboxAndClient();
 // The API document: "type … file, text, date, number, boolean"; "Correctness mode accepts only off, advisory, soft, hard".
 const DOCUMENT_TYPES = ['file', 'text', 'date', 'number', 'boolean'];
 const DOCUMENT_MODES = ['off', 'advisory', 'soft', 'hard'];
-// The contract (§3.4): a title of 1–200 characters, item names of at most 200, 1–100 items in all.
+// The product's limits: a title of 1–200 characters, item names of at most 200, 1–100 items in all.
 
 describe("the checklist facts are the API document's and the contract's", () => {
   it('item types, correctness modes and limits', () => {

@@ -153,7 +153,7 @@ function oracleGroups(rs: Seeded[]): Map<string, GroupRow> {
     const due = dayOf(r.dueDate);
     if (isOpen(r)) {
       g.open += 1;
-      // Outstanding (contract §3.8, as this server documents it): items not complete on open requests.
+      // Outstanding (as this server documents it): items not complete on open requests.
       g.outstandingItems += Math.max(0, r.totalItems - r.completedItems);
       if (due && (!g.nextDue || due < g.nextDue)) g.nextDue = due;
     }

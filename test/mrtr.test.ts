@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { connect, sandboxAndClient, structured } from './support/connect.js';
 
 /**
- * Confirmation by multi-round-trip request (2026-07-28, contract §9): the preview goes back as
+ * Confirmation by multi-round-trip request (2026-07-28): the preview goes back as
  * input_required; the SDK v2 client asks the person and calls again with the answer and the request
  * state. The state is attacker-controlled, so a replayed, altered or foreign one sends nothing.
  */

@@ -1,4 +1,4 @@
-// The API client on real networks (contract §4, issue 13): compression, revalidation, per-key state,
+// The API client on real networks: compression, revalidation, per-key state,
 // proxies, setup mistakes (TLS, 404, redirects), once-only sending and shared reads — each over real
 // HTTP against the sandbox (or a tiny purpose-built server where the sandbox cannot show it).
 import { execFile, execFileSync, spawnSync } from 'node:child_process';

@@ -7,7 +7,7 @@ import { AROUND_TODAY, ALL_KEYS, sandbox } from './support/sandbox.js';
 import { previewThenSend, structured, serversOn } from './support/connect.js';
 
 /**
- * The promises of contract §1 under the conditions that broke them: parallel calls, a host that
+ * The once-only promises (docs/sending.md) under the conditions that broke them: parallel calls, a host that
  * cancels and retries, a list that lags behind creates, lost and unclear answers, tokens replayed
  * or altered, a service that echoes the key, unreadable safety settings.
  */

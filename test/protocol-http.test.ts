@@ -7,7 +7,7 @@ import { sandbox } from './support/sandbox.js';
 import { teamService } from './support/team-service.js';
 
 /**
- * Team mode over real HTTP on loopback serves both eras from one endpoint (contract §9): a 2025-11-25
+ * Team mode over real HTTP on loopback serves both eras from one endpoint: a 2025-11-25
  * client (SDK v1, initialize) and a 2026-07-28 client (SDK v2, no initialize). The 2026 standard
  * headers are checked against the body, and list results carry the cache fields.
  */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { childEnv } from './support/folders.js';
 import { captured } from './support/key-scan.js';
 
-// A quiet start (contract §11): what a person reads when they start the built CLI is ours, in
+// A quiet start: what a person reads when they start the built CLI is ours, in
 // words they can act on: no third-party runtime warnings, no documents they do not have.
 const CLI = new URL('../dist/cli.js', import.meta.url).pathname;
 

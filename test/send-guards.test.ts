@@ -17,7 +17,7 @@ import { AROUND_TODAY, FAST_API, sandbox, TODAY } from './support/sandbox.js';
 import { startRedis } from './support/redis.js';
 
 /**
- * The send pipeline's guards (contract §3.4, §7), each with the one condition that needs it, on the
+ * The send pipeline's guards (docs/sending.md), each with the one condition that needs it, on the
  * real server, the real sandbox over HTTP and a real send store (a file folder, a redis-server):
  * the record written before the POST answers a restart once the dead process's claim has expired;
  * a store that stops taking writes refuses the send; a POST is never retried, whatever the answer.

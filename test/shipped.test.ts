@@ -17,7 +17,7 @@ import { HostProvider, REDIRECT } from './support/sign-in.js';
  * What ships, end to end: the built CLI (dist/cli.js) as its own process, in team mode with sign-in on
  * the sandbox (`--transport http --auth oauth --sandbox`, the README's try-out), signed in through the
  * demo identity provider in Chromium; and the MCP Bundle (.mcpb) built, unpacked and started as a host
- * starts it. Not the TypeScript source: a build that breaks a dependency (issue 26: minified class names
+ * starts it. Not the TypeScript source: a build that breaks a dependency (as happened once: minified class names
  * oidc-provider relies on) fails here.
  */
 

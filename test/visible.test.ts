@@ -3,7 +3,7 @@ import { markInvisible, visibleResult, visibleStructured, withoutInvisibles } fr
 import { sandboxAndClient, structured } from './support/connect.js';
 
 /**
- * structuredContent by the renderer's invisible-character rule (contract §3.7.1): the rule itself, and
+ * structuredContent by the renderer's invisible-character rule (src/text/visible.ts): the rule itself, and
  * the real server's answers (hosts such as ChatGPT hand structuredContent to their model).
  */
 

@@ -19,7 +19,7 @@ export function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The contract's closing statuses (§3.2), written here independently of the code under test. */
+/** The closing statuses (docs/service-profile.md), written here independently of the code under test. */
 export const CLOSING_STATUSES = ['completed', 'complete', 'closed', 'done', 'cancelled', 'canceled', 'archived'];
 
 /** Open per the contract: not in a closing status (any case) and not every checklist item complete. */

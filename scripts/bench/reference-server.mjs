@@ -18,6 +18,8 @@ if (sdk === 'v1') {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   handle = async (req, res) => {
+    // Stateless: nothing to stream or end (the SDK's example answers the same to GET and DELETE).
+    if (req.method !== 'POST') return void res.writeHead(405, { Allow: 'POST' }).end();
     const chunks = [];
     for await (const c of req) chunks.push(c);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -13,11 +13,17 @@
 //   npm run build && node scripts/bench/throughput.mjs
 //   THROUGHPUT_BEFORE=/path/to/a/built/copy node scripts/bench/throughput.mjs   # adds that build's rows (and checks its answers match)
 //   THROUGHPUT_CALLS=6000 THROUGHPUT_ROUNDS=4 THROUGHPUT_CONNECTIONS=20 THROUGHPUT_SEED=31 node scripts/bench/throughput.mjs
-//   THROUGHPUT_ONLY=varied node scripts/bench/throughput.mjs                   # one workload: templates, templates-meta, templates-2026, repeated or varied
+//   THROUGHPUT_ONLY=varied node scripts/bench/throughput.mjs                   # one workload (WORKLOADS' ids below)
+//
+// What a client sends decides the path a call takes, so the "-2025" and "-2026" workloads send what the official
+// SDK clients send, captured from the clients themselves: a 2025-11-25 client (SDK v1) initializes first and then
+// sends every call with the Mcp-Session-Id this server gave it (the reference, stateless, gives none), and a
+// 2026-07-28 client (SDK v2) sends its envelope. The bare workloads send a call with no initialize and no session.
+// Each server keeps its state in a fresh folder of its own, so sessions left by earlier runs weigh on no figure.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { freePort, sandboxKey } from '../processes.mjs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 
@@ -105,8 +111,10 @@ export function questions(count, seed = SEED, today = new Date()) {
 }
 
 const children = new Set();
+const folders = new Set();
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
+  for (const f of folders) rmSync(f, { recursive: true, force: true });
 });
 
 function start(bin, args, env = {}) {
@@ -148,8 +156,11 @@ async function ready(url, child, what) {
 
 async function startService(bin, baseUrl) {
   const port = await freePort();
+  const state = mkdtempSync(join(tmpdir(), 'docreq-throughput-'));
+  folders.add(state);
   const child = start(bin, ['--transport', 'http', '--port', String(port), '--rate-limit', '1000000000', '--log-level', 'error'], {
     DOCREQ_BASE_URL: baseUrl,
+    DOCREQ_STATE_DIR: state,
     ...(process.env.THROUGHPUT_NODE_OPTIONS ? { NODE_OPTIONS: process.env.THROUGHPUT_NODE_OPTIONS } : {}),
   });
   return ready(`http://127.0.0.1:${port}`, child, bin);
@@ -189,6 +200,27 @@ async function modernCall(url, key, name, args) {
   await client.callTool({ name, arguments: args });
   await client.close();
   if (!seen) throw new Error('the 2026 client sent no tools/call');
+  return seen;
+}
+
+/**
+ * A 2025-11-25 tools/call as the official SDK v1 client sends it after its initialize: its headers (with the
+ * Mcp-Session-Id the server gave it, if any) and body, captured once from the client itself. The client is left
+ * open: closing it would end the session the captured call names.
+ */
+async function legacyCall(url, key, name, args) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  let seen;
+  const tap = async (target, init) => {
+    if (init?.method === 'POST' && String(init.body).includes('"tools/call"'))
+      seen = { headers: Object.fromEntries(new Headers(init.headers)), body: String(init.body) };
+    return fetch(target, init);
+  };
+  const client = new Client({ name: 'throughput', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: tap, requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.callTool({ name, arguments: args });
+  if (!seen) throw new Error('the 2025 client sent no tools/call');
   return seen;
 }
 
@@ -252,12 +284,13 @@ function burst(svc, key, next, amount) {
 /** A call source: the reference always calls its trivial tool; a repeated workload one call; a varied one its questions in turn, from the start for every server. */
 function source(svc, workload, varied) {
   const meta = Boolean(workload.meta);
-  if (svc.reference) return Object.assign(() => ['ping', {}], { peek: () => ['ping', {}], varies: false, meta });
   const raw = workload.raw?.[svc.url];
+  if (svc.reference) return Object.assign(() => ['ping', {}], { peek: () => ['ping', {}], varies: false, meta, raw });
   if (!workload.varied) return Object.assign(() => [workload.tool, workload.args], { peek: () => [workload.tool, workload.args], varies: false, meta, raw });
   let i = 0;
   const next = () => ['list_requests', varied[i++ % varied.length]];
-  return Object.assign(next, { peek: () => ['list_requests', varied[i % varied.length]], varies: true, meta });
+  // A client's captured headers (its session) go with every question; each question is its own body.
+  return Object.assign(next, { peek: () => ['list_requests', varied[i % varied.length]], varies: true, meta, raw: raw && { headers: raw.headers } });
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -271,6 +304,23 @@ export const WORKLOADS = [
   { id: 'templates-2026', label: 'list_templates, repeated, a 2026-07-28 client', tool: 'list_templates', args: {}, era: '2026', target: undefined },
   { id: 'repeated', label: 'list_requests @ 10,000, repeated', tool: 'list_requests', args: {}, target: undefined },
   { id: 'varied', label: 'list_requests @ 10,000, varied (a different question each call)', tool: 'list_requests', varied: true, target: 0.6 },
+  // As the official SDK v1 client sends them after its initialize (Mcp-Session-Id included); the reference gets what the same client sends it.
+  {
+    id: 'templates-2025',
+    label: 'list_templates, repeated, a 2025-11-25 client (SDK v1, its session)',
+    tool: 'list_templates',
+    args: {},
+    era: '2025',
+    target: undefined,
+  },
+  {
+    id: 'varied-2025',
+    label: 'list_requests @ 10,000, varied, a 2025-11-25 client (SDK v1, its session)',
+    tool: 'list_requests',
+    varied: true,
+    era: '2025',
+    target: undefined,
+  },
 ];
 
 export async function run() {
@@ -296,12 +346,26 @@ export async function run() {
       workload.raw = {};
       for (const svc of Object.values(servers)) if (!svc.reference) workload.raw[svc.url] = await modernCall(svc.url, sb.key, workload.tool, workload.args);
     }
+    // A 2025 workload's call, as the SDK v1 client sends it to each server, the reference included.
+    if (workload.era === '2025') {
+      workload.raw = {};
+      for (const svc of Object.values(servers))
+        workload.raw[svc.url] = await legacyCall(svc.url, sb.key, svc.reference ? 'ping' : workload.tool, svc.reference ? {} : (workload.args ?? varied[0]));
+    }
     // Every question first answers, and not as an error; with a before build, the same answer byte for byte.
     const sample = workload.varied ? varied.slice(0, CHECKED) : [workload.args];
     for (const args of sample) {
       const answers = {};
       for (const [which, svc] of Object.entries(servers))
-        if (!svc.reference) answers[which] = await answer(svc, sb.key, workload.tool, args, workload.meta, workload.raw?.[svc.url]);
+        if (!svc.reference)
+          answers[which] = await answer(
+            svc,
+            sb.key,
+            workload.tool,
+            args,
+            workload.meta,
+            workload.varied ? workload.raw?.[svc.url] && { headers: workload.raw[svc.url].headers } : workload.raw?.[svc.url],
+          );
       if (answers.before !== undefined && answers.before !== answers.after)
         throw new Error(`before and after answer ${workload.tool} ${JSON.stringify(args)} differently`);
       checked++;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/store/memory.js';
-import { ClientSessions } from '../src/transport/client-sessions.js';
+import { ClientSessions, worthASession } from '../src/transport/client-sessions.js';
 
 /**
  * Team mode's 2025 sessions (src/transport/client-sessions.ts) on their own: what an initialize declared,
@@ -19,6 +19,18 @@ describe('client sessions', () => {
     expect(await sessions.find('short', 'firm-a:person-1')).toEqual({ ok: false });
     expect(await sessions.find(`${id}!`, 'firm-a:person-1')).toEqual({ ok: false });
     expect(await sessions.find('A'.repeat(32), 'firm-a:person-1')).toEqual({ ok: false });
+  });
+
+  it('is worth opening only for a host that shows our pages (the one thing a later request reads of it)', () => {
+    expect(worthASession(APPS)).toBe(true);
+    expect(worthASession({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html', 'text/html;profile=mcp-app'] } } })).toBe(true);
+    for (const declared of [
+      {},
+      { elicitation: {} },
+      { sampling: {}, roots: {} },
+      { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html'] } } },
+    ])
+      expect(worthASession(declared)).toBe(false);
   });
 
   it('is kept a day unused unless told otherwise (docs/sending.md: "24 hours unused")', async () => {

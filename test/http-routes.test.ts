@@ -249,10 +249,24 @@ describe("/mcp: a 2025 connection's session", () => {
     expect(pageTokenOf(result)).toEqual(expect.any(String));
   });
 
-  it('an initialize without params still opens one (not a store outage)', async () => {
-    const r = await post(rpc('initialize'));
-    expect(r.status).not.toBe(503);
-    expect(r.headers.get('mcp-session-id')).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  it('an initialize that declares no pages opens none: nothing kept, nothing read after (not a store outage)', async () => {
+    for (const capabilities of [undefined, {}, { elicitation: {} }, { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html'] } } }]) {
+      const r = await post(rpc('initialize', capabilities && { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'r', version: '1' } }));
+      expect(r.status).toBe(200);
+      expect(r.headers.get('mcp-session-id')).toBeNull();
+    }
+    // Even with the store down: an initialize with nothing to keep never reaches it.
+    store.down = true;
+    try {
+      const r = await post(rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'r', version: '1' } }, 'n'));
+      expect(r.status).toBe(200);
+      expect(r.headers.get('mcp-session-id')).toBeNull();
+      // Its calls are answered as a host without pages: a draft gets no page token.
+      const d = await post(draft(), { headers: { 'Mcp-Protocol-Version': '2025-11-25' } });
+      expect(pageTokenOf((d.json() as { result: { _meta?: Record<string, unknown> } }).result)).toBeUndefined();
+    } finally {
+      store.down = false;
+    }
   });
 
   it("another key's session, or one ended by DELETE: 404 telling to reconnect (-32001), nothing called", async () => {
@@ -282,7 +296,7 @@ describe("/mcp: a 2025 connection's session", () => {
       expect(del.status).toBe(503);
       expect(del.headers.get('retry-after')).toBe('5');
       expect(del.json()).toMatchObject({ error: { message: 'The shared store that keeps sessions cannot be reached; try again.' } });
-      const init = await post(rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'routes', version: '1' } }, 'i'));
+      const init = await post(rpc('initialize', { protocolVersion: '2025-11-25', capabilities: APPS_HOST, clientInfo: { name: 'routes', version: '1' } }, 'i'));
       expect(init.status).toBe(503);
       expect(init.headers.get('retry-after')).toBe('5');
       expect(init.json()).toEqual({
@@ -385,10 +399,11 @@ describe('with sign-in', () => {
     const init = await ask(signed.url, '/mcp', {
       method: 'POST',
       key: mine,
-      body: rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'r', version: '1' } }),
+      body: rpc('initialize', { protocolVersion: '2025-11-25', capabilities: APPS_HOST, clientInfo: { name: 'r', version: '1' } }),
     });
     expect(init.status).toBe(200);
     const id = init.headers.get('mcp-session-id')!;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const as = async (token: string) =>
       (
         await ask(signed.url, '/mcp', {

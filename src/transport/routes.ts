@@ -10,7 +10,7 @@ import { createServer, type ServerOptions } from '../mcp/server.js';
 import type { SendStore } from '../store/index.js';
 import { VERSION } from '../version.js';
 import type { accessLogger } from './access-log.js';
-import type { ClientSessions } from './client-sessions.js';
+import { worthASession, type ClientSessions } from './client-sessions.js';
 import { bearerKey, CORS_HEADERS, frontDoor, hostAllowed, isLoopbackOrigin, jsonError, readBody, summarise } from './front-door.js';
 import { homePage } from './home.js';
 import type { KeyFingerprinter, KeyScopeStore } from './key-scope.js';
@@ -228,9 +228,10 @@ const HOST_UNKNOWN = "the send store, which keeps what this connection's host ca
 
 /**
  * A 2025 connection's session (./client-sessions.ts): a request naming one gets the capabilities its
- * initialize declared (an ended one is told to reconnect: 404); an initialize opens one. While the store
+ * initialize declared (an ended one is told to reconnect: 404); an initialize whose host shows pages
+ * opens one (any other has nothing to keep, and its requests read nothing from the store). While the store
  * cannot be read, the host is never guessed (a host that shows pages must never be handed a token meant
- * for the model): a session's request is answered with sending disabled, and an initialize with 503.
+ * for the model): a session's request is answered with sending disabled, and an initialize that opens one with 503.
  * undefined once answered.
  */
 async function sessionOf(
@@ -249,7 +250,8 @@ async function sessionOf(
       res.setHeader('Mcp-Session-Id', sessionId);
       return { capabilities: found.capabilities };
     }
-    if (message?.method === 'initialize') res.setHeader('Mcp-Session-Id', await svc.sessions.open(owner, message.params?.capabilities ?? {}));
+    const declared = message?.method === 'initialize' ? (message.params?.capabilities ?? {}) : undefined;
+    if (declared && worthASession(declared)) res.setHeader('Mcp-Session-Id', await svc.sessions.open(owner, declared));
     return {};
   } catch (error) {
     svc.write(`docreq-mcp error: sessions: ${(error as Error).message}\n`);

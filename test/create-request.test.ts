@@ -144,4 +144,34 @@ describe('create_request: sending', () => {
     expect(sb.callsTo('POST', '/api/v1/requests')).toHaveLength(1);
     expect(sb.emails.length).toBe(emails + 1);
   });
+
+  it("a send asks the service nothing new: one conditional GET before its POST (the batch: one per list it checks), and what the service kept is read from the POST's answer", async () => {
+    const seen = () => sb.calls.map((c) => ({ method: c.method, path: c.path, conditional: Boolean(c.ifNoneMatch ?? c.ifModifiedSince), status: c.status }));
+    const single = args('Asks nothing new');
+    const preview = await mcp.call('create_request', single);
+    sb.calls.length = 0;
+    const sent = await mcp.call('create_request', {
+      ...single,
+      confirmationToken: structured<{ confirmation: { token: string } }>(preview).confirmation.token,
+    });
+    expect(structured<{ outcome: string }>(sent).outcome).toBe('sent');
+    expect(seen()).toEqual([
+      { method: 'GET', path: '/api/v1/requests', conditional: true, status: 304 },
+      { method: 'POST', path: '/api/v1/requests', conditional: false, status: 201 },
+    ]);
+    const clients = firm.clients.filter((c) => c.status === 'active' && c.email).slice(3, 6);
+    const batch = { clients: clients.map((c) => c.id), title: 'Asks nothing new, batch', items: [{ name: 'Bank statements' }], dueDate: '2099-01-31' };
+    const batchPreview = await mcp.call('create_request_batch', batch);
+    sb.calls.length = 0;
+    const batchSent = await mcp.call('create_request_batch', {
+      ...batch,
+      confirmationToken: structured<{ confirmation: { token: string } }>(batchPreview).confirmation.token,
+    });
+    expect(batchSent.text).toMatch(/^SENT: 3 sent/);
+    expect(seen()).toEqual([
+      { method: 'GET', path: '/api/v1/clients', conditional: true, status: 304 },
+      { method: 'GET', path: '/api/v1/requests', conditional: true, status: 304 },
+      ...clients.map(() => ({ method: 'POST', path: '/api/v1/requests', conditional: false, status: 201 })),
+    ]);
+  });
 });

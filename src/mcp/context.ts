@@ -62,13 +62,14 @@ export function keptRedactor(secrets: readonly string[]): ReturnType<typeof reda
   return kept(JSON.stringify(['redact', secrets]), () => redactor([...secrets]));
 }
 
+/** What a server derives from its secrets and key, made once per set (one lookup per server, not one per part). */
 function perKey(secrets: readonly string[], apiKey: string, baseUrl: string | undefined) {
-  return {
+  return kept(JSON.stringify(['key', secrets, apiKey, baseUrl ?? null]), () => ({
     seal: kept(JSON.stringify(['seal', secrets]), () => sealer([...secrets])),
     redact: keptRedactor(secrets),
     redactKey: keptRedactor([apiKey]),
     firm: apiKey ? kept(JSON.stringify(['firm', apiKey, baseUrl ?? null]), () => storeFingerprint(apiKey, baseUrl)) : '',
-  };
+  }));
 }
 
 /**

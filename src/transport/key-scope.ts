@@ -10,6 +10,12 @@ import { BoundedCache } from '../cache.js';
 /** Fingerprints keys under a per-process random secret: stable within a process, useless outside it. */
 export class KeyFingerprinter {
   private readonly secret: Buffer;
+  /**
+   * Every team-mode request fingerprints its key; an HMAC each time was a visible part of a cheap call.
+   * The keys in use are few, so their fingerprints are kept, in this process's memory only (as the
+   * redactions compiled from keys are: src/mcp/context.ts), at most KNOWN_KEYS, the least recently used dropped.
+   */
+  private readonly known = new BoundedCache<string, string>({ maxEntries: KNOWN_KEYS });
 
   constructor(secret: Buffer = randomBytes(32)) {
     this.secret = secret;
@@ -17,9 +23,12 @@ export class KeyFingerprinter {
 
   /** HMAC-SHA256 of the key, first 12 hex characters: safe to log, not reversible, not comparable across processes. */
   fingerprint(key: string): string {
-    return createHmac('sha256', this.secret).update(key, 'utf8').digest('hex').slice(0, 12);
+    return this.known.getOrMake(key, () => createHmac('sha256', this.secret).update(key, 'utf8').digest('hex').slice(0, 12));
   }
 }
+
+/** How many keys' fingerprints a process keeps at once. */
+const KNOWN_KEYS = 1_024;
 
 /**
  * One firm's (one key's) slots. Each feature owns a slot name (e.g. "rate", "clients", "etags")

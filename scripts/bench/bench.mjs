@@ -267,6 +267,22 @@ for (const size of SECTIONS.has('lists') ? SIZES : []) {
     }
     row(`create_request @ ${size.toLocaleString('en')}`, 'dry run (resolve client, duplicate guard)', ms(median(lat.dry)), counts.dry.at(-1));
     row(`create_request @ ${size.toLocaleString('en')}`, 'send right after its dry run', ms(median(lat.send)), counts.send.at(-1), '', 'one POST');
+    // A batch: what its send asks of the service beyond its POSTs (checking what the service kept reads each POST's answer, no GET).
+    const recipients = sb.demoFirm.clients.filter((c) => c.status === 'active' && c.email).slice(4, 9);
+    const batch = { clients: recipients.map((c) => c.id), title: 'Bench batch', items: [{ name: 'W-2' }] };
+    await client.callTool({ name: 'create_request_batch', arguments: { ...batch, dryRun: true } });
+    const mark = sb.calls.length;
+    const batchMs = (await timed(() => client.callTool({ name: 'create_request_batch', arguments: batch }))).ms;
+    const asked = sb.calls.slice(mark);
+    const gets = asked.filter((c) => c.method === 'GET');
+    row(
+      `create_request_batch @ ${size.toLocaleString('en')}`,
+      `send to ${recipients.length} right after its dry run`,
+      ms(batchMs),
+      `${gets.map((c) => `GET ${c.path.split('/').pop()} (${c.status})`).join(' + ')} + ${asked.length - gets.length} POST`,
+      '',
+      'conditional GETs only (304)',
+    );
   }
   await client.close();
   await sb.close();

@@ -313,7 +313,7 @@ export const WORKLOADS = [
     tool: 'list_templates',
     args: {},
     era: '2025',
-    target: undefined,
+    target: 1.5,
   },
   {
     id: 'varied-2025',
@@ -321,7 +321,7 @@ export const WORKLOADS = [
     tool: 'list_requests',
     varied: true,
     era: '2025',
-    target: undefined,
+    target: 1.0,
   },
 ];
 

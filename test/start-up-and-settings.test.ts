@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { childEnv } from './support/folders.js';
 import { captured } from './support/key-scan.js';
 import { sandbox } from './support/sandbox.js';
 import { connect } from './support/connect.js';
+import { builtCli, INITIALIZE, INITIALIZED, messages } from './support/raw-stdio.js';
 
 /**
  * Start-up and settings in plain words: start-up never blocks on a templates file nobody writes,
@@ -20,32 +21,12 @@ import { connect } from './support/connect.js';
  * server (the built binary, or the server in this process) against the sandbox.
  */
 
-const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+const BIN = builtCli();
 const sb = await sandbox();
 const dir = mkdtempSync(join(tmpdir(), 'docreq-edges-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
-});
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-};
-const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The complete JSON-RPC lines of a stdout so far. */
-function messages(out: string): { id?: unknown; result?: unknown; error?: unknown }[] {
-  return out
-    .split('\n')
-    .slice(0, -1)
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { id?: unknown });
-}
 
 /** Runs the binary to its end; stdout and stderr together. */
 function run(args: string[], env: Record<string, string | undefined>, timeoutMs = 20_000): Promise<{ code: number | null; out: string }> {

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { builtCli, INITIALIZE, INITIALIZED, messages } from './support/raw-stdio.js';
 
 /**
  * Stdio under a host that stops reading stdout: the built binary dispatches a bounded number of calls
@@ -9,29 +10,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
  * reads again.
  */
 
-const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
+const BIN = builtCli();
 
-beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error('dist/cli.js is missing: run npm run build (npm test does)');
-});
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-};
-const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The complete JSON-RPC lines of a stdout so far. */
-function messages(out: string): { id?: unknown; result?: unknown; error?: unknown }[] {
-  return out
-    .split('\n')
-    .slice(0, -1)
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { id?: unknown });
-}
 
 describe('stdio under a host that stops reading', () => {
   it('dispatches a bounded number of calls while stdout is not read, then answers every one when it is', async () => {

@@ -1,4 +1,3 @@
-import { type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -6,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendLedger } from '../src/send/ledger.js';
 import { defaultStateDir, FileStore, MemoryStore, openStore, RedisStore, StoreUnavailableError, storeReach, type SendStore } from '../src/store/index.js';
-import { startRedis as startRedisServer } from './support/redis.js';
+import { childProcesses, stop } from './support/children.js';
 
 /**
  * What every send store backend (memory, file, redis) promises, called in this process: a claim is one
@@ -15,10 +14,9 @@ import { startRedis as startRedisServer } from './support/redis.js';
  * where the store is and what once-only and the rate limit hold across. Redis is a real redis-server
  * started here on a port of its own.
  */
-const children = new Set<ChildProcess>();
+const { startRedis } = childProcesses();
 const dirs: string[] = [];
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -29,19 +27,6 @@ function tempDir(): string {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function startRedis(port?: number): Promise<{ port: number; child: ChildProcess; url: string }> {
-  const redis = await startRedisServer(port);
-  children.add(redis.child);
-  return redis;
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
-}
 
 describe('bounded per firm: one firm never evicts another', () => {
   let redis: Awaited<ReturnType<typeof startRedis>>;

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { SendLedger } from '../src/send/ledger.js';
 import { FileStore, MemoryStore, RedisStore, type SendStore } from '../src/store/index.js';
 import { childEnv } from './support/folders.js';
 import { captured } from './support/key-scan.js';
-import { startRedis as startRedisServer } from './support/redis.js';
+import { childProcesses, stop, wrap, type Mcp } from './support/children.js';
 
 /**
  * The send store keeps a send once across real processes: node processes racing for the same claims
@@ -28,10 +28,9 @@ const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
  */
 const MUTATION_RUN = process.env.DOCREQ_MUTATION_RUN === '1';
 const POST = 'POST /api/v1/requests';
-const children = new Set<ChildProcess>();
+const { children, startRedis, claimRace } = childProcesses();
 const dirs: string[] = [];
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -42,28 +41,6 @@ function tempDir(): string {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const text = (r: CallToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
-
-interface Mcp {
-  client: Client;
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
-  pid: number | null;
-  close(): Promise<void>;
-}
-
-function wrap(client: Client, pid: number | null = null): Mcp {
-  return {
-    client,
-    pid,
-    async call(name, args) {
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      const t = text(result);
-      captured.push(t);
-      return { ...result, text: t };
-    },
-    close: () => client.close().catch(() => undefined),
-  };
-}
 
 /** The built binary over stdio, with its own environment. */
 async function stdio(sb: Sandbox, env: Record<string, string>, elicit?: () => Promise<ElicitResult>): Promise<Mcp> {
@@ -80,76 +57,8 @@ async function stdio(sb: Sandbox, env: Record<string, string>, elicit?: () => Pr
   return wrap(client, transport.pid);
 }
 
-async function startRedis(port?: number): Promise<{ port: number; child: ChildProcess; url: string }> {
-  const redis = await startRedisServer(port);
-  children.add(redis.child);
-  return redis;
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
-}
-
 const structured = <T>(r: CallToolResult) => r.structuredContent as T;
 const tokenOf = (r: CallToolResult) => structured<{ confirmation: { token: string } }>(r).confirmation.token;
-
-/**
- * N real node processes, each with its own store (the built dist/index.js) on one folder or one Redis,
- * held at a barrier (ready on stdout, go on stdin) and then claiming the same keys at once: each key
- * has exactly one winner. A claim that is not an exclusive create (`wx`, `SET NX`) gives every process the key.
- */
-async function claimRace(where: string, processes: number, keys: string[], ttlMs: number): Promise<Map<string, number>> {
-  const lib = new URL('../dist/index.js', import.meta.url).href;
-  const script = `
-    import { FileStore, RedisStore } from ${JSON.stringify(lib)};
-    const where = process.env.RACE_AT;
-    const store = where.startsWith('redis://') ? new RedisStore(where) : new FileStore(where);
-    if (store instanceof RedisStore) await store.ready(5000);
-    await store.get('race:warm');
-    process.stdout.write('ready\\n');
-    process.stdin.once('data', async () => {
-      const keys = JSON.parse(process.env.RACE_KEYS);
-      const won = await Promise.all(keys.map((k) => store.claim(k, 'owner-' + process.pid, Number(process.env.RACE_TTL))));
-      process.stdout.write(JSON.stringify(keys.filter((_, i) => won[i])) + '\\n');
-      process.exit(0);
-    });`;
-  const racers = Array.from({ length: processes }, () => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...childEnv(), RACE_AT: where, RACE_KEYS: JSON.stringify(keys), RACE_TTL: String(ttlMs) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const waiting: [number, (line: string) => void, (error: Error) => void][] = [];
-    const settle = () => {
-      const lines = out.split('\n').slice(0, -1);
-      for (const w of waiting.splice(0)) {
-        if (lines.length > w[0]) w[1](lines[w[0]]!);
-        else if (child.exitCode !== null) w[2](new Error(`racer exited: ${err}`));
-        else waiting.push(w);
-      }
-    };
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      settle();
-    });
-    child.once('exit', settle);
-    const line = (n: number) => new Promise<string>((resolve, reject) => waiting.push([n, resolve, reject]));
-    const result = line(1);
-    result.catch(() => undefined); // awaited below, once every racer is ready
-    return { child, ready: line(0), result };
-  });
-  await Promise.all(racers.map((r) => r.ready));
-  for (const r of racers) r.child.stdin.write('go\n');
-  const wins = new Map<string, number>(keys.map((k) => [k, 0]));
-  for (const r of racers) for (const k of JSON.parse(await r.result) as string[]) wins.set(k, wins.get(k)! + 1);
-  return wins;
-}
 
 describe('the file store: claims raced by real processes', () => {
   it.skipIf(MUTATION_RUN)('6 processes claim the same 25 keys in one folder at once: each key has exactly one winner', async () => {

@@ -10,7 +10,8 @@ import { describeRedisUrl, RedisStore, StoreUnavailableError } from '../src/stor
 import { childEnv } from './support/folders.js';
 import { captured } from './support/key-scan.js';
 import { freePort } from './support/ports.js';
-import { startRedis as startRedisServer } from './support/redis.js';
+import { childProcesses, stop, wrap, type Mcp } from './support/children.js';
+import { APPS_HOST } from './support/connect.js';
 
 /**
  * The redis store shared by HTTP replicas: real redis-servers started here on ports of their own,
@@ -26,48 +27,10 @@ const BIN = new URL('../dist/cli.js', import.meta.url).pathname;
  * processes: no mutant is in dist/, and a machine loaded by mutants makes their start-up waits flaky.
  */
 const MUTATION_RUN = process.env.DOCREQ_MUTATION_RUN === '1';
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-});
+const { children, startRedis, claimRace } = childProcesses();
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const text = (r: CallToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
-
-interface Mcp {
-  client: Client;
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { text: string }>;
-  pid: number | null;
-  close(): Promise<void>;
-}
-
-function wrap(client: Client, pid: number | null = null): Mcp {
-  return {
-    client,
-    pid,
-    async call(name, args) {
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      const t = text(result);
-      captured.push(t);
-      return { ...result, text: t };
-    },
-    close: () => client.close().catch(() => undefined),
-  };
-}
-
-async function startRedis(port?: number): Promise<{ port: number; child: ChildProcess; url: string }> {
-  const redis = await startRedisServer(port);
-  children.add(redis.child);
-  return redis;
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
-}
 
 /** `docreq-mcp --transport http` as a child process. */
 async function replica(sb: Sandbox, env: Record<string, string>, rateLimit = 1_000_000): Promise<{ url: string; child: ChildProcess; log: () => string }> {
@@ -96,69 +59,15 @@ async function replica(sb: Sandbox, env: Record<string, string>, rateLimit = 1_0
   throw new Error(`replica did not start: ${log}`);
 }
 
-async function http(url: string, key: string): Promise<Mcp> {
-  const client = new Client({ name: 'store-test', version: '1' });
+/** An SDK client over Streamable HTTP; `capabilities` as its initialize declares them (a host that shows pages gets a session). */
+async function http(url: string, key: string, capabilities: Record<string, unknown> = {}): Promise<Mcp> {
+  const client = new Client({ name: 'store-test', version: '1' }, { capabilities });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return wrap(client);
 }
 
 const structured = <T>(r: CallToolResult) => r.structuredContent as T;
 const tokenOf = (r: CallToolResult) => structured<{ confirmation: { token: string } }>(r).confirmation.token;
-
-/**
- * N real node processes, each with its own store (the built dist/index.js) on one folder or one Redis,
- * held at a barrier (ready on stdout, go on stdin) and then claiming the same keys at once: each key
- * has exactly one winner. A claim that is not an exclusive create (`wx`, `SET NX`) gives every process the key.
- */
-async function claimRace(where: string, processes: number, keys: string[], ttlMs: number): Promise<Map<string, number>> {
-  const lib = new URL('../dist/index.js', import.meta.url).href;
-  const script = `
-    import { FileStore, RedisStore } from ${JSON.stringify(lib)};
-    const where = process.env.RACE_AT;
-    const store = where.startsWith('redis://') ? new RedisStore(where) : new FileStore(where);
-    if (store instanceof RedisStore) await store.ready(5000);
-    await store.get('race:warm');
-    process.stdout.write('ready\\n');
-    process.stdin.once('data', async () => {
-      const keys = JSON.parse(process.env.RACE_KEYS);
-      const won = await Promise.all(keys.map((k) => store.claim(k, 'owner-' + process.pid, Number(process.env.RACE_TTL))));
-      process.stdout.write(JSON.stringify(keys.filter((_, i) => won[i])) + '\\n');
-      process.exit(0);
-    });`;
-  const racers = Array.from({ length: processes }, () => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...childEnv(), RACE_AT: where, RACE_KEYS: JSON.stringify(keys), RACE_TTL: String(ttlMs) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const waiting: [number, (line: string) => void, (error: Error) => void][] = [];
-    const settle = () => {
-      const lines = out.split('\n').slice(0, -1);
-      for (const w of waiting.splice(0)) {
-        if (lines.length > w[0]) w[1](lines[w[0]]!);
-        else if (child.exitCode !== null) w[2](new Error(`racer exited: ${err}`));
-        else waiting.push(w);
-      }
-    };
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      settle();
-    });
-    child.once('exit', settle);
-    const line = (n: number) => new Promise<string>((resolve, reject) => waiting.push([n, resolve, reject]));
-    const result = line(1);
-    result.catch(() => undefined); // awaited below, once every racer is ready
-    return { child, ready: line(0), result };
-  });
-  await Promise.all(racers.map((r) => r.ready));
-  for (const r of racers) r.child.stdin.write('go\n');
-  const wins = new Map<string, number>(keys.map((k) => [k, 0]));
-  for (const r of racers) for (const k of JSON.parse(await r.result) as string[]) wins.set(k, wins.get(k)! + 1);
-  return wins;
-}
 
 describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-server', () => {
   let sb: Sandbox;
@@ -245,7 +154,8 @@ describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-
   });
 
   it('redis stopped mid-session: sends refused naming the store (no password), reads answered; redis back: sends work', async () => {
-    let a = await http(r1.url, sb.keys.demo);
+    // A host that shows pages: its connection has a session, kept in the store.
+    let a = await http(r1.url, sb.keys.demo, APPS_HOST);
     const input = { ...args(7, 'Store test redis down'), dryRun: false };
     await stop(redis.child);
     const before = count();
@@ -257,7 +167,7 @@ describe.skipIf(MUTATION_RUN)('the redis store: HTTP replicas sharing one redis-
     expect(read.isError).toBeFalsy();
     expect(count()).toBe(before);
     redis = await startRedis(redis.port);
-    // A redis without persistence came back empty: the connection's session went with it, so the host
+    // A redis without persistence came back empty: the host's session went with it, so the host
     // reconnects, as a 404 ("Session not found") tells it to.
     // (Until the store answers again, its requests are still read with sending disabled.)
     let gone = '';

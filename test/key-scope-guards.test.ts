@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { KeyFingerprinter, KeyScopeStore, RateBucket } from '../src/transport/key-scope.js';
 
@@ -53,6 +54,16 @@ describe('the per-key scopes', () => {
     expect(one.fingerprint('k-1')).toMatch(/^[0-9a-f]{12}$/);
     expect(one.fingerprint('k-1')).not.toBe(one.fingerprint('k-2'));
     expect(one.fingerprint('k-1')).not.toBe(new KeyFingerprinter(Buffer.alloc(32, 8)).fingerprint('k-1'));
+  });
+
+  it("a fingerprint kept for reuse is always its own key's HMAC, past the 1,024 kept and after they turn over", () => {
+    const secret = Buffer.alloc(32, 9);
+    const hmac = (key: string) => createHmac('sha256', secret).update(key, 'utf8').digest('hex').slice(0, 12);
+    const fingerprinter = new KeyFingerprinter(secret);
+    const keys = Array.from({ length: 1_100 }, (_, i) => `dr_live_${i}`);
+    // Twice over: the second pass asks for keys kept, and for keys dropped and made again.
+    for (let pass = 0; pass < 2; pass++) for (const key of keys) expect(fingerprinter.fingerprint(key)).toBe(hmac(key));
+    expect(fingerprinter.fingerprint('')).toBe(hmac(''));
   });
 });
 

@@ -21,16 +21,9 @@ describe('client sessions', () => {
     expect(await sessions.find('A'.repeat(32), 'firm-a:person-1')).toEqual({ ok: false });
   });
 
-  it('is worth opening only for a host that shows our pages (the one thing a later request reads of it)', () => {
-    expect(worthASession(APPS)).toBe(true);
-    expect(worthASession({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html', 'text/html;profile=mcp-app'] } } })).toBe(true);
-    for (const declared of [
-      {},
-      { elicitation: {} },
-      { sampling: {}, roots: {} },
-      { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html'] } } },
-    ])
-      expect(worthASession(declared)).toBe(false);
+  it('is worth opening for a client that declares any capability, never for one that declares none', () => {
+    for (const declared of [APPS, { elicitation: {} }, { sampling: {}, roots: {} }, { extensions: {} }]) expect(worthASession(declared)).toBe(true);
+    for (const declared of [{}, undefined, null, [], ['elicitation'], 'elicitation', 1]) expect(worthASession(declared)).toBe(false);
   });
 
   it('is kept a day unused unless told otherwise (docs/sending.md: "24 hours unused")', async () => {

@@ -249,11 +249,18 @@ describe("/mcp: a 2025 connection's session", () => {
     expect(pageTokenOf(result)).toEqual(expect.any(String));
   });
 
-  it('an initialize that declares no pages opens none: nothing kept, nothing read after (not a store outage)', async () => {
-    for (const capabilities of [undefined, {}, { elicitation: {} }, { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html'] } } }]) {
-      const r = await post(rpc('initialize', capabilities && { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'r', version: '1' } }));
+  it('an initialize that declares no capability opens none: nothing kept, nothing read after (not a store outage)', async () => {
+    for (const capabilities of [undefined, {}, null, [], 'x']) {
+      const r = await post(
+        rpc('initialize', capabilities === undefined ? undefined : { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'r', version: '1' } }),
+      );
       expect(r.status).toBe(200);
       expect(r.headers.get('mcp-session-id')).toBeNull();
+    }
+    // Any capability declared is kept: a host that asks in forms, or samples, has a session too.
+    for (const capabilities of [{ elicitation: {} }, { sampling: {}, roots: {} }]) {
+      const r = await post(rpc('initialize', { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'r', version: '1' } }));
+      expect(r.headers.get('mcp-session-id')).toMatch(/^[A-Za-z0-9_-]{32}$/);
     }
     // Even with the store down: an initialize with nothing to keep never reaches it.
     store.down = true;

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import type { SendStore } from '../store/store.js';
-import { rendersPages } from '../ui/apps.js';
 
 /**
  * What team mode knows of a 2025-11-25 connection between its requests. A 2026-07-28 request brings
@@ -11,11 +10,11 @@ import { rendersPages } from '../ui/apps.js';
  * connection, on any replica, knows whether its host shows pages. Nothing else is kept: each request
  * still gets its own server, so requests stay stateless and replicas interchangeable.
  *
- * Only a connection with something to remember gets one: team mode reads one thing of a 2025 client's
- * capabilities, whether its host shows our pages (worthASession). A client that declares nothing of
- * the kind (the SDK clients' default) gets no Mcp-Session-Id, and each of its requests is answered as
- * its session would have been: without pages. So a script that connects for every call leaves nothing
- * in the store, and its calls read nothing from it.
+ * Only a connection with something to remember gets one (worthASession): a client that declares
+ * capabilities (a host: pages, forms, sampling, roots) keeps them under its session, for every replica.
+ * A client that declares none (the SDK clients' default, and so most scripts) gets no Mcp-Session-Id,
+ * and each of its requests is answered as its session would have been, with no capability: it leaves
+ * nothing in the store, and its calls read nothing from it.
  *
  * A session belongs to whoever opened it (the key's fingerprint, and the signed-in person): another
  * key or person presenting its id is answered as for an ended one. It ends on DELETE, or when unused
@@ -33,9 +32,9 @@ interface Kept {
   at: number;
 }
 
-/** Whether these capabilities hold anything a later request of the connection needs: a host that shows pages. */
-export function worthASession(capabilities: ClientCapabilities): boolean {
-  return rendersPages(capabilities);
+/** Whether a client declared anything to keep for its later requests: a capability of any kind. */
+export function worthASession(capabilities: unknown): boolean {
+  return typeof capabilities === 'object' && capabilities !== null && !Array.isArray(capabilities) && Object.keys(capabilities).length > 0;
 }
 
 export type SessionLookup = { ok: true; capabilities: ClientCapabilities } | { ok: false };

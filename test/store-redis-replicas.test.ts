@@ -59,7 +59,7 @@ async function replica(sb: Sandbox, env: Record<string, string>, rateLimit = 1_0
   throw new Error(`replica did not start: ${log}`);
 }
 
-/** An SDK client over Streamable HTTP; `capabilities` as its initialize declares them (a host that shows pages gets a session). */
+/** An SDK client over Streamable HTTP; `capabilities` as its initialize declares them (a client that declares any gets a session). */
 async function http(url: string, key: string, capabilities: Record<string, unknown> = {}): Promise<Mcp> {
   const client = new Client({ name: 'store-test', version: '1' }, { capabilities });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));

@@ -13,7 +13,7 @@ const { questions } = (await import(new URL('../scripts/bench/throughput.mjs', i
 };
 
 /**
- * Team mode's cheap path for a 2025-11-25 client changes no answer. A client that declares no pages gets no
+ * Team mode's cheap path for a 2025-11-25 client changes no answer. A client that declares no capability gets no
  * session (nothing read from the store per call), a key's fingerprint is kept between requests, and a call
  * with no progress token is answered as one JSON body; a host that shows pages keeps a session, read per
  * call; a call with a progress token is answered as an event stream (its progress, then its answer). The throughput benchmark's
@@ -40,7 +40,7 @@ const read = (r: CallToolResult) => {
 };
 
 describe('team mode answers a 2025 client alike, with a session or without, plain or streamed', () => {
-  it('only the host that shows pages has a session', () => {
+  it('only the host, which declares capabilities, has a session', () => {
     expect(plain.transport.sessionId).toBeUndefined();
     expect(pages.transport.sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
   });

@@ -18,7 +18,7 @@
 // What a client sends decides the path a call takes, so the "-2025" and "-2026" workloads send what the official
 // SDK clients send, captured from the clients themselves: a 2025-11-25 client (SDK v1) initializes first and then
 // sends every call with the Mcp-Session-Id it was given, if any (neither server gives one to a client that declares
-// no pages, the SDK client's default), and a
+// no capability, the SDK client's default), and a
 // 2026-07-28 client (SDK v2) sends its envelope. The bare workloads send a call with no initialize and no session.
 // Each server keeps its state in a fresh folder of its own, so sessions left by earlier runs weigh on no figure.
 import { spawn } from 'node:child_process';
@@ -306,7 +306,7 @@ export const WORKLOADS = [
   { id: 'repeated', label: 'list_requests @ 10,000, repeated', tool: 'list_requests', args: {}, target: undefined },
   { id: 'varied', label: 'list_requests @ 10,000, varied (a different question each call)', tool: 'list_requests', varied: true, target: 0.6 },
   // As the official SDK v1 client sends them after its initialize (with the Mcp-Session-Id it was given, if any: this server
-  // gives one only to a host that shows pages); the reference gets what the same client sends it.
+  // gives one only to a client that declares capabilities); the reference gets what the same client sends it.
   {
     id: 'templates-2025',
     label: 'list_templates, repeated, a 2025-11-25 client (SDK v1, as it sends a call)',

@@ -228,8 +228,8 @@ const HOST_UNKNOWN = "the send store, which keeps what this connection's host ca
 
 /**
  * A 2025 connection's session (./client-sessions.ts): a request naming one gets the capabilities its
- * initialize declared (an ended one is told to reconnect: 404); an initialize declaring capabilities
- * opens one (one declaring none has nothing to keep, and its requests read nothing from the store). While the store
+ * initialize declared (an ended one is told to reconnect: 404); an initialize whose host shows pages
+ * opens one (any other has nothing to keep, and its requests read nothing from the store). While the store
  * cannot be read, the host is never guessed (a host that shows pages must never be handed a token meant
  * for the model): a session's request is answered with sending disabled, and an initialize that opens one with 503.
  * undefined once answered.
